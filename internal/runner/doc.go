@@ -1,0 +1,11 @@
+// Package runner owns acquiring evidence: the Sandbox interface that runs a
+// program for a list of invocations, the evidence types it returns (Event,
+// Observation), and the scheduler that spreads invocations over workers and
+// cleans up on cancellation.
+//
+// It knows nothing of expected results: the types here carry only what to run
+// (program files, profile, arguments, stdin) and what was observed. Package
+// verdict judges the evidence; the Docker implementation lives in
+// runner/docker so that verdict and report can use these types without the
+// Docker client.
+package runner

@@ -1,0 +1,172 @@
+package runner
+
+import (
+	"context"
+	"time"
+)
+
+// Profile is how a program runs: the image, the command and the limits. It
+// holds no expectation. Sizes are bytes.
+type Profile struct {
+	// Name is the profile's name in the spec, for messages only.
+	Name string
+	// Image is "name@sha256:<hex>" (a registry digest) or "sha256:<hex>" (a
+	// local image ID). It is never pulled.
+	Image string
+	// Command is the effective argv prefix; "/program/<ProgramName>" and the
+	// invocation's args follow it. The image ENTRYPOINT never applies.
+	Command []string
+	// ProgramName is the file name the entry file gets under /program.
+	ProgramName string
+	// Timeout bounds the program's own run, from start to exit.
+	Timeout time.Duration
+	// Memory is the memory limit; memory+swap is set to the same value.
+	Memory int64
+	// CPUs is the CPU quota in cores (0.5 = half a core).
+	CPUs float64
+	// Pids is the process limit (always > 0).
+	Pids int64
+	// OutputLimit is the number of bytes retained per stream.
+	OutputLimit int64
+	// OutputCeiling is the number of bytes on one stream past which the
+	// container is killed.
+	OutputCeiling int64
+	// User is the numeric "uid:gid" the program runs as, both > 0.
+	User string
+	// Tmpfs maps a container path to the size of a writable scratch mount.
+	Tmpfs map[string]int64
+	// Env is the environment the profile adds; nothing else from behaves'
+	// own environment reaches the program.
+	Env map[string]string
+	// Runtime is the OCI runtime ("" for the engine's default, "runsc" for
+	// gVisor).
+	Runtime string
+}
+
+// Program is what runs: a file tree, path (relative to /program) to bytes.
+// Entry names the file that Profile.Command runs.
+type Program struct {
+	Files map[string][]byte
+	Entry string
+}
+
+// Invocation is one input to a program: its arguments and its stdin.
+type Invocation struct {
+	Args  []string
+	Stdin []byte
+}
+
+// ResourceLimit names a limit the sandbox enforced.
+type ResourceLimit string
+
+// The enforced limits a case can report.
+const (
+	LimitNone   ResourceLimit = ""
+	LimitMemory ResourceLimit = "memory"
+	LimitOutput ResourceLimit = "output"
+)
+
+// Stream is one output stream as observed: the retained bytes (at most the
+// profile's OutputLimit), whether more was written than retained, and the
+// total number of bytes the program wrote (counted while draining).
+type Stream struct {
+	Data      []byte
+	Truncated bool
+	Bytes     int64
+}
+
+// Limits are the limits applied to an invocation, as recorded in its event.
+type Limits struct {
+	TimeoutMS     int64   `json:"timeout_ms"`
+	MemoryBytes   int64   `json:"memory_bytes"`
+	CPUs          float64 `json:"cpus"`
+	Pids          int64   `json:"pids"`
+	OutputLimit   int64   `json:"output_limit"`
+	OutputCeiling int64   `json:"output_ceiling"`
+	NoFile        int64   `json:"nofile"`
+	FileSize      int64   `json:"fsize"`
+}
+
+// Event is the evidence of one invocation. SandboxError is empty when the
+// sandbox observed the run to its end; otherwise it says why the evidence is
+// incomplete, and the case can only be undetermined.
+type Event struct {
+	// ExitCode is set only for a container that exited.
+	ExitCode *int
+	Stdout   Stream
+	Stderr   Stream
+	// StdinBytes is how many bytes of stdin the program accepted before it
+	// exited or closed its input.
+	StdinBytes  int64
+	StdinSHA256 string
+	// TimedOut is set only when behaves' kill hit a still-running container.
+	TimedOut      bool
+	ResourceLimit ResourceLimit
+	// Command is the full argv that ran.
+	Command []string
+	// ImageDigest is the image ID ("sha256:…"); RepoDigest the registry
+	// digest when the image has one.
+	ImageDigest string
+	RepoDigest  string
+	// Duration is the program's own run time, from start to exit.
+	Duration time.Duration
+	// ProgramSHA256 is the lowercase hex digest of the entry file.
+	ProgramSHA256 string
+	Limits        Limits
+	// SandboxError, when set, says why this invocation's evidence is
+	// incomplete (the sandbox failed, or the run was not started).
+	SandboxError string
+}
+
+// Settings records the container settings an attempt applied, for the report.
+type Settings struct {
+	Image          string            `json:"image"`
+	ImageID        string            `json:"image_id"`
+	RepoDigest     string            `json:"repo_digest"`
+	ImageEnv       []string          `json:"image_env"`
+	Entrypoint     []string          `json:"entrypoint"`
+	User           string            `json:"user"`
+	Hostname       string            `json:"hostname"`
+	NetworkMode    string            `json:"network_mode"`
+	DNS            []string          `json:"dns"`
+	ReadonlyRootfs bool              `json:"readonly_rootfs"`
+	CapDrop        []string          `json:"cap_drop"`
+	SecurityOpt    []string          `json:"security_opt"`
+	Memory         int64             `json:"memory"`
+	MemorySwap     int64             `json:"memory_swap"`
+	NanoCPUs       int64             `json:"nano_cpus"`
+	PidsLimit      int64             `json:"pids_limit"`
+	Ulimits        map[string]int64  `json:"ulimits"`
+	IpcMode        string            `json:"ipc_mode"`
+	LogDriver      string            `json:"log_driver"`
+	Init           bool              `json:"init"`
+	Runtime        string            `json:"runtime"`
+	Tmpfs          map[string]string `json:"tmpfs"`
+	ProgramMount   string            `json:"program_mount"`
+	Env            []string          `json:"env"`
+}
+
+// Sandbox prepares programs to run. Preparing checks the image (never pulling
+// it) and delivers the program's files; the returned Attempt runs invocations
+// against that delivery.
+type Sandbox interface {
+	// Prepare returns an error when the program cannot run at all (image
+	// missing or not matching its pin, delivery failed); the error's text is
+	// the reason a person reads.
+	Prepare(ctx context.Context, prog Program, prof Profile) (Attempt, error)
+}
+
+// Attempt is one prepared program.
+type Attempt interface {
+	// Settings reports the container settings this attempt applies.
+	Settings() Settings
+	// Run runs one invocation in a fresh container. The event is always the
+	// evidence observed (with SandboxError set when it is incomplete). A
+	// non-nil error is a cleanup failure (the container could not be
+	// removed): the event keeps its meaning, the error goes into the
+	// program's sandbox warnings, and the program's remaining cases stop.
+	Run(ctx context.Context, inv Invocation) (Event, error)
+	// Close removes what Prepare made. It must work on a context that is
+	// not the (possibly cancelled) run context.
+	Close(ctx context.Context) error
+}

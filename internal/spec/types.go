@@ -1,0 +1,81 @@
+package spec
+
+import (
+	"time"
+
+	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// Pos is a place in a spec file. Line and Col are 1-based; Col is 0 when
+// only the line is known.
+type Pos struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Col  int    `json:"col"`
+}
+
+// Ceilings bound what a spec may ask for. A spec above a ceiling is an error,
+// never clamped: the spec may come from an untrusted pull request.
+type Ceilings struct {
+	MaxTimeout time.Duration
+	MaxMemory  int64
+	MaxOutput  int64 // caps output_ceiling
+	MaxCases   int   // invocations in a run (programs × cases)
+}
+
+// DefaultCeilings are the CLI's defaults.
+var DefaultCeilings = Ceilings{
+	MaxTimeout: 10 * time.Minute,
+	MaxMemory:  4 << 30,
+	MaxOutput:  4 << 30,
+	MaxCases:   10000,
+}
+
+// Spec is a loaded, valid spec.
+type Spec struct {
+	// Path is the spec file as given; Root the repository root every path
+	// must stay inside.
+	Path string
+	Root string
+	// Profiles by name.
+	Profiles map[string]Profile
+	// Programs in spec order, with `files:` globs expanded (one program per
+	// match, in lexical order).
+	Programs []Program
+}
+
+// Profile is a named runtime profile.
+type Profile struct {
+	Pos     Pos
+	Runtime runner.Profile
+}
+
+// Program is one program to judge.
+type Program struct {
+	// ID is stable across machines and runs: derived from the spec entry's
+	// name and the program file's path relative to the root.
+	ID string
+	// Name is the entry's name, or "<name>/<file base name>" for a glob match.
+	Name string
+	// File is the program file's path relative to the repository root.
+	File string
+	// Profile is the profile's name.
+	Profile string
+	Pos     Pos
+	// Program holds the file's bytes, verbatim, under the profile's
+	// program_name (or the file's base name).
+	Program runner.Program
+	Cases   []Case
+}
+
+// Case is one invocation and what it expects. The runner gets only
+// Invocation; the verdict gets only Expect.
+type Case struct {
+	Name       string
+	Pos        Pos
+	Invocation runner.Invocation
+	Expect     verdict.Expectation
+	// StdinFile is the stdin file's path relative to the root ("" for none).
+	StdinFile string
+}

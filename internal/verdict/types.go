@@ -1,0 +1,86 @@
+package verdict
+
+import "fmt"
+
+// Verdict is the three-valued answer. Its zero value is Undetermined, so an
+// unset result can never pass.
+type Verdict int
+
+// The three verdicts.
+const (
+	Undetermined Verdict = iota
+	False
+	True
+)
+
+// String returns "true", "false" or "undetermined".
+func (v Verdict) String() string {
+	switch v {
+	case True:
+		return "true"
+	case False:
+		return "false"
+	default:
+		return "undetermined"
+	}
+}
+
+// MarshalText encodes the verdict as its string.
+func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
+
+// UnmarshalText decodes "true", "false" or "undetermined".
+func (v *Verdict) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "true":
+		*v = True
+	case "false":
+		*v = False
+	case "undetermined":
+		*v = Undetermined
+	default:
+		return fmt.Errorf("unknown verdict %q", b)
+	}
+	return nil
+}
+
+// Kind is how a matcher compares.
+type Kind string
+
+// The matcher kinds.
+const (
+	Equals   Kind = "equals"
+	Contains Kind = "contains"
+	Regex    Kind = "regex" // RE2, searched (not anchored)
+)
+
+// Normalize is how output (and a literal expected value) is normalised before
+// comparing. A regex pattern is never normalised.
+type Normalize string
+
+// The normalisations.
+const (
+	// NormalizeTrailing (the default): CRLF→LF, spaces and tabs stripped at
+	// each line end, then all trailing newlines stripped.
+	NormalizeTrailing Normalize = "trailing"
+	// NormalizeExact compares bytes as they are.
+	NormalizeExact Normalize = "exact"
+	// NormalizeWhitespace collapses every whitespace run to one space and
+	// trims both ends.
+	NormalizeWhitespace Normalize = "whitespace"
+)
+
+// Matcher is one expectation on a stream.
+type Matcher struct {
+	Kind       Kind
+	Value      string
+	IgnoreCase bool
+	Normalize  Normalize
+}
+
+// Expectation is what one case expects. A nil matcher checks nothing on that
+// stream.
+type Expectation struct {
+	ExitCode int
+	Stdout   *Matcher
+	Stderr   *Matcher
+}
