@@ -1,0 +1,229 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// fakeSandbox records what it is given and answers from a script.
+type fakeSandbox struct {
+	prepareErr error
+	// runErr returns the cleanup error for an invocation (by its first arg).
+	runErr  func(inv Invocation) error
+	closeEr error
+	// block, when set, makes Run wait until ctx is done.
+	block bool
+
+	mu        sync.Mutex
+	prepared  int
+	closed    int
+	ran       []string
+	inFlight  int32
+	maxFlight int32
+	started   chan struct{}
+}
+
+type fakeAttempt struct{ sb *fakeSandbox }
+
+func (f *fakeSandbox) Prepare(ctx context.Context, prog Program, prof Profile) (Attempt, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.prepared++
+	if f.prepareErr != nil {
+		return nil, f.prepareErr
+	}
+	return fakeAttempt{f}, nil
+}
+
+func (a fakeAttempt) Settings() Settings { return Settings{Image: "fake"} }
+
+func (a fakeAttempt) Run(ctx context.Context, inv Invocation) (Event, error) {
+	f := a.sb
+	n := atomic.AddInt32(&f.inFlight, 1)
+	defer atomic.AddInt32(&f.inFlight, -1)
+	for {
+		m := atomic.LoadInt32(&f.maxFlight)
+		if n <= m || atomic.CompareAndSwapInt32(&f.maxFlight, m, n) {
+			break
+		}
+	}
+	f.mu.Lock()
+	f.ran = append(f.ran, strings.Join(inv.Args, " "))
+	f.mu.Unlock()
+	if f.started != nil {
+		f.started <- struct{}{}
+	}
+	if f.block {
+		<-ctx.Done()
+		return Event{SandboxError: "interrupted"}, nil
+	}
+	time.Sleep(time.Millisecond) // let workers overlap
+	code := 0
+	ev := Event{ExitCode: &code, Stdout: Stream{Data: []byte(strings.Join(inv.Args, " "))}}
+	var err error
+	if f.runErr != nil {
+		err = f.runErr(inv)
+	}
+	return ev, err
+}
+
+func (a fakeAttempt) Close(ctx context.Context) error {
+	a.sb.mu.Lock()
+	defer a.sb.mu.Unlock()
+	a.sb.closed++
+	return a.sb.closeEr
+}
+
+func jobsOf(programs, cases int) []Job {
+	var jobs []Job
+	for p := 0; p < programs; p++ {
+		j := Job{Program: Program{Entry: "main"}}
+		for c := 0; c < cases; c++ {
+			j.Invocations = append(j.Invocations, Invocation{Args: []string{fmt.Sprintf("p%d", p), fmt.Sprintf("c%d", c)}})
+		}
+		jobs = append(jobs, j)
+	}
+	return jobs
+}
+
+func TestRunObservesEveryInvocationInOrder(t *testing.T) {
+	t.Parallel()
+	sb := &fakeSandbox{}
+	obs := Run(context.Background(), sb, jobsOf(3, 4), Options{Parallel: 3})
+	if len(obs) != 3 {
+		t.Fatalf("got %d observations, want 3", len(obs))
+	}
+	ids := map[string]bool{}
+	for p, o := range obs {
+		if o.Acquisition != AcquisitionComplete {
+			t.Errorf("program %d: acquisition %q, want complete (reasons %v)", p, o.Acquisition, o.Reasons)
+		}
+		if ids[o.ExecutionID] || o.ExecutionID == "" {
+			t.Errorf("program %d: execution ID %q is empty or repeated", p, o.ExecutionID)
+		}
+		ids[o.ExecutionID] = true
+		if o.Settings.Image != "fake" {
+			t.Errorf("program %d: settings not recorded: %+v", p, o.Settings)
+		}
+		for c, ev := range o.Events {
+			want := fmt.Sprintf("p%d c%d", p, c)
+			if string(ev.Stdout.Data) != want {
+				t.Errorf("event %d/%d holds %q, want %q", p, c, ev.Stdout.Data, want)
+			}
+		}
+	}
+	if sb.prepared != 3 || sb.closed != 3 {
+		t.Errorf("prepared %d and closed %d attempts, want 3 and 3", sb.prepared, sb.closed)
+	}
+	if sb.maxFlight > 3 {
+		t.Errorf("%d invocations ran at once, want at most 3", sb.maxFlight)
+	}
+}
+
+func TestRunPrepareFailureMakesEveryCaseUnobserved(t *testing.T) {
+	t.Parallel()
+	sb := &fakeSandbox{prepareErr: errors.New("image not present: pull it before scoring")}
+	obs := Run(context.Background(), sb, jobsOf(1, 3), Options{Parallel: 2})
+	o := obs[0]
+	if o.Acquisition != AcquisitionError {
+		t.Errorf("acquisition %q, want error", o.Acquisition)
+	}
+	if len(o.Reasons) != 1 || !strings.Contains(o.Reasons[0], "image not present") {
+		t.Errorf("reasons %q, want the prepare error once", o.Reasons)
+	}
+	for c, ev := range o.Events {
+		if !strings.Contains(ev.SandboxError, "image not present") {
+			t.Errorf("case %d: sandbox error %q", c, ev.SandboxError)
+		}
+	}
+	if sb.prepared != 1 || len(sb.ran) != 0 || sb.closed != 0 {
+		t.Errorf("prepared %d, ran %d, closed %d; want 1, 0, 0", sb.prepared, len(sb.ran), sb.closed)
+	}
+}
+
+func TestRunRemovalFailureStopsTheProgram(t *testing.T) {
+	t.Parallel()
+	sb := &fakeSandbox{runErr: func(inv Invocation) error {
+		if inv.Args[1] == "c1" {
+			return errors.New("removing container x: engine said no")
+		}
+		return nil
+	}}
+	obs := Run(context.Background(), sb, jobsOf(1, 4), Options{Parallel: 1})
+	o := obs[0]
+	if o.Acquisition != AcquisitionPartial {
+		t.Errorf("acquisition %q, want partial", o.Acquisition)
+	}
+	if o.Events[0].SandboxError != "" || o.Events[1].SandboxError != "" {
+		t.Errorf("cases observed before and at the failed removal lost their evidence: %q, %q", o.Events[0].SandboxError, o.Events[1].SandboxError)
+	}
+	for _, c := range []int{2, 3} {
+		if o.Events[c].SandboxError != NotRunStopped {
+			t.Errorf("case %d: sandbox error %q, want %q", c, o.Events[c].SandboxError, NotRunStopped)
+		}
+	}
+	if len(o.SandboxWarnings) != 1 || !strings.Contains(o.SandboxWarnings[0], "removing container x") {
+		t.Errorf("sandbox warnings %q", o.SandboxWarnings)
+	}
+	if sb.closed != 1 {
+		t.Errorf("closed %d attempts, want 1", sb.closed)
+	}
+}
+
+func TestRunCancellationStopsStartingAndClosesEverything(t *testing.T) {
+	t.Parallel()
+	sb := &fakeSandbox{block: true, started: make(chan struct{}, 10)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan []Observation)
+	go func() { done <- Run(ctx, sb, jobsOf(2, 5), Options{Parallel: 2}) }()
+	<-sb.started
+	<-sb.started
+	cancel()
+	var obs []Observation
+	select {
+	case obs = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after cancellation")
+	}
+	if len(sb.ran) != 2 {
+		t.Errorf("%d invocations started, want only the 2 in flight", len(sb.ran))
+	}
+	if sb.closed != sb.prepared {
+		t.Errorf("prepared %d attempts but closed %d", sb.prepared, sb.closed)
+	}
+	for p, o := range obs {
+		if o.Acquisition == AcquisitionComplete {
+			t.Errorf("program %d: acquisition complete after an interruption", p)
+		}
+		for c, ev := range o.Events {
+			if ev.SandboxError == "" {
+				t.Errorf("program %d case %d: observed although interrupted", p, c)
+			}
+		}
+	}
+}
+
+func TestAcquisition(t *testing.T) {
+	t.Parallel()
+	ok := Event{}
+	bad := Event{SandboxError: "x"}
+	for _, tc := range []struct {
+		events []Event
+		want   Acquisition
+	}{
+		{[]Event{ok, ok}, AcquisitionComplete},
+		{[]Event{ok, bad}, AcquisitionPartial},
+		{[]Event{bad, bad}, AcquisitionError},
+		{nil, AcquisitionError},
+	} {
+		if got, _ := acquisition(tc.events); got != tc.want {
+			t.Errorf("acquisition(%v) = %q, want %q", tc.events, got, tc.want)
+		}
+	}
+}
