@@ -1,0 +1,113 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// esc returns s as one line of inert text: every byte that could move the
+// cursor, change the terminal's state, start a new log line or reorder the
+// text is written as an escape (see escapeTo).
+func esc(s string) string {
+	if isPlain(s) {
+		return s
+	}
+	var sb strings.Builder
+	escapeTo(&sb, s, false)
+	return sb.String()
+}
+
+// quote returns s escaped and in double quotes.
+func quote(s string) string {
+	var sb strings.Builder
+	sb.Grow(len(s) + 2)
+	sb.WriteByte('"')
+	escapeTo(&sb, s, true)
+	sb.WriteByte('"')
+	return sb.String()
+}
+
+// isPlain reports whether s is printable ASCII, the common case that needs
+// no copy.
+func isPlain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// escapeTo writes s to sb with these escapes, so that the result is a
+// single line of printable text in which every control byte is visible:
+//   - a byte that is not part of valid UTF-8: \xNN;
+//   - when inQuotes, a backslash and a double quote: \\ and \". Outside
+//     quotes a backslash stays as it is: a reason is often already quoted
+//     by the judge, and a regex or a path stays readable. Safety does not
+//     depend on it (no terminal or log parser acts on a backslash); the
+//     JSON report holds the exact bytes.
+//   - newline, carriage return and tab: \n, \r, \t; every other C0
+//     control and DEL: \xNN (ESC is \x1b);
+//   - every rune that is neither printable (unicode.IsPrint) nor a plain
+//     space: \uNNNN or \UNNNNNNNN. That covers the C1 controls, the bidi
+//     controls U+202A–U+202E and U+2066–U+2069 (and U+200E, U+200F,
+//     U+061C), line and paragraph separators and other invisible formats.
+func escapeTo(sb *strings.Builder, s string, inQuotes bool) {
+	const hex = "0123456789abcdef"
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			switch {
+			case (c == '\\' || c == '"') && inQuotes:
+				sb.WriteByte('\\')
+				sb.WriteByte(c)
+			case c == '\n':
+				sb.WriteString(`\n`)
+			case c == '\r':
+				sb.WriteString(`\r`)
+			case c == '\t':
+				sb.WriteString(`\t`)
+			case c < 0x20 || c == 0x7f:
+				sb.WriteString(`\x`)
+				sb.WriteByte(hex[c>>4])
+				sb.WriteByte(hex[c&0xf])
+			default:
+				sb.WriteByte(c)
+			}
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			sb.WriteString(`\x`)
+			sb.WriteByte(hex[c>>4])
+			sb.WriteByte(hex[c&0xf])
+			i++
+			continue
+		}
+		i += size
+		if unsafeRune(r) {
+			if r > 0xffff {
+				fmt.Fprintf(sb, `\U%08x`, r)
+			} else {
+				fmt.Fprintf(sb, `\u%04x`, r)
+			}
+			continue
+		}
+		sb.WriteRune(r)
+	}
+}
+
+// unsafeRune reports whether a non-ASCII rune must be escaped.
+func unsafeRune(r rune) bool {
+	switch {
+	case r >= 0x80 && r <= 0x9f: // C1 controls
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069,
+		r == 0x200e, r == 0x200f, r == 0x061c: // bidi controls
+		return true
+	}
+	return !unicode.IsPrint(r)
+}

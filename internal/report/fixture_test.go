@@ -1,0 +1,221 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/spec"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading golden file (run with -update to create it): %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (run with -update to accept):\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func intp(v int) *int { return &v }
+
+var startedAt = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+
+var limits = runner.Limits{
+	TimeoutMS: 5000, MemoryBytes: 128 << 20, CPUs: 0.5, Pids: 64,
+	OutputLimit: 64 << 10, OutputCeiling: 4 << 20, NoFile: 256, FileSize: 16 << 20,
+}
+
+var settings = runner.Settings{
+	Image:          "python@sha256:" + sixtyFour('a'),
+	ImageID:        "sha256:" + sixtyFour('b'),
+	ImageEnv:       []string{"PATH=/usr/local/bin:/usr/bin:/bin"},
+	Entrypoint:     []string{"python3", "-I"},
+	User:           "65534:65534",
+	Hostname:       "behaves",
+	NetworkMode:    "none",
+	DNS:            []string{"127.0.0.1"},
+	ReadonlyRootfs: true,
+	CapDrop:        []string{"ALL"},
+	SecurityOpt:    []string{"no-new-privileges"},
+	Memory:         128 << 20,
+	MemorySwap:     128 << 20,
+	NanoCPUs:       5e8,
+	PidsLimit:      64,
+	Ulimits:        map[string]int64{"nofile": 256, "fsize": 16 << 20, "core": 0},
+	IpcMode:        "private",
+	LogDriver:      "none",
+	Init:           true,
+	Tmpfs:          map[string]string{"/tmp": "size=16777216,nosuid,nodev,noexec"},
+	ProgramMount:   "/program",
+	Env:            []string{"LANG=C.UTF-8"},
+}
+
+func sixtyFour(c byte) string { return string(bytes.Repeat([]byte{c}, 64)) }
+
+func event(code *int, stdout string, args ...string) runner.Event {
+	return runner.Event{
+		ExitCode:      code,
+		Stdout:        runner.Stream{Data: []byte(stdout), Bytes: int64(len(stdout))},
+		StdinSHA256:   "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+		Command:       append([]string{"python3", "-I", "/program/main.py"}, args...),
+		ImageDigest:   settings.ImageID,
+		Duration:      42 * time.Millisecond,
+		ProgramSHA256: "0f00",
+		Limits:        limits,
+	}
+}
+
+func prog(name, file string, line int, cases ...spec.Case) spec.Program {
+	return spec.Program{
+		ID:      "id-" + name,
+		Name:    name,
+		File:    file,
+		Profile: "python",
+		Pos:     spec.Pos{File: "behaves.yml", Line: line, Col: 5},
+		Program: runner.Program{Files: map[string][]byte{"main.py": []byte("print(1)\n")}, Entry: "main.py"},
+		Cases:   cases,
+	}
+}
+
+func kase(name string, line int, exp verdict.Expectation, args ...string) spec.Case {
+	return spec.Case{
+		Name:       name,
+		Pos:        spec.Pos{File: "behaves.yml", Line: line, Col: 11},
+		Invocation: runner.Invocation{Args: args},
+		Expect:     exp,
+	}
+}
+
+func equals(s string) *verdict.Matcher {
+	return &verdict.Matcher{Kind: verdict.Equals, Value: s, Normalize: verdict.NormalizeTrailing}
+}
+
+func check(what string, v verdict.Verdict, expected, actual, reason string) verdict.Check {
+	return verdict.Check{What: what, Verdict: v, Expected: expected, Actual: actual, Reason: reason}
+}
+
+// fixtureInput is a small run covering the three verdicts, a truncated
+// stream, invalid UTF-8 output, a sandbox error, a program whose image is
+// missing and a sandbox warning.
+func fixtureInput() Input {
+	fizz := "1\n2\nFizz\n4\nBuzz\n"
+	invalid := "ok\xff\xfe\n"
+	big := "line 1\nline 2\nline 3\nli"
+	sp := &spec.Spec{
+		Path: "behaves.yml",
+		Root: ".",
+		Programs: []spec.Program{
+			prog("fizzbuzz", "solutions/fizzbuzz.py", 10,
+				kase("up to 5", 14, verdict.Expectation{Stdout: equals(fizz), Stderr: equals("")}, "5"),
+				kase("binary", 20, verdict.Expectation{Stdout: &verdict.Matcher{Kind: verdict.Contains, Value: "ok", IgnoreCase: true}}, "--binary"),
+			),
+			prog("samples/wrong.py", "samples/wrong.py", 30,
+				kase("up to 5", 14, verdict.Expectation{Stdout: equals(fizz), Stderr: equals("")}, "5"),
+				kase("loop", 24, verdict.Expectation{ExitCode: 0}, "--forever"),
+			),
+			prog("big-output", "solutions/big.py", 40,
+				kase("many lines", 44, verdict.Expectation{Stdout: &verdict.Matcher{Kind: verdict.Regex, Value: `^line \d+$`, Normalize: verdict.NormalizeExact}}),
+				kase("create fails", 50, verdict.Expectation{}),
+			),
+			prog("missing-image", "solutions/missing.py", 60,
+				kase("a", 64, verdict.Expectation{}),
+				kase("b", 66, verdict.Expectation{}),
+			),
+		},
+	}
+
+	wrongOut := "1\n2\n3\n4\n5\n"
+	wrong := event(intp(0), wrongOut, "5")
+	wrong.Stderr = runner.Stream{Data: []byte("warning: no fizz\n"), Bytes: 17}
+	loop := event(nil, "", "--forever")
+	loop.TimedOut = true
+	loop.Duration = 5 * time.Second
+	bigEv := event(intp(0), big)
+	bigEv.Stdout.Truncated = true
+	bigEv.Stdout.Bytes = 1 << 20
+	failEv := runner.Event{Command: []string{"python3", "-I", "/program/main.py"}, Limits: limits,
+		SandboxError: "creating container: connection reset"}
+
+	return Input{
+		Spec: sp,
+		Observations: []runner.Observation{
+			{ExecutionID: "11111111-1111-4111-8111-111111111111", Acquisition: runner.AcquisitionComplete, Settings: settings,
+				Events: []runner.Event{event(intp(0), fizz, "5"), event(intp(0), invalid, "--binary")}},
+			{ExecutionID: "22222222-2222-4222-8222-222222222222", Acquisition: runner.AcquisitionComplete, Settings: settings,
+				Events: []runner.Event{wrong, loop}},
+			{ExecutionID: "33333333-3333-4333-8333-333333333333", Acquisition: runner.AcquisitionPartial, Settings: settings,
+				Reasons:         []string{"create fails: creating container: connection reset"},
+				SandboxWarnings: []string{"volume behaves-333 not removed: device busy"},
+				Events:          []runner.Event{bigEv, failEv}},
+			{ExecutionID: "44444444-4444-4444-8444-444444444444", Acquisition: runner.AcquisitionError,
+				Reasons: []string{"image not present: pull it before scoring"}},
+		},
+		Results: [][]verdict.CaseResult{
+			{
+				{Verdict: verdict.True, Checks: []verdict.Check{
+					check("exit_code", verdict.True, "0", "0", ""),
+					check("stdout", verdict.True, `"1\n2\nFizz\n4\nBuzz"`, `"1\n2\nFizz\n4\nBuzz"`, ""),
+					check("stderr", verdict.True, `""`, `""`, ""),
+				}},
+				{Verdict: verdict.True, Checks: []verdict.Check{
+					check("exit_code", verdict.True, "0", "0", ""),
+					check("stdout", verdict.True, `contains "ok"`, `"ok\xff\xfe"`, ""),
+				}},
+			},
+			{
+				{Verdict: verdict.False, Reason: `stdout: expected "1\n2\nFizz\n4\nBuzz", got "1\n2\n3\n4\n5"`, Checks: []verdict.Check{
+					check("exit_code", verdict.True, "0", "0", ""),
+					check("stdout", verdict.False, `"1\n2\nFizz\n4\nBuzz"`, `"1\n2\n3\n4\n5"`, "differs at line 3"),
+					check("stderr", verdict.False, `""`, `"warning: no fizz"`, `expected "", got "warning: no fizz"`),
+				}},
+				{Verdict: verdict.False, Reason: "timed out after 5s", Checks: []verdict.Check{
+					check("exit_code", verdict.False, "0", "none", "timed out after 5s"),
+				}},
+			},
+			{
+				{Verdict: verdict.Undetermined, Reason: "stdout: truncated at 25 of 1048576 bytes; the kept part agrees", Checks: []verdict.Check{
+					check("exit_code", verdict.True, "0", "0", ""),
+					check("stdout", verdict.Undetermined, "/^line \\d+$/", `"line 1\nline 2\nline 3\nli"`, "truncated; the kept part agrees"),
+				}},
+				{Verdict: verdict.Undetermined, Reason: "creating container: connection reset"},
+			},
+			{
+				{Verdict: verdict.Undetermined, Reason: "image not present"},
+				{Verdict: verdict.Undetermined, Reason: "image not present"},
+			},
+		},
+		Programs: []ProgramResult{
+			{Verdict: verdict.True, Duration: 400 * time.Millisecond},
+			{Verdict: verdict.False, Reason: `up to 5: stdout: expected "1\n2\nFizz\n4\nBuzz", got "1\n2\n3\n4\n5"`, Duration: 5400 * time.Millisecond},
+			{Verdict: verdict.Undetermined, Reason: "many lines: stdout: truncated at 25 of 1048576 bytes; the kept part agrees"},
+			{Verdict: verdict.Undetermined, Reason: "image not present"},
+		},
+		RunID:     "run-0001",
+		StartedAt: startedAt,
+		Duration:  6789 * time.Millisecond,
+		Version:   "v0.1.0-test",
+	}
+}
+
+func fixture() Report { return Build(fixtureInput()) }
+
+var errRun = errors.New("docker daemon unreachable")

@@ -1,0 +1,539 @@
+package report
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/spec"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// Schema names the report format. A reader must check it: a change that
+// removes or changes the meaning of a field gets a new version.
+const Schema = "behaves.report/v1"
+
+// ToolName is the tool's name in every report.
+const ToolName = "behaves"
+
+// Report is the JSON report of one run. Every field is always present in the
+// JSON (zero values included, slices as [] and never null), so a reader never
+// has to tell a missing key from a zero value.
+type Report struct {
+	// Schema is always Schema.
+	Schema string `json:"schema"`
+	Tool   Tool   `json:"tool"`
+	// RunID is the run's ID, the one on every container and volume label.
+	RunID string `json:"run_id"`
+	// Spec is the spec file's path as given to behaves.
+	Spec string `json:"spec"`
+	// SpecFile is the spec file's path relative to the repository root,
+	// slash-separated (what an annotation needs); "" when it cannot be
+	// computed.
+	SpecFile   string    `json:"spec_file"`
+	StartedAt  time.Time `json:"started_at"`
+	DurationMS int64     `json:"duration_ms"`
+	// Verdict is false when any program is false; otherwise undetermined
+	// when any program is undetermined, there are no programs, the run was
+	// interrupted or failed; otherwise true.
+	Verdict verdict.Verdict `json:"verdict"`
+	Counts  Counts          `json:"counts"`
+	// Interrupted is set when a signal stopped the run.
+	Interrupted bool `json:"interrupted"`
+	// Error says why the run itself failed ("" otherwise).
+	Error    string    `json:"error"`
+	Programs []Program `json:"programs"`
+}
+
+// Tool names the program that wrote the report.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Counts counts verdicts over programs and over cases.
+type Counts struct {
+	Programs Tally `json:"programs"`
+	Cases    Tally `json:"cases"`
+}
+
+// Tally counts verdicts. Total = True + False + Undetermined.
+type Tally struct {
+	Total        int `json:"total"`
+	True         int `json:"true"`
+	False        int `json:"false"`
+	Undetermined int `json:"undetermined"`
+}
+
+func (t *Tally) add(v verdict.Verdict) {
+	t.Total++
+	switch v {
+	case verdict.True:
+		t.True++
+	case verdict.False:
+		t.False++
+	default:
+		t.Undetermined++
+	}
+}
+
+// Program is one judged program.
+type Program struct {
+	// ID is stable across machines and runs (from the spec entry and the
+	// program file's path).
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// File is the program file's path relative to the repository root.
+	File    string `json:"file"`
+	Profile string `json:"profile"`
+	// Line and Col locate the program's entry in the spec file.
+	Line int `json:"line"`
+	Col  int `json:"col"`
+	// ExecutionID is new for every attempt.
+	ExecutionID string `json:"execution_id"`
+	// ProgramSHA256 is the lowercase hex digest of the program file's bytes.
+	ProgramSHA256 string          `json:"program_sha256"`
+	Verdict       verdict.Verdict `json:"verdict"`
+	// Reason is one line a person can read; "" when the program is true.
+	Reason             string             `json:"reason"`
+	Acquisition        runner.Acquisition `json:"acquisition"`
+	AcquisitionReasons []string           `json:"acquisition_reasons"`
+	SandboxWarnings    []string           `json:"sandbox_warnings"`
+	// Settings are the container settings applied (zero when the attempt
+	// stopped before running anything).
+	Settings runner.Settings `json:"settings"`
+	// DurationMS is the attempt's wall time when the caller measured it,
+	// else the sum of its cases' run times.
+	DurationMS int64  `json:"duration_ms"`
+	Cases      []Case `json:"cases"`
+}
+
+// Case is one judged case: where it is in the spec, what it expected, what
+// happened and the verdict.
+type Case struct {
+	Name string `json:"name"`
+	// Line and Col locate the case's entry in the spec file.
+	Line int      `json:"line"`
+	Col  int      `json:"col"`
+	Args []string `json:"args"`
+	// StdinFile is the stdin file's path relative to the root ("" for none
+	// or inline stdin).
+	StdinFile string          `json:"stdin_file"`
+	Verdict   verdict.Verdict `json:"verdict"`
+	// Reason is one line a person can read; "" when the case is true.
+	Reason string `json:"reason"`
+	Expect Expect `json:"expect"`
+	Event  Event  `json:"event"`
+}
+
+// Expect is what a case expected, with the outcome of each part.
+type Expect struct {
+	ExitCode int `json:"exit_code"`
+	// ExitCodeVerdict and ExitCodeReason are the exit-code check's outcome
+	// (undetermined and "" when it was not checked).
+	ExitCodeVerdict verdict.Verdict `json:"exit_code_verdict"`
+	ExitCodeReason  string          `json:"exit_code_reason"`
+	// Stdout and Stderr are null when the case expects nothing of that
+	// stream.
+	Stdout *MatcherOutcome `json:"stdout"`
+	Stderr *MatcherOutcome `json:"stderr"`
+}
+
+// MatcherOutcome is one stream matcher as written in the spec and its
+// outcome.
+type MatcherOutcome struct {
+	Kind       verdict.Kind      `json:"kind"`
+	Value      string            `json:"value"`
+	IgnoreCase bool              `json:"ignore_case"`
+	Normalize  verdict.Normalize `json:"normalize"`
+	// Verdict is undetermined when the matcher was not checked.
+	Verdict verdict.Verdict `json:"verdict"`
+	Reason  string          `json:"reason"`
+	// Expected and Actual are the short display forms the judge produced.
+	Expected string `json:"expected"`
+	Actual   string `json:"actual"`
+}
+
+// Event is the evidence of one invocation.
+type Event struct {
+	// ExitCode is null unless the container exited.
+	ExitCode *int `json:"exit_code"`
+	// Stdout is the retained output. When it is not valid UTF-8,
+	// StdoutBase64 holds the exact bytes and Stdout has each invalid byte
+	// replaced by U+FFFD; otherwise StdoutBase64 is "".
+	Stdout          string `json:"stdout"`
+	StdoutBase64    string `json:"stdout_base64"`
+	Stderr          string `json:"stderr"`
+	StderrBase64    string `json:"stderr_base64"`
+	StdoutTruncated bool   `json:"stdout_truncated"`
+	StderrTruncated bool   `json:"stderr_truncated"`
+	// StdoutBytes and StderrBytes count every byte written, retained or not.
+	StdoutBytes int64 `json:"stdout_bytes"`
+	StderrBytes int64 `json:"stderr_bytes"`
+	// StdinBytes is how many bytes of stdin the program accepted.
+	StdinBytes  int64  `json:"stdin_bytes"`
+	StdinSHA256 string `json:"stdin_sha256"`
+	// TimedOut is set only when behaves' kill hit a running container.
+	TimedOut bool `json:"timed_out"`
+	// ResourceLimit is "", "memory" or "output".
+	ResourceLimit runner.ResourceLimit `json:"resource_limit"`
+	// Command is the full argv that ran.
+	Command []string `json:"command"`
+	// ImageDigest is the image ID; RepoDigest the registry digest, if any.
+	ImageDigest   string        `json:"image_digest"`
+	RepoDigest    string        `json:"repo_digest"`
+	DurationMS    int64         `json:"duration_ms"`
+	ProgramSHA256 string        `json:"program_sha256"`
+	Limits        runner.Limits `json:"limits"`
+	// SandboxError says why the evidence is incomplete ("" when the run was
+	// observed to its end).
+	SandboxError string `json:"sandbox_error"`
+}
+
+// StdoutData returns the retained stdout bytes exactly.
+func (e Event) StdoutData() []byte { return streamBytes(e.Stdout, e.StdoutBase64) }
+
+// StderrData returns the retained stderr bytes exactly.
+func (e Event) StderrData() []byte { return streamBytes(e.Stderr, e.StderrBase64) }
+
+func streamBytes(text, b64 string) []byte {
+	if b64 != "" {
+		if b, err := base64.StdEncoding.DecodeString(b64); err == nil {
+			return b
+		}
+	}
+	return []byte(text)
+}
+
+// ProgramResult is a program's verdict as folded by verdict.Program.
+type ProgramResult struct {
+	Verdict verdict.Verdict
+	Reason  string
+	// Duration is the attempt's wall time; when zero, the report uses the
+	// sum of the cases' run times.
+	Duration time.Duration
+}
+
+// Input is everything Build assembles. Observations, Results and Programs
+// are index-aligned with Spec.Programs (and Results[i] with the program's
+// cases); a missing entry (a run stopped before reaching it) makes that
+// program or case undetermined with a reason saying so.
+type Input struct {
+	Spec         *spec.Spec
+	Observations []runner.Observation
+	Results      [][]verdict.CaseResult
+	Programs     []ProgramResult
+	RunID        string
+	StartedAt    time.Time
+	Duration     time.Duration
+	Interrupted  bool
+	// Err is why the run itself failed (nil otherwise).
+	Err     error
+	Version string
+}
+
+// Reasons used when the input lacks an entry.
+const (
+	reasonNotRun       = "not run"
+	reasonNotJudged    = "not judged"
+	reasonNoProgramRes = "no program verdict"
+)
+
+// Build assembles the report. It is a pure function of its input (it
+// reads no files and judges nothing); the order is the spec's.
+func Build(in Input) Report {
+	r := Report{
+		Schema:      Schema,
+		Tool:        Tool{Name: ToolName, Version: in.Version},
+		RunID:       in.RunID,
+		StartedAt:   in.StartedAt.UTC(),
+		DurationMS:  in.Duration.Milliseconds(),
+		Interrupted: in.Interrupted,
+		Programs:    []Program{},
+	}
+	if in.Err != nil {
+		r.Error = in.Err.Error()
+	}
+	if in.Spec != nil {
+		r.Spec = in.Spec.Path
+		r.SpecFile = relSlash(in.Spec.Root, in.Spec.Path)
+		r.Programs = make([]Program, 0, len(in.Spec.Programs))
+		for i, sp := range in.Spec.Programs {
+			r.Programs = append(r.Programs, buildProgram(in, i, sp))
+		}
+	}
+	for _, p := range r.Programs {
+		r.Counts.Programs.add(p.Verdict)
+		for _, c := range p.Cases {
+			r.Counts.Cases.add(c.Verdict)
+		}
+	}
+	r.Verdict = overall(r)
+	return normalize(r)
+}
+
+// overall is the run's verdict: false dominates, then anything that keeps
+// the run from being settled makes it undetermined.
+func overall(r Report) verdict.Verdict {
+	if r.Counts.Programs.False > 0 {
+		return verdict.False
+	}
+	if r.Counts.Programs.Undetermined > 0 || len(r.Programs) == 0 || r.Interrupted || r.Error != "" {
+		return verdict.Undetermined
+	}
+	return verdict.True
+}
+
+func buildProgram(in Input, i int, sp spec.Program) Program {
+	p := Program{
+		ID:            sp.ID,
+		Name:          sp.Name,
+		File:          sp.File,
+		Profile:       sp.Profile,
+		Line:          sp.Pos.Line,
+		Col:           sp.Pos.Col,
+		ProgramSHA256: entrySHA256(sp.Program),
+		Cases:         make([]Case, 0, len(sp.Cases)),
+	}
+	var obs runner.Observation
+	if i < len(in.Observations) {
+		obs = in.Observations[i]
+		p.ExecutionID = obs.ExecutionID
+		p.Acquisition = obs.Acquisition
+		p.AcquisitionReasons = append([]string{}, obs.Reasons...)
+		p.SandboxWarnings = append([]string{}, obs.SandboxWarnings...)
+		p.Settings = obs.Settings
+	} else {
+		p.Acquisition = runner.AcquisitionError
+		p.AcquisitionReasons = []string{reasonNotRun}
+	}
+	if i < len(in.Programs) {
+		p.Verdict = in.Programs[i].Verdict
+		p.Reason = in.Programs[i].Reason
+		p.DurationMS = in.Programs[i].Duration.Milliseconds()
+	} else {
+		p.Verdict = verdict.Undetermined
+		p.Reason = reasonNoProgramRes
+	}
+	var results []verdict.CaseResult
+	if i < len(in.Results) {
+		results = in.Results[i]
+	}
+	var sum time.Duration
+	for j, sc := range sp.Cases {
+		var ev runner.Event
+		haveEvent := j < len(obs.Events)
+		if haveEvent {
+			ev = obs.Events[j]
+			sum += ev.Duration
+		}
+		c := Case{
+			Name:      sc.Name,
+			Line:      sc.Pos.Line,
+			Col:       sc.Pos.Col,
+			Args:      append([]string{}, sc.Invocation.Args...),
+			StdinFile: sc.StdinFile,
+			Event:     buildEvent(ev),
+		}
+		var res verdict.CaseResult
+		if j < len(results) {
+			res = results[j]
+			c.Verdict, c.Reason = res.Verdict, res.Reason
+		} else {
+			c.Verdict = verdict.Undetermined
+			switch {
+			case !haveEvent:
+				c.Reason = reasonNotRun
+			case ev.SandboxError != "":
+				c.Reason = ev.SandboxError
+			default:
+				c.Reason = reasonNotJudged
+			}
+		}
+		c.Expect = buildExpect(sc.Expect, res.Checks)
+		p.Cases = append(p.Cases, c)
+	}
+	if p.DurationMS == 0 {
+		p.DurationMS = sum.Milliseconds()
+	}
+	return p
+}
+
+func buildExpect(exp verdict.Expectation, checks []verdict.Check) Expect {
+	e := Expect{ExitCode: exp.ExitCode}
+	var out, errc *verdict.Check
+	for k := range checks {
+		ch := &checks[k]
+		switch ch.What {
+		case "exit_code":
+			e.ExitCodeVerdict, e.ExitCodeReason = ch.Verdict, ch.Reason
+		case "stdout":
+			out = ch
+		case "stderr":
+			errc = ch
+		}
+	}
+	e.Stdout = matcherOutcome(exp.Stdout, out)
+	e.Stderr = matcherOutcome(exp.Stderr, errc)
+	return e
+}
+
+func matcherOutcome(m *verdict.Matcher, ch *verdict.Check) *MatcherOutcome {
+	if m == nil && ch != nil {
+		m = ch.Matcher
+	}
+	if m == nil {
+		return nil
+	}
+	mo := &MatcherOutcome{
+		Kind:       m.Kind,
+		Value:      m.Value,
+		IgnoreCase: m.IgnoreCase,
+		Normalize:  m.Normalize,
+		Verdict:    verdict.Undetermined,
+	}
+	if mo.Normalize == "" {
+		mo.Normalize = verdict.NormalizeTrailing
+	}
+	if ch != nil {
+		mo.Verdict, mo.Reason = ch.Verdict, ch.Reason
+		mo.Expected, mo.Actual = ch.Expected, ch.Actual
+	}
+	return mo
+}
+
+func buildEvent(ev runner.Event) Event {
+	e := Event{
+		StdoutTruncated: ev.Stdout.Truncated,
+		StderrTruncated: ev.Stderr.Truncated,
+		StdoutBytes:     ev.Stdout.Bytes,
+		StderrBytes:     ev.Stderr.Bytes,
+		StdinBytes:      ev.StdinBytes,
+		StdinSHA256:     ev.StdinSHA256,
+		TimedOut:        ev.TimedOut,
+		ResourceLimit:   ev.ResourceLimit,
+		Command:         append([]string{}, ev.Command...),
+		ImageDigest:     ev.ImageDigest,
+		RepoDigest:      ev.RepoDigest,
+		DurationMS:      ev.Duration.Milliseconds(),
+		ProgramSHA256:   ev.ProgramSHA256,
+		Limits:          ev.Limits,
+		SandboxError:    ev.SandboxError,
+	}
+	if ev.ExitCode != nil {
+		code := *ev.ExitCode
+		e.ExitCode = &code
+	}
+	e.Stdout, e.StdoutBase64 = encodeStream(ev.Stdout.Data)
+	e.Stderr, e.StderrBase64 = encodeStream(ev.Stderr.Data)
+	return e
+}
+
+// encodeStream returns the retained bytes as text, and as base64 when the
+// text cannot carry them (not valid UTF-8; each invalid byte then becomes
+// U+FFFD in the text, as encoding/json would do).
+func encodeStream(b []byte) (text, b64 string) {
+	if utf8.Valid(b) {
+		return string(b), ""
+	}
+	var sb strings.Builder
+	sb.Grow(len(b) + 8)
+	for rest := b; len(rest) > 0; {
+		r, size := utf8.DecodeRune(rest)
+		if r == utf8.RuneError && size == 1 {
+			sb.WriteRune(utf8.RuneError)
+		} else {
+			sb.Write(rest[:size])
+		}
+		rest = rest[size:]
+	}
+	return sb.String(), base64.StdEncoding.EncodeToString(b)
+}
+
+func entrySHA256(p runner.Program) string {
+	b, ok := p.Files[p.Entry]
+	if !ok {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// relSlash returns path relative to root, slash-separated, or "" when path
+// is not inside root. Relative paths are taken against the working
+// directory.
+func relSlash(root, path string) string {
+	if root == "" || path == "" {
+		return ""
+	}
+	if filepath.IsAbs(root) != filepath.IsAbs(path) {
+		var err error
+		if root, err = filepath.Abs(root); err != nil {
+			return ""
+		}
+		if path, err = filepath.Abs(path); err != nil {
+			return ""
+		}
+	}
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	return filepath.ToSlash(rel)
+}
+
+// normalize returns r with every nil slice and map replaced by an empty one,
+// so the JSON never says null where a list or object belongs. It copies what
+// it changes; r's own slices are left alone.
+func normalize(r Report) Report {
+	if r.Programs == nil {
+		r.Programs = []Program{}
+	} else {
+		r.Programs = append([]Program(nil), r.Programs...)
+	}
+	for i := range r.Programs {
+		p := &r.Programs[i]
+		p.AcquisitionReasons = nonNil(p.AcquisitionReasons)
+		p.SandboxWarnings = nonNil(p.SandboxWarnings)
+		p.Settings = normalizeSettings(p.Settings)
+		if p.Cases == nil {
+			p.Cases = []Case{}
+		} else {
+			p.Cases = append([]Case(nil), p.Cases...)
+		}
+		for j := range p.Cases {
+			c := &p.Cases[j]
+			c.Args = nonNil(c.Args)
+			c.Event.Command = nonNil(c.Event.Command)
+		}
+	}
+	return r
+}
+
+func normalizeSettings(s runner.Settings) runner.Settings {
+	s.ImageEnv = nonNil(s.ImageEnv)
+	s.Entrypoint = nonNil(s.Entrypoint)
+	s.DNS = nonNil(s.DNS)
+	s.CapDrop = nonNil(s.CapDrop)
+	s.SecurityOpt = nonNil(s.SecurityOpt)
+	s.Env = nonNil(s.Env)
+	if s.Ulimits == nil {
+		s.Ulimits = map[string]int64{}
+	}
+	if s.Tmpfs == nil {
+		s.Tmpfs = map[string]string{}
+	}
+	return s
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

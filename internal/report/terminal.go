@@ -1,0 +1,362 @@
+package report
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode/utf8"
+
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// DefaultMaxCaseDetails is how many cases that are not true the terminal
+// rendering describes before it only counts the rest (the JSON report has
+// them all).
+const DefaultMaxCaseDetails = 100
+
+// Display bounds for one block of program output or expected text.
+const (
+	blockMaxLines = 40
+	blockMaxBytes = 4096
+	nameMaxRunes  = 60
+	lineMaxRunes  = 500
+)
+
+// TerminalOptions controls WriteTerminal.
+type TerminalOptions struct {
+	// GitHubActions wraps the whole rendering in a stop-commands region
+	// (set it when GITHUB_ACTIONS=true), so that nothing in it becomes a
+	// workflow command.
+	GitHubActions bool
+	// Token is the stop-commands token: random, 16 to 128 characters of
+	// [A-Za-z0-9_-]. Empty means WriteTerminal draws one with NewToken.
+	Token string
+	// MaxCaseDetails bounds how many cases that are not true are described
+	// (0 means DefaultMaxCaseDetails; negative means no bound).
+	MaxCaseDetails int
+}
+
+// NewToken returns a random stop-commands token (32 hex digits).
+func NewToken() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return hex.EncodeToString(b[:])
+}
+
+func validToken(t string) error {
+	if len(t) < 16 || len(t) > 128 {
+		return fmt.Errorf("stop-commands token must have 16 to 128 characters, has %d", len(t))
+	}
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return fmt.Errorf("stop-commands token may hold only letters, digits, '_' and '-'")
+		}
+	}
+	return nil
+}
+
+// WriteTerminal renders r for a person: for every program that is not true
+// (or left sandbox warnings) its reason and, for each case that is not
+// true, the spec position, the reason and what was expected next to what
+// came out; then a table of programs and a summary line.
+//
+// All text from the report is treated as untrusted: it is escaped (see
+// escapeTo), each line of program output or expected text is prefixed with
+// "| ", and with opt.GitHubActions the whole rendering sits between
+// "::stop-commands::<token>" and "::<token>::".
+func WriteTerminal(w io.Writer, r Report, opt TerminalOptions) error {
+	token := opt.Token
+	if opt.GitHubActions {
+		if token == "" {
+			token = NewToken()
+		}
+		if err := validToken(token); err != nil {
+			return fmt.Errorf("rendering report: %w", err)
+		}
+	}
+	max := opt.MaxCaseDetails
+	if max == 0 {
+		max = DefaultMaxCaseDetails
+	}
+	t := &term{spec: r.Spec, left: max}
+	if opt.GitHubActions {
+		// The leading newline makes sure the command starts a line even
+		// if something before left one open.
+		t.printf("\n::stop-commands::%s\n", token)
+	}
+	t.header(r)
+	for i := range r.Programs {
+		t.program(&r.Programs[i])
+	}
+	if t.skipped > 0 {
+		t.printf("… %d more cases that are not true are not described here; the JSON report has every case.\n\n", t.skipped)
+	}
+	t.table(r)
+	t.summary(r)
+	if opt.GitHubActions {
+		t.printf("::%s::\n", token)
+	}
+	if _, err := w.Write(t.buf.Bytes()); err != nil {
+		return fmt.Errorf("writing report to the terminal: %w", err)
+	}
+	return nil
+}
+
+type term struct {
+	buf     bytes.Buffer
+	spec    string
+	left    int // case descriptions left; negative: no bound
+	skipped int
+}
+
+// printf writes to the buffer. Every string argument must already be
+// escaped.
+func (t *term) printf(format string, args ...any) { fmt.Fprintf(&t.buf, format, args...) }
+
+func (t *term) pos(line, col int) string {
+	s := ""
+	if t.spec != "" {
+		s = oneLine(t.spec) + ":"
+	}
+	if col > 0 {
+		return fmt.Sprintf("%s%d:%d", s, line, col)
+	}
+	return fmt.Sprintf("%s%d", s, line)
+}
+
+func (t *term) header(r Report) {
+	t.printf("behaves %s · spec %s · run %s\n\n", oneLine(r.Tool.Version), oneLine(r.Spec), oneLine(r.RunID))
+}
+
+func (t *term) program(p *Program) {
+	if p.Verdict == verdict.True && len(p.SandboxWarnings) == 0 {
+		return
+	}
+	var tally Tally
+	for _, c := range p.Cases {
+		tally.add(c.Verdict)
+	}
+	t.printf("== %s: %s (%d of %d cases true)\n", oneLine(p.Name), p.Verdict, tally.True, tally.Total)
+	t.printf("   file %s · profile %s · %s\n", oneLine(p.File), oneLine(p.Profile), t.pos(p.Line, p.Col))
+	if p.Reason != "" {
+		t.printf("   reason: %s\n", oneLine(p.Reason))
+	}
+	if p.Acquisition != "" && p.Acquisition != "complete" {
+		t.printf("   acquisition: %s\n", oneLine(string(p.Acquisition)))
+		for _, a := range p.AcquisitionReasons {
+			t.printf("     - %s\n", oneLine(a))
+		}
+	}
+	for _, wmsg := range p.SandboxWarnings {
+		t.printf("   sandbox warning: %s\n", oneLine(wmsg))
+	}
+
+	// Cases with no evidence at all (the sandbox never ran them) and one
+	// shared reason are summed up in one line.
+	bare, reason := 0, ""
+	for i := range p.Cases {
+		c := &p.Cases[i]
+		if c.Verdict == verdict.True {
+			continue
+		}
+		if !isBare(c) || (bare > 0 && c.Reason != reason) {
+			bare = -1
+			break
+		}
+		bare, reason = bare+1, c.Reason
+	}
+	if bare > 1 && bare == tally.Total {
+		t.printf("   undetermined  all %d cases: %s\n\n", bare, oneLine(reason))
+		return
+	}
+	for i := range p.Cases {
+		c := &p.Cases[i]
+		if c.Verdict == verdict.True {
+			continue
+		}
+		if t.left == 0 {
+			t.skipped++
+			continue
+		}
+		t.left--
+		t.caseDetail(c)
+	}
+	t.printf("\n")
+}
+
+// isBare reports whether a case that is not true has no evidence to show.
+func isBare(c *Case) bool {
+	e := &c.Event
+	return c.Verdict == verdict.Undetermined && e.ExitCode == nil && !e.TimedOut &&
+		e.ResourceLimit == "" && e.StdoutBytes == 0 && e.StderrBytes == 0 &&
+		e.Stdout == "" && e.Stderr == ""
+}
+
+func (t *term) caseDetail(c *Case) {
+	t.printf("   %s  %s  (%s)\n", c.Verdict, oneLine(c.Name), t.pos(c.Line, c.Col))
+	if c.Reason != "" {
+		t.printf("     reason: %s\n", oneLine(c.Reason))
+	}
+	if isBare(c) {
+		return
+	}
+	args := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		args[i] = shorten(quote(a), lineMaxRunes)
+	}
+	t.printf("     args: [%s]\n", strings.Join(args, ", "))
+	if c.StdinFile != "" {
+		t.printf("     stdin file: %s\n", oneLine(c.StdinFile))
+	}
+	e := &c.Event
+	got := "none (did not exit)"
+	if e.ExitCode != nil {
+		got = fmt.Sprint(*e.ExitCode)
+	}
+	t.printf("     exit code: expected %d, got %s → %s", c.Expect.ExitCode, got, c.Expect.ExitCodeVerdict)
+	if c.Expect.ExitCodeReason != "" {
+		t.printf(": %s", oneLine(c.Expect.ExitCodeReason))
+	}
+	t.printf("\n")
+	if e.TimedOut {
+		t.printf("     timed out after %s\n", ms(e.Limits.TimeoutMS))
+	}
+	if e.ResourceLimit != "" {
+		t.printf("     killed: resource limit %s\n", oneLine(string(e.ResourceLimit)))
+	}
+	if e.SandboxError != "" {
+		t.printf("     sandbox error: %s\n", oneLine(e.SandboxError))
+	}
+	t.stream("stdout", c.Expect.Stdout, e.StdoutData(), e.StdoutBytes, e.StdoutTruncated)
+	t.stream("stderr", c.Expect.Stderr, e.StderrData(), e.StderrBytes, e.StderrTruncated)
+}
+
+// stream shows one stream: its matcher and outcome, the expected value and
+// the output kept. A stream nobody expected anything of is shown only when
+// the program wrote to it.
+func (t *term) stream(name string, m *MatcherOutcome, kept []byte, total int64, truncated bool) {
+	if m == nil && total == 0 && len(kept) == 0 {
+		return
+	}
+	const indent = "       "
+	// Only under exact comparison does a final newline matter enough to
+	// point out its absence.
+	exact := m != nil && m.Normalize == verdict.NormalizeExact
+	if m != nil {
+		opts := []string{string(m.Kind), "normalize " + string(m.Normalize)}
+		if m.IgnoreCase {
+			opts = append(opts, "ignore case")
+		}
+		t.printf("     %s (%s) → %s", name, oneLine(strings.Join(opts, ", ")), m.Verdict)
+		if m.Reason != "" {
+			t.printf(": %s", oneLine(m.Reason))
+		}
+		t.printf("\n%sexpected:\n", indent)
+		t.block(indent, []byte(m.Value), exact)
+	} else {
+		t.printf("     %s (no expectation)\n", name)
+	}
+	switch {
+	case truncated:
+		t.printf("%sactual (%d bytes written, first %d kept):\n", indent, total, len(kept))
+	default:
+		t.printf("%sactual (%d bytes):\n", indent, total)
+	}
+	t.block(indent, kept, exact)
+}
+
+// block writes text as prefixed, escaped lines, bounded for display; with
+// markEOL, a missing final newline is pointed out.
+func (t *term) block(indent string, data []byte, markEOL bool) {
+	if len(data) == 0 {
+		t.printf("%s(empty)\n", indent)
+		return
+	}
+	shown := data
+	if len(shown) > blockMaxBytes {
+		cut := blockMaxBytes
+		for k := 0; k < utf8.UTFMax && cut > 0 && !utf8.RuneStart(shown[cut]); k++ {
+			cut--
+		}
+		shown = shown[:cut]
+	}
+	if shown[len(shown)-1] == '\n' {
+		shown = shown[:len(shown)-1]
+	}
+	lines := strings.Split(string(shown), "\n")
+	if len(lines) > blockMaxLines {
+		lines = lines[:blockMaxLines]
+	}
+	consumed := 0 // bytes of data shown, newlines included
+	for _, l := range lines {
+		if l == "" {
+			t.printf("%s|\n", indent)
+		} else {
+			t.printf("%s| %s\n", indent, esc(l))
+		}
+		consumed += len(l)
+		if consumed < len(data) && data[consumed] == '\n' {
+			consumed++
+		}
+	}
+	switch {
+	case consumed < len(data):
+		t.printf("%s… %d more bytes not shown\n", indent, len(data)-consumed)
+	case markEOL && data[len(data)-1] != '\n':
+		t.printf("%s\\ no newline at end\n", indent)
+	}
+}
+
+func (t *term) table(r Report) {
+	tw := tabwriter.NewWriter(&t.buf, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "PROGRAM\tVERDICT\tPASSED\tFAILED\tUNDETERMINED\tTIME\n")
+	for i := range r.Programs {
+		p := &r.Programs[i]
+		var tally Tally
+		for _, c := range p.Cases {
+			tally.add(c.Verdict)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", shorten(esc(p.Name), nameMaxRunes),
+			p.Verdict, tally.True, tally.False, tally.Undetermined, ms(p.DurationMS))
+	}
+	_ = tw.Flush() // writes to a bytes.Buffer
+	t.printf("\n")
+}
+
+func (t *term) summary(r Report) {
+	if r.Interrupted {
+		t.printf("behaves: the run was interrupted; what was not observed is undetermined\n")
+	}
+	if r.Error != "" {
+		t.printf("behaves: the run failed: %s\n", oneLine(r.Error))
+	}
+	pc, cc := r.Counts.Programs, r.Counts.Cases
+	t.printf("behaves: %s · programs: %d true, %d false, %d undetermined · cases: %d true, %d false, %d undetermined · %s\n",
+		r.Verdict, pc.True, pc.False, pc.Undetermined, cc.True, cc.False, cc.Undetermined, ms(r.DurationMS))
+}
+
+// oneLine returns s escaped (see escapeTo) and cut to lineMaxRunes.
+func oneLine(s string) string { return shorten(esc(s), lineMaxRunes) }
+
+// shorten cuts s to at most n runes, marking the cut with "…".
+func shorten(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	k := 0
+	for i := range s {
+		if k == n-1 {
+			return s[:i] + "…"
+		}
+		k++
+	}
+	return s
+}
+
+func ms(v int64) string { return (time.Duration(v) * time.Millisecond).String() }

@@ -1,0 +1,292 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/spec"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+const testToken = "0123456789abcdef0123456789abcdef"
+
+func TestTerminalGolden(t *testing.T) {
+	t.Parallel()
+	for name, opt := range map[string]TerminalOptions{
+		"terminal.golden":         {},
+		"terminal_actions.golden": {GitHubActions: true, Token: testToken},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var buf bytes.Buffer
+			if err := WriteTerminal(&buf, fixture(), opt); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, name, buf.Bytes())
+		})
+	}
+}
+
+func TestTerminalAllTrue(t *testing.T) {
+	t.Parallel()
+	in := fixtureInput()
+	in.Spec.Programs = in.Spec.Programs[:1]
+	var buf bytes.Buffer
+	if err := WriteTerminal(&buf, Build(in), TerminalOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if strings.Contains(out, "==") || !strings.Contains(out, "behaves: true ·") {
+		t.Errorf("an all-true run describes cases or lacks the summary:\n%s", out)
+	}
+}
+
+func TestTerminalToken(t *testing.T) {
+	t.Parallel()
+	for _, tok := range []string{"short", testToken + "\n::error::x", "pause-logging-is-not-ok!"} {
+		if err := WriteTerminal(&bytes.Buffer{}, fixture(), TerminalOptions{GitHubActions: true, Token: tok}); err == nil {
+			t.Errorf("token %q accepted", tok)
+		}
+	}
+	// No token: one is drawn, and the region closes with it.
+	var buf bytes.Buffer
+	if err := WriteTerminal(&buf, fixture(), TerminalOptions{GitHubActions: true}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	first, last := lines[1], lines[len(lines)-1]
+	if lines[0] != "" {
+		t.Errorf("the region does not start on a fresh line: %q", lines[0])
+	}
+	tok, ok := strings.CutPrefix(first, "::stop-commands::")
+	if !ok || len(tok) != 32 || last != "::"+tok+"::" {
+		t.Errorf("region = %q … %q", first, last)
+	}
+}
+
+func TestTerminalMaxCaseDetails(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	if err := WriteTerminal(&buf, fixture(), TerminalOptions{MaxCaseDetails: 1}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.Contains(out, "… 3 more cases that are not true are not described here") {
+		t.Errorf("bound not reported:\n%s", out)
+	}
+	if strings.Contains(out, "  loop  (") {
+		t.Errorf("a case past the bound is described:\n%s", out)
+	}
+}
+
+// hostileOutput is what a malicious program (or spec) tries to get into a
+// CI log.
+const hostileOutput = "::error::pwned\n" +
+	"  ::set-output name=x::y\n" +
+	"::add-mask::x\n" +
+	"::stop-commands::abc\n" +
+	"##[error]x\n" +
+	"::abc::\n" +
+	"progress\r\x1b[2K::error file=a::overwritten\n" +
+	"FAKE-ROW  true  9  0  0  1ms\n" +
+	"behaves: true · programs: 9 true, 0 false, 0 undetermined\n" +
+	"bidi \u202eevil\u2066 c1 \u0085 del \x7f bell \a\n" +
+	"invalid \xff\xfe ::warning::x\n" +
+	"\x1b]0;title\x07 \x1b[31mred"
+
+func hostileReport() Report {
+	hostile := "x ::error::name\n##[warning]\r\x1b[2K\u202e"
+	ev := event(intp(1), hostileOutput, hostile)
+	ev.Stderr = runner.Stream{Data: []byte(hostileOutput), Bytes: int64(len(hostileOutput)), Truncated: true}
+	ev.SandboxError = "" // keep evidence
+	sp := &spec.Spec{Path: "behaves.yml", Programs: []spec.Program{
+		prog("evil"+hostile, "evil.py", 1,
+			kase("case"+hostile, 2, verdict.Expectation{
+				Stdout: equals("expected\n::error::from the spec\n##[error]x\r\n"),
+				Stderr: &verdict.Matcher{Kind: verdict.Regex, Value: "::notice::" + hostile},
+			}, hostile, "::error::arg"),
+		),
+	}}
+	return Build(Input{
+		Spec:         sp,
+		Observations: []runner.Observation{{Acquisition: runner.AcquisitionPartial, Reasons: []string{hostile}, SandboxWarnings: []string{hostile}, Events: []runner.Event{ev}}},
+		Results: [][]verdict.CaseResult{{{Verdict: verdict.False, Reason: "got " + hostileOutput, Checks: []verdict.Check{
+			check("exit_code", verdict.False, "0", "1", hostile),
+			check("stdout", verdict.False, hostile, hostileOutput, hostileOutput),
+			check("stderr", verdict.Undetermined, hostile, hostileOutput, hostile),
+		}}}},
+		Programs:  []ProgramResult{{Verdict: verdict.False, Reason: hostile}},
+		RunID:     "run" + hostile,
+		Err:       errorString(hostile),
+		Version:   hostile,
+		StartedAt: startedAt,
+	})
+}
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+// runnerLines splits output as the Actions runner reads it (.NET
+// StreamReader.ReadLine): at "\n", "\r" and "\r\n".
+func runnerLines(s string) []string {
+	var lines []string
+	for len(s) > 0 {
+		i := strings.IndexAny(s, "\r\n")
+		if i < 0 {
+			lines = append(lines, s)
+			break
+		}
+		lines = append(lines, s[:i])
+		if s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n' {
+			i++
+		}
+		s = s[i+1:]
+	}
+	return lines
+}
+
+// commandName returns the workflow command a line carries, as the runner
+// parses it, conservatively: "::name …" after leading whitespace, or
+// "##[name" anywhere.
+func commandName(line string) (name, data string, ok bool) {
+	if rest, found := strings.CutPrefix(strings.TrimLeft(line, " \t\v\f\u00a0"), "::"); found {
+		info, d, _ := strings.Cut(rest, "::")
+		name, _, _ = strings.Cut(info, " ")
+		return name, d, true
+	}
+	if _, rest, found := strings.Cut(line, "##["); found {
+		info, _, _ := strings.Cut(rest, "]")
+		name, _, _ = strings.Cut(info, " ")
+		return name, "", true
+	}
+	return "", "", false
+}
+
+type command struct{ name, data string }
+
+// actionsCommands returns the commands the runner would act on.
+func actionsCommands(out string) []command {
+	var cmds []command
+	stopToken := ""
+	for _, line := range runnerLines(out) {
+		name, data, ok := commandName(line)
+		if !ok {
+			continue
+		}
+		if stopToken != "" {
+			if strings.EqualFold(name, stopToken) {
+				cmds = append(cmds, command{name: name})
+				stopToken = ""
+			}
+			continue
+		}
+		cmds = append(cmds, command{name, data})
+		if name == "stop-commands" {
+			stopToken = data
+		}
+	}
+	return cmds
+}
+
+func TestHostileOutput(t *testing.T) {
+	t.Parallel()
+	r := hostileReport()
+	for _, actions := range []bool{true, false} {
+		var buf bytes.Buffer
+		if err := WriteTerminal(&buf, r, TerminalOptions{GitHubActions: actions, Token: testToken}); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+
+		if actions {
+			cmds := actionsCommands(out)
+			want := []command{{"stop-commands", testToken}, {name: testToken}}
+			if len(cmds) != 2 || cmds[0] != want[0] || cmds[1] != want[1] {
+				t.Errorf("commands the runner would act on = %q, want only %q\n%s", cmds, want, out)
+			}
+		}
+		if strings.ContainsAny(out, "\r\x1b\a\x7f") {
+			t.Errorf("raw control bytes in the output:\n%q", out)
+		}
+		if !utf8.ValidString(out) {
+			t.Errorf("output is not valid UTF-8")
+		}
+		for _, r := range out {
+			if (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+				t.Errorf("raw control rune %U in the output", r)
+			}
+		}
+		for _, line := range strings.Split(out, "\n") {
+			trimmed := strings.TrimLeft(line, " ")
+			if strings.HasPrefix(trimmed, "FAKE-ROW") {
+				t.Errorf("program output forged a table row: %q", line)
+			}
+			if strings.HasPrefix(trimmed, "::") && !strings.Contains(line, testToken) {
+				t.Errorf("line starts a workflow command: %q", line)
+			}
+			if strings.HasPrefix(line, "behaves: true") {
+				t.Errorf("program output forged the summary: %q", line)
+			}
+			// Program output appears only behind the "| " prefix, or
+			// escaped inside a single line.
+			if strings.Contains(line, "FAKE-ROW") && !strings.Contains(line, "| FAKE-ROW") && !strings.Contains(line, `\nFAKE-ROW`) {
+				t.Errorf("program output without a prefix: %q", line)
+			}
+		}
+		// Escapes stay readable.
+		for _, want := range []string{`| ::error::pwned`, `| progress\r\x1b[2K::error file=a::overwritten`, `\u202e`, `\u2066`, `\u0085`, `\x7f`, `\xff\xfe`, `\x1b]0;title\x07`} {
+			if !strings.Contains(out, want) {
+				t.Errorf("output lacks %s", want)
+			}
+		}
+	}
+}
+
+func TestEscape(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"plain text", "plain text"},
+		{"tab\tnl\ncr\r", `tab\tnl\ncr\r`},
+		{"esc\x1b[31m", `esc\x1b[31m`},
+		{"nul\x00 del\x7f", `nul\x00 del\x7f`},
+		{`back\slash`, `back\slash`},
+		{"c1 \u0085 \u009b", `c1 \u0085 \u009b`},
+		{"bidi \u202a\u202b\u202c\u202d\u202e \u2066\u2067\u2068\u2069 \u200e\u200f\u061c", `bidi \u202a\u202b\u202c\u202d\u202e \u2066\u2067\u2068\u2069 \u200e\u200f\u061c`},
+		{"seps \u2028\u2029", `seps \u2028\u2029`},
+		{"bad \xff\xc3", `bad \xff\xc3`},
+		{"ünïcödé · 日本 ✓", "ünïcödé · 日本 ✓"},
+		{"tag \U000e0041", `tag \U000e0041`},
+		{`say "hi"`, `say "hi"`},
+	}
+	for _, tt := range tests {
+		if got := esc(tt.in); got != tt.want {
+			t.Errorf("esc(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	if got := quote(`say "hi" \n`); got != `"say \"hi\" \\n"` {
+		t.Errorf("quote = %s", got)
+	}
+}
+
+func TestBlock(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"", "(empty)\n"},
+		{"a\nb\n", "| a\n| b\n"},
+		{"a\n\nb", "| a\n|\n| b\n\\ no newline at end\n"},
+		{"\n", "|\n"},
+		{strings.Repeat("x\n", 50), strings.Repeat("| x\n", 40) + "… 20 more bytes not shown\n"},
+		{strings.Repeat("é", 3000), "| " + strings.Repeat("é", 2048) + "\n… 1904 more bytes not shown\n"},
+	}
+	for _, tt := range tests {
+		var tm term
+		tm.block("", []byte(tt.in), true)
+		if got := tm.buf.String(); got != tt.want {
+			t.Errorf("block(%.20q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

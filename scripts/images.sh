@@ -1,0 +1,334 @@
+#!/usr/bin/env bash
+# Builds the local images that behaves' integration tests and demo use, without
+# pulling anything from a registry, and prints their image IDs.
+#
+#   behaves-test/busybox             scratch + Debian's busybox-static (sh, cat, ip, id, dd, ...),
+#                                    /etc/passwd and /etc/group with 65534 nobody, an empty /tmp
+#   behaves-test/busybox-entrypoint  the busybox image + ENTRYPOINT ["/bin/false"], VOLUME ["/data"],
+#                                    ENV BEHAVES_IMAGE_ENV=from-image (behaves must ignore the
+#                                    entrypoint and cover the volume)
+#   behaves-test/python              debootstrap --variant=minbase --include=python3-minimal bookworm
+#
+# Each image is cached by content: a key computed from its recipe (its build_* function
+# in this script) and its inputs (busybox-static's version; the Debian mirror, suite and
+# architecture; the base image ID) is stored as the label behaves.cache-key and as the
+# tag <repo>:<first 12 hex of the key>. An image whose key matches is reused without
+# rebuilding. The Python root file system is also kept as a tarball under
+# ${XDG_CACHE_HOME:-$HOME/.cache}/behaves, so a pruned image store costs an import,
+# not a debootstrap.
+#
+# stdout: shell assignments, also written to the env file (atomically):
+#   BEHAVES_IMAGE_BUSYBOX=sha256:<64 hex>
+#   BEHAVES_IMAGE_PYTHON=sha256:<64 hex>
+#   BEHAVES_IMAGE_ENTRYPOINT=sha256:<64 hex>
+# stderr: logs.
+#
+# Usage: bash scripts/images.sh [--env-file PATH] [--force]
+#   --env-file PATH  where to write the assignments
+#                    (default ${BEHAVES_IMAGES_ENV:-/tmp/behaves-images.env})
+#   --force          rebuild even when a cached image matches
+# Environment:
+#   BEHAVES_DEBIAN_MIRROR  Debian mirror for debootstrap (default: the one apt uses,
+#                          else http://deb.debian.org/debian)
+#   BEHAVES_DEBIAN_SUITE   suite for the Python image (default bookworm)
+#   XDG_CACHE_HOME         the cache lives in ${XDG_CACHE_HOME:-$HOME/.cache}/behaves
+# Runs as root (debootstrap needs it; CI runs as root).
+set -euo pipefail
+shopt -s inherit_errexit # set -e also inside $(...)
+
+log() { printf 'images.sh: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+env_file="${BEHAVES_IMAGES_ENV:-/tmp/behaves-images.env}"
+force=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--env-file) [ $# -ge 2 ] || die "--env-file needs a path"; env_file="$2"; shift 2 ;;
+	--env-file=*) env_file="${1#--env-file=}"; shift ;;
+	--force) force=1; shift ;;
+	-h | --help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2; exit 0 ;;
+	*) die "unknown argument: $1 (see --help)" ;;
+	esac
+done
+
+[ "$(id -u)" = 0 ] || die "run as root (debootstrap and the image file ownership need it)"
+command -v docker >/dev/null || die "docker CLI not found"
+docker info >/dev/null 2>&1 || die "the Docker daemon is not reachable (docker info failed)"
+
+cache_dir="${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/behaves"
+mkdir -p "$cache_dir"
+
+# One build at a time on this machine: concurrent runs wait instead of racing.
+exec 9>"$cache_dir/images.lock"
+if ! flock -n 9; then
+	log "another images.sh is running; waiting for it"
+	flock 9
+fi
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/behaves-images.XXXXXX")"
+cleanup() {
+	# debootstrap may leave /proc, /sys or /dev mounted under its target on failure:
+	# unmount everything below $work (deepest first) before deleting, and never
+	# cross into another file system while deleting.
+	local m
+	if [ -d "$work" ]; then
+		awk -v w="$work/" 'index($2, w) == 1 { print $2 }' /proc/mounts | sort -r | while read -r m; do
+			umount -l "$m" 2>/dev/null || true
+		done
+		rm -rf --one-file-system "$work"
+	fi
+}
+trap cleanup EXIT
+
+ensure_packages() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	log "installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update >&2
+	apt-get install -y --no-install-recommends "${missing[@]}" >&2
+}
+
+sha() { printf '%s\n' "$@" | sha256sum | cut -d' ' -f1; }
+
+# recipe FUNCTION...: a hash of the functions' own text, so that an edit to a recipe
+# rebuilds its image while an edit elsewhere in this script (logging, options) does not.
+recipe() { declare -f "$@" | sha256sum | cut -d' ' -f1; }
+
+# cached_id REPO KEY: prints the ID of REPO:<key12> if its label matches KEY.
+cached_id() {
+	local repo="$1" key="$2" got
+	[ "$force" = 1 ] && return 1
+	got="$(docker image inspect -f '{{index .Config.Labels "behaves.cache-key"}}' "$repo:${key:0:12}" 2>/dev/null)" || return 1
+	[ "$got" = "$key" ] || return 1
+	docker image inspect -f '{{.Id}}' "$repo:${key:0:12}"
+}
+
+# tag_image ID REPO KEY: tags ID as REPO:<key12> and REPO:latest, and drops the
+# tags of older keys (an image a container still uses stays: no -f).
+tag_image() {
+	local old
+	docker tag "$1" "$2:${3:0:12}"
+	docker tag "$1" "$2:latest"
+	docker image ls --format '{{.Repository}}:{{.Tag}}' "$2" | while read -r old; do
+		case "$old" in
+		"$2:${3:0:12}" | "$2:latest") ;;
+		*) docker rmi "$old" >/dev/null 2>&1 && log "removed the stale $old" || true ;;
+		esac
+	done
+}
+
+# debian_mirror: the first Debian archive URI apt uses for a main (non -updates/-security) suite.
+debian_mirror() {
+	if [ -n "${BEHAVES_DEBIAN_MIRROR:-}" ]; then
+		printf '%s\n' "${BEHAVES_DEBIAN_MIRROR%/}"
+		return
+	fi
+	local files=() f uri=""
+	[ -f /etc/apt/sources.list ] && files+=(/etc/apt/sources.list)
+	for f in /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] && files+=("$f")
+	done
+	if [ ${#files[@]} -gt 0 ]; then
+		uri="$(awk '
+			function pick(u, suites,   n, i, s) {
+				if (found || u !~ /^https?:\/\//) return
+				n = split(suites, s, /[ \t]+/)
+				for (i = 1; i <= n; i++)
+					if (s[i] != "" && s[i] !~ /-(security|updates|backports|proposed-updates)$/ && s[i] !~ /\//) {
+						print u; found = 1; return
+					}
+			}
+			function flush() {
+				if (types ~ /(^|[ \t])deb([ \t]|$)/ && enabled !~ /^[Nn][Oo]$/) pick(uris, suites)
+				types = ""; uris = ""; suites = ""; enabled = ""
+			}
+			FILENAME ~ /\.sources$/ {
+				if (FNR == 1) flush()
+				if ($0 ~ /^[ \t]*$/) { flush(); next }
+				if ($0 ~ /^#/) next
+				k = tolower($1)
+				v = $0; sub(/^[^:]*:[ \t]*/, "", v)
+				if (k == "types:") types = v
+				else if (k == "uris:") { split(v, a, /[ \t]+/); uris = a[1] }
+				else if (k == "suites:") suites = v
+				else if (k == "enabled:") enabled = v
+				next
+			}
+			{
+				if (FNR == 1) flush()
+				sub(/#.*/, "")
+				if ($1 != "deb") next
+				i = 2
+				if ($2 ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
+				pick($i, $(i + 1))
+			}
+			END { flush() }
+		' "${files[@]}" | head -n1)"
+	fi
+	printf '%s\n' "${uri:-http://deb.debian.org/debian}" | sed 's:/*$::'
+}
+
+# ---------------------------------------------------------------- busybox
+build_busybox() {
+	ensure_packages busybox-static
+	local bb=/bin/busybox version arch key id root
+	version="$(dpkg-query -W -f='${Version}' busybox-static)"
+	arch="$(dpkg --print-architecture)"
+	[ -x "$bb" ] || die "$bb not found after installing busybox-static"
+	key="$(sha "$(recipe build_busybox)" busybox "$version" "$arch")"
+	if id="$(cached_id behaves-test/busybox "$key")"; then
+		log "busybox: cached $id (busybox-static $version)"
+		printf '%s\n' "$id"
+		return
+	fi
+	log "busybox: building from busybox-static $version"
+	root="$work/busybox"
+	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc,tmp,root,proc,sys,dev}
+	install -m 0755 "$bb" "$root/bin/busybox"
+	# Every applet as a symlink at the path busybox itself names (bin/sh, sbin/ip, usr/bin/env, ...).
+	local applet
+	while read -r applet; do
+		case "$applet" in
+		*/*) ;;
+		*) continue ;; # "linuxrc" and the like: no directory, not wanted
+		esac
+		[ "$applet" = bin/busybox ] && continue
+		mkdir -p "$root/$(dirname "$applet")"
+		ln -sf /bin/busybox "$root/$applet"
+	done < <("$bb" --list-full)
+	for applet in sh cat echo ls id ip env head dd sleep; do
+		[ -L "$root/bin/$applet" ] || [ -L "$root/sbin/$applet" ] || [ -L "$root/usr/bin/$applet" ] ||
+			[ -L "$root/usr/sbin/$applet" ] || die "busybox $version lacks the applet $applet"
+	done
+	cat >"$root/etc/passwd" <<-'EOF'
+		root:x:0:0:root:/root:/bin/sh
+		nobody:x:65534:65534:nobody:/nonexistent:/bin/false
+	EOF
+	cat >"$root/etc/group" <<-'EOF'
+		root:x:0:
+		nobody:x:65534:
+	EOF
+	chmod 0644 "$root/etc/passwd" "$root/etc/group"
+	chmod 0755 "$root" "$root/etc" "$root/bin" "$root/sbin" "$root/usr" "$root/usr/bin" "$root/usr/sbin"
+	chmod 0700 "$root/root"
+	chmod 1777 "$root/tmp"
+	# Fixed owner and time, sorted entries: the same input gives the same layer.
+	tar --sort=name --numeric-owner --owner=0 --group=0 --mtime=@0 -C "$root" -cf "$work/busybox.tar" .
+	id="$(docker import \
+		--change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+		--change "LABEL behaves.cache-key=$key" \
+		--change 'LABEL org.opencontainers.image.description="behaves test image: scratch + Debian busybox-static"' \
+		--message "behaves scripts/images.sh busybox-static $version" \
+		"$work/busybox.tar")"
+	tag_image "$id" behaves-test/busybox "$key"
+	log "busybox: built $id"
+	printf '%s\n' "$id"
+}
+
+# ---------------------------------------------------------------- busybox-entrypoint
+build_entrypoint() {
+	local base="$1" key id
+	key="$(sha "$(recipe build_entrypoint)" entrypoint "$base")"
+	if id="$(cached_id behaves-test/busybox-entrypoint "$key")"; then
+		log "busybox-entrypoint: cached $id"
+		printf '%s\n' "$id"
+		return
+	fi
+	log "busybox-entrypoint: committing $base with ENTRYPOINT, VOLUME and ENV"
+	# Equivalent to a Dockerfile "FROM <busybox id>" + ENTRYPOINT/VOLUME/ENV, but through
+	# create + commit: no builder (the CLI's classic builder is deprecated and BuildKit
+	# needs buildx) and nothing is ever pulled. The container is never started.
+	local cid
+	cid="$(docker create --entrypoint /bin/false "$base")"
+	if ! id="$(docker commit \
+		--change 'ENTRYPOINT ["/bin/false"]' \
+		--change 'VOLUME ["/data"]' \
+		--change 'ENV BEHAVES_IMAGE_ENV=from-image' \
+		--change "LABEL behaves.cache-key=$key" \
+		--change 'LABEL org.opencontainers.image.description="behaves test image: busybox with an ENTRYPOINT, a VOLUME and an ENV"' \
+		--message "behaves scripts/images.sh busybox-entrypoint" \
+		"$cid")"; then
+		docker rm "$cid" >/dev/null || true
+		die "docker commit failed"
+	fi
+	docker rm "$cid" >/dev/null
+	tag_image "$id" behaves-test/busybox-entrypoint "$key"
+	log "busybox-entrypoint: built $id"
+	printf '%s\n' "$id"
+}
+
+# ---------------------------------------------------------------- python
+build_python() {
+	local suite="${BEHAVES_DEBIAN_SUITE:-bookworm}" mirror arch key id root tarball
+	mirror="$(debian_mirror)"
+	arch="$(dpkg --print-architecture)"
+	key="$(sha "$(recipe build_python)" python "$mirror" "$suite" "$arch")"
+	if id="$(cached_id behaves-test/python "$key")"; then
+		log "python: cached $id ($suite from $mirror)"
+		printf '%s\n' "$id"
+		return
+	fi
+	# The trimmed root file system is kept as a tarball in the cache, so that a
+	# pruned image store does not mean another debootstrap.
+	tarball="$cache_dir/python-${key:0:12}.tar"
+	if [ "$force" = 1 ] || [ ! -s "$tarball" ]; then
+		ensure_packages debootstrap debian-archive-keyring
+		root="$work/python"
+		log "python: debootstrap --variant=minbase --include=python3-minimal $suite from $mirror"
+		debootstrap --variant=minbase --include=python3-minimal --arch="$arch" \
+			"$suite" "$root" "$mirror" >&2 ||
+			{ [ -f "$root/debootstrap/debootstrap.log" ] && tail -n 30 "$root/debootstrap/debootstrap.log" >&2; die "debootstrap failed"; }
+		if awk -v r="$root/" 'index($2, r) == 1 { found = 1 } END { exit !found }' /proc/mounts; then
+			die "file systems still mounted under $root after debootstrap"
+		fi
+		[ -x "$root/usr/bin/python3" ] || die "debootstrap produced no /usr/bin/python3"
+		# Trim: package caches and lists, docs, logs, the host's resolver and name.
+		rm -rf --one-file-system \
+			"$root"/var/cache/apt/* "$root"/var/lib/apt/lists/* "$root"/var/cache/debconf/*-old \
+			"$root"/var/log/* "$root"/usr/share/doc/* "$root"/usr/share/man/* "$root"/usr/share/info/* \
+			"$root"/usr/share/locale/* "$root"/usr/share/lintian "$root"/debootstrap \
+			"$root"/dev/* "$root"/proc/* "$root"/sys/* "$root"/run/* "$root"/tmp/*
+		: >"$root/etc/resolv.conf"
+		printf 'behaves\n' >"$root/etc/hostname"
+		mkdir -p "$root/tmp"
+		chmod 1777 "$root/tmp"
+		rm -f "$cache_dir"/python-*.tar
+		tar --sort=name --numeric-owner -C "$root" -cf "$tarball.tmp" .
+		mv -f "$tarball.tmp" "$tarball"
+		rm -rf --one-file-system "$root"
+	else
+		log "python: importing the cached root file system $tarball"
+	fi
+	id="$(docker import \
+		--change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+		--change 'ENV LANG=C.UTF-8' \
+		--change "LABEL behaves.cache-key=$key" \
+		--change 'LABEL org.opencontainers.image.description="behaves test image: debootstrap minbase + python3-minimal"' \
+		--message "behaves scripts/images.sh debootstrap $suite $mirror" \
+		"$tarball")"
+	tag_image "$id" behaves-test/python "$key"
+	log "python: built $id"
+	printf '%s\n' "$id"
+}
+
+start=$SECONDS
+busybox_id="$(build_busybox)"
+entrypoint_id="$(build_entrypoint "$busybox_id")"
+python_id="$(build_python)"
+
+for v in "$busybox_id" "$entrypoint_id" "$python_id"; do
+	[[ "$v" =~ ^sha256:[0-9a-f]{64}$ ]] || die "unexpected image ID: $v"
+done
+
+out="BEHAVES_IMAGE_BUSYBOX=$busybox_id
+BEHAVES_IMAGE_PYTHON=$python_id
+BEHAVES_IMAGE_ENTRYPOINT=$entrypoint_id"
+mkdir -p "$(dirname "$env_file")"
+printf '%s\n' "$out" >"$env_file.tmp.$$"
+mv -f "$env_file.tmp.$$" "$env_file"
+printf '%s\n' "$out"
+log "done in $((SECONDS - start))s; wrote $env_file"
