@@ -3,4 +3,23 @@
 // and stdin files it names (inside the repository root only), and keeps the
 // file:line:col of every entry so that reports can point back at it. It
 // returns every problem at once.
+//
+// The YAML is decoded through yaml.Node, never into structs, so each value
+// keeps its position; duplicate keys, unknown keys and wrong types are
+// checked by hand. Anchors and aliases are refused without being followed,
+// so an alias bomb costs one linear parse.
+//
+// Paths (file, files, stdin_file) are relative to the spec's folder. Each
+// must stay inside the repository root (the nearest folder at or above the
+// spec's folder with a .git entry, else the spec's folder) both as written
+// and after resolving symlinks, must be a regular file (checked with Lstat
+// before anything opens it, so a FIFO or device never blocks the loader),
+// and is capped at Options.MaxFileSize (DefaultMaxFileSize, 16 MiB).
+//
+// Profile defaults: timeout DefaultTimeout (10s), memory DefaultMemory
+// (256MiB), cpus 1, pids 64, output_limit 64KiB, output_ceiling
+// min(64 × output_limit, --max-output), user "65534:65534", no tmpfs, no
+// env, the engine's default runtime, and program_name the program file's
+// base name. Limits above a ceiling (Options.Ceilings) are errors naming
+// both values; nothing is clamped.
 package spec

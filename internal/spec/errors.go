@@ -1,0 +1,52 @@
+package spec
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Error is one problem with a spec, at a position in the spec file.
+type Error struct {
+	Pos Pos
+	Msg string
+}
+
+// Error formats the problem as "file:line:col: message", or
+// "file:line: message" when only the line is known.
+func (e Error) Error() string {
+	if e.Pos.Col == 0 {
+		return fmt.Sprintf("%s:%d: %s", e.Pos.File, e.Pos.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", e.Pos.File, e.Pos.Line, e.Pos.Col, e.Msg)
+}
+
+// Errors is every problem Load found, sorted by position. Load returns it as
+// the error value itself, so errors.As finds it.
+type Errors []Error
+
+// Error formats one problem per line.
+func (es Errors) Error() string {
+	var b strings.Builder
+	for i, e := range es {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+// sort orders the problems by line, then column, keeping the order in which
+// they were found for equal positions.
+func (es Errors) sort() {
+	slices.SortStableFunc(es, func(a, b Error) int {
+		if a.Pos.File != b.Pos.File {
+			return strings.Compare(a.Pos.File, b.Pos.File)
+		}
+		if a.Pos.Line != b.Pos.Line {
+			return a.Pos.Line - b.Pos.Line
+		}
+		return a.Pos.Col - b.Pos.Col
+	})
+}

@@ -1,0 +1,289 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode"
+
+	"gopkg.in/yaml.v3"
+)
+
+// locate sets the spec's folder and the repository root: the nearest folder
+// at or above the spec's folder that holds a .git entry (a directory, or a
+// file for worktrees and submodules), else the spec's folder. Both have
+// their symlinks resolved, so that containment is checked on real paths.
+// git is never run.
+func (l *loader) locate(path string) error {
+	abs, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return fmt.Errorf("locating the spec's folder: %w", err)
+	}
+	dir, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return fmt.Errorf("locating the spec's folder: %w", err)
+	}
+	l.dir, l.root = dir, dir
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			l.root = d
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	return nil
+}
+
+// fileRef is a file the spec names, checked to be a regular file inside the
+// root.
+type fileRef struct {
+	// rel is the path relative to the root, with forward slashes, as the
+	// user named it (symlinks not resolved).
+	rel string
+	// shown is the path as the user wrote it (or the glob match relative to
+	// the spec's folder), for messages.
+	shown string
+	// base is the file name as the user named it.
+	base string
+	// real is the resolved path, the one that is read.
+	real string
+	info fs.FileInfo
+}
+
+// cachedFile is a file read once for every reference to it.
+type cachedFile struct {
+	data []byte
+	err  string
+}
+
+// lexical joins a spec-relative path onto the spec's folder and checks it
+// stays inside the root before any symlink is looked at. It returns the
+// joined path and its root-relative form.
+func (l *loader) lexical(n *yaml.Node, key, p string) (joined, rel string, ok bool) {
+	if p == "" {
+		l.errorf(n, "%s must not be empty: give a path relative to the spec's folder", key)
+		return "", "", false
+	}
+	if strings.IndexFunc(p, unicode.IsControl) >= 0 {
+		l.errorf(n, "%s %q must not contain control characters", key, short(p))
+		return "", "", false
+	}
+	if filepath.IsAbs(p) || strings.HasPrefix(p, "/") || filepath.VolumeName(p) != "" {
+		l.errorf(n, "%s %q is an absolute path: paths are relative to the spec's folder and must stay inside the repository root", key, short(p))
+		return "", "", false
+	}
+	joined = filepath.Join(l.dir, filepath.FromSlash(p))
+	r, err := filepath.Rel(l.root, joined)
+	if err != nil || !inside(r) {
+		l.errorf(n, "%s %q is outside the repository root %s: every path must stay inside it", key, short(p), l.root)
+		return "", "", false
+	}
+	return joined, filepath.ToSlash(r), true
+}
+
+// inside reports whether a path relative to the root stays inside it.
+func inside(rel string) bool {
+	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// resolve checks a joined path: after resolving symlinks it must be inside
+// the root, a regular file, and at most MaxFileSize bytes. n and key place
+// and name the problem, shown is the path for messages.
+func (l *loader) resolve(n *yaml.Node, key, shown, joined, rel string) (fileRef, bool) {
+	real, err := filepath.EvalSymlinks(joined)
+	if err != nil {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			l.errorf(n, "%s %q does not exist (paths are relative to the spec's folder)", key, short(shown))
+		default:
+			l.errorf(n, "%s %q cannot be resolved: %v", key, short(shown), unwrapPathError(err))
+		}
+		return fileRef{}, false
+	}
+	r, err := filepath.Rel(l.root, real)
+	if err != nil || !inside(r) {
+		l.errorf(n, "%s %q resolves to %q, outside the repository root %s: every path must stay inside it after symlinks", key, short(shown), real, l.root)
+		return fileRef{}, false
+	}
+	// Lstat, not Stat: real has no symlink left, and nothing here may open
+	// a FIFO or a device before its type is known.
+	fi, err := os.Lstat(real)
+	if err != nil {
+		l.errorf(n, "%s %q cannot be read: %v", key, short(shown), unwrapPathError(err))
+		return fileRef{}, false
+	}
+	if !fi.Mode().IsRegular() {
+		l.errorf(n, "%s %q is %s, not a regular file", key, short(shown), fileKind(fi.Mode()))
+		return fileRef{}, false
+	}
+	if fi.Size() > l.opt.MaxFileSize {
+		l.errorf(n, "%s %q is %s, above the %s cap for program and stdin files", key, short(shown), sizeOf(fi.Size()), formatSize(l.opt.MaxFileSize))
+		return fileRef{}, false
+	}
+	return fileRef{rel: rel, shown: shown, base: filepath.Base(joined), real: real, info: fi}, true
+}
+
+// path checks one spec path (file or stdin_file).
+func (l *loader) path(n *yaml.Node, key string) (fileRef, bool) {
+	p, ok := l.str(n, key)
+	if !ok {
+		return fileRef{}, false
+	}
+	joined, rel, ok := l.lexical(n, key, p)
+	if !ok {
+		return fileRef{}, false
+	}
+	return l.resolve(n, key, p, joined, rel)
+}
+
+// glob expands a files pattern into the matching files, in lexical order.
+func (l *loader) glob(n *yaml.Node) ([]fileRef, bool) {
+	const key = "files"
+	p, ok := l.str(n, key)
+	if !ok {
+		return nil, false
+	}
+	joined, _, ok := l.lexical(n, key, p)
+	if !ok {
+		return nil, false
+	}
+	// The spec's folder is matched literally: escape any glob syntax in it.
+	pattern := joined
+	if fromDir, err := filepath.Rel(l.dir, joined); err == nil {
+		pattern = filepath.Join(escapeGlob(l.dir), fromDir)
+	}
+	matches, err := filepath.Glob(pattern)
+	if err != nil {
+		l.errorf(n, "files %q is not a valid glob pattern: %v (use *, ?, [a-z], and \\ to escape)", short(p), err)
+		return nil, false
+	}
+	if len(matches) == 0 {
+		l.errorf(n, "files %q matches no file (patterns are relative to the spec's folder)", short(p))
+		return nil, false
+	}
+	sort.Strings(matches)
+	var refs []fileRef
+	good := true
+	for _, m := range matches {
+		rel, err := filepath.Rel(l.root, m)
+		if err != nil || !inside(rel) {
+			l.errorf(n, "files %q matches %q, outside the repository root %s", short(p), m, l.root)
+			good = false
+			continue
+		}
+		shown := m
+		if s, err := filepath.Rel(l.dir, m); err == nil {
+			shown = filepath.ToSlash(s)
+		}
+		if strings.IndexFunc(filepath.Base(m), unicode.IsControl) >= 0 {
+			l.errorf(n, "files match %q has control characters in its name: rename the file", short(shown))
+			good = false
+			continue
+		}
+		ref, ok := l.resolve(n, "files match", shown, m, filepath.ToSlash(rel))
+		if !ok {
+			good = false
+			continue
+		}
+		refs = append(refs, ref)
+	}
+	return refs, good
+}
+
+// escapeGlob escapes glob syntax so that Glob matches s literally.
+func escapeGlob(s string) string {
+	if !strings.ContainsAny(s, `*?[\`) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// read returns a checked file's bytes, reading each real file once.
+func (l *loader) read(n *yaml.Node, key string, ref fileRef) ([]byte, bool) {
+	c, ok := l.cache[ref.real]
+	if !ok {
+		data, err := readChecked(ref, l.opt.MaxFileSize)
+		c = cachedFile{data: data}
+		if err != nil {
+			c.err = err.Error()
+		}
+		l.cache[ref.real] = c
+	}
+	if c.err != "" {
+		l.errorf(n, "%s %q cannot be read: %s", key, short(ref.shown), c.err)
+		return nil, false
+	}
+	return c.data, true
+}
+
+// readChecked opens a file checked by resolve without following a symlink
+// and without blocking on a FIFO, makes sure it is still the regular file
+// that was checked, and reads at most max bytes.
+func readChecked(ref fileRef, max int64) ([]byte, error) {
+	f, err := openRegular(ref.real)
+	if err != nil {
+		return nil, unwrapPathError(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, unwrapPathError(err)
+	}
+	if !fi.Mode().IsRegular() || !os.SameFile(fi, ref.info) {
+		return nil, errors.New("the file changed while it was being checked")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, unwrapPathError(err)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("it grew above the %s cap while being read", formatSize(max))
+	}
+	return data, nil
+}
+
+// unwrapPathError drops the path from an *fs.PathError (messages name the
+// path as the user wrote it).
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// fileKind names a non-regular file's type for messages.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	default:
+		return "a special file"
+	}
+}

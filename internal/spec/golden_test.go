@@ -1,0 +1,278 @@
+package spec
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/spec")
+
+// copyTree copies testdata/spec into a fresh repository (a folder with a
+// .git entry) so that the root is the same on every machine, and returns
+// the repository's real path.
+func copyTree(t testing.TB) string {
+	t.Helper()
+	repo, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join("testdata", "spec")
+	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(repo, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
+
+// testOptions reads "# test-options: key=value ..." from a spec's first
+// line: max-timeout, max-memory, max-output, max-cases, max-file-size and
+// image=NAME=REF (repeatable).
+func testOptions(t *testing.T, path string) Options {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	var opt Options
+	rest, ok := strings.CutPrefix(strings.TrimSpace(line), "# test-options:")
+	if !ok {
+		return opt
+	}
+	for _, kv := range strings.Fields(rest) {
+		k, v, _ := strings.Cut(kv, "=")
+		var err error
+		switch k {
+		case "max-timeout":
+			opt.Ceilings.MaxTimeout, err = time.ParseDuration(v)
+		case "max-memory":
+			opt.Ceilings.MaxMemory, err = ParseSize(v)
+		case "max-output":
+			opt.Ceilings.MaxOutput, err = ParseSize(v)
+		case "max-cases":
+			opt.Ceilings.MaxCases, err = strconv.Atoi(v)
+		case "max-file-size":
+			opt.MaxFileSize, err = ParseSize(v)
+		case "image":
+			name, ref, _ := strings.Cut(v, "=")
+			if opt.Images == nil {
+				opt.Images = map[string]string{}
+			}
+			opt.Images[name] = ref
+		default:
+			err = fmt.Errorf("unknown test option %q", k)
+		}
+		if err != nil {
+			t.Fatalf("%s: test-options: %v", path, err)
+		}
+	}
+	return opt
+}
+
+// scrub replaces the temporary repository's path with stable text.
+func scrub(s, repo string) string {
+	s = strings.ReplaceAll(s, repo+string(filepath.Separator), "")
+	return strings.ReplaceAll(s, repo, "<repo>")
+}
+
+func checkGolden(t *testing.T, golden, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/spec -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", golden, diff)
+	}
+}
+
+func TestGoldenOK(t *testing.T) {
+	t.Parallel()
+	repo := copyTree(t)
+	specs, err := filepath.Glob(filepath.Join("testdata", "spec", "ok", "*.yaml"))
+	if err != nil || len(specs) == 0 {
+		t.Fatalf("no ok specs: %v", err)
+	}
+	for _, src := range specs {
+		t.Run(filepath.Base(src), func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(repo, "ok", filepath.Base(src))
+			s, err := Load(path, testOptions(t, src))
+			if err != nil {
+				t.Fatalf("Load: %v", scrub(err.Error(), repo))
+			}
+			checkGolden(t, strings.TrimSuffix(src, ".yaml")+".golden", scrub(dump(t, s), repo))
+		})
+	}
+}
+
+func TestGoldenErr(t *testing.T) {
+	t.Parallel()
+	repo := copyTree(t)
+	specs, err := filepath.Glob(filepath.Join("testdata", "spec", "err", "*.yaml"))
+	if err != nil || len(specs) == 0 {
+		t.Fatalf("no err specs: %v", err)
+	}
+	for _, src := range specs {
+		t.Run(filepath.Base(src), func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(repo, "err", filepath.Base(src))
+			s, err := Load(path, testOptions(t, src))
+			if err == nil {
+				t.Fatalf("Load succeeded, want errors; loaded %d programs", len(s.Programs))
+			}
+			if s != nil {
+				t.Errorf("Load returned a spec with errors")
+			}
+			var errs Errors
+			if !errors.As(err, &errs) {
+				t.Fatalf("Load returned %T (%v), want Errors", err, err)
+			}
+			for _, e := range errs {
+				if e.Pos.Line <= 0 || e.Pos.File != path {
+					t.Errorf("bad position %+v for %q", e.Pos, e.Msg)
+				}
+			}
+			checkGolden(t, strings.TrimSuffix(src, ".yaml")+".out", scrub(err.Error(), repo)+"\n")
+		})
+	}
+}
+
+// dump renders a loaded spec as readable JSON for golden files.
+func dump(t *testing.T, s *Spec) string {
+	t.Helper()
+	pos := func(p Pos) string { return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col) }
+	type matcher struct {
+		Kind       string `json:"kind"`
+		Value      string `json:"value"`
+		IgnoreCase bool   `json:"ignore_case"`
+		Normalize  string `json:"normalize"`
+	}
+	type kase struct {
+		Name      string   `json:"name"`
+		Pos       string   `json:"pos"`
+		Args      []string `json:"args"`
+		Stdin     *string  `json:"stdin"`
+		StdinFile string   `json:"stdin_file"`
+		ExitCode  int      `json:"exit_code"`
+		Stdout    *matcher `json:"stdout"`
+		Stderr    *matcher `json:"stderr"`
+	}
+	type program struct {
+		ID      string            `json:"id"`
+		Name    string            `json:"name"`
+		File    string            `json:"file"`
+		Profile string            `json:"profile"`
+		Pos     string            `json:"pos"`
+		Entry   string            `json:"entry"`
+		Files   map[string]string `json:"files"`
+		Cases   []kase            `json:"cases"`
+	}
+	type profile struct {
+		Pos           string            `json:"pos"`
+		Name          string            `json:"name"`
+		Image         string            `json:"image"`
+		Command       []string          `json:"command"`
+		ProgramName   string            `json:"program_name"`
+		Timeout       string            `json:"timeout"`
+		Memory        string            `json:"memory"`
+		CPUs          float64           `json:"cpus"`
+		Pids          int64             `json:"pids"`
+		OutputLimit   string            `json:"output_limit"`
+		OutputCeiling string            `json:"output_ceiling"`
+		User          string            `json:"user"`
+		Tmpfs         map[string]string `json:"tmpfs"`
+		Env           map[string]string `json:"env"`
+		Runtime       string            `json:"runtime"`
+	}
+	type spec struct {
+		Path     string             `json:"path"`
+		Root     string             `json:"root"`
+		Profiles map[string]profile `json:"profiles"`
+		Programs []program          `json:"programs"`
+	}
+	out := spec{Path: s.Path, Root: s.Root, Profiles: map[string]profile{}}
+	for name, p := range s.Profiles {
+		r := p.Runtime
+		var tmpfs map[string]string
+		if r.Tmpfs != nil {
+			tmpfs = map[string]string{}
+			for k, v := range r.Tmpfs {
+				tmpfs[k] = formatSize(v)
+			}
+		}
+		out.Profiles[name] = profile{
+			Pos: pos(p.Pos), Name: r.Name, Image: r.Image, Command: r.Command, ProgramName: r.ProgramName,
+			Timeout: formatDuration(r.Timeout), Memory: formatSize(r.Memory), CPUs: r.CPUs, Pids: r.Pids,
+			OutputLimit: formatSize(r.OutputLimit), OutputCeiling: formatSize(r.OutputCeiling),
+			User: r.User, Tmpfs: tmpfs, Env: r.Env, Runtime: r.Runtime,
+		}
+	}
+	for _, p := range s.Programs {
+		files := map[string]string{}
+		for k, v := range p.Program.Files {
+			files[k] = string(v)
+		}
+		dp := program{ID: p.ID, Name: p.Name, File: p.File, Profile: p.Profile, Pos: pos(p.Pos), Entry: p.Program.Entry, Files: files}
+		for _, c := range p.Cases {
+			var stdin *string
+			if c.Invocation.Stdin != nil {
+				s := string(c.Invocation.Stdin)
+				stdin = &s
+			}
+			dc := kase{Name: c.Name, Pos: pos(c.Pos), Args: c.Invocation.Args, Stdin: stdin, StdinFile: c.StdinFile, ExitCode: c.Expect.ExitCode}
+			if m := c.Expect.Stdout; m != nil {
+				dc.Stdout = &matcher{string(m.Kind), m.Value, m.IgnoreCase, string(m.Normalize)}
+			}
+			if m := c.Expect.Stderr; m != nil {
+				dc.Stderr = &matcher{string(m.Kind), m.Value, m.IgnoreCase, string(m.Normalize)}
+			}
+			dp.Cases = append(dp.Cases, dc)
+		}
+		out.Programs = append(out.Programs, dp)
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b) + "\n"
+}

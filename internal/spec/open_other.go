@@ -1,0 +1,11 @@
+//go:build !unix
+
+package spec
+
+import "os"
+
+// openRegular opens a file for reading; the caller checks the opened
+// file's type before reading.
+func openRegular(path string) (*os.File, error) {
+	return os.Open(path)
+}

@@ -1,0 +1,433 @@
+package spec
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/verdict"
+	"gopkg.in/yaml.v3"
+)
+
+var (
+	topKeys     = []string{"version", "profiles", "programs"}
+	programKeys = []string{"name", "file", "files", "profile", "cases"}
+	caseKeys    = []string{"name", "args", "stdin", "stdin_file", "expect"}
+	expectKeys  = []string{"exit_code", "stdout", "stderr"}
+	matcherKeys = []string{"equals", "contains", "regex", "ignore_case", "normalize"}
+)
+
+// Version is the only spec format version this package reads.
+const Version = 1
+
+// entry is one parsed item of programs.
+type entry struct {
+	pos      Pos
+	name     string
+	nameNode *yaml.Node
+	profile  string
+	// fileNode is the file or files value; glob is set for files.
+	fileNode *yaml.Node
+	glob     bool
+	files    []fileRef
+	cases    []Case
+}
+
+// spec validates the top-level mapping and builds the Spec.
+func (l *loader) spec(root *yaml.Node) *Spec {
+	fs, ok := l.mapping(root, "the spec", "a mapping with keys version, profiles and programs", topKeys)
+	if !ok {
+		return nil
+	}
+	if f, ok := fs.get("version"); ok {
+		if v, ok := l.integer(f.val, "version"); ok && v != Version {
+			l.errorf(f.val, "unsupported version %d: this behaves reads version %d", v, Version)
+		}
+	} else {
+		l.errorf(root, "the spec is missing required key version: add \"version: %d\" at the top", Version)
+	}
+
+	var profiles map[string]*profileState
+	profilesNode := root
+	if f, ok := fs.get("profiles"); ok {
+		profilesNode = f.key
+		profiles = l.profiles(f.val)
+	} else {
+		l.errorf(root, "the spec is missing required key profiles: define at least one profile with image and command")
+	}
+	for _, name := range sortedKeys(l.opt.Images) {
+		if profiles == nil {
+			break // the profiles problem is reported already
+		}
+		if _, ok := profiles[name]; !ok {
+			l.errorf(profilesNode, "--image %s=%s: no profile is named %q%s; profiles: %s", name, short(l.opt.Images[name]), name, suggest(name, sortedKeys(profiles)), strings.Join(sortedKeys(profiles), ", "))
+		}
+	}
+
+	f, ok := fs.get("programs")
+	if !ok {
+		l.errorf(root, "the spec is missing required key programs: list at least one program with its cases")
+		return nil
+	}
+	if f.val.Kind != yaml.SequenceNode {
+		if f.val.Kind != yaml.AliasNode {
+			l.errorf(f.val, "programs must be a list of programs (\"- name: ...\"), got %s", describe(f.val))
+		}
+		return nil
+	}
+	if len(f.val.Content) == 0 {
+		l.errorf(f.val, "programs is empty: list at least one program (an empty list would pass vacuously)")
+		return nil
+	}
+	var entries []*entry
+	for i, item := range f.val.Content {
+		if e := l.entry(fmt.Sprintf("programs[%d]", i), item, profiles); e != nil {
+			entries = append(entries, e)
+		}
+	}
+	return l.expand(f.key, profiles, entries)
+}
+
+// entry parses one item of programs. It returns nil when the item is not a
+// mapping.
+func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileState) *entry {
+	fs, ok := l.mapping(n, what, "a mapping with name, file or files, profile and cases", programKeys)
+	if !ok {
+		return nil
+	}
+	e := &entry{pos: l.pos(n)}
+	if f, ok := fs.get("name"); ok {
+		e.nameNode = f.val
+		e.name, _ = l.name(f.val, "program name")
+	} else {
+		l.errorf(n, "%s is missing required key name", what)
+	}
+
+	if f, ok := fs.get("profile"); ok {
+		if s, ok := l.str(f.val, "profile"); ok && profiles != nil {
+			if _, known := profiles[s]; known {
+				e.profile = s
+			} else {
+				names := sortedKeys(profiles)
+				l.errorf(f.val, "unknown profile %q%s; profiles: %s", short(s), suggest(s, names), strings.Join(names, ", "))
+			}
+		}
+	} else {
+		l.errorf(n, "%s is missing required key profile", what)
+	}
+
+	file, hasFile := fs.get("file")
+	files, hasFiles := fs.get("files")
+	switch {
+	case hasFile && hasFiles:
+		l.errorf(later(file.key, files.key), "%s has both file and files: use file for one program or files for a glob, not both", what)
+	case hasFile:
+		e.fileNode = file.val
+		if ref, ok := l.path(file.val, "file"); ok {
+			e.files = []fileRef{ref}
+		}
+	case hasFiles:
+		e.fileNode, e.glob = files.val, true
+		e.files, _ = l.glob(files.val)
+	default:
+		l.errorf(n, "%s needs file (one program) or files (a glob, one program per match)", what)
+	}
+
+	if f, ok := fs.get("cases"); ok {
+		e.cases = l.cases(what+".cases", f.val, e.name)
+	} else {
+		l.errorf(n, "%s is missing required key cases: list at least one case", what)
+	}
+	return e
+}
+
+// cases parses an entry's cases, checking that names are unique.
+func (l *loader) cases(what string, n *yaml.Node, program string) []Case {
+	if n.Kind == yaml.AliasNode {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		l.errorf(n, "cases must be a list of cases (\"- name: ...\"), got %s", describe(n))
+		return nil
+	}
+	if len(n.Content) == 0 {
+		l.errorf(n, "cases is empty: list at least one case (an empty list would pass vacuously)")
+		return nil
+	}
+	var out []Case
+	first := map[string]Pos{}
+	for i, item := range n.Content {
+		c, nameNode, ok := l.kase(fmt.Sprintf("%s[%d]", what, i), item)
+		if nameNode != nil && c.Name != "" {
+			if p, dup := first[c.Name]; dup {
+				l.errorf(nameNode, "duplicate case name %q in program %q (first at line %d): case names must be unique within a program", short(c.Name), short(program), p.Line)
+				ok = false
+			} else {
+				first[c.Name] = c.Pos
+			}
+		}
+		if ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// kase parses one case. It returns the name's node for duplicate checks.
+func (l *loader) kase(what string, n *yaml.Node) (Case, *yaml.Node, bool) {
+	before := len(l.errs)
+	c := Case{Pos: l.pos(n), Invocation: runner.Invocation{Args: []string{}}}
+	fs, ok := l.mapping(n, what, "a mapping with name, args, stdin or stdin_file, and expect", caseKeys)
+	if !ok {
+		return c, nil, false
+	}
+	var nameNode *yaml.Node
+	if f, ok := fs.get("name"); ok {
+		nameNode = f.val
+		c.Name, _ = l.name(f.val, "case name")
+	} else {
+		l.errorf(n, "%s is missing required key name", what)
+	}
+	if f, ok := fs.get("args"); ok {
+		if args, ok := l.stringList(f.val, "args", `["5"]`); ok {
+			c.Invocation.Args = args
+		}
+	}
+	stdin, hasStdin := fs.get("stdin")
+	stdinFile, hasStdinFile := fs.get("stdin_file")
+	switch {
+	case hasStdin && hasStdinFile:
+		l.errorf(later(stdin.key, stdinFile.key), "%s has both stdin and stdin_file: use one", what)
+	case hasStdin:
+		if s, ok := l.str(stdin.val, "stdin"); ok {
+			c.Invocation.Stdin = []byte(s)
+		}
+	case hasStdinFile:
+		if ref, ok := l.path(stdinFile.val, "stdin_file"); ok {
+			if data, ok := l.read(stdinFile.val, "stdin_file", ref); ok {
+				c.Invocation.Stdin = data
+				c.StdinFile = ref.rel
+			}
+		}
+	}
+	if f, ok := fs.get("expect"); ok {
+		c.Expect = l.expect(what+".expect", f.val)
+	}
+	return c, nameNode, len(l.errs) == before
+}
+
+// expect parses a case's expectation; a missing part keeps its default
+// (exit code 0, no stream check).
+func (l *loader) expect(what string, n *yaml.Node) verdict.Expectation {
+	var exp verdict.Expectation
+	fs, ok := l.mapping(n, what, "a mapping with exit_code, stdout and stderr", expectKeys)
+	if !ok {
+		return exp
+	}
+	if f, ok := fs.get("exit_code"); ok {
+		if v, ok := l.integer(f.val, "exit_code"); ok {
+			if v < 0 || v > 255 {
+				l.errorf(f.val, "exit_code %d is out of range: an exit code is 0..255", v)
+			} else {
+				exp.ExitCode = int(v)
+			}
+		}
+	}
+	if f, ok := fs.get("stdout"); ok {
+		exp.Stdout = l.matcher(what+".stdout", "stdout", f.val)
+	}
+	if f, ok := fs.get("stderr"); ok {
+		exp.Stderr = l.matcher(what+".stderr", "stderr", f.val)
+	}
+	return exp
+}
+
+// matcher parses one stream's matcher.
+func (l *loader) matcher(what, stream string, n *yaml.Node) *verdict.Matcher {
+	fs, ok := l.mapping(n, what, `a mapping with one of equals, contains or regex, like {equals: "..."}`, matcherKeys)
+	if !ok {
+		return nil
+	}
+	m := &verdict.Matcher{Normalize: verdict.NormalizeTrailing}
+	var kindNode *yaml.Node
+	for _, name := range fs.order {
+		kind := verdict.Kind(name)
+		if kind != verdict.Equals && kind != verdict.Contains && kind != verdict.Regex {
+			continue
+		}
+		f, _ := fs.get(name)
+		if kindNode != nil {
+			l.errorf(f.key, "%s has both %s and %s: use exactly one of equals, contains or regex", stream, m.Kind, kind)
+			continue
+		}
+		kindNode = f.val
+		m.Kind = kind
+		m.Value, _ = l.str(f.val, name)
+	}
+	if kindNode == nil {
+		l.errorf(n, "%s needs one of equals, contains or regex", stream)
+	}
+	if f, ok := fs.get("ignore_case"); ok {
+		m.IgnoreCase, _ = l.boolean(f.val, "ignore_case")
+	}
+	if f, ok := fs.get("normalize"); ok {
+		if s, ok := l.str(f.val, "normalize"); ok {
+			switch verdict.Normalize(s) {
+			case verdict.NormalizeTrailing, verdict.NormalizeExact, verdict.NormalizeWhitespace:
+				m.Normalize = verdict.Normalize(s)
+			default:
+				l.errorf(f.val, "normalize %q is not one of trailing (the default), exact or whitespace", short(s))
+			}
+		}
+	}
+	if m.Kind == verdict.Regex && kindNode != nil && kindNode.Kind == yaml.ScalarNode && kindNode.ShortTag() == "!!str" {
+		pattern := m.Value
+		if m.IgnoreCase {
+			pattern = "(?i)" + pattern
+		}
+		if _, err := regexp.Compile(pattern); err != nil {
+			l.errorf(kindNode, "regex %q is not a valid RE2 expression: %s", short(m.Value), strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		}
+	}
+	return m
+}
+
+// expand turns entries into programs: one per file, named
+// "<name>/<base name>" for a files glob. It checks program names are unique
+// and the number of invocations is within --max-cases, then reads the
+// program files.
+func (l *loader) expand(programsKey *yaml.Node, profiles map[string]*profileState, entries []*entry) *Spec {
+	type first struct {
+		line int
+		file string
+	}
+	seen := map[string]first{}
+	total := 0
+	type pending struct {
+		prog Program
+		node *yaml.Node
+		key  string
+		ref  fileRef
+	}
+	var progs []pending
+	for _, e := range entries {
+		total += len(e.files) * len(e.cases)
+		if e.name == "" {
+			continue
+		}
+		if len(e.files) == 0 && !e.glob {
+			// A file entry whose file failed still claims its name.
+			if f, dup := seen[e.name]; dup {
+				l.errorf(e.nameNode, "duplicate program name %q (first at line %d): program names must be unique", short(e.name), f.line)
+			} else {
+				seen[e.name] = first{line: e.pos.Line}
+			}
+			continue
+		}
+		entryName := ""
+		if st := profiles[e.profile]; st != nil && st.programName {
+			entryName = st.prof.Runtime.ProgramName
+		}
+		for _, ref := range e.files {
+			name, at, key, from, shown := e.name, e.nameNode, "file", "", ""
+			if e.glob {
+				name, at, key = e.name+"/"+ref.base, e.fileNode, "files match"
+				shown = ref.shown
+				from = fmt.Sprintf(" from files match %q", short(ref.shown))
+			}
+			if f, dup := seen[name]; dup {
+				also := ""
+				if f.file != "" {
+					also = fmt.Sprintf(", from %q", short(f.file))
+				}
+				l.errorf(at, "duplicate program name %q%s (first at line %d%s): program names must be unique", short(name), from, f.line, also)
+				continue
+			}
+			seen[name] = first{line: e.pos.Line, file: shown}
+			entry := ref.base
+			if entryName != "" {
+				entry = entryName
+			}
+			progs = append(progs, pending{
+				prog: Program{
+					ID:      programID(e.name, ref.rel),
+					Name:    name,
+					File:    ref.rel,
+					Profile: e.profile,
+					Pos:     e.pos,
+					Cases:   cloneCases(e.cases),
+					Program: runner.Program{Entry: entry, Files: map[string][]byte{}},
+				},
+				node: e.fileNode,
+				key:  key,
+				ref:  ref,
+			})
+		}
+	}
+	if max := l.opt.Ceilings.MaxCases; total > max {
+		l.errorf(programsKey, "the spec asks for %d invocations (programs × cases), above --max-cases %d: split the spec or raise the ceiling", total, max)
+		return nil
+	}
+	if len(l.errs) > 0 {
+		return nil
+	}
+
+	// Everything is valid: read the program files.
+	out := make([]Program, 0, len(progs))
+	for _, p := range progs {
+		if data, ok := l.read(p.node, p.key, p.ref); ok {
+			p.prog.Program.Files[p.prog.Program.Entry] = data
+		}
+		out = append(out, p.prog)
+	}
+	if len(l.errs) > 0 {
+		return nil
+	}
+	s := &Spec{Path: l.file, Root: l.root, Profiles: map[string]Profile{}, Programs: out}
+	for name, st := range profiles {
+		s.Profiles[name] = st.prof
+	}
+	return s
+}
+
+// later returns whichever node comes second in the file.
+func later(a, b *yaml.Node) *yaml.Node {
+	if a.Line > b.Line || (a.Line == b.Line && a.Column > b.Column) {
+		return a
+	}
+	return b
+}
+
+// programID is stable across machines: the first 16 hex digits of
+// sha256(entry name, NUL, file path relative to the root).
+func programID(name, rel string) string {
+	sum := sha256.Sum256([]byte(name + "\x00" + rel))
+	return hex.EncodeToString(sum[:])[:16]
+}
+
+// cloneCases copies cases so that programs from one glob share no slice.
+func cloneCases(cases []Case) []Case {
+	out := make([]Case, len(cases))
+	for i, c := range cases {
+		c.Invocation.Args = append([]string{}, c.Invocation.Args...)
+		out[i] = c
+	}
+	return out
+}
+
+// Job returns what the runner needs for program p: its files, its profile
+// with ProgramName set to the file name the program gets under /program
+// (the profile's program_name, or the program file's base name), and its
+// invocations in case order. Expectations stay behind.
+func (s *Spec) Job(p Program) runner.Job {
+	prof := s.Profiles[p.Profile].Runtime
+	prof.ProgramName = p.Program.Entry
+	invs := make([]runner.Invocation, len(p.Cases))
+	for i, c := range p.Cases {
+		invs[i] = c.Invocation
+	}
+	return runner.Job{Program: p.Program, Profile: prof, Invocations: invs}
+}
