@@ -12,6 +12,8 @@ import (
 	"unicode"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
 // locate sets the spec's folder and the repository root: the nearest folder
@@ -126,7 +128,7 @@ func (l *loader) resolve(n *yaml.Node, key, shown, joined, rel string) (fileRef,
 		return fileRef{}, false
 	}
 	if fi.Size() > l.opt.MaxFileSize {
-		l.errorf(n, "%s %q is %s, above the %s cap for program and stdin files", key, short(shown), sizeOf(fi.Size()), formatSize(l.opt.MaxFileSize))
+		l.errorf(n, "%s %q is %s, above the %s cap for program and stdin files", key, short(shown), sizeOf(fi.Size()), verdict.FormatSize(l.opt.MaxFileSize))
 		return fileRef{}, false
 	}
 	return fileRef{rel: rel, shown: shown, base: filepath.Base(joined), real: real, info: fi}, true
@@ -253,7 +255,7 @@ func readChecked(ref fileRef, max int64) ([]byte, error) {
 		return nil, unwrapPathError(err)
 	}
 	if int64(len(data)) > max {
-		return nil, fmt.Errorf("it grew above the %s cap while being read", formatSize(max))
+		return nil, fmt.Errorf("it grew above the %s cap while being read", verdict.FormatSize(max))
 	}
 	return data, nil
 }

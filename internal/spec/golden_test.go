@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/spec")
@@ -237,13 +239,13 @@ func dump(t *testing.T, s *Spec) string {
 		if r.Tmpfs != nil {
 			tmpfs = map[string]string{}
 			for k, v := range r.Tmpfs {
-				tmpfs[k] = formatSize(v)
+				tmpfs[k] = verdict.FormatSize(v)
 			}
 		}
 		out.Profiles[name] = profile{
 			Pos: pos(p.Pos), Name: r.Name, Image: r.Image, Command: r.Command, ProgramName: r.ProgramName,
-			Timeout: formatDuration(r.Timeout), Memory: formatSize(r.Memory), CPUs: r.CPUs, Pids: r.Pids,
-			OutputLimit: formatSize(r.OutputLimit), OutputCeiling: formatSize(r.OutputCeiling),
+			Timeout: formatDuration(r.Timeout), Memory: verdict.FormatSize(r.Memory), CPUs: r.CPUs, Pids: r.Pids,
+			OutputLimit: verdict.FormatSize(r.OutputLimit), OutputCeiling: verdict.FormatSize(r.OutputCeiling),
 			User: r.User, Tmpfs: tmpfs, Env: r.Env, Runtime: r.Runtime,
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
 // DefaultMaxFileSize is the size cap for every program file and stdin file
@@ -102,14 +104,14 @@ func readSpecFile(path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("reading spec %s: not a regular file", path)
 	}
 	if fi.Size() > max {
-		return nil, fmt.Errorf("reading spec %s: %s is above the %s cap", path, sizeOf(fi.Size()), formatSize(max))
+		return nil, fmt.Errorf("reading spec %s: %s is above the %s cap", path, sizeOf(fi.Size()), verdict.FormatSize(max))
 	}
 	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading spec: %w", err)
 	}
 	if int64(len(data)) > max {
-		return nil, fmt.Errorf("reading spec %s: above the %s cap", path, formatSize(max))
+		return nil, fmt.Errorf("reading spec %s: above the %s cap", path, verdict.FormatSize(max))
 	}
 	return data, nil
 }

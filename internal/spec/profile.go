@@ -9,8 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/behaves-dev/behaves/internal/runner"
 	"gopkg.in/yaml.v3"
+
+	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
 // Profile defaults: every field but image and command has one.
@@ -159,15 +161,15 @@ func (l *loader) profile(name string, key, n *yaml.Node) *profileState {
 		if v, ok := l.size(f.val, "memory"); ok {
 			switch {
 			case v < minMemory:
-				l.errorf(f.val, "memory %s is below Docker's minimum of %s", f.val.Value, formatSize(minMemory))
+				l.errorf(f.val, "memory %s is below Docker's minimum of %s", f.val.Value, verdict.FormatSize(minMemory))
 			case v > l.opt.Ceilings.MaxMemory:
-				l.errorf(f.val, "memory %s exceeds --max-memory %s: lower it or raise the ceiling", f.val.Value, formatSize(l.opt.Ceilings.MaxMemory))
+				l.errorf(f.val, "memory %s exceeds --max-memory %s: lower it or raise the ceiling", f.val.Value, verdict.FormatSize(l.opt.Ceilings.MaxMemory))
 			default:
 				rt.Memory = v
 			}
 		}
 	} else if rt.Memory > l.opt.Ceilings.MaxMemory {
-		l.errorf(key, "the default memory %s exceeds --max-memory %s: set a lower memory in profile %q or raise the ceiling", formatSize(rt.Memory), formatSize(l.opt.Ceilings.MaxMemory), short(name))
+		l.errorf(key, "the default memory %s exceeds --max-memory %s: set a lower memory in profile %q or raise the ceiling", verdict.FormatSize(rt.Memory), verdict.FormatSize(l.opt.Ceilings.MaxMemory), short(name))
 	}
 
 	if f, ok := fs.get("cpus"); ok {
@@ -206,9 +208,9 @@ func (l *loader) profile(name string, key, n *yaml.Node) *profileState {
 		if v, ok := l.size(f.val, "output_ceiling"); ok {
 			switch {
 			case v > l.opt.Ceilings.MaxOutput:
-				l.errorf(f.val, "output_ceiling %s exceeds --max-output %s: lower it or raise the ceiling", f.val.Value, formatSize(l.opt.Ceilings.MaxOutput))
+				l.errorf(f.val, "output_ceiling %s exceeds --max-output %s: lower it or raise the ceiling", f.val.Value, verdict.FormatSize(l.opt.Ceilings.MaxOutput))
 			case limitOK && v < rt.OutputLimit:
-				l.errorf(f.val, "output_ceiling %s is below output_limit %s: raise it to at least output_limit, or the container is killed before the kept output is full", f.val.Value, formatSize(rt.OutputLimit))
+				l.errorf(f.val, "output_ceiling %s is below output_limit %s: raise it to at least output_limit, or the container is killed before the kept output is full", f.val.Value, verdict.FormatSize(rt.OutputLimit))
 			default:
 				rt.OutputCeiling = v
 			}
@@ -220,7 +222,7 @@ func (l *loader) profile(name string, key, n *yaml.Node) *profileState {
 			if f, ok := fs.get("output_limit"); ok {
 				at = f.val
 			}
-			l.errorf(at, "output_limit %s exceeds --max-output %s: lower it or raise the ceiling", formatSize(rt.OutputLimit), formatSize(max))
+			l.errorf(at, "output_limit %s exceeds --max-output %s: lower it or raise the ceiling", verdict.FormatSize(rt.OutputLimit), verdict.FormatSize(max))
 		} else if rt.OutputLimit > max/DefaultOutputCeilingFactor {
 			rt.OutputCeiling = max
 		} else {

@@ -33,21 +33,6 @@ func ParseSize(s string) (int64, error) {
 	return n * unit, nil
 }
 
-// formatSize writes a byte count in the largest binary unit that divides it
-// exactly ("4GiB", "64KiB", "1000B").
-func formatSize(n int64) string {
-	switch {
-	case n != 0 && n%gib == 0:
-		return fmt.Sprintf("%dGiB", n/gib)
-	case n != 0 && n%mib == 0:
-		return fmt.Sprintf("%dMiB", n/mib)
-	case n != 0 && n%kib == 0:
-		return fmt.Sprintf("%dKiB", n/kib)
-	default:
-		return fmt.Sprintf("%dB", n)
-	}
-}
-
 // sizeOf writes a file size for messages: exact in bytes, with a rounded
 // binary unit when that reads better.
 func sizeOf(n int64) string {

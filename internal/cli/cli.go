@@ -1,0 +1,346 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/spec"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// Version is behaves' version, set at build time with -ldflags.
+var Version = "dev"
+
+// Env is what the command may use from its surroundings. Nothing else is
+// read from the process: no package-level state.
+type Env struct {
+	Stdout, Stderr io.Writer
+	// Getenv reads behaves' own environment (never passed to programs).
+	Getenv func(string) string
+	// Terminal says stderr is a terminal (enables the live progress line).
+	Terminal bool
+	// Cleanup is the parent of cleanup contexts; main cancels it on a
+	// second signal so that behaves exits right after writing the report.
+	Cleanup context.Context
+	// NewSandbox connects to the sandbox for a run (Docker in main).
+	NewSandbox func(ctx context.Context, runID string) (runner.Sandbox, io.Closer, error)
+}
+
+const usage = `usage: behaves <command> [flags]
+
+commands:
+  run       run every program's cases and judge them
+  validate  check the spec without Docker
+  version   print the version
+
+exit codes: 0 all true · 1 some false · 2 usage or spec error ·
+            3 none false, some undetermined · 4 the run itself failed
+`
+
+// Main runs the command line and returns the exit code.
+func Main(ctx context.Context, args []string, env Env) int {
+	if env.Getenv == nil {
+		env.Getenv = func(string) string { return "" }
+	}
+	if env.Cleanup == nil {
+		env.Cleanup = context.Background()
+	}
+	if len(args) == 0 {
+		fmt.Fprint(env.Stderr, usage)
+		return ExitUsage
+	}
+	switch args[0] {
+	case "run":
+		return runCommand(ctx, args[1:], env)
+	case "validate":
+		return validateCommand(args[1:], env)
+	case "version":
+		fmt.Fprintf(env.Stdout, "behaves %s\n", Version)
+		return ExitTrue
+	case "help", "-h", "--help":
+		fmt.Fprint(env.Stdout, usage)
+		return ExitTrue
+	default:
+		fmt.Fprintf(env.Stderr, "behaves: unknown command %q\n\n%s", args[0], usage)
+		return ExitUsage
+	}
+}
+
+// specFlags are the flags run and validate share.
+type specFlags struct {
+	path     string
+	ceilings spec.Ceilings
+	images   imageFlag
+}
+
+func (s *specFlags) register(fs *flag.FlagSet) {
+	s.ceilings = spec.DefaultCeilings
+	s.images = imageFlag{}
+	fs.StringVar(&s.path, "spec", "behaves.yml", "the spec file")
+	fs.DurationVar(&s.ceilings.MaxTimeout, "max-timeout", s.ceilings.MaxTimeout, "the largest timeout a profile may ask for")
+	fs.Var((*sizeFlag)(&s.ceilings.MaxMemory), "max-memory", "the largest memory limit a profile may ask for (KiB, MiB, GiB)")
+	fs.Var((*sizeFlag)(&s.ceilings.MaxOutput), "max-output", "the largest output_ceiling a profile may ask for (KiB, MiB, GiB)")
+	fs.IntVar(&s.ceilings.MaxCases, "max-cases", s.ceilings.MaxCases, "the most invocations (programs × cases) a run may hold")
+	fs.Var(s.images, "image", "PROFILE=REF: run PROFILE with image REF (sha256:<id> or name@sha256:<digest>); repeatable")
+}
+
+func (s *specFlags) load() (*spec.Spec, error) {
+	return spec.Load(s.path, spec.Options{Ceilings: s.ceilings, Images: s.images})
+}
+
+// parse parses flags; it returns false (after printing why) on a usage error.
+func parse(fs *flag.FlagSet, args []string, env Env) bool {
+	fs.SetOutput(env.Stderr)
+	if err := fs.Parse(args); err != nil {
+		return false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(env.Stderr, "behaves %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return false
+	}
+	return true
+}
+
+// printSpecError prints a spec problem list (or a read error) to stderr.
+func printSpecError(w io.Writer, err error) {
+	var list spec.Errors
+	if errors.As(err, &list) {
+		for _, e := range list {
+			fmt.Fprintln(w, e.Error())
+		}
+		fmt.Fprintf(w, "behaves: the spec has %d problem(s); nothing ran\n", len(list))
+		return
+	}
+	fmt.Fprintf(w, "behaves: %v\n", err)
+}
+
+func validateCommand(args []string, env Env) int {
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	var sf specFlags
+	sf.register(fs)
+	if !parse(fs, args, env) {
+		return ExitUsage
+	}
+	sp, err := sf.load()
+	if err != nil {
+		printSpecError(env.Stderr, err)
+		return ExitUsage
+	}
+	cases := 0
+	for _, p := range sp.Programs {
+		cases += len(p.Cases)
+	}
+	fmt.Fprintf(env.Stdout, "%s: valid: %d program(s), %d case(s)\n", sp.Path, len(sp.Programs), cases)
+	return ExitTrue
+}
+
+func runCommand(ctx context.Context, args []string, env Env) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	var sf specFlags
+	sf.register(fs)
+	reportPath := fs.String("report", "behaves-report.json", "where to write the JSON report")
+	parallel := fs.Int("parallel", 0, "invocations at once (default: fits the CPUs and the profiles' memory)")
+	failOn := fs.String("fail-on", string(FailOnUndetermined), "which verdicts fail the command: false or undetermined")
+	if !parse(fs, args, env) {
+		return ExitUsage
+	}
+	if *failOn != string(FailOnFalse) && *failOn != string(FailOnUndetermined) {
+		fmt.Fprintf(env.Stderr, "behaves run: --fail-on must be false or undetermined, not %q\n", *failOn)
+		return ExitUsage
+	}
+	if *parallel < 0 {
+		fmt.Fprintf(env.Stderr, "behaves run: --parallel must be 1 or more, not %d\n", *parallel)
+		return ExitUsage
+	}
+	sp, err := sf.load()
+	if err != nil {
+		printSpecError(env.Stderr, err)
+		return ExitUsage
+	}
+	if *parallel == 0 {
+		*parallel = defaultParallel(runtime.NumCPU(), availableMemory(), sp)
+	}
+
+	started := time.Now()
+	runID := newRunID()
+	jobs := Jobs(sp)
+	total := 0
+	for _, j := range jobs {
+		total += len(j.Invocations)
+	}
+	progress := report.NewProgress(env.Stderr, total, env.Terminal)
+
+	// results[p][c] is judged as each event arrives (for the progress line)
+	// and, for cases that never ran, after the run.
+	results := make([][]verdict.CaseResult, len(jobs))
+	judged := make([][]bool, len(jobs))
+	for i, j := range jobs {
+		results[i] = make([]verdict.CaseResult, len(j.Invocations))
+		judged[i] = make([]bool, len(j.Invocations))
+	}
+	var runErr error
+	var obs []runner.Observation
+	sb, closer, err := env.NewSandbox(ctx, runID)
+	if err != nil {
+		runErr = fmt.Errorf("sandbox unavailable: %w", err)
+		obs = unobserved(jobs, runErr.Error())
+	} else {
+		obs = runner.Run(ctx, sb, jobs, runner.Options{
+			Parallel: *parallel,
+			Cleanup:  env.Cleanup,
+			OnEvent: func(job, inv int, ev runner.Event) {
+				// Each (job, inv) arrives once, from one worker; Run returns
+				// only after every worker is done.
+				results[job][inv] = verdict.Judge(sp.Programs[job].Cases[inv].Expect, ev)
+				judged[job][inv] = true
+				progress.Case(results[job][inv].Verdict)
+			},
+		})
+		if err := closer.Close(); err != nil {
+			fmt.Fprintf(env.Stderr, "behaves: closing the Docker client: %v\n", err)
+		}
+	}
+	progress.Done()
+	interrupted := ctx.Err() != nil
+	if interrupted && runErr == nil {
+		runErr = errors.New("interrupted")
+	}
+
+	programs := make([]report.ProgramResult, len(jobs))
+	for i, p := range sp.Programs {
+		for k, c := range p.Cases {
+			if !judged[i][k] {
+				results[i][k] = verdict.Judge(c.Expect, obs[i].Events[k])
+			}
+		}
+		v, reason := verdict.Program(results[i])
+		programs[i] = report.ProgramResult{Verdict: v, Reason: reason}
+	}
+
+	rep := report.Build(report.Input{
+		Spec:         sp,
+		Observations: obs,
+		Results:      results,
+		Programs:     programs,
+		RunID:        runID,
+		StartedAt:    started,
+		Duration:     time.Since(started),
+		Interrupted:  interrupted,
+		Err:          runErr,
+		Version:      Version,
+	})
+	code := exitCode(rep.Verdict, runErr != nil, FailOn(*failOn))
+	if err := report.WriteJSON(*reportPath, rep); err != nil {
+		fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", err)
+		code = ExitRunFailed
+	}
+	topts := report.TerminalOptions{GitHubActions: env.Getenv("GITHUB_ACTIONS") == "true", Token: report.NewToken()}
+	if err := report.WriteTerminal(env.Stdout, rep, topts); err != nil {
+		fmt.Fprintf(env.Stderr, "behaves: writing the summary: %v\n", err)
+	}
+	if runErr != nil {
+		fmt.Fprintf(env.Stderr, "behaves: the run failed: %v\n", runErr)
+	}
+	return code
+}
+
+// Jobs splits the spec's stimuli from its expectations: a job carries only
+// the program, its profile and the invocations.
+func Jobs(sp *spec.Spec) []runner.Job {
+	jobs := make([]runner.Job, len(sp.Programs))
+	for i, p := range sp.Programs {
+		jobs[i] = sp.Job(p)
+	}
+	return jobs
+}
+
+// unobserved is the observation of jobs that could not run at all.
+func unobserved(jobs []runner.Job, reason string) []runner.Observation {
+	obs := make([]runner.Observation, len(jobs))
+	for i, j := range jobs {
+		events := make([]runner.Event, len(j.Invocations))
+		for k := range events {
+			events[k].SandboxError = reason
+		}
+		obs[i] = runner.Observation{
+			ExecutionID:     uuid.NewString(),
+			Acquisition:     runner.AcquisitionError,
+			Reasons:         []string{reason},
+			SandboxWarnings: []string{},
+			Events:          events,
+		}
+	}
+	return obs
+}
+
+// defaultParallel fits the CPUs and keeps the sum of the profiles' memory
+// limits within half the available memory.
+func defaultParallel(cpus int, available int64, sp *spec.Spec) int {
+	n := max(cpus, 1)
+	var largest int64
+	for _, p := range sp.Profiles {
+		largest = max(largest, p.Runtime.Memory)
+	}
+	if available > 0 && largest > 0 {
+		n = min(n, max(int(available/2/largest), 1))
+	}
+	return n
+}
+
+func newRunID() string { return randomHex(8) }
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand never fails on Linux
+	}
+	return hex.EncodeToString(b)
+}
+
+// imageFlag collects --image PROFILE=REF.
+type imageFlag map[string]string
+
+func (f imageFlag) String() string {
+	keys := make([]string, 0, len(f))
+	for k, v := range f {
+		keys = append(keys, k+"="+v)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ",")
+}
+
+func (f imageFlag) Set(s string) error {
+	name, ref, ok := strings.Cut(s, "=")
+	if !ok || name == "" || ref == "" {
+		return fmt.Errorf("want PROFILE=REF, got %q", s)
+	}
+	f[name] = ref
+	return nil
+}
+
+// sizeFlag is a size in binary units (64KiB, 4GiB).
+type sizeFlag int64
+
+func (f *sizeFlag) String() string { return verdict.FormatSize(int64(*f)) }
+
+func (f *sizeFlag) Set(s string) error {
+	n, err := spec.ParseSize(s)
+	if err != nil {
+		return err
+	}
+	*f = sizeFlag(n)
+	return nil
+}

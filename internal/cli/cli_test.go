@@ -1,0 +1,265 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/behaves-dev/behaves/internal/runner"
+)
+
+// testImage is a syntactically pinned image ID for specs that never reach Docker.
+const testImage = "sha256:1111111111111111111111111111111111111111111111111111111111111111"
+
+// writeSpec writes files (path → content) into a fresh folder and returns the
+// spec's path ("behaves.yml" must be among them).
+func writeSpec(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "behaves.yml")
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+	report         map[string]any
+}
+
+// runMain runs the command line with a sandbox factory and returns what it did.
+func runMain(t *testing.T, ctx context.Context, newSandbox func(context.Context, string) (runner.Sandbox, io.Closer, error), args ...string) result {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Main(ctx, args, Env{Stdout: &out, Stderr: &errOut, NewSandbox: newSandbox})
+	r := result{code: code, stdout: out.String(), stderr: errOut.String()}
+	for i, a := range args {
+		if a == "--report" && i+1 < len(args) {
+			b, err := os.ReadFile(args[i+1])
+			if err == nil {
+				if err := json.Unmarshal(b, &r.report); err != nil {
+					t.Fatalf("report is not JSON: %v", err)
+				}
+			}
+		}
+	}
+	return r
+}
+
+// recordingSandbox records everything that crosses the Sandbox interface and
+// answers every invocation with a fixed event.
+type recordingSandbox struct {
+	mu   sync.Mutex
+	seen []string
+	ev   runner.Event
+}
+
+func (r *recordingSandbox) Prepare(ctx context.Context, prog runner.Program, prof runner.Profile) (runner.Attempt, error) {
+	r.record(prog, prof)
+	return recordingAttempt{r}, nil
+}
+
+func (r *recordingSandbox) record(vs ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, v := range vs {
+		r.seen = append(r.seen, fmt.Sprintf("%#v", v))
+		if p, ok := v.(runner.Program); ok {
+			for name, b := range p.Files {
+				r.seen = append(r.seen, name, string(b))
+			}
+		}
+		if inv, ok := v.(runner.Invocation); ok {
+			r.seen = append(r.seen, string(inv.Stdin))
+		}
+	}
+}
+
+type recordingAttempt struct{ r *recordingSandbox }
+
+func (a recordingAttempt) Settings() runner.Settings { return runner.Settings{} }
+func (a recordingAttempt) Run(ctx context.Context, inv runner.Invocation) (runner.Event, error) {
+	a.r.record(inv)
+	return a.r.ev, nil
+}
+func (a recordingAttempt) Close(ctx context.Context) error { return nil }
+
+func fixed(sb runner.Sandbox) func(context.Context, string) (runner.Sandbox, io.Closer, error) {
+	return func(context.Context, string) (runner.Sandbox, io.Closer, error) { return sb, io.NopCloser(nil), nil }
+}
+
+// The split between stimuli and expectations: whatever the spec expects never
+// reaches the sandbox, while the stimuli do.
+func TestNoExpectedValueReachesTheSandbox(t *testing.T) {
+	t.Parallel()
+	path := writeSpec(t, map[string]string{
+		"behaves.yml": `version: 1
+profiles:
+  sh: {image: "` + testImage + `", command: ["/bin/sh"]}
+programs:
+  - name: p
+    file: prog.sh
+    profile: sh
+    cases:
+      - name: c1
+        args: ["ARG-STIMULUS"]
+        stdin: "STDIN-STIMULUS"
+        expect:
+          exit_code: 173
+          stdout: {equals: "EXPECTED-STDOUT-EQUALS"}
+          stderr: {contains: "EXPECTED-STDERR-CONTAINS"}
+      - name: c2
+        expect:
+          stdout: {regex: "EXPECTED-REGEX-[0-9]+"}
+`,
+		"prog.sh": "echo PROGRAM-TEXT\n",
+	})
+	sb := &recordingSandbox{}
+	report := filepath.Join(t.TempDir(), "r.json")
+	r := runMain(t, context.Background(), fixed(sb), "run", "--spec", path, "--report", report)
+	if r.code != ExitUndetermined {
+		t.Fatalf("exit code %d, want %d (events without an exit code are undetermined)\nstderr: %s", r.code, ExitUndetermined, r.stderr)
+	}
+	all := strings.Join(sb.seen, "\n")
+	for _, stimulus := range []string{"ARG-STIMULUS", "STDIN-STIMULUS", "PROGRAM-TEXT", "/bin/sh"} {
+		if !strings.Contains(all, stimulus) {
+			t.Errorf("the sandbox never saw the stimulus %q", stimulus)
+		}
+	}
+	for _, expected := range []string{"EXPECTED-STDOUT-EQUALS", "EXPECTED-STDERR-CONTAINS", "EXPECTED-REGEX", "173"} {
+		if strings.Contains(all, expected) {
+			t.Errorf("the expected value %q reached the sandbox:\n%s", expected, all)
+		}
+	}
+}
+
+func TestSandboxUnavailableStillWritesTheReportAndExits4(t *testing.T) {
+	t.Parallel()
+	path := writeSpec(t, map[string]string{
+		"behaves.yml": `version: 1
+profiles:
+  sh: {image: "` + testImage + `", command: ["/bin/sh"]}
+programs:
+  - {name: p, file: prog.sh, profile: sh, cases: [{name: c1}, {name: c2}]}
+`,
+		"prog.sh": "true\n",
+	})
+	unreachable := func(context.Context, string) (runner.Sandbox, io.Closer, error) {
+		return nil, nil, errors.New("Cannot connect to the Docker daemon at unix:///var/run/docker.sock")
+	}
+	report := filepath.Join(t.TempDir(), "r.json")
+	for _, failOn := range []string{"false", "undetermined"} {
+		r := runMain(t, context.Background(), unreachable, "run", "--spec", path, "--report", report, "--fail-on", failOn)
+		if r.code != ExitRunFailed {
+			t.Errorf("--fail-on %s: exit code %d, want %d", failOn, r.code, ExitRunFailed)
+		}
+		if r.report == nil {
+			t.Fatalf("no report written")
+		}
+		if r.report["verdict"] != "undetermined" || !strings.Contains(fmt.Sprint(r.report["error"]), "Cannot connect") {
+			t.Errorf("report verdict %v, error %v", r.report["verdict"], r.report["error"])
+		}
+		p := r.report["programs"].([]any)[0].(map[string]any)
+		if p["verdict"] != "undetermined" || p["acquisition"] != "error" {
+			t.Errorf("program verdict %v, acquisition %v; want undetermined, error", p["verdict"], p["acquisition"])
+		}
+		for _, c := range p["cases"].([]any) {
+			c := c.(map[string]any)
+			if c["verdict"] != "undetermined" || !strings.Contains(fmt.Sprint(c["reason"]), "Cannot connect") {
+				t.Errorf("case %v: verdict %v reason %v", c["name"], c["verdict"], c["reason"])
+			}
+		}
+	}
+}
+
+func TestFailOn(t *testing.T) {
+	t.Parallel()
+	path := writeSpec(t, map[string]string{
+		"behaves.yml": `version: 1
+profiles:
+  sh: {image: "` + testImage + `", command: ["/bin/sh"]}
+programs:
+  - {name: p, file: prog.sh, profile: sh, cases: [{name: c1}]}
+`,
+		"prog.sh": "true\n",
+	})
+	zero := 0
+	for _, tc := range []struct {
+		name   string
+		ev     runner.Event
+		failOn string
+		want   int
+	}{
+		{"true", runner.Event{ExitCode: &zero}, "undetermined", ExitTrue},
+		{"undetermined", runner.Event{SandboxError: "creating container: boom"}, "undetermined", ExitUndetermined},
+		{"undetermined, fail on false", runner.Event{SandboxError: "creating container: boom"}, "false", ExitTrue},
+		{"false", runner.Event{TimedOut: true}, "false", ExitFalse},
+	} {
+		report := filepath.Join(t.TempDir(), "r.json")
+		r := runMain(t, context.Background(), fixed(&recordingSandbox{ev: tc.ev}), "run", "--spec", path, "--report", report, "--fail-on", tc.failOn)
+		if r.code != tc.want {
+			t.Errorf("%s: exit code %d, want %d\nstderr: %s", tc.name, r.code, tc.want, r.stderr)
+		}
+	}
+}
+
+func TestUsageAndSpecErrorsExit2(t *testing.T) {
+	t.Parallel()
+	bad := writeSpec(t, map[string]string{
+		"behaves.yml": "version: 1\nprofiles: {}\nprograms: []\nbogus: 1\n",
+	})
+	for _, args := range [][]string{
+		{},
+		{"frobnicate"},
+		{"run", "--fail-on", "maybe"},
+		{"run", "--parallel", "-1"},
+		{"run", "extra-arg"},
+		{"run", "--spec", bad},
+		{"validate", "--spec", bad},
+		{"validate", "--spec", filepath.Join(t.TempDir(), "missing.yml")},
+	} {
+		r := runMain(t, context.Background(), fixed(&recordingSandbox{}), args...)
+		if r.code != ExitUsage {
+			t.Errorf("%q: exit code %d, want %d", args, r.code, ExitUsage)
+		}
+		if r.stderr == "" {
+			t.Errorf("%q: nothing on stderr says what is wrong", args)
+		}
+	}
+	r := runMain(t, context.Background(), nil, "validate", "--spec", bad)
+	if !strings.Contains(r.stderr, "behaves.yml:4:1") || !strings.Contains(r.stderr, "bogus") {
+		t.Errorf("spec errors lack file:line:col or the key:\n%s", r.stderr)
+	}
+}
+
+func TestValidateNeedsNoSandbox(t *testing.T) {
+	t.Parallel()
+	path := writeSpec(t, map[string]string{
+		"behaves.yml": `version: 1
+profiles:
+  sh: {image: "` + testImage + `", command: ["/bin/sh"]}
+programs:
+  - {name: p, file: prog.sh, profile: sh, cases: [{name: c1}, {name: c2}]}
+`,
+		"prog.sh": "true\n",
+	})
+	r := runMain(t, context.Background(), nil, "validate", "--spec", path)
+	if r.code != ExitTrue || !strings.Contains(r.stdout, "1 program(s), 2 case(s)") {
+		t.Errorf("validate: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
