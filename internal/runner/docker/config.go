@@ -1,0 +1,365 @@
+package docker
+
+import (
+	"fmt"
+	"math"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/mount"
+
+	"github.com/behaves-dev/behaves/internal/runner"
+)
+
+const (
+	// programDir is where the program's volume is mounted, read-only.
+	programDir = "/program"
+
+	// workingDir is the program's working directory. It is always the
+	// program's own (read-only) directory, whatever the profile's tmpfs: a
+	// spec author can rely on one place, relative reads of the program's
+	// other files work, and writable scratch is only ever where the profile
+	// says (absolute tmpfs paths).
+	workingDir = programDir
+
+	// containerHostname is the fixed hostname of every program container, so
+	// that nothing of the host or the run leaks through it.
+	containerHostname = "behaves"
+
+	// noFileLimit is the nofile ulimit (soft = hard).
+	noFileLimit = 256
+
+	// minFileSizeLimit is the floor of the fsize ulimit: the size of the
+	// private /dev/shm (shmSize), the one sized writable mount every
+	// container has even without a profile tmpfs.
+	minFileSizeLimit = 64 << 20
+
+	// shmSize is the size of the container's private /dev/shm, set
+	// explicitly so that it does not depend on the daemon's default.
+	shmSize = 64 << 20
+
+	// maxVolumeTmpfs caps the tmpfs that covers an image VOLUME.
+	maxVolumeTmpfs = 64 << 20
+
+	// tmpfsFlags are the mount flags of every tmpfs (the size follows).
+	tmpfsFlags = "rw,nosuid,nodev,noexec"
+)
+
+// imageInfo is what the image check learned about a pinned image.
+type imageInfo struct {
+	// Ref is the profile's reference ("sha256:…" or "name@sha256:…").
+	Ref string
+	// ID is the image ID (the config digest, "sha256:…"): containers are
+	// created from it, never from a name.
+	ID string
+	// RepoDigest is the registry digest that matched the pin, or for an ID
+	// pin the image's first repo digest; "" when the image has none.
+	RepoDigest string
+	// Env is the image's ENV (Config.Env), as the engine will add it.
+	Env []string
+	// Volumes are the image's declared VOLUME paths, cleaned and sorted.
+	Volumes []string
+}
+
+// volumeTmpfsSize is the size of the tmpfs that covers each image VOLUME the
+// profile does not cover itself: min(profile memory, 64 MiB). tmpfs pages are
+// charged to the container's memory cgroup, so the memory limit bounds all
+// scratch together; the cap keeps a volume nobody asked for from offering
+// more than a modest scratch area.
+func volumeTmpfsSize(prof runner.Profile) int64 {
+	if prof.Memory > 0 && prof.Memory < maxVolumeTmpfs {
+		return prof.Memory
+	}
+	return maxVolumeTmpfs
+}
+
+// tmpfsSizes is every tmpfs a program container gets: the profile's, plus
+// one per image VOLUME whose exact path the profile does not already mount
+// (the engine creates an anonymous, unsized volume for any VOLUME path
+// without a mount of its own, so a tmpfs on a parent path is not enough).
+// /program is skipped: the program volume is mounted there.
+func tmpfsSizes(prof runner.Profile, img imageInfo) map[string]int64 {
+	sizes := make(map[string]int64, len(prof.Tmpfs)+len(img.Volumes))
+	for p, size := range prof.Tmpfs {
+		sizes[path.Clean(p)] = size
+	}
+	for _, v := range img.Volumes {
+		if _, ok := sizes[v]; ok || v == programDir {
+			continue
+		}
+		sizes[v] = volumeTmpfsSize(prof)
+	}
+	return sizes
+}
+
+// tmpfsOptions is the mount option string of a tmpfs of size bytes.
+func tmpfsOptions(size int64) string {
+	return fmt.Sprintf("%s,size=%d", tmpfsFlags, size)
+}
+
+// fileSizeLimit is the fsize ulimit: max(largest tmpfs, 64 MiB), so that a
+// program can fill any scratch mount it was given with one file but can never
+// create a file larger than the largest place it could write to.
+func fileSizeLimit(tmpfs map[string]int64) int64 {
+	limit := int64(minFileSizeLimit)
+	for _, size := range tmpfs {
+		limit = max(limit, size)
+	}
+	return limit
+}
+
+// sortedEnv is the profile's environment as sorted "K=V" entries. Nothing of
+// behaves' own environment is added; the engine adds the image's ENV, PATH,
+// HOSTNAME and HOME itself.
+func sortedEnv(env map[string]string) []string {
+	out := make([]string, 0, len(env))
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// imageTmpfs is the tmpfs map that covers the image's volumes alone, for the
+// helper container (which is never started, but would otherwise get an
+// anonymous volume per VOLUME at create time).
+func imageTmpfs(prof runner.Profile, img imageInfo) map[string]string {
+	out := map[string]string{}
+	for _, v := range img.Volumes {
+		if v != programDir {
+			out[v] = tmpfsOptions(volumeTmpfsSize(prof))
+		}
+	}
+	return out
+}
+
+// containerConfig builds the configuration of the container that runs one
+// invocation. It is pure: everything it needs is an argument.
+//
+// prof must have been checked by checkProfile (ProgramName set, Pids > 0).
+func containerConfig(prof runner.Profile, img imageInfo, volume string, inv runner.Invocation, labels map[string]string) (*container.Config, *container.HostConfig) {
+	sizes := tmpfsSizes(prof, img)
+	tmpfs := make(map[string]string, len(sizes))
+	for p, size := range sizes {
+		tmpfs[p] = tmpfsOptions(size)
+	}
+	fsize := fileSizeLimit(sizes)
+
+	cfg := &container.Config{
+		Image:    img.ID,
+		Hostname: containerHostname,
+		User:     prof.User,
+		// The image ENTRYPOINT never applies: the profile's command is the
+		// entrypoint, the program and its arguments are the command.
+		Entrypoint:   slices.Clone(prof.Command),
+		Cmd:          append([]string{programDir + "/" + prof.ProgramName}, inv.Args...),
+		Env:          sortedEnv(prof.Env),
+		WorkingDir:   workingDir,
+		Healthcheck:  &container.HealthConfig{Test: []string{"NONE"}},
+		AttachStdin:  true,
+		AttachStdout: true,
+		AttachStderr: true,
+		OpenStdin:    true,
+		StdinOnce:    true,
+		Tty:          false,
+		// NetworkDisabled stays false: NetworkMode "none" is what isolates
+		// (a namespace with only loopback). Measured on Engine 20.10,
+		// NetworkDisabled makes the engine skip network setup altogether:
+		// /etc/resolv.conf and /etc/hosts are then not managed (the image's
+		// own files, or none), so DNS: 127.0.0.1 would not apply.
+		NetworkDisabled: false,
+		Labels:          labels,
+	}
+
+	var ulimits []*container.Ulimit
+	ulimits = append(ulimits,
+		&container.Ulimit{Name: "nofile", Soft: noFileLimit, Hard: noFileLimit},
+		&container.Ulimit{Name: "fsize", Soft: fsize, Hard: fsize},
+		&container.Ulimit{Name: "core", Soft: 0, Hard: 0},
+	)
+	pids := prof.Pids
+	pidsLimit := &pids
+	if prof.Runtime == runtimeGVisor {
+		// gVisor's runsc fails to start a container whose pids cgroup is
+		// set ("OCI runtime start failed … StartRoot … EOF"). Under runsc
+		// the enforced bound on processes is the memory limit (every task
+		// lives in the sandbox's memory cgroup; OOMKilled works), and the
+		// nproc ulimit, which gVisor's own kernel applies per sandbox (under
+		// runc it would count the uid across the whole host, so it is set
+		// only here), is a best-effort count bound.
+		pidsLimit = nil
+		ulimits = append(ulimits, &container.Ulimit{Name: "nproc", Soft: prof.Pids, Hard: prof.Pids})
+	}
+
+	hc := &container.HostConfig{
+		NetworkMode:    "none",
+		DNS:            []string{"127.0.0.1"},
+		ReadonlyRootfs: true,
+		CapDrop:        []string{"ALL"},
+		// Setting only no-new-privileges keeps the engine's default seccomp
+		// profile (a "seccomp=…" entry would replace it).
+		SecurityOpt: []string{"no-new-privileges"},
+		IpcMode:     container.IPCModePrivate,
+		ShmSize:     shmSize,
+		// The default json-file driver would keep every byte the program
+		// writes on the host's disk; attach delivers the streams.
+		LogConfig:  container.LogConfig{Type: "none"},
+		Init:       boolPtr(true),
+		AutoRemove: false,
+		Privileged: false,
+		Runtime:    prof.Runtime,
+		Tmpfs:      tmpfs,
+		Mounts: []mount.Mount{{
+			Type:          mount.TypeVolume,
+			Source:        volume,
+			Target:        programDir,
+			ReadOnly:      true,
+			VolumeOptions: &mount.VolumeOptions{NoCopy: true},
+		}},
+		Resources: container.Resources{
+			Memory:     prof.Memory,
+			MemorySwap: prof.Memory, // equal: no swap on top
+			NanoCPUs:   nanoCPUs(prof.CPUs),
+			PidsLimit:  pidsLimit,
+			Ulimits:    ulimits,
+		},
+	}
+	return cfg, hc
+}
+
+// runtimeGVisor is the OCI runtime name of gVisor.
+const runtimeGVisor = "runsc"
+
+// helperConfig builds the configuration of the helper container that fills
+// the program volume: created from the same image, never started.
+func helperConfig(prof runner.Profile, img imageInfo, volume string, labels map[string]string) (*container.Config, *container.HostConfig) {
+	cfg := &container.Config{
+		Image: img.ID,
+		// A scratch image has no command, and create needs one; it never
+		// runs.
+		Entrypoint:      []string{"/nonexistent"},
+		Hostname:        containerHostname,
+		NetworkDisabled: false,
+		Labels:          labels,
+	}
+	hc := &container.HostConfig{
+		NetworkMode: "none",
+		// CopyToContainer into a volume works with a read-only root.
+		ReadonlyRootfs: true,
+		CapDrop:        []string{"ALL"},
+		SecurityOpt:    []string{"no-new-privileges"},
+		LogConfig:      container.LogConfig{Type: "none"},
+		AutoRemove:     false,
+		// The default runtime: the helper never runs, and a profile's
+		// runtime problem belongs to the program's containers.
+		Tmpfs: imageTmpfs(prof, img),
+		Mounts: []mount.Mount{{
+			Type:          mount.TypeVolume,
+			Source:        volume,
+			Target:        programDir,
+			ReadOnly:      false,
+			VolumeOptions: &mount.VolumeOptions{NoCopy: true},
+		}},
+	}
+	return cfg, hc
+}
+
+func nanoCPUs(cpus float64) int64 {
+	return int64(math.Round(cpus * 1e9))
+}
+
+func boolPtr(b bool) *bool { return &b }
+
+// ulimit returns the soft value of the named ulimit in hc, and whether it is
+// set.
+func ulimit(hc *container.HostConfig, name string) (int64, bool) {
+	for _, u := range hc.Ulimits {
+		if u != nil && u.Name == name {
+			return u.Soft, true
+		}
+	}
+	return 0, false
+}
+
+// settingsFrom derives the report's settings from a built configuration, so
+// that what is recorded is what is applied.
+func settingsFrom(prof runner.Profile, img imageInfo, cfg *container.Config, hc *container.HostConfig) runner.Settings {
+	ul := make(map[string]int64, len(hc.Ulimits))
+	for _, u := range hc.Ulimits {
+		if u != nil {
+			ul[u.Name] = u.Soft
+		}
+	}
+	var pids int64
+	if hc.PidsLimit != nil {
+		pids = *hc.PidsLimit
+	}
+	var mounts []string
+	for _, m := range hc.Mounts {
+		mode := "rw"
+		if m.ReadOnly {
+			mode = "ro"
+		}
+		mounts = append(mounts, fmt.Sprintf("%s:%s:%s:%s", m.Type, m.Source, m.Target, mode))
+	}
+	return runner.Settings{
+		Image:          prof.Image,
+		ImageID:        img.ID,
+		RepoDigest:     img.RepoDigest,
+		ImageEnv:       slices.Clone(img.Env),
+		Entrypoint:     slices.Clone([]string(cfg.Entrypoint)),
+		User:           cfg.User,
+		Hostname:       cfg.Hostname,
+		NetworkMode:    string(hc.NetworkMode),
+		DNS:            slices.Clone(hc.DNS),
+		ReadonlyRootfs: hc.ReadonlyRootfs,
+		CapDrop:        slices.Clone([]string(hc.CapDrop)),
+		SecurityOpt:    slices.Clone(hc.SecurityOpt),
+		Memory:         hc.Memory,
+		MemorySwap:     hc.MemorySwap,
+		NanoCPUs:       hc.NanoCPUs,
+		PidsLimit:      pids,
+		Ulimits:        ul,
+		IpcMode:        string(hc.IpcMode),
+		LogDriver:      hc.LogConfig.Type,
+		Init:           hc.Init != nil && *hc.Init,
+		Runtime:        hc.Runtime,
+		Tmpfs:          cloneMap(hc.Tmpfs),
+		ProgramMount:   strings.Join(mounts, ","),
+		Env:            slices.Clone(cfg.Env),
+	}
+}
+
+// limitsFrom derives the limits recorded in each event from a built
+// configuration.
+func limitsFrom(prof runner.Profile, hc *container.HostConfig) runner.Limits {
+	nofile, _ := ulimit(hc, "nofile")
+	fsize, _ := ulimit(hc, "fsize")
+	var pids int64
+	if hc.PidsLimit != nil {
+		pids = *hc.PidsLimit
+	} else if n, ok := ulimit(hc, "nproc"); ok {
+		pids = n
+	}
+	return runner.Limits{
+		TimeoutMS:     prof.Timeout.Milliseconds(),
+		MemoryBytes:   hc.Memory,
+		CPUs:          float64(hc.NanoCPUs) / 1e9,
+		Pids:          pids,
+		OutputLimit:   prof.OutputLimit,
+		OutputCeiling: prof.OutputCeiling,
+		NoFile:        nofile,
+		FileSize:      fsize,
+	}
+}
+
+func cloneMap(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,360 @@
+package docker
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/mount"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/behaves-dev/behaves/internal/runner"
+)
+
+const testImageID = "sha256:1111111111111111111111111111111111111111111111111111111111111111"
+
+func testProfile() runner.Profile {
+	return runner.Profile{
+		Name:          "python",
+		Image:         "python@sha256:2222222222222222222222222222222222222222222222222222222222222222",
+		Command:       []string{"python3", "-I"},
+		ProgramName:   "main.py",
+		Timeout:       5 * time.Second,
+		Memory:        128 << 20,
+		CPUs:          0.5,
+		Pids:          64,
+		OutputLimit:   64 << 10,
+		OutputCeiling: 4 << 20,
+		User:          "65534:65534",
+		Tmpfs:         map[string]int64{"/tmp": 16 << 20},
+		Env:           map[string]string{"LANG": "C.UTF-8", "A": "1"},
+	}
+}
+
+func testImage() imageInfo {
+	return imageInfo{
+		Ref:        "python@sha256:2222222222222222222222222222222222222222222222222222222222222222",
+		ID:         testImageID,
+		RepoDigest: "python@sha256:2222222222222222222222222222222222222222222222222222222222222222",
+		Env:        []string{"PATH=/usr/bin:/bin", "FROM_IMAGE=1"},
+		Volumes:    []string{"/data", "/tmp"},
+	}
+}
+
+func TestContainerConfig(t *testing.T) {
+	t.Parallel()
+	lbl := map[string]string{"behaves.run-id": "r1"}
+	cfg, hc := containerConfig(testProfile(), testImage(), "vol1",
+		runner.Invocation{Args: []string{"5", "a b"}, Stdin: []byte("ignored here")}, lbl)
+
+	wantCfg := &container.Config{
+		Image:        testImageID,
+		Hostname:     "behaves",
+		User:         "65534:65534",
+		Entrypoint:   []string{"python3", "-I"},
+		Cmd:          []string{"/program/main.py", "5", "a b"},
+		Env:          []string{"A=1", "LANG=C.UTF-8"},
+		WorkingDir:   "/program",
+		Healthcheck:  &container.HealthConfig{Test: []string{"NONE"}},
+		AttachStdin:  true,
+		AttachStdout: true,
+		AttachStderr: true,
+		OpenStdin:    true,
+		StdinOnce:    true,
+		Labels:       lbl,
+	}
+	if diff := cmp.Diff(wantCfg, cfg); diff != "" {
+		t.Errorf("config (-want +got):\n%s", diff)
+	}
+
+	pids := int64(64)
+	init := true
+	wantHC := &container.HostConfig{
+		NetworkMode:    "none",
+		DNS:            []string{"127.0.0.1"},
+		ReadonlyRootfs: true,
+		CapDrop:        []string{"ALL"},
+		SecurityOpt:    []string{"no-new-privileges"},
+		IpcMode:        "private",
+		ShmSize:        64 << 20,
+		LogConfig:      container.LogConfig{Type: "none"},
+		Init:           &init,
+		AutoRemove:     false,
+		Tmpfs: map[string]string{
+			// The profile's own tmpfs covers the image's VOLUME /tmp.
+			"/tmp": "rw,nosuid,nodev,noexec,size=16777216",
+			// The image's VOLUME /data: min(memory 128MiB, 64MiB).
+			"/data": "rw,nosuid,nodev,noexec,size=67108864",
+		},
+		Mounts: []mount.Mount{{
+			Type:          mount.TypeVolume,
+			Source:        "vol1",
+			Target:        "/program",
+			ReadOnly:      true,
+			VolumeOptions: &mount.VolumeOptions{NoCopy: true},
+		}},
+		Resources: container.Resources{
+			Memory:     128 << 20,
+			MemorySwap: 128 << 20,
+			NanoCPUs:   500_000_000,
+			PidsLimit:  &pids,
+			Ulimits: []*container.Ulimit{
+				{Name: "nofile", Soft: 256, Hard: 256},
+				{Name: "fsize", Soft: 64 << 20, Hard: 64 << 20},
+				{Name: "core", Soft: 0, Hard: 0},
+			},
+		},
+	}
+	if diff := cmp.Diff(wantHC, hc); diff != "" {
+		t.Errorf("host config (-want +got):\n%s", diff)
+	}
+	// The fields whose zero value would be a hole, asserted by name.
+	if hc.PidsLimit == nil || *hc.PidsLimit <= 0 {
+		t.Errorf("PidsLimit = %v, want a pointer to a positive value (a pointer to 0 is unlimited)", hc.PidsLimit)
+	}
+	if hc.Privileged || len(hc.CapAdd) > 0 || len(hc.Binds) > 0 || hc.PidMode != "" || hc.UsernsMode != "" {
+		t.Errorf("unexpected privilege or host access: %+v", hc)
+	}
+}
+
+func TestContainerConfigDoesNotAliasProfile(t *testing.T) {
+	t.Parallel()
+	prof := testProfile()
+	cfg, _ := containerConfig(prof, testImage(), "v", runner.Invocation{}, nil)
+	cfg.Entrypoint[0] = "changed"
+	if prof.Command[0] != "python3" {
+		t.Fatal("the config shares the profile's command slice")
+	}
+	if want := []string{"/program/main.py"}; !cmp.Equal([]string(cfg.Cmd), want) {
+		t.Errorf("Cmd with no args = %q, want %q", cfg.Cmd, want)
+	}
+}
+
+func TestContainerConfigSizes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		memory    int64
+		tmpfs     map[string]int64
+		volumes   []string
+		wantTmpfs map[string]string
+		wantFsize int64
+	}{
+		{
+			name:      "no tmpfs: fsize floor",
+			memory:    256 << 20,
+			wantTmpfs: map[string]string{},
+			wantFsize: 64 << 20,
+		},
+		{
+			name:      "a large tmpfs raises fsize",
+			memory:    1 << 30,
+			tmpfs:     map[string]int64{"/tmp": 200 << 20, "/scratch/": 1 << 20},
+			wantTmpfs: map[string]string{"/tmp": "rw,nosuid,nodev,noexec,size=209715200", "/scratch": "rw,nosuid,nodev,noexec,size=1048576"},
+			wantFsize: 200 << 20,
+		},
+		{
+			name:    "volume tmpfs is min(memory, 64MiB); a parent tmpfs does not cover a volume",
+			memory:  32 << 20,
+			tmpfs:   map[string]int64{"/tmp": 1 << 20},
+			volumes: []string{"/tmp/cache", "/var/lib/x"},
+			wantTmpfs: map[string]string{
+				"/tmp":       "rw,nosuid,nodev,noexec,size=1048576",
+				"/tmp/cache": "rw,nosuid,nodev,noexec,size=33554432",
+				"/var/lib/x": "rw,nosuid,nodev,noexec,size=33554432",
+			},
+			wantFsize: 64 << 20,
+		},
+		{
+			name:      "a VOLUME at /program is the program volume's place",
+			memory:    64 << 20,
+			volumes:   []string{"/program"},
+			wantTmpfs: map[string]string{},
+			wantFsize: 64 << 20,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			prof := testProfile()
+			prof.Memory, prof.Tmpfs = tt.memory, tt.tmpfs
+			img := testImage()
+			img.Volumes = tt.volumes
+			_, hc := containerConfig(prof, img, "v", runner.Invocation{}, nil)
+			if diff := cmp.Diff(tt.wantTmpfs, hc.Tmpfs); diff != "" {
+				t.Errorf("tmpfs (-want +got):\n%s", diff)
+			}
+			if got, _ := ulimit(hc, "fsize"); got != tt.wantFsize {
+				t.Errorf("fsize = %d, want %d", got, tt.wantFsize)
+			}
+		})
+	}
+}
+
+func TestContainerConfigGVisor(t *testing.T) {
+	t.Parallel()
+	prof := testProfile()
+	prof.Runtime = "runsc"
+	_, hc := containerConfig(prof, testImage(), "v", runner.Invocation{}, nil)
+	if hc.Runtime != "runsc" {
+		t.Errorf("Runtime = %q", hc.Runtime)
+	}
+	if hc.PidsLimit != nil {
+		t.Errorf("PidsLimit = %d under runsc, want unset (runsc fails to start with it)", *hc.PidsLimit)
+	}
+	if n, ok := ulimit(hc, "nproc"); !ok || n != 64 {
+		t.Errorf("nproc = %d, %v; want 64", n, ok)
+	}
+	if got := limitsFrom(prof, hc).Pids; got != 64 {
+		t.Errorf("recorded pids = %d, want 64", got)
+	}
+	// Under the default runtime nproc is never set: it counts per uid
+	// across the whole host.
+	_, hc = containerConfig(testProfile(), testImage(), "v", runner.Invocation{}, nil)
+	if _, ok := ulimit(hc, "nproc"); ok {
+		t.Error("nproc set under runc")
+	}
+}
+
+func TestHelperConfig(t *testing.T) {
+	t.Parallel()
+	lbl := map[string]string{"behaves.role": "helper"}
+	cfg, hc := helperConfig(testProfile(), testImage(), "vol1", lbl)
+	if !cmp.Equal([]string(cfg.Entrypoint), []string{"/nonexistent"}) || cfg.Image != testImageID || !cmp.Equal(cfg.Labels, lbl) {
+		t.Errorf("helper config = %+v", cfg)
+	}
+	if hc.NetworkMode != "none" || hc.LogConfig.Type != "none" || hc.AutoRemove {
+		t.Errorf("helper host config = %+v", hc)
+	}
+	wantMounts := []mount.Mount{{Type: mount.TypeVolume, Source: "vol1", Target: "/program", VolumeOptions: &mount.VolumeOptions{NoCopy: true}}}
+	if diff := cmp.Diff(wantMounts, hc.Mounts); diff != "" {
+		t.Errorf("helper mounts (-want +got):\n%s", diff)
+	}
+	// Every image VOLUME is covered, so the helper gets no anonymous volume.
+	for _, v := range testImage().Volumes {
+		if _, ok := hc.Tmpfs[v]; !ok {
+			t.Errorf("helper does not cover VOLUME %s: %v", v, hc.Tmpfs)
+		}
+	}
+}
+
+func TestSettingsAndLimitsFromConfig(t *testing.T) {
+	t.Parallel()
+	prof, img := testProfile(), testImage()
+	cfg, hc := containerConfig(prof, img, "vol1", runner.Invocation{}, nil)
+	got := settingsFrom(prof, img, cfg, hc)
+	want := runner.Settings{
+		Image:          prof.Image,
+		ImageID:        testImageID,
+		RepoDigest:     img.RepoDigest,
+		ImageEnv:       []string{"PATH=/usr/bin:/bin", "FROM_IMAGE=1"},
+		Entrypoint:     []string{"python3", "-I"},
+		User:           "65534:65534",
+		Hostname:       "behaves",
+		NetworkMode:    "none",
+		DNS:            []string{"127.0.0.1"},
+		ReadonlyRootfs: true,
+		CapDrop:        []string{"ALL"},
+		SecurityOpt:    []string{"no-new-privileges"},
+		Memory:         128 << 20,
+		MemorySwap:     128 << 20,
+		NanoCPUs:       500_000_000,
+		PidsLimit:      64,
+		Ulimits:        map[string]int64{"nofile": 256, "fsize": 64 << 20, "core": 0},
+		IpcMode:        "private",
+		LogDriver:      "none",
+		Init:           true,
+		Tmpfs:          map[string]string{"/tmp": "rw,nosuid,nodev,noexec,size=16777216", "/data": "rw,nosuid,nodev,noexec,size=67108864"},
+		ProgramMount:   "volume:vol1:/program:ro",
+		Env:            []string{"A=1", "LANG=C.UTF-8"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("settings (-want +got):\n%s", diff)
+	}
+
+	wantLimits := runner.Limits{
+		TimeoutMS:     5000,
+		MemoryBytes:   128 << 20,
+		CPUs:          0.5,
+		Pids:          64,
+		OutputLimit:   64 << 10,
+		OutputCeiling: 4 << 20,
+		NoFile:        256,
+		FileSize:      64 << 20,
+	}
+	if diff := cmp.Diff(wantLimits, limitsFrom(prof, hc)); diff != "" {
+		t.Errorf("limits (-want +got):\n%s", diff)
+	}
+}
+
+func TestLabels(t *testing.T) {
+	t.Parallel()
+	opt := Options{RunID: "0123456789abcdef", Host: "ci-1", PID: 4242, StartedAt: time.Date(2026, 5, 7, 21, 9, 36, 5, time.FixedZone("x", 3600))}
+	for _, role := range []string{RoleProgram, RoleHelper, RoleVolume} {
+		want := map[string]string{
+			"behaves.run-id":     "0123456789abcdef",
+			"behaves.host":       "ci-1",
+			"behaves.pid":        "4242",
+			"behaves.started-at": "2026-05-07T20:09:36Z",
+			"behaves.role":       role,
+		}
+		if diff := cmp.Diff(want, labels(opt, role)); diff != "" {
+			t.Errorf("labels(%s) (-want +got):\n%s", role, diff)
+		}
+	}
+}
+
+func TestShortRunIDAndNames(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"9f86d081-884c-4d63": "9f86d081",
+		"ab-cd":              "abcd",
+		"../..":              "run",
+		"ÄÖÜabc":             "abc",
+	} {
+		if got := shortRunID(in); got != want {
+			t.Errorf("shortRunID(%q) = %q, want %q", in, got, want)
+		}
+	}
+	s := &Sandbox{prefix: "behaves-9f86d081-"}
+	if a, b := s.nextName(""), s.nextName("-helper"); a != "behaves-9f86d081-1" || b != "behaves-9f86d081-2-helper" {
+		t.Errorf("names = %q, %q", a, b)
+	}
+}
+
+func TestCheckProfile(t *testing.T) {
+	t.Parallel()
+	prog := runner.Program{Files: map[string][]byte{"src/fizz.py": []byte("x")}, Entry: "src/fizz.py"}
+	prof := testProfile()
+	prof.ProgramName = ""
+	got, err := checkProfile(prof, prog)
+	if err != nil || got.ProgramName != "fizz.py" {
+		t.Fatalf("checkProfile default name = %q, %v", got.ProgramName, err)
+	}
+
+	bad := testProfile()
+	bad.Command = nil
+	bad.Pids = 0
+	bad.User = "0:0"
+	bad.ProgramName = "../x"
+	bad.Tmpfs = map[string]int64{"/program/tmp": 1}
+	bad.Env = map[string]string{"A=B": "1"}
+	_, err = checkProfile(bad, prog)
+	if err == nil {
+		t.Fatal("checkProfile accepted a bad profile")
+	}
+	for _, want := range []string{"no command", "pids limit", "user", "program name", "cover the program", "environment name"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+	for _, u := range []string{"65534", "nobody:nogroup", "1:0", "-1:5", ""} {
+		if checkUser(u) == nil {
+			t.Errorf("checkUser(%q) accepted", u)
+		}
+	}
+	if err := checkUser("1000:1000"); err != nil {
+		t.Errorf("checkUser(1000:1000) = %v", err)
+	}
+}

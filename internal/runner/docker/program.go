@@ -1,0 +1,141 @@
+package docker
+
+import (
+	"archive/tar"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/behaves-dev/behaves/internal/runner"
+)
+
+const (
+	// programFileMode and programDirMode are the modes of the program's files
+	// and directories in its volume: readable by any uid, writable by none
+	// (the volume is also mounted read-only).
+	programFileMode = 0o444
+	programDirMode  = 0o555
+)
+
+// checkRelPath accepts a clean, relative, slash-separated path that stays
+// inside its root.
+func checkRelPath(p string) error {
+	switch {
+	case p == "" || p == ".":
+		return fmt.Errorf("empty path")
+	case strings.ContainsRune(p, 0):
+		return fmt.Errorf("path %q contains NUL", p)
+	case path.IsAbs(p):
+		return fmt.Errorf("path %q is absolute", p)
+	case path.Clean(p) != p:
+		return fmt.Errorf("path %q is not clean", p)
+	case p == ".." || strings.HasPrefix(p, "../"):
+		return fmt.Errorf("path %q leaves the program directory", p)
+	}
+	return nil
+}
+
+// programFiles lays the program's files out as they appear under /program:
+// the entry file under the profile's program name, every other file at its
+// own path.
+func programFiles(prog runner.Program, programName string) (map[string][]byte, error) {
+	if _, ok := prog.Files[prog.Entry]; !ok {
+		return nil, fmt.Errorf("the program has no entry file %q", prog.Entry)
+	}
+	out := make(map[string][]byte, len(prog.Files))
+	for p, data := range prog.Files {
+		if p == prog.Entry {
+			continue
+		}
+		if err := checkRelPath(p); err != nil {
+			return nil, err
+		}
+		out[p] = data
+	}
+	if _, ok := out[programName]; ok {
+		return nil, fmt.Errorf("the program name %q is also the path of another program file", programName)
+	}
+	out[programName] = prog.Files[prog.Entry]
+	return out, nil
+}
+
+// programTar is a tar of files (path relative to /program → content), each
+// owned by root with mode 0444, in directories with mode 0555. The output
+// depends only on files (sorted entries, fixed time), so the same program
+// gives the same archive.
+func programTar(files map[string][]byte) ([]byte, error) {
+	dirs := map[string]bool{}
+	for p := range files {
+		if err := checkRelPath(p); err != nil {
+			return nil, err
+		}
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	for d := range dirs {
+		if _, ok := files[d]; ok {
+			return nil, fmt.Errorf("path %q is both a file and a directory", d)
+		}
+	}
+
+	type entry struct {
+		name string
+		data []byte
+		dir  bool
+	}
+	entries := make([]entry, 0, len(files)+len(dirs))
+	for d := range dirs {
+		entries = append(entries, entry{name: d + "/", dir: true})
+	}
+	for p, data := range files {
+		entries = append(entries, entry{name: p, data: data})
+	}
+	// "a/" sorts before "a/x": every directory precedes its contents.
+	sort.Slice(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
+
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	modTime := time.Unix(0, 0).UTC()
+	for _, e := range entries {
+		hdr := &tar.Header{
+			Name:    e.name,
+			Uid:     0,
+			Gid:     0,
+			Uname:   "root",
+			Gname:   "root",
+			ModTime: modTime,
+		}
+		if e.dir {
+			hdr.Typeflag = tar.TypeDir
+			hdr.Mode = programDirMode
+		} else {
+			hdr.Typeflag = tar.TypeReg
+			hdr.Mode = programFileMode
+			hdr.Size = int64(len(e.data))
+		}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return nil, fmt.Errorf("writing tar header for %s: %w", e.name, err)
+		}
+		if !e.dir {
+			if _, err := tw.Write(e.data); err != nil {
+				return nil, fmt.Errorf("writing %s to the tar: %w", e.name, err)
+			}
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, fmt.Errorf("closing the tar: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// sha256Hex is the lowercase hex SHA-256 of b.
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,124 @@
+package docker
+
+import (
+	"archive/tar"
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/behaves-dev/behaves/internal/runner"
+)
+
+type tarEntry struct {
+	Name     string
+	Typeflag byte
+	Mode     int64
+	Uid, Gid int
+	Uname    string
+	Data     string
+}
+
+func readTar(t *testing.T, b []byte) []tarEntry {
+	t.Helper()
+	var out []tarEntry
+	tr := tar.NewReader(bytes.NewReader(b))
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, tarEntry{hdr.Name, hdr.Typeflag, hdr.Mode, hdr.Uid, hdr.Gid, hdr.Uname, string(data)})
+	}
+}
+
+func TestProgramTar(t *testing.T) {
+	t.Parallel()
+	files := map[string][]byte{
+		"main.py":        []byte("print(1)\n"),
+		"pkg/sub/mod.py": []byte("X = 2\n"),
+		"pkg/a.txt":      nil,
+	}
+	b, err := programTar(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []tarEntry{
+		{"main.py", tar.TypeReg, 0o444, 0, 0, "root", "print(1)\n"},
+		{"pkg/", tar.TypeDir, 0o555, 0, 0, "root", ""},
+		{"pkg/a.txt", tar.TypeReg, 0o444, 0, 0, "root", ""},
+		{"pkg/sub/", tar.TypeDir, 0o555, 0, 0, "root", ""},
+		{"pkg/sub/mod.py", tar.TypeReg, 0o444, 0, 0, "root", "X = 2\n"},
+	}
+	if diff := cmp.Diff(want, readTar(t, b)); diff != "" {
+		t.Errorf("tar entries (-want +got):\n%s", diff)
+	}
+	again, _ := programTar(files)
+	if !bytes.Equal(b, again) {
+		t.Error("programTar is not deterministic")
+	}
+}
+
+func TestProgramTarRejects(t *testing.T) {
+	t.Parallel()
+	for _, files := range []map[string][]byte{
+		{"": nil},
+		{".": nil},
+		{"/etc/passwd": nil},
+		{"../escape": nil},
+		{"a/../../escape": nil},
+		{"a//b": nil},
+		{"a\x00b": nil},
+		{"a": nil, "a/b": nil}, // a file and a directory
+	} {
+		if _, err := programTar(files); err == nil {
+			t.Errorf("programTar(%q) accepted", keys(files))
+		}
+	}
+}
+
+func keys(m map[string][]byte) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestProgramFiles(t *testing.T) {
+	t.Parallel()
+	prog := runner.Program{Files: map[string][]byte{"solutions/fizz.py": []byte("E"), "lib/util.py": []byte("U")}, Entry: "solutions/fizz.py"}
+	got, err := programFiles(prog, "main.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]byte{"main.py": []byte("E"), "lib/util.py": []byte("U")}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+
+	if _, err := programFiles(runner.Program{Files: map[string][]byte{"a.py": nil}, Entry: "b.py"}, "main.py"); err == nil || !strings.Contains(err.Error(), "entry") {
+		t.Errorf("missing entry: err = %v", err)
+	}
+	clash := runner.Program{Files: map[string][]byte{"e.py": []byte("E"), "main.py": []byte("other")}, Entry: "e.py"}
+	if _, err := programFiles(clash, "main.py"); err == nil {
+		t.Error("a program name that clashes with another file was accepted")
+	}
+}
+
+func TestSHA256Hex(t *testing.T) {
+	t.Parallel()
+	if got := sha256Hex(nil); got != "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" {
+		t.Errorf("sha256Hex(nil) = %s", got)
+	}
+}

@@ -1,0 +1,444 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/docker/docker/api/types"
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/pkg/stdcopy"
+
+	"github.com/behaves-dev/behaves/internal/runner"
+)
+
+// Run runs one invocation in a fresh container: create, attach, register
+// the wait (next-exit), start, pump the streams against the timeout, inspect,
+// remove. The returned event is always the evidence observed; SandboxError
+// says why it is incomplete. The error is non-nil only when the container
+// could not be removed.
+//
+// Timeout rule: TimedOut is set only when behaves' kill, sent after
+// prof.Timeout (counted from the return of start), hit a running container.
+// The exit code is reported for every container that exited, so a timed-out
+// run reports 137 (SIGKILL) with TimedOut set; a container that is not
+// exited reports no exit code.
+//
+// Cancellation of ctx: the event's SandboxError is "interrupted" (never a
+// timeout), and the container is killed and removed by the forced removal,
+// which runs on a fresh context with its own deadline.
+func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Event, err error) {
+	s := a.sb
+	cfg, hc := containerConfig(a.prof, a.img, a.volume, inv, labels(s.opt, RoleProgram))
+	ev = a.newEvent(cfg, inv)
+	if ctx.Err() != nil {
+		ev.SandboxError = "interrupted"
+		return ev, nil
+	}
+
+	name := s.nextName("")
+	cctx, cancel := s.engineCtx(ctx)
+	created, err := s.cli.ContainerCreate(cctx, cfg, hc, nil, nil, name)
+	cancel()
+	if err != nil {
+		ev.SandboxError = faultText(ctx, "creating container", err, s.opt.EngineTimeout)
+		return ev, s.removeFailedCreate(s.cleanupParent(ctx), name, err)
+	}
+	// The container exists: whatever happens below, it is removed (forced,
+	// on a cleanup context that outlives ctx), and a failed removal is this
+	// call's error.
+	defer func() { err = s.removeContainer(s.cleanupParent(ctx), name, created.ID) }()
+
+	actx, cancel := s.engineCtx(ctx)
+	conn, err := s.cli.ContainerAttach(actx, created.ID, container.AttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
+	cancel()
+	if err != nil {
+		ev.SandboxError = faultText(ctx, "attaching to container", err, s.opt.EngineTimeout)
+		return ev, nil
+	}
+	defer conn.Close()
+
+	waitCtx, stopWait := context.WithCancel(ctx)
+	defer stopWait()
+	waitC, waitErrC, err := s.registerWait(waitCtx, stopWait, created.ID)
+	if err != nil {
+		ev.SandboxError = faultText(ctx, "waiting for container", err, s.opt.EngineTimeout)
+		return ev, nil
+	}
+	// The client's wait goroutine blocks until its answer is received: if
+	// pump did not take it, stop the wait and take it in the background.
+	waitTaken := false
+	defer func() {
+		if !waitTaken {
+			stopWait()
+			go drainWait(waitC, waitErrC)
+		}
+	}()
+
+	sctx, cancel := s.engineCtx(ctx)
+	err = s.cli.ContainerStart(sctx, created.ID, container.StartOptions{})
+	cancel()
+	startedAt := time.Now()
+	if err != nil {
+		ev.SandboxError = faultText(ctx, "starting container", err, s.opt.EngineTimeout)
+		return ev, nil
+	}
+
+	ceiling := make(chan struct{}, 1)
+	onCeiling := func() {
+		select {
+		case ceiling <- struct{}{}:
+		default:
+		}
+	}
+	stdout := newBoundedWriter(a.prof.OutputLimit, a.prof.OutputCeiling, onCeiling)
+	stderr := newBoundedWriter(a.prof.OutputLimit, a.prof.OutputCeiling, onCeiling)
+	res := pump(ctx, pumpInput{
+		conn:     conn,
+		stdin:    inv.Stdin,
+		stdout:   stdout,
+		stderr:   stderr,
+		ceiling:  ceiling,
+		waitC:    waitC,
+		waitErrC: waitErrC,
+		timeout:  a.prof.Timeout,
+		grace:    s.opt.Grace,
+		kill:     func() (bool, error) { return s.kill(ctx, created.ID) },
+	})
+	waitTaken = res.waitTaken
+	ev.Stdout, ev.Stderr, ev.StdinBytes = stdout.stream(), stderr.stream(), res.stdinBytes
+
+	if res.interrupted {
+		// The deferred forced removal kills and removes it in one engine
+		// call, within the cleanup deadline.
+		ev.SandboxError = "interrupted"
+		ev.Duration = time.Since(startedAt)
+		return ev, nil
+	}
+
+	ictx, cancel := s.engineCtx(ctx)
+	info, err := s.cli.ContainerInspect(ictx, created.ID)
+	cancel()
+	if err != nil || info.ContainerJSONBase == nil || info.State == nil {
+		if err == nil {
+			err = errors.New("the engine returned no state")
+		}
+		ev.SandboxError = faultText(ctx, "inspecting container", err, s.opt.EngineTimeout)
+		return ev, nil
+	}
+	judge(&ev, info.State, res, startedAt)
+	return ev, nil
+}
+
+// newEvent is an invocation's event before anything ran: everything known
+// from the attempt and the configuration, with empty (non-nil) streams.
+func (a *Attempt) newEvent(cfg *container.Config, inv runner.Invocation) runner.Event {
+	command := append(slices.Clone([]string(cfg.Entrypoint)), cfg.Cmd...)
+	return runner.Event{
+		Stdout:        runner.Stream{Data: []byte{}},
+		Stderr:        runner.Stream{Data: []byte{}},
+		StdinSHA256:   sha256Hex(inv.Stdin),
+		Command:       command,
+		ImageDigest:   a.img.ID,
+		RepoDigest:    a.img.RepoDigest,
+		ProgramSHA256: a.programSHA256,
+		Limits:        a.limits,
+	}
+}
+
+// registerWait registers a "next-exit" wait before start (a "not-running"
+// wait returns at once on a created container). The engine's acknowledgement
+// is bounded by EngineTimeout: past it, cancel stops the wait.
+func (s *Sandbox) registerWait(ctx context.Context, cancel context.CancelFunc, id string) (<-chan container.WaitResponse, <-chan error, error) {
+	ack := time.AfterFunc(s.opt.EngineTimeout, cancel)
+	waitC, errC := s.cli.ContainerWait(ctx, id, container.WaitConditionNextExit)
+	if !ack.Stop() {
+		return nil, nil, context.DeadlineExceeded
+	}
+	select {
+	case err := <-errC:
+		return nil, nil, err
+	default:
+	}
+	return waitC, errC, nil
+}
+
+// drainWait receives the answer of a wait nobody else will read, so that
+// the client's goroutine that delivers it can end. The wait's context must
+// be cancelled, so that one of the two channels is sure to deliver.
+func drainWait(waitC <-chan container.WaitResponse, errC <-chan error) {
+	select {
+	case <-waitC:
+	case <-errC:
+	}
+}
+
+// kill sends SIGKILL. hit reports that the container was running; a
+// container that had already exited ("is not running") is neither a hit
+// nor an error.
+func (s *Sandbox) kill(ctx context.Context, id string) (hit bool, err error) {
+	kctx, cancel := s.engineCtx(ctx)
+	defer cancel()
+	err = s.cli.ContainerKill(kctx, id, "KILL")
+	switch {
+	case err == nil:
+		return true, nil
+	case strings.Contains(err.Error(), "is not running"):
+		return false, nil
+	}
+	return false, err
+}
+
+// faultText is the SandboxError for a failed engine call: "interrupted"
+// when the run's context was cancelled, else what failed and why.
+func faultText(ctx context.Context, what string, err error, engineTimeout time.Duration) string {
+	if ctx.Err() != nil {
+		return "interrupted"
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Sprintf("%s: the engine did not answer within %s", what, engineTimeout)
+	}
+	return what + ": " + err.Error()
+}
+
+// judge fills the event from the container's state after the run.
+//
+// Precedence of resource limits: an OOM kill ("memory", set by the kernel for
+// any process of the container) wins over the output ceiling ("output"): it
+// is the engine's own record, and a program that exhausted its memory while
+// also flooding its output is reported by the harder limit. Either makes the
+// case false.
+func judge(ev *runner.Event, st *container.State, res pumpResult, startedAt time.Time) {
+	ev.TimedOut = res.timedOut
+	switch {
+	case st.OOMKilled:
+		ev.ResourceLimit = runner.LimitMemory
+	case res.ceilingHit:
+		ev.ResourceLimit = runner.LimitOutput
+	}
+	ev.Duration = runDuration(st, startedAt, res)
+
+	if st.Status == container.StateExited {
+		code := st.ExitCode
+		ev.ExitCode = &code
+		ev.SandboxError = res.fault
+		return
+	}
+	switch {
+	case res.killed && st.Status != container.StateExited:
+		ev.SandboxError = "container still running after kill"
+	case res.fault != "":
+		ev.SandboxError = res.fault
+	default:
+		ev.SandboxError = fmt.Sprintf("container not exited after the run (status %q)", st.Status)
+	}
+}
+
+// runDuration is the program's run time: the engine's StartedAt to
+// FinishedAt when both are valid, else from the return of start to the wait
+// result as measured here.
+func runDuration(st *container.State, startedAt time.Time, res pumpResult) time.Duration {
+	start, err1 := time.Parse(time.RFC3339Nano, st.StartedAt)
+	end, err2 := time.Parse(time.RFC3339Nano, st.FinishedAt)
+	if err1 == nil && err2 == nil && st.Status == container.StateExited && start.Year() > 1 && end.After(start) {
+		return end.Sub(start)
+	}
+	if res.exited {
+		return res.exitedAt.Sub(startedAt)
+	}
+	return time.Since(startedAt)
+}
+
+// pumpInput is what pump needs for one started container.
+type pumpInput struct {
+	conn           types.HijackedResponse
+	stdin          []byte
+	stdout, stderr *boundedWriter
+	ceiling        <-chan struct{} // signalled when a stream passes the ceiling
+	waitC          <-chan container.WaitResponse
+	waitErrC       <-chan error
+	timeout        time.Duration // the program's run time, from now
+	grace          time.Duration // after exit or kill, for the rest to arrive
+	kill           func() (hit bool, err error)
+}
+
+// pumpResult is what pump observed.
+type pumpResult struct {
+	exited      bool      // the wait reported the exit
+	waitTaken   bool      // the wait's answer (exit or error) was received
+	exitedAt    time.Time // when it did
+	stdinBytes  int64     // stdin bytes the engine accepted
+	timedOut    bool      // the timeout kill hit a running container
+	killed      bool      // some kill (timeout or ceiling) hit it
+	ceilingHit  bool      // a stream passed the output ceiling
+	interrupted bool      // ctx was cancelled
+	fault       string    // why the evidence is incomplete ("" if it is not)
+}
+
+// pump writes stdin and drains stdout and stderr concurrently until both
+// end-of-stream and the exit are seen. One deadline governs the program
+// (timeout: kill, TimedOut if the kill hit); after the exit or a kill, the
+// grace period bounds the wait for the rest, and its expiry is a fault. It
+// returns after closing the connection and joining its goroutines, so the
+// writers may be read.
+func pump(ctx context.Context, in pumpInput) pumpResult {
+	var res pumpResult
+
+	var delivered atomic.Int64
+	stdinDone := make(chan struct{})
+	go func() {
+		defer close(stdinDone)
+		writeStdin(in.conn, in.stdin, &delivered)
+	}()
+	copyDone := make(chan error, 1)
+	go func() {
+		_, err := stdcopy.StdCopy(in.stdout, in.stderr, in.conn.Reader)
+		copyDone <- err
+	}()
+
+	timer := time.NewTimer(in.timeout)
+	defer timer.Stop()
+	var grace <-chan time.Time
+	startGrace := func() {
+		if grace == nil {
+			t := time.NewTimer(in.grace)
+			grace = t.C
+		}
+	}
+	kill := func(why string) {
+		hit, err := in.kill()
+		if hit {
+			res.killed = true
+		}
+		if err != nil && res.fault == "" {
+			res.fault = fmt.Sprintf("killing container (%s): %v", why, err)
+		}
+		startGrace()
+	}
+	ceiling := in.ceiling
+	streamsDone, waitDone := false, false
+
+loop:
+	for !streamsDone || !waitDone {
+		select {
+		case <-ctx.Done():
+			res.interrupted = true
+			break loop
+		case <-timer.C:
+			hit, err := in.kill()
+			res.timedOut, res.killed = hit, res.killed || hit
+			if err != nil && res.fault == "" {
+				res.fault = fmt.Sprintf("killing container after the timeout: %v", err)
+			}
+			startGrace()
+		case <-ceiling:
+			ceiling = nil
+			res.ceilingHit = true
+			kill("output ceiling")
+		case err := <-copyDone:
+			streamsDone = true
+			if err != nil && res.fault == "" {
+				res.fault = "reading the output: " + err.Error()
+			}
+		case w := <-in.waitC:
+			waitDone, res.waitTaken = true, true
+			res.exited, res.exitedAt = true, time.Now()
+			timer.Stop()
+			if w.Error != nil && w.Error.Message != "" && res.fault == "" {
+				res.fault = "waiting for container: " + w.Error.Message
+			}
+			startGrace()
+		case err := <-in.waitErrC:
+			res.waitTaken = true
+			if ctx.Err() != nil {
+				res.interrupted = true
+				break loop
+			}
+			waitDone = true
+			if res.fault == "" {
+				res.fault = "waiting for container: " + err.Error()
+			}
+			startGrace()
+		case <-grace:
+			if res.fault == "" {
+				res.fault = fmt.Sprintf("the output and the exit were not both observed within %s of the exit or kill", in.grace)
+			}
+			break loop
+		}
+	}
+
+	// Closing the connection ends the copy (if it has not ended) and a
+	// stdin write still blocked on a program that does not read.
+	in.conn.Close()
+	<-stdinDone
+	if !streamsDone {
+		<-copyDone
+	}
+	res.stdinBytes = delivered.Load()
+	return res
+}
+
+// stdinChunk is the size of each stdin write, so that the count of bytes
+// delivered is precise to a chunk when the program stops reading.
+const stdinChunk = 32 << 10
+
+// writeStdin sends data to the container's stdin, then closes the write
+// side so the program sees end-of-file. A write error means the program (or
+// the container) stopped reading: not a verdict, only the count of bytes
+// delivered is kept.
+func writeStdin(conn types.HijackedResponse, data []byte, delivered *atomic.Int64) {
+	for len(data) > 0 {
+		n, err := conn.Conn.Write(data[:min(len(data), stdinChunk)])
+		delivered.Add(int64(n))
+		if err != nil {
+			return
+		}
+		data = data[n:]
+	}
+	_ = conn.CloseWrite()
+}
+
+// boundedWriter retains at most limit bytes, counts every byte, never fails
+// (so the stream keeps draining), and calls onCeiling once when the count
+// passes ceiling (0: no ceiling).
+type boundedWriter struct {
+	limit     int64
+	ceiling   int64
+	onCeiling func()
+
+	data      []byte
+	n         int64
+	truncated bool
+	passed    bool
+}
+
+func newBoundedWriter(limit, ceiling int64, onCeiling func()) *boundedWriter {
+	return &boundedWriter{limit: limit, ceiling: ceiling, onCeiling: onCeiling, data: []byte{}}
+}
+
+// Write implements io.Writer.
+func (w *boundedWriter) Write(p []byte) (int, error) {
+	w.n += int64(len(p))
+	if room := w.limit - int64(len(w.data)); room > 0 {
+		w.data = append(w.data, p[:min(int64(len(p)), room)]...)
+	}
+	if w.n > w.limit {
+		w.truncated = true
+	}
+	if w.ceiling > 0 && w.n > w.ceiling && !w.passed {
+		w.passed = true
+		if w.onCeiling != nil {
+			w.onCeiling()
+		}
+	}
+	return len(p), nil
+}
+
+// stream is what the writer observed.
+func (w *boundedWriter) stream() runner.Stream {
+	return runner.Stream{Data: slices.Clone(w.data), Truncated: w.truncated, Bytes: w.n}
+}

@@ -1,0 +1,449 @@
+package docker
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types"
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/api/types/network"
+	"github.com/docker/docker/api/types/volume"
+	"github.com/docker/docker/client"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/behaves-dev/behaves/internal/runner"
+)
+
+// Label keys put on every container and volume the sandbox creates, so that
+// a sweep can tell a dead run's leftovers from a live run's.
+const (
+	LabelRunID     = "behaves.run-id"
+	LabelHost      = "behaves.host"
+	LabelPID       = "behaves.pid"
+	LabelStartedAt = "behaves.started-at"
+	LabelRole      = "behaves.role"
+)
+
+// Values of LabelRole.
+const (
+	RoleProgram = "program" // a container that runs an invocation
+	RoleHelper  = "helper"  // a never-started container that fills a volume
+	RoleVolume  = "volume"  // a program volume
+)
+
+// Defaults of the Options durations.
+const (
+	DefaultEngineTimeout  = 60 * time.Second
+	DefaultGrace          = 10 * time.Second
+	DefaultCleanupTimeout = 8 * time.Second
+)
+
+// Options configure a Sandbox.
+type Options struct {
+	// RunID labels every container and volume (behaves.run-id) and names
+	// the containers (its first 8 letters or digits). Required.
+	RunID string
+	// Host, PID and StartedAt label everything too; they default to
+	// os.Hostname(), os.Getpid() and the time New is called.
+	Host      string
+	PID       int
+	StartedAt time.Time
+	// EngineTimeout bounds each engine call (ping, image inspect, volume
+	// and container create, attach, the acknowledgement of wait, start,
+	// kill, inspect). Default 60s.
+	EngineTimeout time.Duration
+	// Grace bounds the wait for end-of-stream and the exit after the
+	// program exited or was killed; its expiry is a sandbox error. Default
+	// 10s.
+	Grace time.Duration
+	// CleanupTimeout bounds each removal (container, helper, volume), run
+	// on a fresh context that outlives cancellation. Default 8s.
+	CleanupTimeout time.Duration
+	// Cleanup, when set, is the parent of the removals made on behalf of a
+	// run context (a container after its run, a helper, the volume of a
+	// failed Prepare): they outlive the run context's cancellation, and
+	// cancelling Cleanup abandons them (a second signal). When nil, they
+	// derive from the run context without its cancellation.
+	Cleanup context.Context
+}
+
+// engine is the part of the Engine API client the sandbox uses;
+// *client.Client implements it.
+type engine interface {
+	Ping(ctx context.Context) (types.Ping, error)
+	ImageInspect(ctx context.Context, ref string, opts ...client.ImageInspectOption) (image.InspectResponse, error)
+	VolumeCreate(ctx context.Context, options volume.CreateOptions) (volume.Volume, error)
+	VolumeRemove(ctx context.Context, volumeID string, force bool) error
+	ContainerCreate(ctx context.Context, config *container.Config, hostConfig *container.HostConfig, networkingConfig *network.NetworkingConfig, platform *ocispec.Platform, containerName string) (container.CreateResponse, error)
+	CopyToContainer(ctx context.Context, containerID, dstPath string, content io.Reader, options container.CopyToContainerOptions) error
+	ContainerAttach(ctx context.Context, containerID string, options container.AttachOptions) (types.HijackedResponse, error)
+	ContainerWait(ctx context.Context, containerID string, condition container.WaitCondition) (<-chan container.WaitResponse, <-chan error)
+	ContainerStart(ctx context.Context, containerID string, options container.StartOptions) error
+	ContainerKill(ctx context.Context, containerID, signal string) error
+	ContainerInspect(ctx context.Context, containerID string) (container.InspectResponse, error)
+	ContainerRemove(ctx context.Context, containerID string, options container.RemoveOptions) error
+	Close() error
+}
+
+// Sandbox runs programs in Docker containers. It implements runner.Sandbox.
+// It is safe for concurrent use.
+type Sandbox struct {
+	cli    engine
+	opt    Options
+	prefix string // container name prefix: "behaves-<runid8>-"
+	seq    atomic.Uint64
+
+	mu     sync.Mutex
+	images map[string]*imageEntry
+}
+
+var _ runner.Sandbox = (*Sandbox)(nil)
+
+// New connects to the Docker daemon named by the environment (DOCKER_HOST
+// and friends) with API version negotiation, and pings it: an unreachable
+// daemon is an error.
+func New(ctx context.Context, opt Options) (*Sandbox, error) {
+	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err != nil {
+		return nil, fmt.Errorf("creating the Docker client: %w", err)
+	}
+	s, err := newSandbox(ctx, cli, opt)
+	if err != nil {
+		return nil, errors.Join(err, cli.Close())
+	}
+	return s, nil
+}
+
+func newSandbox(ctx context.Context, cli engine, opt Options) (*Sandbox, error) {
+	if opt.RunID == "" {
+		return nil, errors.New("docker sandbox: a run ID is required")
+	}
+	if opt.Host == "" {
+		opt.Host, _ = os.Hostname()
+	}
+	if opt.PID == 0 {
+		opt.PID = os.Getpid()
+	}
+	if opt.StartedAt.IsZero() {
+		opt.StartedAt = time.Now()
+	}
+	if opt.EngineTimeout <= 0 {
+		opt.EngineTimeout = DefaultEngineTimeout
+	}
+	if opt.Grace <= 0 {
+		opt.Grace = DefaultGrace
+	}
+	if opt.CleanupTimeout <= 0 {
+		opt.CleanupTimeout = DefaultCleanupTimeout
+	}
+	s := &Sandbox{
+		cli:    cli,
+		opt:    opt,
+		prefix: "behaves-" + shortRunID(opt.RunID) + "-",
+		images: map[string]*imageEntry{},
+	}
+	pctx, cancel := context.WithTimeout(ctx, opt.EngineTimeout)
+	defer cancel()
+	if _, err := cli.Ping(pctx); err != nil {
+		return nil, fmt.Errorf("connecting to the Docker daemon: %w", err)
+	}
+	return s, nil
+}
+
+// Close closes the client. It removes nothing: each Attempt removes what it
+// made.
+func (s *Sandbox) Close() error {
+	return s.cli.Close()
+}
+
+// shortRunID is the first 8 letters or digits of a run ID, for names.
+func shortRunID(id string) string {
+	var b strings.Builder
+	for _, r := range id {
+		if b.Len() == 8 {
+			break
+		}
+		if r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() == 0 {
+		return "run"
+	}
+	return b.String()
+}
+
+// labels is the label set of a container or volume with the given role.
+func labels(opt Options, role string) map[string]string {
+	return map[string]string{
+		LabelRunID:     opt.RunID,
+		LabelHost:      opt.Host,
+		LabelPID:       strconv.Itoa(opt.PID),
+		LabelStartedAt: opt.StartedAt.UTC().Format(time.RFC3339),
+		LabelRole:      role,
+	}
+}
+
+// nextName is a container name unique within this sandbox.
+func (s *Sandbox) nextName(suffix string) string {
+	return s.prefix + strconv.FormatUint(s.seq.Add(1), 10) + suffix
+}
+
+// engineCtx bounds one engine call.
+func (s *Sandbox) engineCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.opt.EngineTimeout)
+}
+
+// cleanupParent is the parent context of a removal made on behalf of the
+// run context ctx: Options.Cleanup when set, else ctx without its
+// cancellation. Either way a cancelled run still cleans up.
+func (s *Sandbox) cleanupParent(ctx context.Context) context.Context {
+	if s.opt.Cleanup != nil {
+		return s.opt.Cleanup
+	}
+	return context.WithoutCancel(ctx)
+}
+
+// checkProfile rejects a profile the container settings cannot honour, and
+// fills the program name's default (the entry file's base name).
+func checkProfile(prof runner.Profile, prog runner.Program) (runner.Profile, error) {
+	if prof.ProgramName == "" {
+		prof.ProgramName = path.Base(prog.Entry)
+	}
+	var errs []error
+	if len(prof.Command) == 0 {
+		errs = append(errs, errors.New("the profile has no command"))
+	}
+	if n := prof.ProgramName; n == "" || n == "." || n == ".." || strings.ContainsAny(n, "/\x00") {
+		errs = append(errs, fmt.Errorf("program name %q is not a single file name", n))
+	}
+	if prof.Timeout <= 0 {
+		errs = append(errs, errors.New("the timeout must be positive"))
+	}
+	if prof.Memory <= 0 {
+		errs = append(errs, errors.New("the memory limit must be positive"))
+	}
+	if prof.CPUs <= 0 {
+		errs = append(errs, errors.New("the CPU quota must be positive"))
+	}
+	// A pointer to 0 would mean "unlimited" to the engine.
+	if prof.Pids <= 0 {
+		errs = append(errs, errors.New("the pids limit must be positive"))
+	}
+	if prof.OutputLimit < 0 || prof.OutputCeiling < 0 {
+		errs = append(errs, errors.New("output limits must not be negative"))
+	}
+	if err := checkUser(prof.User); err != nil {
+		errs = append(errs, err)
+	}
+	for p, size := range prof.Tmpfs {
+		if !path.IsAbs(p) || path.Clean(p) == "/" || size <= 0 {
+			errs = append(errs, fmt.Errorf("tmpfs %q (%d bytes) needs an absolute path below / and a positive size", p, size))
+		}
+		if c := path.Clean(p); c == programDir || strings.HasPrefix(c, programDir+"/") {
+			errs = append(errs, fmt.Errorf("tmpfs %q would cover the program", p))
+		}
+	}
+	for k := range prof.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			errs = append(errs, fmt.Errorf("environment name %q is invalid", k))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return prof, fmt.Errorf("profile %s: %w", prof.Name, err)
+	}
+	return prof, nil
+}
+
+// checkUser accepts a numeric "uid:gid" with both above 0.
+func checkUser(u string) error {
+	uid, gid, ok := strings.Cut(u, ":")
+	for _, part := range []string{uid, gid} {
+		n, err := strconv.ParseUint(part, 10, 32)
+		if !ok || err != nil || n == 0 {
+			return fmt.Errorf("user %q must be a numeric uid:gid, both above 0", u)
+		}
+	}
+	return nil
+}
+
+// Prepare checks the image (inspect, never pull; cached per reference) and
+// delivers the program into a new volume, through a helper container that is
+// created and removed but never started. The returned Attempt runs each
+// invocation in a fresh container with that volume mounted read-only at
+// /program; its Close removes the volume.
+func (s *Sandbox) Prepare(ctx context.Context, prog runner.Program, prof runner.Profile) (runner.Attempt, error) {
+	prof, err := checkProfile(prof, prog)
+	if err != nil {
+		return nil, err
+	}
+	img, err := s.image(ctx, prof.Image)
+	if err != nil {
+		return nil, err
+	}
+	files, err := programFiles(prog, prof.ProgramName)
+	if err != nil {
+		return nil, fmt.Errorf("laying out the program: %w", err)
+	}
+	archive, err := programTar(files)
+	if err != nil {
+		return nil, fmt.Errorf("packing the program: %w", err)
+	}
+
+	vol, err := s.createVolume(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.fillVolume(ctx, prof, img, vol, archive); err != nil {
+		return nil, errors.Join(err, s.removeVolume(s.cleanupParent(ctx), vol))
+	}
+
+	cfg, hc := containerConfig(prof, img, vol, runner.Invocation{}, labels(s.opt, RoleProgram))
+	return &Attempt{
+		sb:            s,
+		prof:          prof,
+		img:           img,
+		volume:        vol,
+		programSHA256: sha256Hex(prog.Files[prog.Entry]),
+		settings:      settingsFrom(prof, img, cfg, hc),
+		limits:        limitsFrom(prof, hc),
+	}, nil
+}
+
+// createVolume creates a program volume with an engine-chosen (random)
+// name: a fixed name would silently reuse an existing volume.
+func (s *Sandbox) createVolume(ctx context.Context) (string, error) {
+	cctx, cancel := s.engineCtx(ctx)
+	defer cancel()
+	v, err := s.cli.VolumeCreate(cctx, volume.CreateOptions{Driver: "local", Labels: labels(s.opt, RoleVolume)})
+	if err != nil {
+		return "", fmt.Errorf("creating the program volume: %w", err)
+	}
+	return v.Name, nil
+}
+
+// fillVolume copies the program archive into vol through a helper
+// container that is never started, then removes the helper.
+func (s *Sandbox) fillVolume(ctx context.Context, prof runner.Profile, img imageInfo, vol string, archive []byte) (err error) {
+	name := s.nextName("-helper")
+	cfg, hc := helperConfig(prof, img, vol, labels(s.opt, RoleHelper))
+	cctx, cancel := s.engineCtx(ctx)
+	created, err := s.cli.ContainerCreate(cctx, cfg, hc, nil, nil, name)
+	cancel()
+	if err != nil {
+		return errors.Join(fmt.Errorf("creating the helper container: %w", err), s.removeFailedCreate(s.cleanupParent(ctx), name, err))
+	}
+	defer func() { err = errors.Join(err, s.removeContainer(s.cleanupParent(ctx), name, created.ID)) }()
+
+	cctx, cancel = s.engineCtx(ctx)
+	defer cancel()
+	if err := s.cli.CopyToContainer(cctx, created.ID, programDir, bytes.NewReader(archive), container.CopyToContainerOptions{}); err != nil {
+		return fmt.Errorf("copying the program into its volume: %w", err)
+	}
+	return nil
+}
+
+// removeContainer removes a container (forced: a running one is killed
+// first; with its anonymous volumes) within CleanupTimeout on parent, a
+// cleanup context; a container that is already gone is not an error.
+func (s *Sandbox) removeContainer(parent context.Context, name, id string) error {
+	rctx, cancel := context.WithTimeout(parent, s.opt.CleanupTimeout)
+	defer cancel()
+	err := s.cli.ContainerRemove(rctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	if err == nil || cerrdefs.IsNotFound(err) {
+		return nil
+	}
+	return fmt.Errorf("removing container %s: %w", name, err)
+}
+
+// removeFailedCreate removes the container a failed create may still have
+// made (a create that timed out can succeed in the engine). It looks the
+// name up and removes it only if it carries this run's label, so that a
+// name clash never removes someone else's container.
+func (s *Sandbox) removeFailedCreate(parent context.Context, name string, createErr error) error {
+	if cerrdefs.IsConflict(createErr) {
+		return nil // the name belongs to another container
+	}
+	rctx, cancel := context.WithTimeout(parent, s.opt.CleanupTimeout)
+	defer cancel()
+	info, err := s.cli.ContainerInspect(rctx, name)
+	if cerrdefs.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("looking for container %s after a failed create: %w", name, err)
+	}
+	if info.Config == nil || info.Config.Labels[LabelRunID] != s.opt.RunID {
+		return nil
+	}
+	return s.removeContainer(parent, name, info.ID)
+}
+
+// removeVolume removes a program volume within CleanupTimeout on parent, a
+// cleanup context; a volume that is already gone is not an error.
+func (s *Sandbox) removeVolume(parent context.Context, vol string) error {
+	rctx, cancel := context.WithTimeout(parent, s.opt.CleanupTimeout)
+	defer cancel()
+	err := s.cli.VolumeRemove(rctx, vol, false)
+	if err == nil || cerrdefs.IsNotFound(err) {
+		return nil
+	}
+	return fmt.Errorf("removing volume %s: %w", vol, err)
+}
+
+// Attempt is one prepared program: its image, its volume and the settings
+// every invocation's container gets. It implements runner.Attempt and is safe
+// for concurrent use.
+type Attempt struct {
+	sb            *Sandbox
+	prof          runner.Profile
+	img           imageInfo
+	volume        string
+	programSHA256 string
+	settings      runner.Settings
+	limits        runner.Limits
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ runner.Attempt = (*Attempt)(nil)
+
+// Settings reports the container settings this attempt applies.
+func (a *Attempt) Settings() runner.Settings {
+	st := a.settings
+	st.ImageEnv = slices.Clone(st.ImageEnv)
+	st.Entrypoint = slices.Clone(st.Entrypoint)
+	st.DNS = slices.Clone(st.DNS)
+	st.CapDrop = slices.Clone(st.CapDrop)
+	st.SecurityOpt = slices.Clone(st.SecurityOpt)
+	st.Env = slices.Clone(st.Env)
+	st.Tmpfs = cloneMap(st.Tmpfs)
+	ul := make(map[string]int64, len(st.Ulimits))
+	for k, v := range st.Ulimits {
+		ul[k] = v
+	}
+	st.Ulimits = ul
+	return st
+}
+
+// Close removes the program volume within CleanupTimeout on ctx, which is
+// the caller's cleanup context (not a cancelled run context). Calling it
+// again returns the first result.
+func (a *Attempt) Close(ctx context.Context) error {
+	a.closeOnce.Do(func() { a.closeErr = a.sb.removeVolume(ctx, a.volume) })
+	return a.closeErr
+}
