@@ -4,14 +4,11 @@ package main
 
 import (
 	"context"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/behaves-dev/behaves/internal/cli"
-	"github.com/behaves-dev/behaves/internal/runner"
-	"github.com/behaves-dev/behaves/internal/runner/docker"
 )
 
 func main() {
@@ -30,18 +27,12 @@ func main() {
 	}()
 
 	os.Exit(cli.Main(ctx, os.Args[1:], cli.Env{
-		Stdout:   os.Stdout,
-		Stderr:   os.Stderr,
-		Getenv:   os.Getenv,
-		Terminal: isTerminal(os.Stderr),
-		Cleanup:  cleanup,
-		NewSandbox: func(ctx context.Context, runID string) (runner.Sandbox, io.Closer, error) {
-			sb, err := docker.New(ctx, docker.Options{RunID: runID, Cleanup: cleanup})
-			if err != nil {
-				return nil, nil, err
-			}
-			return sb, sb, nil
-		},
+		Stdout:     os.Stdout,
+		Stderr:     os.Stderr,
+		Getenv:     os.Getenv,
+		Terminal:   isTerminal(os.Stderr),
+		Cleanup:    cleanup,
+		NewSandbox: cli.DockerSandbox(cleanup),
 	}))
 }
 

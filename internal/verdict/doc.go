@@ -28,11 +28,12 @@
 // # Cut streams
 //
 // A stream is cut when the program wrote more than was kept (Truncated, or
-// Bytes beyond the kept data); a stream of a stopped run (timeout, limit) may
-// (or one with no exit code) may also be incomplete. Only what no continuation can change is used: the
-// complete lines (whitespace: the words before the last whitespace), and of
-// the cut line (word) its text before a trailing incomplete UTF-8 sequence
-// and, for trailing, before its trailing spaces, tabs and CRs.
+// Bytes beyond the kept data); the streams of a stopped run (timeout, limit,
+// no exit code) may be incomplete too. Only what no continuation can change
+// is used: the complete lines (whitespace: the words before the last
+// whitespace), and of the cut line (word) its text before a trailing
+// incomplete UTF-8 sequence and, for trailing, before its trailing spaces,
+// tabs and CRs.
 //
 //   - contains: found there → true; else undetermined.
 //   - equals: the expected value cannot continue what is certain → false;

@@ -23,44 +23,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/filters"
-	"github.com/docker/docker/api/types/volume"
-	"github.com/docker/docker/client"
-
+	"github.com/behaves-dev/behaves/internal/dockertest"
 	"github.com/behaves-dev/behaves/internal/runner"
 )
-
-func requireDocker(tb testing.TB) *client.Client {
-	tb.Helper()
-	required := os.Getenv("BEHAVES_REQUIRE_DOCKER") == "1"
-	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
-	if err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_, err = cli.Ping(ctx)
-	}
-	if err != nil {
-		if required {
-			tb.Fatalf("Docker is required (BEHAVES_REQUIRE_DOCKER=1) but unreachable: %v", err)
-		}
-		tb.Skipf("Docker unreachable: %v", err)
-	}
-	tb.Cleanup(func() { cli.Close() })
-	return cli
-}
-
-func envImage(tb testing.TB, name string) string {
-	tb.Helper()
-	v := os.Getenv(name)
-	if v == "" {
-		if os.Getenv("BEHAVES_REQUIRE_DOCKER") == "1" {
-			tb.Fatalf("%s is not set (run scripts/images.sh and source its env file)", name)
-		}
-		tb.Skipf("%s is not set (run scripts/images.sh and source its env file)", name)
-	}
-	return v
-}
 
 func randomHex(n int) string {
 	b := make([]byte, n)
@@ -73,50 +38,19 @@ func randomHex(n int) string {
 // cleanups registered later, such as Attempt.Close).
 func newTestSandbox(tb testing.TB) *Sandbox {
 	tb.Helper()
-	cli := requireDocker(tb)
+	cli := dockertest.Client(tb)
 	runID := "test-" + randomHex(8)
 	sb, err := New(context.Background(), Options{RunID: runID})
 	tb.Cleanup(func() {
 		if sb != nil {
 			sb.Close()
 		}
-		assertNothingLeft(tb, cli, runID)
+		dockertest.AssertNothingLeft(tb, cli, runID)
 	})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return sb
-}
-
-// leftovers lists the containers and volumes labelled with runID.
-func leftovers(tb testing.TB, cli *client.Client, runID string) (containers, volumes []string) {
-	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	f := filters.NewArgs(filters.Arg("label", LabelRunID+"="+runID))
-	cs, err := cli.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
-	if err != nil {
-		tb.Fatalf("listing containers: %v", err)
-	}
-	for _, c := range cs {
-		containers = append(containers, fmt.Sprintf("%v (%s)", c.Names, c.Labels[LabelRole]))
-	}
-	vs, err := cli.VolumeList(ctx, volume.ListOptions{Filters: f})
-	if err != nil {
-		tb.Fatalf("listing volumes: %v", err)
-	}
-	for _, v := range vs.Volumes {
-		volumes = append(volumes, v.Name)
-	}
-	return containers, volumes
-}
-
-func assertNothingLeft(tb testing.TB, cli *client.Client, runID string) {
-	tb.Helper()
-	cs, vs := leftovers(tb, cli, runID)
-	if len(cs) > 0 || len(vs) > 0 {
-		tb.Errorf("run %s left containers %v and volumes %v", runID, cs, vs)
-	}
 }
 
 func shProfile(img string) runner.Profile {
@@ -192,7 +126,7 @@ func exitCode(ev runner.Event) string {
 
 func TestIntegrationArgsAndStdin(t *testing.T) {
 	t.Parallel()
-	img := envImage(t, "BEHAVES_IMAGE_BUSYBOX")
+	img := dockertest.Image(t, "BEHAVES_IMAGE_BUSYBOX")
 	sb := newTestSandbox(t)
 	script := "printf 'argc=%s\\n' \"$#\"; for a in \"$@\"; do printf '[%s]\\n' \"$a\"; done; cat\n"
 	prof := shProfile(img)
@@ -234,7 +168,7 @@ func TestIntegrationArgsAndStdin(t *testing.T) {
 func TestIntegrationExitCode(t *testing.T) {
 	t.Parallel()
 	sb := newTestSandbox(t)
-	att := prepare(t, sb, shProgram("echo bye >&2; exit 3\n"), shProfile(envImage(t, "BEHAVES_IMAGE_BUSYBOX")))
+	att := prepare(t, sb, shProgram("echo bye >&2; exit 3\n"), shProfile(dockertest.Image(t, "BEHAVES_IMAGE_BUSYBOX")))
 	ev := runOK(t, att, runner.Invocation{})
 	if exitCode(ev) != "3" || string(ev.Stderr.Data) != "bye\n" || ev.TimedOut {
 		t.Errorf("exit %s, stderr %q, timed out %v", exitCode(ev), ev.Stderr.Data, ev.TimedOut)
@@ -243,9 +177,9 @@ func TestIntegrationExitCode(t *testing.T) {
 
 func TestIntegrationTimeout(t *testing.T) {
 	t.Parallel()
-	cli := requireDocker(t)
+	cli := dockertest.Client(t)
 	sb := newTestSandbox(t)
-	prof := shProfile(envImage(t, "BEHAVES_IMAGE_BUSYBOX"))
+	prof := shProfile(dockertest.Image(t, "BEHAVES_IMAGE_BUSYBOX"))
 	prof.Timeout = time.Second
 	att := prepare(t, sb, shProgram("echo started; while :; do :; done\n"), prof)
 	ev := runOK(t, att, runner.Invocation{})
@@ -257,7 +191,7 @@ func TestIntegrationTimeout(t *testing.T) {
 	if ev.Duration < time.Second {
 		t.Errorf("duration %s is shorter than the timeout", ev.Duration)
 	}
-	if cs, _ := leftovers(t, cli, sb.opt.RunID); len(cs) > 0 {
+	if cs, _ := dockertest.Leftovers(t, cli, sb.opt.RunID); len(cs) > 0 {
 		t.Errorf("containers left after Run: %v", cs)
 	}
 }
@@ -265,7 +199,7 @@ func TestIntegrationTimeout(t *testing.T) {
 func TestIntegrationLargeOutputBeforeReadingStdin(t *testing.T) {
 	t.Parallel()
 	sb := newTestSandbox(t)
-	prof := shProfile(envImage(t, "BEHAVES_IMAGE_BUSYBOX"))
+	prof := shProfile(dockertest.Image(t, "BEHAVES_IMAGE_BUSYBOX"))
 	// 1 MiB to stdout before reading any stdin, then count the stdin.
 	att := prepare(t, sb, shProgram("head -c 1048576 /dev/zero\nwc -c >&2\n"), prof)
 	ev := runOK(t, att, runner.Invocation{Stdin: bytes.Repeat([]byte("x"), 1<<20)})
@@ -283,7 +217,7 @@ func TestIntegrationLargeOutputBeforeReadingStdin(t *testing.T) {
 func TestIntegrationStdinNotRead(t *testing.T) {
 	t.Parallel()
 	sb := newTestSandbox(t)
-	att := prepare(t, sb, shProgram("echo done\n"), shProfile(envImage(t, "BEHAVES_IMAGE_BUSYBOX")))
+	att := prepare(t, sb, shProgram("echo done\n"), shProfile(dockertest.Image(t, "BEHAVES_IMAGE_BUSYBOX")))
 	ev := runOK(t, att, runner.Invocation{Stdin: bytes.Repeat([]byte("x"), 8<<20)})
 	if exitCode(ev) != "0" || string(ev.Stdout.Data) != "done\n" {
 		t.Errorf("exit %s, stdout %q", exitCode(ev), ev.Stdout.Data)
@@ -296,7 +230,7 @@ func TestIntegrationStdinNotRead(t *testing.T) {
 func TestIntegrationOutputLimitAndCeiling(t *testing.T) {
 	t.Parallel()
 	sb := newTestSandbox(t)
-	prof := shProfile(envImage(t, "BEHAVES_IMAGE_BUSYBOX"))
+	prof := shProfile(dockertest.Image(t, "BEHAVES_IMAGE_BUSYBOX"))
 	prof.OutputLimit = 1000
 	prof.OutputCeiling = 1 << 20
 	att := prepare(t, sb, shProgram("if [ \"$1\" = flood ]; then yes; else head -c 100000 /dev/zero | tr '\\0' a; fi\n"), prof)
@@ -318,7 +252,7 @@ func TestIntegrationMemoryLimit(t *testing.T) {
 	t.Parallel()
 	sb := newTestSandbox(t)
 	prof := runner.Profile{
-		Name: "python", Image: envImage(t, "BEHAVES_IMAGE_PYTHON"), Command: []string{"python3", "-I"}, ProgramName: "main.py",
+		Name: "python", Image: dockertest.Image(t, "BEHAVES_IMAGE_PYTHON"), Command: []string{"python3", "-I"}, ProgramName: "main.py",
 		Timeout: 30 * time.Second, Memory: 64 << 20, CPUs: 1, Pids: 64, OutputLimit: 64 << 10, OutputCeiling: 4 << 20,
 		User: "65534:65534",
 	}
@@ -332,7 +266,7 @@ func TestIntegrationMemoryLimit(t *testing.T) {
 func TestIntegrationReadOnlyRoot(t *testing.T) {
 	t.Parallel()
 	sb := newTestSandbox(t)
-	att := prepare(t, sb, shProgram("touch /program/evil 2>&1\ntouch /evil\n"), shProfile(envImage(t, "BEHAVES_IMAGE_BUSYBOX")))
+	att := prepare(t, sb, shProgram("touch /program/evil 2>&1\ntouch /evil\n"), shProfile(dockertest.Image(t, "BEHAVES_IMAGE_BUSYBOX")))
 	ev := runOK(t, att, runner.Invocation{})
 	if exitCode(ev) == "0" || !strings.Contains(string(ev.Stderr.Data), "Read-only file system") {
 		t.Errorf("write to /: exit %s, stderr %q", exitCode(ev), ev.Stderr.Data)
@@ -360,7 +294,7 @@ pwd
 `
 	prog := shProgram(script)
 	prog.Files["lib/data.txt"] = []byte("payload\n")
-	att := prepare(t, sb, prog, shProfile(envImage(t, "BEHAVES_IMAGE_BUSYBOX")))
+	att := prepare(t, sb, prog, shProfile(dockertest.Image(t, "BEHAVES_IMAGE_BUSYBOX")))
 	ev := runOK(t, att, runner.Invocation{})
 	parts := strings.Split(string(ev.Stdout.Data), "@@\n")
 	if exitCode(ev) != "0" || len(parts) != 9 {
@@ -429,7 +363,7 @@ func TestIntegrationEnvironment(t *testing.T) {
 	t.Setenv("GITHUB_TOKEN", canary)
 	t.Setenv("BEHAVES_SECRET_CANARY", canary)
 	sb := newTestSandbox(t)
-	att := prepare(t, sb, shProgram("env\n"), shProfile(envImage(t, "BEHAVES_IMAGE_BUSYBOX")))
+	att := prepare(t, sb, shProgram("env\n"), shProfile(dockertest.Image(t, "BEHAVES_IMAGE_BUSYBOX")))
 	ev := runOK(t, att, runner.Invocation{})
 	out := string(ev.Stdout.Data)
 	if strings.Contains(out, canary) || strings.Contains(out, "GITHUB_TOKEN") {
@@ -450,7 +384,7 @@ func TestIntegrationImageEntrypointEnvAndVolume(t *testing.T) {
 	t.Parallel()
 	sb := newTestSandbox(t)
 	script := "echo ran-by-profile\necho \"image-env=$BEHAVES_IMAGE_ENV\"\ngrep ' /data ' /proc/mounts\n"
-	att := prepare(t, sb, shProgram(script), shProfile(envImage(t, "BEHAVES_IMAGE_ENTRYPOINT")))
+	att := prepare(t, sb, shProgram(script), shProfile(dockertest.Image(t, "BEHAVES_IMAGE_ENTRYPOINT")))
 	ev := runOK(t, att, runner.Invocation{})
 	out := string(ev.Stdout.Data)
 	// Under the image's ENTRYPOINT ["/bin/false"] this would exit 1 silently.
@@ -469,7 +403,7 @@ func TestIntegrationImageEntrypointEnvAndVolume(t *testing.T) {
 func TestIntegrationMissingImage(t *testing.T) {
 	t.Parallel()
 	sb := newTestSandbox(t)
-	busybox := envImage(t, "BEHAVES_IMAGE_BUSYBOX")
+	busybox := dockertest.Image(t, "BEHAVES_IMAGE_BUSYBOX")
 	for _, ref := range []string{
 		"sha256:" + randomHex(32),
 		"behaves-test/busybox@sha256:" + randomHex(32),
@@ -487,7 +421,7 @@ func TestIntegrationMissingImage(t *testing.T) {
 func TestIntegrationEngineFaults(t *testing.T) {
 	t.Parallel()
 	sb := newTestSandbox(t)
-	img := envImage(t, "BEHAVES_IMAGE_BUSYBOX")
+	img := dockertest.Image(t, "BEHAVES_IMAGE_BUSYBOX")
 
 	// Create fails: an unknown runtime.
 	prof := shProfile(img)
@@ -526,9 +460,9 @@ func TestIntegrationEngineFaults(t *testing.T) {
 
 func TestIntegrationInterrupted(t *testing.T) {
 	t.Parallel()
-	cli := requireDocker(t)
+	cli := dockertest.Client(t)
 	sb := newTestSandbox(t)
-	att := prepare(t, sb, shProgram("while :; do :; done\n"), shProfile(envImage(t, "BEHAVES_IMAGE_BUSYBOX")))
+	att := prepare(t, sb, shProgram("while :; do :; done\n"), shProfile(dockertest.Image(t, "BEHAVES_IMAGE_BUSYBOX")))
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(1500*time.Millisecond, cancel)
 	begin := time.Now()
@@ -542,7 +476,7 @@ func TestIntegrationInterrupted(t *testing.T) {
 	if d := time.Since(begin); d > 15*time.Second {
 		t.Errorf("interruption took %s", d)
 	}
-	if cs, _ := leftovers(t, cli, sb.opt.RunID); len(cs) > 0 {
+	if cs, _ := dockertest.Leftovers(t, cli, sb.opt.RunID); len(cs) > 0 {
 		t.Errorf("containers left after an interrupted Run: %v", cs)
 	}
 }
@@ -551,7 +485,7 @@ func TestIntegrationInterrupted(t *testing.T) {
 // → remove) for a program that does nothing.
 func BenchmarkIntegrationTrivialRun(b *testing.B) {
 	sb := newTestSandbox(b)
-	att := prepare(b, sb, shProgram("true\n"), shProfile(envImage(b, "BEHAVES_IMAGE_BUSYBOX")))
+	att := prepare(b, sb, shProgram("true\n"), shProfile(dockertest.Image(b, "BEHAVES_IMAGE_BUSYBOX")))
 	for b.Loop() {
 		if ev := runOK(b, att, runner.Invocation{}); exitCode(ev) != "0" {
 			b.Fatalf("exit %s", exitCode(ev))

@@ -1,0 +1,99 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/behaves-dev/behaves/internal/cli"
+	"github.com/behaves-dev/behaves/internal/dockertest"
+	"github.com/behaves-dev/behaves/internal/report"
+)
+
+// images are the locally built test images (scripts/images.sh).
+type images struct{ busybox, python, entrypoint string }
+
+func testImages(tb testing.TB) images {
+	tb.Helper()
+	return images{
+		busybox:    dockertest.Image(tb, "BEHAVES_IMAGE_BUSYBOX"),
+		python:     dockertest.Image(tb, "BEHAVES_IMAGE_PYTHON"),
+		entrypoint: dockertest.Image(tb, "BEHAVES_IMAGE_ENTRYPOINT"),
+	}
+}
+
+// outcome is what one `behaves run` did.
+type outcome struct {
+	code           int
+	stdout, stderr string
+	report         report.Report
+}
+
+// program finds a program in the report by name.
+func (o outcome) program(tb testing.TB, name string) report.Program {
+	tb.Helper()
+	for _, p := range o.report.Programs {
+		if p.Name == name {
+			return p
+		}
+	}
+	tb.Fatalf("no program %q in the report", name)
+	return report.Program{}
+}
+
+// writeTree writes files (path → content) into a fresh folder and returns it.
+func writeTree(tb testing.TB, files map[string]string) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// runBehaves writes the spec and its files into a fresh folder, runs
+// `behaves run` there against the real daemon with extra args, decodes the
+// report, and checks that the run left no container or volume behind.
+func runBehaves(tb testing.TB, ctx context.Context, spec string, files map[string]string, args ...string) outcome {
+	tb.Helper()
+	cl := dockertest.Client(tb)
+	if files == nil {
+		files = map[string]string{}
+	}
+	files["behaves.yml"] = spec
+	dir := writeTree(tb, files)
+	reportPath := filepath.Join(tb.TempDir(), "report.json")
+	var stdout, stderr bytes.Buffer
+	argv := append([]string{"run", "--spec", filepath.Join(dir, "behaves.yml"), "--report", reportPath}, args...)
+	code := cli.Main(ctx, argv, cli.Env{
+		Stdout:     &stdout,
+		Stderr:     &stderr,
+		Getenv:     os.Getenv,
+		NewSandbox: cli.DockerSandbox(context.Background()),
+	})
+	o := outcome{code: code, stdout: stdout.String(), stderr: stderr.String()}
+	b, err := os.ReadFile(reportPath)
+	if err != nil {
+		tb.Fatalf("no report (exit %d): %v\nstderr:\n%s", code, err, o.stderr)
+	}
+	if err := json.Unmarshal(b, &o.report); err != nil {
+		tb.Fatalf("the report is not valid JSON: %v", err)
+	}
+	dockertest.AssertNothingLeft(tb, cl, o.report.RunID)
+	return o
+}
+
+// indent prefixes every line, for readable failure messages.
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
+}
