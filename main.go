@@ -33,6 +33,7 @@ func main() {
 		Terminal:   isTerminal(os.Stderr),
 		Cleanup:    cleanup,
 		NewSandbox: cli.DockerSandbox(cleanup),
+		NewSweeper: cli.DockerSweeper,
 	}))
 }
 

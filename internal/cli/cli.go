@@ -37,6 +37,10 @@ type Env struct {
 	Cleanup context.Context
 	// NewSandbox connects to the sandbox for a run (Docker in main).
 	NewSandbox func(ctx context.Context, runID string) (runner.Sandbox, io.Closer, error)
+	// NewSweeper connects to what behaves gc sweeps, and what run checks
+	// for stale leftovers at its start (Docker in main). Nil: gc fails and
+	// run does not check.
+	NewSweeper func() (Sweeper, error)
 }
 
 const usage = `usage: behaves <command> [flags]
@@ -44,6 +48,7 @@ const usage = `usage: behaves <command> [flags]
 commands:
   run       run every program's cases and judge them
   validate  check the spec without Docker
+  gc        remove the containers and volumes that dead runs left behind
   version   print the version
 
 exit codes: 0 all true · 1 some false · 2 usage or spec error ·
@@ -67,6 +72,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return runCommand(ctx, args[1:], env)
 	case "validate":
 		return validateCommand(args[1:], env)
+	case "gc":
+		return gcCommand(ctx, args[1:], env)
 	case "version":
 		fmt.Fprintf(env.Stdout, "behaves %s\n", Version)
 		return ExitTrue
@@ -198,6 +205,7 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		runErr = fmt.Errorf("sandbox unavailable: %w", err)
 		obs = unobserved(jobs, runErr.Error())
 	} else {
+		warnStaleRuns(ctx, env)
 		obs = runner.Run(ctx, sb, jobs, runner.Options{
 			Parallel: *parallel,
 			Cleanup:  env.Cleanup,

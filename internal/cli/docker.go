@@ -20,3 +20,13 @@ func DockerSandbox(cleanup context.Context) func(ctx context.Context, runID stri
 		return sb, sb, nil
 	}
 }
+
+// DockerSweeper is the NewSweeper factory for the real Docker engine
+// (DOCKER_HOST and friends from the environment).
+func DockerSweeper() (Sweeper, error) {
+	sw, err := docker.NewSweeper(docker.SweepOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return sw, nil
+}

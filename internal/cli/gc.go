@@ -1,0 +1,220 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/behaves-dev/behaves/internal/runner/docker"
+)
+
+// Sweeper finds the containers and volumes that runs left on the daemon,
+// decides which runs are dead, and removes their leftovers
+// (*docker.Sweeper in main).
+type Sweeper interface {
+	// Plan lists the leftovers grouped by run and decides each run;
+	// olderThan (0: off) also removes runs that started longer ago.
+	Plan(ctx context.Context, olderThan time.Duration) ([]docker.Planned, error)
+	// Remove removes a run's containers, then its volumes, and reports each.
+	Remove(ctx context.Context, run docker.Run) []docker.Removal
+	Close() error
+}
+
+// staleCheckTimeout bounds the look for stale leftovers at the start of a
+// run: it is two list calls, normally a few milliseconds.
+const staleCheckTimeout = 5 * time.Second
+
+// maxStaleLines is the most stale runs a run warns about, one line each.
+const maxStaleLines = 10
+
+const gcUsage = `usage: behaves gc [--older-than DURATION] [--dry-run]
+
+Removes the containers and volumes that behaves runs left behind, found by
+their behaves.run-id label. A run's leftovers are removed when its owner is
+gone: it ran on this host and its process (behaves.pid) is no longer alive,
+or the PID now belongs to a process that started after the run. Runs of
+other hosts and runs whose owner is alive are kept unless --older-than says
+so.
+
+exit codes: 0 everything removed, or nothing to remove · 2 usage ·
+            4 some removal failed, or Docker is unreachable
+
+flags:
+`
+
+// gcCommand is `behaves gc`.
+func gcCommand(ctx context.Context, args []string, env Env) int {
+	fs := flag.NewFlagSet("gc", flag.ContinueOnError)
+	var olderThan ageFlag
+	fs.Var(&olderThan, "older-than", "also remove every run that started more than `DURATION` ago, whatever its owner's state or host (90m, 24h, 7d)")
+	dryRun := fs.Bool("dry-run", false, "print what would be removed, remove nothing")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), gcUsage)
+		fs.PrintDefaults()
+	}
+	if !parse(fs, args, env) {
+		return ExitUsage
+	}
+	if olderThan.set && olderThan.d <= 0 {
+		fmt.Fprintf(env.Stderr, "behaves gc: --older-than must be positive, not %s\n", olderThan.d)
+		return ExitUsage
+	}
+	if env.NewSweeper == nil {
+		fmt.Fprintln(env.Stderr, "behaves gc: no Docker connection is configured")
+		return ExitRunFailed
+	}
+	sw, err := env.NewSweeper()
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "behaves gc: %v\n", err)
+		return ExitRunFailed
+	}
+	defer sw.Close()
+	plan, err := sw.Plan(ctx, olderThan.d)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "behaves gc: %v\n", err)
+		return ExitRunFailed
+	}
+
+	heading, verb := "removing", "removed"
+	if *dryRun {
+		heading, verb = "would remove", "would remove"
+	}
+	var runs, containers, volumes, kept, failed int
+	for _, p := range plan {
+		if !p.Remove {
+			kept++
+			fmt.Fprintf(env.Stdout, "kept %s: %s\n", describeRun(p.Run), printable(p.Reason))
+			continue
+		}
+		runs++
+		fmt.Fprintf(env.Stdout, "%s %s: %s\n", heading, describeRun(p.Run), printable(p.Reason))
+		var removals []docker.Removal
+		if *dryRun {
+			for _, l := range append(append([]docker.Leftover{}, p.Containers...), p.Volumes...) {
+				removals = append(removals, docker.Removal{Leftover: l})
+			}
+		} else {
+			removals = sw.Remove(ctx, p.Run)
+		}
+		for _, r := range removals {
+			if r.Err != nil {
+				failed++
+				fmt.Fprintf(env.Stderr, "behaves gc: run %s: %s\n", printable(p.ID), printable(r.Err.Error()))
+				continue
+			}
+			if r.Kind == docker.KindContainer {
+				containers++
+			} else {
+				volumes++
+			}
+			fmt.Fprintf(env.Stdout, "  %s %s %s (%s)\n", verb, r.Kind, printable(r.Name), printable(r.Role))
+		}
+	}
+	switch {
+	case len(plan) == 0:
+		fmt.Fprintln(env.Stdout, "nothing to remove: no container or volume carries "+docker.LabelRunID)
+	default:
+		fmt.Fprintf(env.Stdout, "%s %d container(s) and %d volume(s) of %d run(s); kept %d run(s)\n", verb, containers, volumes, runs, kept)
+	}
+	if failed > 0 {
+		fmt.Fprintf(env.Stderr, "behaves gc: %d removal(s) failed\n", failed)
+		return ExitRunFailed
+	}
+	return ExitTrue
+}
+
+// warnStaleRuns prints a warning on stderr for each dead run whose
+// leftovers are on the daemon (at most maxStaleLines, then a count),
+// suggesting `behaves gc`. It costs one container list and one volume list,
+// and never fails the run: when it cannot look, it says so and returns.
+func warnStaleRuns(ctx context.Context, env Env) {
+	if env.NewSweeper == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, staleCheckTimeout)
+	defer cancel()
+	sw, err := env.NewSweeper()
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "behaves: warning: could not look for leftovers of earlier runs: %v\n", err)
+		return
+	}
+	defer sw.Close()
+	plan, err := sw.Plan(ctx, 0)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "behaves: warning: could not look for leftovers of earlier runs: %s\n", printable(err.Error()))
+		return
+	}
+	n := 0
+	for _, p := range plan {
+		if !p.Dead {
+			continue
+		}
+		n++
+		if n <= maxStaleLines {
+			fmt.Fprintf(env.Stderr, "behaves: warning: %s left %d container(s) and %d volume(s): %s; `behaves gc` removes them\n",
+				describeRun(p.Run), len(p.Containers), len(p.Volumes), printable(p.Reason))
+		}
+	}
+	if n > maxStaleLines {
+		fmt.Fprintf(env.Stderr, "behaves: warning: and %d more stale run(s); `behaves gc` removes them\n", n-maxStaleLines)
+	}
+}
+
+// describeRun names a run and, when its labels are sound, its owner.
+func describeRun(r docker.Run) string {
+	if r.Err != nil {
+		return "run " + printable(r.ID)
+	}
+	return fmt.Sprintf("run %s (pid %d on %s, started %s)", printable(r.ID), r.Owner.PID, printable(r.Owner.Host), r.Owner.StartedAt.UTC().Format(time.RFC3339))
+}
+
+// printable returns s as inert text for a terminal or a CI log: labels are
+// written by whoever can reach the daemon, so a value holding anything but
+// printable ASCII (a control byte, an escape sequence, a line break,
+// non-ASCII) or a '#' is quoted with Go escapes, '#' as \x23 so that the
+// Actions runner never sees "##[".
+func printable(s string) string {
+	plain := s != ""
+	for i := 0; i < len(s) && plain; i++ {
+		c := s[i]
+		plain = c >= 0x20 && c < 0x7f && c != '#'
+	}
+	if plain {
+		return s
+	}
+	return strings.ReplaceAll(strconv.QuoteToASCII(s), "#", `\x23`)
+}
+
+// ageFlag is a duration that also takes whole days ("7d"), and remembers
+// whether it was set.
+type ageFlag struct {
+	d   time.Duration
+	set bool
+}
+
+func (f *ageFlag) String() string {
+	if f == nil || !f.set {
+		return ""
+	}
+	return f.d.String()
+}
+
+func (f *ageFlag) Set(s string) error {
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.ParseUint(days, 10, 16)
+		if err != nil {
+			return fmt.Errorf("want a duration such as 90m, 24h or 7d, got %q", s)
+		}
+		f.d, f.set = time.Duration(n)*24*time.Hour, true
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("want a duration such as 90m, 24h or 7d, got %q", s)
+	}
+	f.d, f.set = d, true
+	return nil
+}
