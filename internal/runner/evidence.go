@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"time"
 )
 
@@ -169,4 +171,41 @@ type Attempt interface {
 	// Close removes what Prepare made. It must work on a context that is
 	// not the (possibly cancelled) run context.
 	Close(ctx context.Context) error
+}
+
+// LeftoverError marks a failure to remove something the sandbox made. When
+// Prepare's error holds one (alone or within errors.Join), the scheduler
+// lists it in the program's sandbox warnings rather than as a case's reason.
+type LeftoverError struct{ Err error }
+
+func (e *LeftoverError) Error() string { return e.Err.Error() }
+func (e *LeftoverError) Unwrap() error { return e.Err }
+
+// Leftover wraps a removal failure (nil stays nil).
+func Leftover(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &LeftoverError{Err: err}
+}
+
+// splitLeftovers separates the removal failures from the cause in err,
+// through nested errors.Join.
+func splitLeftovers(err error) (cause error, leftovers []string) {
+	if l, ok := err.(*LeftoverError); ok {
+		return nil, strings.Split(l.Err.Error(), "\n")
+	}
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return err, nil
+	}
+	var causes []error
+	for _, e := range j.Unwrap() {
+		c, l := splitLeftovers(e)
+		if c != nil {
+			causes = append(causes, c)
+		}
+		leftovers = append(leftovers, l...)
+	}
+	return errors.Join(causes...), leftovers
 }

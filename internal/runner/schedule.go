@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -112,6 +113,16 @@ type jobState struct {
 func (s *jobState) prepare(ctx context.Context) (Attempt, error) {
 	s.prepareOnce.Do(func() {
 		a, err := s.box.Prepare(ctx, s.job.Program, s.job.Profile)
+		if err != nil {
+			var left []string
+			err, left = splitLeftovers(err)
+			if err == nil {
+				err = errors.New("preparing the program failed")
+			}
+			s.mu.Lock()
+			s.obs.SandboxWarnings = append(s.obs.SandboxWarnings, left...)
+			s.mu.Unlock()
+		}
 		if err != nil && ctx.Err() != nil {
 			err = fmt.Errorf("%s (%w)", NotRunInterrupted, err)
 		}

@@ -2,8 +2,10 @@ package docker
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -41,7 +43,7 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 	}
 
 	name := s.nextName("")
-	cctx, cancel := s.engineCtx(ctx)
+	cctx, cancel := s.createCtx(ctx)
 	created, err := s.cli.ContainerCreate(cctx, cfg, hc, nil, nil, name)
 	cancel()
 	if err != nil {
@@ -54,7 +56,7 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 	defer func() { err = s.removeContainer(s.cleanupParent(ctx), name, created.ID) }()
 
 	actx, cancel := s.engineCtx(ctx)
-	conn, err := s.cli.ContainerAttach(actx, created.ID, container.AttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
+	conn, err := s.attach(actx, created.ID)
 	cancel()
 	if err != nil {
 		ev.SandboxError = faultText(ctx, "attaching to container", err, s.opt.EngineTimeout)
@@ -132,6 +134,65 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 	}
 	judge(&ev, info.State, res, startedAt)
 	return ev, nil
+}
+
+// attach attaches to the container within ctx. The client's hijacked attach
+// does not watch its context once connected (it reads the upgrade answer
+// with no deadline), so the call runs aside: past ctx, attach returns
+// ctx's error, and a connection that arrives later is closed.
+func (s *Sandbox) attach(ctx context.Context, id string) (types.HijackedResponse, error) {
+	type result struct {
+		conn types.HijackedResponse
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		conn, err := s.cli.ContainerAttach(ctx, id, container.AttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
+		done <- result{conn, err}
+	}()
+	select {
+	case r := <-done:
+		return r.conn, r.err
+	case <-ctx.Done():
+		go func() {
+			if r := <-done; r.err == nil {
+				r.conn.Close()
+			}
+		}()
+		return types.HijackedResponse{}, ctx.Err()
+	}
+}
+
+// frameReader passes a stdcopy stream through and turns an end of stream
+// inside a frame (header or payload) into io.ErrUnexpectedEOF: stdcopy
+// takes it for a clean end, but it is a broken stream.
+type frameReader struct {
+	r      io.Reader
+	header [8]byte
+	nhead  int    // header bytes seen of the current frame
+	left   uint32 // payload bytes still due
+}
+
+func (f *frameReader) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	for b := p[:n]; len(b) > 0; {
+		if f.left > 0 {
+			k := min(uint32(len(b)), f.left)
+			f.left -= k
+			b = b[k:]
+			continue
+		}
+		k := copy(f.header[f.nhead:], b)
+		f.nhead += k
+		b = b[k:]
+		if f.nhead == len(f.header) {
+			f.left, f.nhead = binary.BigEndian.Uint32(f.header[4:]), 0
+		}
+	}
+	if errors.Is(err, io.EOF) && (f.nhead > 0 || f.left > 0) {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
 }
 
 // newEvent is an invocation's event before anything ran: everything known
@@ -296,7 +357,7 @@ func pump(ctx context.Context, in pumpInput) pumpResult {
 	}()
 	copyDone := make(chan error, 1)
 	go func() {
-		_, err := stdcopy.StdCopy(in.stdout, in.stderr, in.conn.Reader)
+		_, err := stdcopy.StdCopy(in.stdout, in.stderr, &frameReader{r: in.conn.Reader})
 		copyDone <- err
 	}()
 

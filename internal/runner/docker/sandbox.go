@@ -207,6 +207,14 @@ func (s *Sandbox) engineCtx(ctx context.Context) (context.Context, context.Cance
 	return context.WithTimeout(ctx, s.opt.EngineTimeout)
 }
 
+// createCtx bounds a call that creates something (a volume, a container):
+// a signal must not cancel it mid-flight, since the engine may finish it
+// after the client gave up, and then nobody would remove it. It ends at
+// EngineTimeout or when cleanup is abandoned (a second signal).
+func (s *Sandbox) createCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(s.cleanupParent(ctx), s.opt.EngineTimeout)
+}
+
 // cleanupParent is the parent context of a removal made on behalf of the
 // run context ctx: Options.Cleanup when set, else ctx without its
 // cancellation. Either way a cancelled run still cleans up.
@@ -308,7 +316,7 @@ func (s *Sandbox) Prepare(ctx context.Context, prog runner.Program, prof runner.
 		return nil, err
 	}
 	if err := s.fillVolume(ctx, prof, img, vol, archive); err != nil {
-		return nil, errors.Join(err, s.removeVolume(s.cleanupParent(ctx), vol))
+		return nil, errors.Join(err, runner.Leftover(s.removeVolume(s.cleanupParent(ctx), vol)))
 	}
 
 	cfg, hc := containerConfig(prof, img, vol, runner.Invocation{}, labels(s.opt, RoleProgram))
@@ -326,7 +334,7 @@ func (s *Sandbox) Prepare(ctx context.Context, prog runner.Program, prof runner.
 // createVolume creates a program volume with an engine-chosen (random)
 // name: a fixed name would silently reuse an existing volume.
 func (s *Sandbox) createVolume(ctx context.Context) (string, error) {
-	cctx, cancel := s.engineCtx(ctx)
+	cctx, cancel := s.createCtx(ctx)
 	defer cancel()
 	v, err := s.cli.VolumeCreate(cctx, volume.CreateOptions{Driver: "local", Labels: labels(s.opt, RoleVolume)})
 	if err != nil {
@@ -340,13 +348,15 @@ func (s *Sandbox) createVolume(ctx context.Context) (string, error) {
 func (s *Sandbox) fillVolume(ctx context.Context, prof runner.Profile, img imageInfo, vol string, archive []byte) (err error) {
 	name := s.nextName("-helper")
 	cfg, hc := helperConfig(prof, img, vol, labels(s.opt, RoleHelper))
-	cctx, cancel := s.engineCtx(ctx)
+	cctx, cancel := s.createCtx(ctx)
 	created, err := s.cli.ContainerCreate(cctx, cfg, hc, nil, nil, name)
 	cancel()
 	if err != nil {
-		return errors.Join(fmt.Errorf("creating the helper container: %w", err), s.removeFailedCreate(s.cleanupParent(ctx), name, err))
+		return errors.Join(fmt.Errorf("creating the helper container: %w", err), runner.Leftover(s.removeFailedCreate(s.cleanupParent(ctx), name, err)))
 	}
-	defer func() { err = errors.Join(err, s.removeContainer(s.cleanupParent(ctx), name, created.ID)) }()
+	defer func() {
+		err = errors.Join(err, runner.Leftover(s.removeContainer(s.cleanupParent(ctx), name, created.ID)))
+	}()
 
 	cctx, cancel = s.engineCtx(ctx)
 	defer cancel()

@@ -1,0 +1,608 @@
+package docker
+
+// Fault injection through the fake Engine API (fakeengine_test.go): each test
+// makes the engine fail in one way and checks, through runner.Run and
+// verdict.Judge as behaves run uses them, that the failure becomes what the
+// core's fault rules say (an undetermined case with the reason, partial
+// acquisition, sandbox warnings), never a pass or a fail, and never a hang.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/image"
+
+	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// faultProfile runs /program/main.sh with the fake's image.
+func faultProfile() runner.Profile {
+	return runner.Profile{
+		Name:          "sh",
+		Image:         fakeImageID,
+		Command:       []string{"/bin/sh"},
+		ProgramName:   "main.sh",
+		Timeout:       5 * time.Second,
+		Memory:        64 << 20,
+		CPUs:          1,
+		Pids:          64,
+		OutputLimit:   64 << 10,
+		OutputCeiling: 4 << 20,
+		User:          "65534:65534",
+	}
+}
+
+// faultJob is one program with n cases; each expects exit 0 and stdout "ok".
+func faultJob(prof runner.Profile, n int) runner.Job {
+	invs := make([]runner.Invocation, n)
+	for i := range invs {
+		invs[i] = runner.Invocation{Args: []string{fmt.Sprint(i)}, Stdin: []byte("in")}
+	}
+	return runner.Job{
+		Program:     runner.Program{Files: map[string][]byte{"main.sh": []byte("echo ok\n")}, Entry: "main.sh"},
+		Profile:     prof,
+		Invocations: invs,
+	}
+}
+
+var expectOK = verdict.Expectation{ExitCode: 0, Stdout: &verdict.Matcher{Kind: verdict.Equals, Value: "ok"}}
+
+// faultOutcome is one program's observation and its verdicts.
+type faultOutcome struct {
+	obs     runner.Observation
+	cases   []verdict.CaseResult
+	verdict verdict.Verdict
+	reason  string
+	elapsed time.Duration
+}
+
+// runJob runs one job on sb (one invocation at a time, so that the order of
+// the cases is the order of the engine calls) and judges every case against
+// expectOK. It fails the test when runner.Run has not returned within
+// limit: a hang is a failure, not a stuck test binary.
+func runJob(t *testing.T, sb *Sandbox, job runner.Job, limit time.Duration) faultOutcome {
+	t.Helper()
+	return runJobCtx(t, context.Background(), sb, job, limit)
+}
+
+// runJobCtx is runJob on a run context that a test may cancel (a signal).
+func runJobCtx(t *testing.T, ctx context.Context, sb *Sandbox, job runner.Job, limit time.Duration) faultOutcome {
+	t.Helper()
+	type result struct {
+		obs     []runner.Observation
+		elapsed time.Duration
+	}
+	done := make(chan result, 1)
+	go func() {
+		start := time.Now()
+		obs := runner.Run(ctx, sb, []runner.Job{job}, runner.Options{Parallel: 1})
+		done <- result{obs, time.Since(start)}
+	}()
+	var res result
+	select {
+	case res = <-done:
+	case <-time.After(limit):
+		t.Fatalf("runner.Run did not return within %s: the sandbox hangs on an engine that stopped answering", limit)
+	}
+	out := faultOutcome{obs: res.obs[0], elapsed: res.elapsed}
+	for _, ev := range out.obs.Events {
+		out.cases = append(out.cases, verdict.Judge(expectOK, ev))
+	}
+	out.verdict, out.reason = verdict.Program(out.cases)
+	return out
+}
+
+// verdicts lists the case verdicts, for messages and comparisons.
+func (o faultOutcome) verdicts() []string {
+	var vs []string
+	for _, c := range o.cases {
+		vs = append(vs, c.Verdict.String())
+	}
+	return vs
+}
+
+// String is a readable account of the outcome for failure messages.
+func (o faultOutcome) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "program %s (%q), acquisition %s %q, warnings %q\n", o.verdict, o.reason, o.obs.Acquisition, o.obs.Reasons, o.obs.SandboxWarnings)
+	for i, c := range o.cases {
+		ev := o.obs.Events[i]
+		code := "nil"
+		if ev.ExitCode != nil {
+			code = fmt.Sprint(*ev.ExitCode)
+		}
+		fmt.Fprintf(&b, "  case %d: %s (%q) exit=%s timed_out=%v stdout=%q sandbox_error=%q\n", i, c.Verdict, c.Reason, code, ev.TimedOut, ev.Stdout.Data, ev.SandboxError)
+	}
+	return b.String()
+}
+
+// assertNoLeftovers fails when the fake still holds a container or volume.
+func assertNoLeftovers(t *testing.T, d *fakeDaemon) {
+	t.Helper()
+	if cs, vs := d.leftovers(); len(cs) > 0 || len(vs) > 0 {
+		t.Errorf("left in the engine: containers %v, volumes %v", cs, vs)
+	}
+}
+
+// TestFakeEngineRunsCases checks the fake itself: with no fault, the real
+// sandbox runs every case to a true verdict through it, in the engine order
+// the design requires (attach and the next-exit wait before start), and
+// removes everything.
+func TestFakeEngineRunsCases(t *testing.T) {
+	t.Parallel()
+	d := newFakeDaemon(t)
+	o := runJob(t, d.sandbox(t, Options{}), faultJob(faultProfile(), 2), 30*time.Second)
+	if o.verdict != verdict.True || o.obs.Acquisition != runner.AcquisitionComplete || len(o.obs.SandboxWarnings) != 0 {
+		t.Fatalf("no fault:\n%s", o)
+	}
+	assertNoLeftovers(t, d)
+	want := []string{
+		"image-inspect", "volume-create",
+		"create helper", "archive helper", "remove helper",
+		"create program", "attach program", "wait program", "start program", "inspect program", "remove program",
+		"create program", "attach program", "wait program", "start program", "inspect program", "remove program",
+		"volume-remove",
+	}
+	// The client pings once more to negotiate the version: pings are not
+	// part of the order.
+	got := slices.DeleteFunc(d.Calls(), func(c string) bool { return c == "ping" })
+	if !slices.Equal(got, want) {
+		t.Errorf("engine calls:\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestFaultContainerFailures: a create, start or attach that the engine
+// refuses makes that case undetermined with the engine's reason; the
+// program's other cases still run (acquisition partial), and the container
+// that was made is removed. Guards the rule "a broken runner never looks like
+// a broken program".
+func TestFaultContainerFailures(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		op, reason string
+	}{
+		{"create", "creating container: "},
+		{"start", "starting container: "},
+		{"attach", "attaching to container: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.op, func(t *testing.T) {
+			t.Parallel()
+			d := newFakeDaemon(t)
+			d.fault(tt.op, forRole(RoleProgram, 2, failWith(500, "fake: no space left on device")))
+			o := runJob(t, d.sandbox(t, Options{}), faultJob(faultProfile(), 3), 30*time.Second)
+			if got := o.verdicts(); !slices.Equal(got, []string{"true", "undetermined", "true"}) {
+				t.Fatalf("case verdicts %v, want the failed case undetermined and the others true:\n%s", got, o)
+			}
+			if o.verdict != verdict.Undetermined || o.obs.Acquisition != runner.AcquisitionPartial {
+				t.Errorf("program:\n%s", o)
+			}
+			// The client drops the engine's message of a refused attach
+			// ("unable to upgrade to tcp, received 500").
+			if r := o.cases[1].Reason; !strings.HasPrefix(r, tt.reason) || tt.op != "attach" && !strings.Contains(r, "no space left on device") {
+				t.Errorf("reason %q, want %q and the engine's message", r, tt.reason+"…")
+			}
+			if len(o.obs.SandboxWarnings) != 0 {
+				t.Errorf("warnings %q, want none (everything was removed)", o.obs.SandboxWarnings)
+			}
+			assertNoLeftovers(t, d)
+		})
+	}
+}
+
+// TestFaultAttachStreamBreaks: the attach stream breaks while the container is
+// still running (per the engine). Whatever the container does next, the case
+// is undetermined: output was lost, so neither a pass nor a fail is settled
+// by the evidence. Never a pass.
+func TestFaultAttachStreamBreaks(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		program func(d *fakeDaemon) fakeProgram
+	}{
+		{
+			// The connection drops in the middle of a frame (the engine
+			// died or closed it): "ok\n" was delivered, "more\n" was cut.
+			// The program then exits 0 by itself.
+			name: "cut mid-frame, then exits 0",
+			program: func(d *fakeDaemon) fakeProgram {
+				return func(p *fakeProc) int {
+					io.WriteString(p.Stdout, "ok\n")
+					<-p.StdinDone
+					p.Conn.Write(append(frameHeader(1, 5), "mo"...))
+					p.Conn.Close()
+					time.Sleep(100 * time.Millisecond) // still running per inspect
+					return 0
+				}
+			},
+		},
+		{
+			name: "reset, then exits 0",
+			program: func(d *fakeDaemon) fakeProgram {
+				return func(p *fakeProc) int {
+					io.WriteString(p.Stdout, "ok\n")
+					<-p.StdinDone // else the reset may fail the stdin write instead, which is ignored by design
+					rst(p.Conn)
+					time.Sleep(100 * time.Millisecond)
+					return 0
+				}
+			},
+		},
+		{
+			name: "reset, then runs until the timeout kill",
+			program: func(d *fakeDaemon) fakeProgram {
+				return func(p *fakeProc) int {
+					io.WriteString(p.Stdout, "ok\n")
+					<-p.StdinDone // else the reset may fail the stdin write instead, which is ignored by design
+					rst(p.Conn)
+					<-p.Killed
+					return 137
+				}
+			},
+		},
+		{
+			name: "reset, and the kill does not stop it",
+			program: func(d *fakeDaemon) fakeProgram {
+				return func(p *fakeProc) int {
+					io.WriteString(p.Stdout, "ok\n")
+					<-p.StdinDone // else the reset may fail the stdin write instead, which is ignored by design
+					rst(p.Conn)
+					<-d.release // ignores the kill: still running per inspect until the test ends
+					return 0
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := newFakeDaemon(t)
+			d.program = tt.program(d)
+			prof := faultProfile()
+			prof.Timeout = 300 * time.Millisecond
+			o := runJob(t, d.sandbox(t, Options{Grace: 300 * time.Millisecond}), faultJob(prof, 1), 30*time.Second)
+			if o.cases[0].Verdict != verdict.Undetermined {
+				t.Errorf("a broken attach stream gave a %s case, want undetermined:\n%s", o.cases[0].Verdict, o)
+			}
+			if o.obs.Events[0].SandboxError == "" {
+				t.Errorf("no sandbox error recorded for a broken attach stream:\n%s", o)
+			}
+		})
+	}
+}
+
+// TestFaultEngineStopsAnswering: the engine stops answering at one step of a
+// case. Each engine call has its deadline (EngineTimeout), so the case ends
+// as a sandbox error with that reason, the program's next case still runs,
+// and runner.Run returns; no step may wait forever.
+func TestFaultEngineStopsAnswering(t *testing.T) {
+	t.Parallel()
+	const engineTimeout = 300 * time.Millisecond
+	for _, op := range []string{"create", "attach", "wait", "start", "inspect"} {
+		t.Run(op, func(t *testing.T) {
+			t.Parallel()
+			d := newFakeDaemon(t)
+			d.fault(op, forRole(RoleProgram, 1, hang()))
+			sb := d.sandbox(t, Options{EngineTimeout: engineTimeout, Grace: 300 * time.Millisecond, CleanupTimeout: 500 * time.Millisecond})
+			o := runJob(t, sb, faultJob(faultProfile(), 2), 5*time.Second)
+			if got := o.verdicts(); !slices.Equal(got, []string{"undetermined", "true"}) {
+				t.Fatalf("case verdicts %v, want the hung case undetermined and the next true:\n%s", got, o)
+			}
+			if r := o.cases[0].Reason; !strings.Contains(r, "did not answer within "+engineTimeout.String()) {
+				t.Errorf("reason %q, want the engine deadline", r)
+			}
+			if o.obs.Acquisition != runner.AcquisitionPartial {
+				t.Errorf("acquisition %s, want partial", o.obs.Acquisition)
+			}
+		})
+	}
+
+	// Everything stops answering once the program runs: the kill, the
+	// inspect, the removals. Each is bounded; the container is reported as
+	// left behind (a warning), the program's other cases stop.
+	t.Run("everything after start", func(t *testing.T) {
+		t.Parallel()
+		d := newFakeDaemon(t)
+		d.program = func(p *fakeProc) int {
+			d.silent.Store(true)
+			<-p.Killed
+			return 137
+		}
+		prof := faultProfile()
+		prof.Timeout = 200 * time.Millisecond
+		sb := d.sandbox(t, Options{EngineTimeout: engineTimeout, Grace: 200 * time.Millisecond, CleanupTimeout: 500 * time.Millisecond})
+		o := runJob(t, sb, faultJob(prof, 2), 10*time.Second)
+		if got := o.verdicts(); !slices.Equal(got, []string{"undetermined", "undetermined"}) {
+			t.Fatalf("case verdicts %v, want both undetermined:\n%s", got, o)
+		}
+		if o.obs.Events[0].TimedOut || o.obs.Events[0].ExitCode != nil {
+			t.Errorf("an unanswered kill was reported as a timeout or an exit:\n%s", o)
+		}
+		if o.obs.Events[1].SandboxError != runner.NotRunStopped {
+			t.Errorf("second case: %q, want %q", o.obs.Events[1].SandboxError, runner.NotRunStopped)
+		}
+		if w := strings.Join(o.obs.SandboxWarnings, "\n"); !strings.Contains(w, "removing container ") || !strings.Contains(w, "removing volume ") {
+			t.Errorf("warnings %q, want the container and the volume that could not be removed", o.obs.SandboxWarnings)
+		}
+	})
+}
+
+// TestFaultInterrupted: the run context is cancelled (behaves got SIGINT or
+// SIGTERM) while a case runs, also while the engine is not answering: Run
+// returns promptly, the running case is undetermined ("interrupted", never a
+// timeout), the cases not started are "not run", what was observed keeps its
+// verdict, and everything made is removed.
+func TestFaultInterrupted(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		setup func(d *fakeDaemon)
+	}{
+		// The second case's program runs until it is killed.
+		{"while the program runs", func(d *fakeDaemon) {
+			var n atomic.Int32
+			d.program = func(p *fakeProc) int {
+				if n.Add(1) == 1 {
+					io.WriteString(p.Stdout, "ok\n")
+					return 0
+				}
+				<-p.Killed
+				return 137
+			}
+		}},
+		// The engine stops answering at the second case's attach, with the
+		// default (minute-long) engine deadline: only the cancellation can
+		// end it.
+		{"while the engine does not answer the attach", func(d *fakeDaemon) {
+			d.fault("attach", forRole(RoleProgram, 2, hang()))
+		}},
+		{"while the engine does not answer the start", func(d *fakeDaemon) {
+			d.fault("start", forRole(RoleProgram, 2, hang()))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := newFakeDaemon(t)
+			tt.setup(d)
+			sb := d.sandbox(t, Options{EngineTimeout: time.Minute, Grace: time.Minute})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go func() { // the signal, once the second case is under way
+				for d.count("create program") < 2 {
+					time.Sleep(5 * time.Millisecond)
+				}
+				time.Sleep(100 * time.Millisecond)
+				cancel()
+			}()
+			o := runJobCtx(t, ctx, sb, faultJob(faultProfile(), 3), 5*time.Second)
+			if got := o.verdicts(); !slices.Equal(got, []string{"true", "undetermined", "undetermined"}) {
+				t.Fatalf("case verdicts %v, want the observed case true and the others undetermined:\n%s", got, o)
+			}
+			if ev := o.obs.Events[1]; ev.SandboxError != "interrupted" || ev.TimedOut {
+				t.Errorf("the interrupted case: %q timed_out=%v, want \"interrupted\"", ev.SandboxError, ev.TimedOut)
+			}
+			if ev := o.obs.Events[2]; ev.SandboxError != runner.NotRunInterrupted {
+				t.Errorf("the case not started: %q, want %q", ev.SandboxError, runner.NotRunInterrupted)
+			}
+			if o.obs.Acquisition != runner.AcquisitionPartial || len(o.obs.SandboxWarnings) != 0 {
+				t.Errorf("program:\n%s", o)
+			}
+			assertNoLeftovers(t, d)
+		})
+	}
+}
+
+// TestFaultInterruptedCreate: the signal comes while the engine is creating
+// a container or a volume, and the engine finishes the create a moment
+// later, whether or not the client still waits. What was made must still be
+// removed (or at least named in the sandbox warnings): an interrupted run
+// leaves nothing behind.
+// Seen for real in TestSignal (internal/e2e): a helper container left after
+// one SIGINT.
+func TestFaultInterruptedCreate(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, op, role string
+	}{
+		{"program container", "create", RoleProgram},
+		{"helper container", "create", RoleHelper},
+		{"program volume", "volume-create", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := newFakeDaemon(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			d.fault(tt.op, forRole(tt.role, 1, slowCreate(cancel)))
+			o := runJobCtx(t, ctx, d.sandbox(t, Options{}), faultJob(faultProfile(), 2), 10*time.Second)
+			if got := o.verdicts(); !slices.Equal(got, []string{"undetermined", "undetermined"}) {
+				t.Errorf("case verdicts %v, want undetermined (interrupted):\n%s", got, o)
+			}
+			time.Sleep(3 * slowCreateDelay) // the engine has finished the create
+			cs, vs := d.leftovers()
+			w := strings.Join(o.obs.SandboxWarnings, "\n")
+			for _, name := range append(cs, vs...) {
+				if !strings.Contains(w, name) {
+					t.Errorf("%s was left behind and no sandbox warning names it:\n%s", name, o)
+				}
+			}
+		})
+	}
+}
+
+// TestFaultPrepareCleanupFails: delivering the program fails and so does the
+// removal of the helper container (and, in use by it, of the volume). The
+// program is undetermined (acquisition error), and what was left is in the
+// sandbox warnings, where a reader (and behaves gc) looks for leftovers; a
+// case reason is not a warning.
+func TestFaultPrepareCleanupFails(t *testing.T) {
+	t.Parallel()
+	d := newFakeDaemon(t)
+	d.fault("archive", failWith(500, "fake: copy failed"))
+	d.fault("remove", forRole(RoleHelper, 0, failWith(500, "fake: device or resource busy")))
+	o := runJob(t, d.sandbox(t, Options{}), faultJob(faultProfile(), 2), 30*time.Second)
+	if o.verdict != verdict.Undetermined || o.obs.Acquisition != runner.AcquisitionError {
+		t.Errorf("program:\n%s", o)
+	}
+	if r := o.cases[0].Reason; !strings.Contains(r, "copying the program into its volume") {
+		t.Errorf("reason %q, want the failed delivery", r)
+	}
+	cs, vs := d.leftovers()
+	if len(cs) != 1 || len(vs) != 1 {
+		t.Fatalf("the fake holds containers %v and volumes %v, want the helper and its volume", cs, vs)
+	}
+	w := strings.Join(o.obs.SandboxWarnings, "\n")
+	for _, name := range append(cs, vs...) {
+		if !strings.Contains(w, name) {
+			t.Errorf("%s was left behind and no sandbox warning names it:\n%s", name, o)
+		}
+	}
+}
+
+// TestFaultCleanupHangs: removals that never answer end at the sandbox's
+// CleanupTimeout, for Run (the container) and for Close (the volume): the
+// cleanup deadline is what lets an interrupted behaves exit in time.
+func TestFaultCleanupHangs(t *testing.T) {
+	t.Parallel()
+	const cleanup = 400 * time.Millisecond
+	const slack = 2 * time.Second // scheduling; a hang would be unbounded
+	d := newFakeDaemon(t)
+	d.fault("remove", forRole(RoleProgram, 0, hang()))
+	d.fault("volume-remove", hang())
+	sb := d.sandbox(t, Options{CleanupTimeout: cleanup})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	att, err := sb.Prepare(ctx, faultJob(faultProfile(), 1).Program, faultProfile())
+	if err != nil {
+		t.Fatalf("Prepare: %v", err)
+	}
+	for _, interrupted := range []bool{false, true} {
+		rctx, rcancel := context.WithCancel(ctx)
+		if interrupted {
+			d.program = func(p *fakeProc) int { <-p.Killed; return 137 }
+			time.AfterFunc(200*time.Millisecond, rcancel) // a signal mid-run
+		}
+		start := time.Now()
+		ev, err := att.Run(rctx, runner.Invocation{})
+		elapsed := time.Since(start)
+		rcancel()
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.HasPrefix(err.Error(), "removing container ") {
+			t.Errorf("interrupted=%v: Run error %v, want the removal's deadline", interrupted, err)
+		}
+		if interrupted && ev.SandboxError != "interrupted" {
+			t.Errorf("interrupted run: sandbox error %q", ev.SandboxError)
+		}
+		if limit := 200*time.Millisecond + cleanup + slack; elapsed > limit {
+			t.Errorf("interrupted=%v: Run took %s with a hung removal, want within the cleanup deadline (%s + slack)", interrupted, elapsed, cleanup)
+		}
+	}
+	start := time.Now()
+	err = att.Close(context.Background())
+	if elapsed := time.Since(start); elapsed > cleanup+slack {
+		t.Errorf("Close took %s with a hung volume removal, want within %s + slack", elapsed, cleanup)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.HasPrefix(err.Error(), "removing volume ") {
+		t.Errorf("Close error %v, want the volume removal's deadline", err)
+	}
+}
+
+// TestFaultRemovalFails: a container the engine will not remove is Run's
+// error; the scheduler records it in the program's sandbox warnings and
+// stops the program's remaining cases, and what was already observed keeps
+// its verdict. The volume, still in use by that container, is left too, and
+// said so.
+func TestFaultRemovalFails(t *testing.T) {
+	t.Parallel()
+	d := newFakeDaemon(t)
+	d.fault("remove", forRole(RoleProgram, 1, failWith(500, "fake: device or resource busy")))
+	o := runJob(t, d.sandbox(t, Options{}), faultJob(faultProfile(), 3), 30*time.Second)
+	if got := o.verdicts(); !slices.Equal(got, []string{"true", "undetermined", "undetermined"}) {
+		t.Fatalf("case verdicts %v, want the observed case true and the rest not run:\n%s", got, o)
+	}
+	for _, ev := range o.obs.Events[1:] {
+		if ev.SandboxError != runner.NotRunStopped {
+			t.Errorf("a case after the failed removal: %q, want %q", ev.SandboxError, runner.NotRunStopped)
+		}
+	}
+	if o.verdict != verdict.Undetermined || o.obs.Acquisition != runner.AcquisitionPartial {
+		t.Errorf("program:\n%s", o)
+	}
+	cs, vs := d.leftovers()
+	w := strings.Join(o.obs.SandboxWarnings, "\n")
+	if len(cs) != 1 || !strings.Contains(w, "removing container "+cs[0]+": ") || !strings.Contains(w, "device or resource busy") {
+		t.Errorf("warnings %q do not name the container left behind (%v)", o.obs.SandboxWarnings, cs)
+	}
+	if len(vs) != 1 || !strings.Contains(w, "removing volume "+vs[0]+": ") {
+		t.Errorf("warnings %q do not name the volume left behind (%v)", o.obs.SandboxWarnings, vs)
+	}
+}
+
+// TestFaultVolumeRemovalFails: a program volume the engine will not remove
+// is a sandbox warning; the verdicts stand.
+func TestFaultVolumeRemovalFails(t *testing.T) {
+	t.Parallel()
+	d := newFakeDaemon(t)
+	d.fault("volume-remove", failWith(500, "fake: volume driver failed"))
+	o := runJob(t, d.sandbox(t, Options{}), faultJob(faultProfile(), 2), 30*time.Second)
+	if o.verdict != verdict.True || o.obs.Acquisition != runner.AcquisitionComplete {
+		t.Errorf("a failed volume removal changed the evidence:\n%s", o)
+	}
+	_, vs := d.leftovers()
+	if len(vs) != 1 || len(o.obs.SandboxWarnings) != 1 || !strings.HasPrefix(o.obs.SandboxWarnings[0], "removing volume "+vs[0]+": ") {
+		t.Errorf("warnings %q, want the volume left behind (%v)", o.obs.SandboxWarnings, vs)
+	}
+}
+
+// TestFaultImage: an image the engine does not hold, or holds under another
+// ID or digest, makes every case undetermined with that reason, before any
+// volume or container exists, and is never pulled.
+func TestFaultImage(t *testing.T) {
+	t.Parallel()
+	digestPin := "127.0.0.1:5000/behaves/sh@sha256:" + strings.Repeat("d", 64)
+	tests := []struct {
+		name   string
+		pin    string
+		image  image.InspectResponse
+		reason string
+	}{
+		{"missing", fakeImageID, image.InspectResponse{}, "image not present: pull it before scoring (" + fakeImageID + ")"},
+		{"another ID", fakeImageID, image.InspectResponse{ID: "sha256:" + strings.Repeat("e", 64)}, "image " + fakeImageID + " does not match its pin"},
+		{"another digest", digestPin, image.InspectResponse{ID: fakeImageID, RepoDigests: []string{"127.0.0.1:5000/behaves/sh@sha256:" + strings.Repeat("c", 64)}}, "image " + digestPin + " does not match its pin"},
+		{"no digest", digestPin, image.InspectResponse{ID: fakeImageID}, "image " + digestPin + " does not match its pin"},
+		{"same digest, another name", digestPin, image.InspectResponse{ID: fakeImageID, RepoDigests: []string{"127.0.0.1:5000/other@sha256:" + strings.Repeat("d", 64)}}, "image " + digestPin + " does not match its pin"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := newFakeDaemon(t)
+			d.image = tt.image
+			prof := faultProfile()
+			prof.Image = tt.pin
+			o := runJob(t, d.sandbox(t, Options{}), faultJob(prof, 2), 30*time.Second)
+			if o.verdict != verdict.Undetermined || o.obs.Acquisition != runner.AcquisitionError {
+				t.Errorf("program:\n%s", o)
+			}
+			for i, c := range o.cases {
+				if c.Verdict != verdict.Undetermined || !strings.HasPrefix(c.Reason, tt.reason) {
+					t.Errorf("case %d: %s %q, want undetermined %q…", i, c.Verdict, c.Reason, tt.reason)
+				}
+			}
+			if n := d.count("image-pull"); n != 0 {
+				t.Errorf("the image was pulled %d times", n)
+			}
+			if n := d.count("create") + d.count("volume-create"); n != 0 {
+				t.Errorf("%d containers or volumes were created for an unusable image", n)
+			}
+		})
+	}
+}
