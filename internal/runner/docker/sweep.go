@@ -375,8 +375,10 @@ type Sweeper struct {
 }
 
 // NewSweeper makes a client of the Docker daemon named by the environment
-// (DOCKER_HOST and friends, API version negotiated). It does not connect:
-// an unreachable daemon is the first list call's error.
+// (DOCKER_HOST and friends, API version negotiated). The version is
+// negotiated here, once, because the client's lazy negotiation races when the
+// first two calls run concurrently; an unreachable daemon is then the first
+// list call's error.
 func NewSweeper(opt SweepOptions) (*Sweeper, error) {
 	if opt.Host == "" {
 		h, err := os.Hostname()
@@ -389,6 +391,9 @@ func NewSweeper(opt SweepOptions) (*Sweeper, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating the Docker client: %w", err)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultEngineTimeout)
+	defer cancel()
+	cli.NegotiateAPIVersion(ctx)
 	return newSweeper(cli, opt), nil
 }
 
