@@ -183,13 +183,30 @@ func containerConfig(prof runner.Profile, img imageInfo, volume string, inv runn
 	pids := prof.Pids
 	pidsLimit := &pids
 	if prof.Runtime == runtimeGVisor {
-		// gVisor's runsc fails to start a container whose pids cgroup is
-		// set ("OCI runtime start failed … StartRoot … EOF"). Under runsc
-		// the enforced bound on processes is the memory limit (every task
-		// lives in the sandbox's memory cgroup; OOMKilled works), and the
-		// nproc ulimit, which gVisor's own kernel applies per sandbox (under
-		// runc it would count the uid across the whole host, so it is set
-		// only here), is a best-effort count bound.
+		// Under gVisor's runsc the profile's pids bound is RLIMIT_NPROC,
+		// not the pids cgroup. Measured on this engine (runsc 20221219,
+		// ptrace platform, cgroup v1, 2 CPUs):
+		//   - The pids cgroup counts the sandbox's own host tasks (the
+		//     sentry's Go threads, the gofer, a ptrace stub per guest
+		//     address space): about 66 for an idle sandbox, more with more
+		//     CPUs. pids 32 fails to start ("StartRoot … EOF"), and a limit
+		//     reached later kills the sandbox (the container exits 2), which
+		//     would read as the program's own exit code 2.
+		//   - gVisor's kernel enforces RLIMIT_NPROC itself, per sandbox: it
+		//     counts the sandbox's tasks of the uid, threads included (fork
+		//     and thread creation fail with EAGAIN at pids; two sandboxes of
+		//     the same uid held 40 processes each under nproc 64). Under
+		//     runc the same ulimit would count the uid across the whole
+		//     host, so it is set only here.
+		//   - The memory limit bounds what the guest cannot see: every host
+		//     task of the sandbox is in the container's memory cgroup
+		//     (OOMKilled works). A process costs more memory under runsc
+		//     (a forked python3 ≈ 4 MiB, the sandbox ≈ 17 MiB), and fork
+		//     churn grows the sandbox's host tasks although the guest's stay
+		//     under nproc (a fork bomb under nproc 32 reached about 1,250
+		//     in 15 s, ~18 KiB of memory each) until the memory limit, the
+		//     timeout or the program's end stops it.
+		// The recorded pids limit (limitsFrom) is the nproc value.
 		pidsLimit = nil
 		ulimits = append(ulimits, &container.Ulimit{Name: "nproc", Soft: prof.Pids, Hard: prof.Pids})
 	}

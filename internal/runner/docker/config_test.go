@@ -203,8 +203,25 @@ func TestContainerConfigGVisor(t *testing.T) {
 	if hc.PidsLimit != nil {
 		t.Errorf("PidsLimit = %d under runsc, want unset (runsc fails to start with it)", *hc.PidsLimit)
 	}
-	if n, ok := ulimit(hc, "nproc"); !ok || n != 64 {
-		t.Errorf("nproc = %d, %v; want 64", n, ok)
+	// The bound under runsc is RLIMIT_NPROC (gVisor's kernel counts it per
+	// sandbox), soft = hard so that the program cannot raise it.
+	var nproc []container.Ulimit
+	for _, u := range hc.Ulimits {
+		if u != nil && u.Name == "nproc" {
+			nproc = append(nproc, *u)
+		}
+	}
+	if want := []container.Ulimit{{Name: "nproc", Soft: 64, Hard: 64}}; !cmp.Equal(nproc, want) {
+		t.Errorf("nproc ulimits = %+v, want %+v", nproc, want)
+	}
+	// The other ulimits are those of every container.
+	for _, name := range []string{"nofile", "fsize", "core"} {
+		if _, ok := ulimit(hc, name); !ok {
+			t.Errorf("ulimit %s missing under runsc", name)
+		}
+	}
+	if hc.Memory != prof.Memory || hc.MemorySwap != prof.Memory {
+		t.Errorf("memory %d, swap %d under runsc; want %d for both (it bounds the sandbox's host tasks)", hc.Memory, hc.MemorySwap, prof.Memory)
 	}
 	if got := limitsFrom(prof, hc).Pids; got != 64 {
 		t.Errorf("recorded pids = %d, want 64", got)
