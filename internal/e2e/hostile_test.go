@@ -245,7 +245,7 @@ exit "${1:-0}"
 `,
 		"kill_self.sh":   "echo before\nkill -9 $$\necho after\n",
 		"exit_137.sh":    "echo before\nexit 137\n",
-		"memory_bomb.py": "b = bytearray(512 << 20)\nprint('survived')\n",
+		"memory_bomb.py": memoryBombPy,
 		// The child is OOM-killed; the parent ignores its death and exits 0.
 		"oom_child.py": `import subprocess, sys
 r = subprocess.run([sys.executable, "-I", "-c", "b = bytearray(512 << 20); print('child survived')"])
@@ -380,9 +380,7 @@ check)
 	if [ -e /dev/shm/mark ]; then echo "shm: present"; else echo "shm: absent"; fi ;;
 esac
 `,
-		// The classic bomb, then a busy loop that needs no fork (so the
-		// main shell cannot die of a refused fork first).
-		"fork_bomb.sh": "bomb() { bomb | bomb & }\nbomb\nwhile :; do :; done\necho done\n",
+		"fork_bomb.sh": forkBombSh,
 		// Forks sleepers until refused (at most 100), then reads the pids
 		// cgroup (v1 or v2) and exits 0, which ends them all.
 		"spawner.py": `import os, time

@@ -228,27 +228,10 @@ except ConnectionRefusedError:
 except OSError as e:
     print("tcp 127.0.0.1:9: %s/%s" % (type(e).__name__, e.errno))
 `,
-		"memory_bomb.py": "b = bytearray(512 << 20)\nprint('survived')\n",
+		"memory_bomb.py": memoryBombPy,
 		"cpu_loop.sh":    "while :; do :; done\necho done\n",
-		// The classic bomb, then a busy loop that needs no fork (so the
-		// main shell cannot die of a refused fork first).
-		"fork_bomb.sh": "bomb() { bomb | bomb & }\nbomb\nwhile :; do :; done\necho done\n",
-		// Forks sleepers until refused (at most 100), then exits 0, which
-		// ends them all.
-		"spawner.py": `import os, time
-kids, refused = 0, "none"
-for _ in range(100):
-    try:
-        pid = os.fork()
-    except OSError as e:
-        refused = "%s/%d" % (type(e).__name__, e.errno)
-        break
-    if pid == 0:
-        time.sleep(30)
-        os._exit(0)
-    kids += 1
-print("forked=%d refused=%s" % (kids, refused))
-`,
+		"fork_bomb.sh":   forkBombSh,
+		"spawner.py":     spawnerPy,
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), runscRunTimeout)
 	defer cancel()

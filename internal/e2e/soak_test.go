@@ -193,7 +193,7 @@ var soakKinds = []soakKind{
 		cases:  []soakCase{{name: "ends", body: `expect: {stdout: {equals: "done"}}`, want: soakWant{verdict: verdict.False, exit: 137, timedOut: true, reason: "timed out after 2s", stdout: "survived\n"}}}},
 	// Memory: a bomb, and an OOM-killed child under a parent that exits 0.
 	{name: "memory-bomb-py", profile: "py", file: "memory_bomb.py", chunk: 4, weight: 2,
-		source: "b = bytearray(512 << 20)\nprint('survived')\n",
+		source: memoryBombPy,
 		cases:  []soakCase{{name: "survives", body: `expect: {stdout: {equals: "survived"}}`, want: soakMemory}}},
 	{name: "oom-child-py", profile: "py", file: "oom_child.py", chunk: 4, weight: 1,
 		source: "import subprocess, sys\nr = subprocess.run([sys.executable, \"-I\", \"-c\", \"b = bytearray(512 << 20); print('child survived')\"])\nprint(\"child returncode\", r.returncode)\n",
@@ -202,24 +202,11 @@ var soakKinds = []soakKind{
 	// Processes: the classic fork bomb (pids 32, then stopped at the 2s
 	// timeout) and a spawner that is refused and exits 0.
 	{name: "fork-bomb-sh", profile: "sh-short", file: "fork_bomb.sh", chunk: 3, weight: 1,
-		source: "bomb() { bomb | bomb & }\nbomb\nwhile :; do :; done\necho done\n",
+		source: forkBombSh,
 		cases:  []soakCase{{name: "ends", body: `expect: {stdout: {equals: "done"}}`, want: soakTimeout}}},
 	{name: "spawner-py", profile: "py-pids", file: "spawner.py", chunk: 3, weight: 1,
-		source: `import os, time
-kids, refused = 0, "none"
-for _ in range(100):
-    try:
-        pid = os.fork()
-    except OSError as e:
-        refused = "%s/%d" % (type(e).__name__, e.errno)
-        break
-    if pid == 0:
-        time.sleep(30)
-        os._exit(0)
-    kids += 1
-print("forked=%d refused=%s" % (kids, refused))
-`,
-		cases: []soakCase{{name: "is refused", body: `expect: {stdout: {contains: "refused=BlockingIOError/11"}}`, want: soakTrue}}},
+		source: spawnerPy,
+		cases:  []soakCase{{name: "is refused", body: `expect: {stdout: {contains: "refused=BlockingIOError/11"}}`, want: soakTrue}}},
 	// Output floods past a 1 MiB ceiling: false, resource limit output.
 	{name: "flood-sh", profile: "sh-flood", file: "flood.sh", chunk: 6, weight: 3,
 		source: "case \"$1\" in\nstdout) yes ;;\nstderr) yes >&2 ;;\nesac\n",
