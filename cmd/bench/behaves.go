@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// buildBehaves builds the behaves binary of the module the bench belongs to
+// into dir and returns its path.
+func buildBehaves(ctx context.Context, dir string) (string, error) {
+	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return "", errors.New("not inside the behaves module (go env GOMOD is empty): run the bench from the repository")
+	}
+	bin := filepath.Join(dir, "behaves")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
+	cmd.Dir = filepath.Dir(gomod)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %w\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// revision describes the tree behaves is built from: `git describe
+// --always --dirty` in the module root, or "unknown".
+func revision(ctx context.Context) string {
+	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	cmd := exec.CommandContext(ctx, "git", "describe", "--always", "--dirty")
+	cmd.Dir = filepath.Dir(strings.TrimSpace(string(out)))
+	rev, err := cmd.Output()
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(rev))
+}
+
+// behavesRun is one `behaves` process as measured from outside.
+type behavesRun struct {
+	Wall time.Duration
+	CPU  time.Duration // user + system time of the process
+	// MaxRSSKiB is the process's own peak resident set size: the largest
+	// VmHWM of /proc/<pid>/status seen while it ran (polled every
+	// rssPollInterval; VmHWM is the high-water mark of the memory the
+	// process got at exec, so a peak between polls is not missed, only
+	// growth in the last interval before exit). It falls back to
+	// RusageMaxRSSKiB where /proc cannot be read.
+	MaxRSSKiB int64
+	// RusageMaxRSSKiB is wait4's ru_maxrss. It is only an upper bound:
+	// Go starts a child with CLONE_VFORK|CLONE_VM, and the kernel's exec
+	// folds the high-water mark of the memory the child shared until exec
+	// (the bench's own) into the child's maxrss.
+	RusageMaxRSSKiB int64
+	Report          report.Report
+}
+
+// rssPollInterval is how often the peak RSS of a behaves process is read.
+const rssPollInterval = 20 * time.Millisecond
+
+// pollHWM reads the VmHWM of pid every rssPollInterval until stop is
+// closed, and returns the largest value in KiB (0 if none could be read).
+func pollHWM(pid int, stop <-chan struct{}) int64 {
+	path := fmt.Sprintf("/proc/%d/status", pid)
+	var peak int64
+	t := time.NewTicker(rssPollInterval)
+	defer t.Stop()
+	for {
+		peak = max(peak, readHWM(path))
+		select {
+		case <-stop:
+			return peak
+		case <-t.C:
+		}
+	}
+}
+
+// readHWM is the VmHWM line of a /proc/<pid>/status file, in KiB (0 when
+// absent: a zombie has none).
+func readHWM(path string) int64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			f := strings.Fields(rest)
+			if len(f) >= 1 {
+				n, _ := strconv.ParseInt(f[0], 10, 64)
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+// runBehaves runs `behaves run --spec specPath` plus args as a separate
+// process and checks that it judged every case true. An interruption is
+// passed on as SIGINT, so that behaves removes what it made.
+func runBehaves(ctx context.Context, bin, specPath string, args ...string) (behavesRun, error) {
+	var r behavesRun
+	reportPath := filepath.Join(filepath.Dir(specPath), "report.json")
+	_ = os.Remove(reportPath)
+	argv := append([]string{"run", "--spec", specPath, "--report", reportPath}, args...)
+	cmd := exec.CommandContext(ctx, bin, argv...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 30 * time.Second
+	cmd.Env = behavesEnv()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	t0 := time.Now()
+	err := cmd.Start()
+	if err == nil {
+		// Start returns after the child's exec: VmHWM is behaves' own.
+		stop, peak := make(chan struct{}), make(chan int64, 1)
+		go func() { peak <- pollHWM(cmd.Process.Pid, stop) }()
+		err = cmd.Wait()
+		r.Wall = time.Since(t0)
+		close(stop)
+		r.MaxRSSKiB = <-peak
+	}
+	if cmd.ProcessState != nil {
+		r.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			r.RusageMaxRSSKiB = ru.Maxrss
+		}
+	}
+	if r.MaxRSSKiB == 0 {
+		r.MaxRSSKiB = r.RusageMaxRSSKiB
+	}
+	if ctx.Err() != nil {
+		return r, ctx.Err()
+	}
+	b, rerr := os.ReadFile(reportPath)
+	if rerr == nil {
+		rerr = json.Unmarshal(b, &r.Report)
+	}
+	if err != nil || rerr != nil {
+		return r, fmt.Errorf("behaves %s: %v%s\nstderr:\n%s", strings.Join(argv, " "), errors.Join(err, rerr), firstProblem(r.Report), tail(stderr.String(), 2000))
+	}
+	if c := r.Report.Counts.Cases; c.True != c.Total || c.Total == 0 {
+		return r, fmt.Errorf("behaves %s: %d of %d cases true%s", strings.Join(argv, " "), c.True, c.Total, firstProblem(r.Report))
+	}
+	return r, nil
+}
+
+// validateBehaves times `behaves validate`: process start-up and loading
+// the spec, without Docker.
+func validateBehaves(ctx context.Context, bin, specPath string) (time.Duration, error) {
+	cmd := exec.CommandContext(ctx, bin, "validate", "--spec", specPath)
+	cmd.Env = behavesEnv()
+	t0 := time.Now()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return 0, fmt.Errorf("behaves validate --spec %s: %w\n%s", specPath, err, out)
+	}
+	return time.Since(t0), nil
+}
+
+// behavesEnv is the bench's environment without GITHUB_ACTIONS, so that the
+// terminal output is the same everywhere.
+func behavesEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GITHUB_ACTIONS=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// firstProblem is the first case that is not true, for an error message.
+func firstProblem(rep report.Report) string {
+	for _, p := range rep.Programs {
+		for _, c := range p.Cases {
+			if c.Verdict != verdict.True {
+				return fmt.Sprintf(" (first: %s/%s is %s: %s %s)", p.Name, c.Name, c.Verdict, c.Reason, c.Event.SandboxError)
+			}
+		}
+	}
+	if rep.Error != "" {
+		return " (" + rep.Error + ")"
+	}
+	return ""
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
+
+// meanEventMS is the mean of the events' duration_ms (the program's own run
+// time, from the engine's StartedAt to FinishedAt).
+func meanEventMS(rep report.Report) float64 {
+	var sum, n int64
+	for _, p := range rep.Programs {
+		for _, c := range p.Cases {
+			sum += c.Event.DurationMS
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(sum) / float64(n)
+}

@@ -1,0 +1,506 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/mount"
+	"github.com/docker/docker/api/types/volume"
+	"github.com/docker/docker/client"
+	"github.com/docker/docker/pkg/stdcopy"
+
+	"github.com/behaves-dev/behaves/internal/runner/docker"
+)
+
+// Constants of the container settings. They must match the ones of the same
+// name in internal/runner/docker/config.go.
+const (
+	programDir        = "/program"
+	containerHostname = "behaves"
+	noFileLimit       = 256
+	minFileSizeLimit  = 64 << 20
+	shmSize           = 64 << 20
+	maxVolumeTmpfs    = 64 << 20
+	tmpfsFlags        = "rw,nosuid,nodev,noexec"
+	programFileMode   = 0o444
+)
+
+// imageInfo is what an image inspect tells the container settings (the
+// fields of internal/runner/docker's imageInfo that containerConfig uses).
+type imageInfo struct {
+	ID      string
+	Volumes []string // cleaned, sorted VOLUME paths
+}
+
+// containerConfig builds the configuration of one invocation's container.
+//
+// It MUST MATCH internal/runner/docker.containerConfig (and its helpers
+// tmpfsSizes, fileSizeLimit, volumeTmpfsSize), which is unexported: the
+// floor is only a floor if the engine does the same work for it. Runtime
+// (gVisor) and the profile env are not used by the bench's profiles and are
+// left out.
+func containerConfig(p profile, img imageInfo, vol, programName string, inv invocation, labels map[string]string) (*container.Config, *container.HostConfig) {
+	sizes := make(map[string]int64, len(p.tmpfs)+len(img.Volumes))
+	for k, size := range p.tmpfs {
+		sizes[path.Clean(k)] = size
+	}
+	for _, v := range img.Volumes {
+		if _, ok := sizes[v]; !ok && v != programDir {
+			sizes[v] = min(p.memory, maxVolumeTmpfs)
+		}
+	}
+	tmpfs := make(map[string]string, len(sizes))
+	fsize := int64(minFileSizeLimit)
+	for k, size := range sizes {
+		tmpfs[k] = fmt.Sprintf("%s,size=%d", tmpfsFlags, size)
+		fsize = max(fsize, size)
+	}
+	pids := p.pids
+	cfg := &container.Config{
+		Image:        img.ID,
+		Hostname:     containerHostname,
+		User:         p.user,
+		Entrypoint:   slices.Clone(p.command),
+		Cmd:          append([]string{programDir + "/" + programName}, inv.args...),
+		Env:          []string{},
+		WorkingDir:   programDir,
+		Healthcheck:  &container.HealthConfig{Test: []string{"NONE"}},
+		AttachStdin:  true,
+		AttachStdout: true,
+		AttachStderr: true,
+		OpenStdin:    true,
+		StdinOnce:    true,
+		Labels:       labels,
+	}
+	hc := &container.HostConfig{
+		NetworkMode:    "none",
+		DNS:            []string{"127.0.0.1"},
+		ReadonlyRootfs: true,
+		CapDrop:        []string{"ALL"},
+		SecurityOpt:    []string{"no-new-privileges"},
+		IpcMode:        container.IPCModePrivate,
+		ShmSize:        shmSize,
+		LogConfig:      container.LogConfig{Type: "none"},
+		Init:           ptr(true),
+		Tmpfs:          tmpfs,
+		Mounts: []mount.Mount{{
+			Type:          mount.TypeVolume,
+			Source:        vol,
+			Target:        programDir,
+			ReadOnly:      true,
+			VolumeOptions: &mount.VolumeOptions{NoCopy: true},
+		}},
+		Resources: container.Resources{
+			Memory:     p.memory,
+			MemorySwap: p.memory,
+			NanoCPUs:   int64(math.Round(p.cpus * 1e9)),
+			PidsLimit:  &pids,
+			Ulimits: []*container.Ulimit{
+				{Name: "nofile", Soft: noFileLimit, Hard: noFileLimit},
+				{Name: "fsize", Soft: fsize, Hard: fsize},
+				{Name: "core", Soft: 0, Hard: 0},
+			},
+		},
+	}
+	return cfg, hc
+}
+
+// helperConfig builds the never-started helper container that fills a
+// program volume. It MUST MATCH internal/runner/docker.helperConfig.
+func helperConfig(p profile, img imageInfo, vol string, labels map[string]string) (*container.Config, *container.HostConfig) {
+	tmpfs := map[string]string{}
+	for _, v := range img.Volumes {
+		if v != programDir {
+			tmpfs[v] = fmt.Sprintf("%s,size=%d", tmpfsFlags, min(p.memory, maxVolumeTmpfs))
+		}
+	}
+	cfg := &container.Config{
+		Image:      img.ID,
+		Entrypoint: []string{"/nonexistent"},
+		Hostname:   containerHostname,
+		Labels:     labels,
+	}
+	hc := &container.HostConfig{
+		NetworkMode:    "none",
+		ReadonlyRootfs: true,
+		CapDrop:        []string{"ALL"},
+		SecurityOpt:    []string{"no-new-privileges"},
+		LogConfig:      container.LogConfig{Type: "none"},
+		Tmpfs:          tmpfs,
+		Mounts: []mount.Mount{{
+			Type:          mount.TypeVolume,
+			Source:        vol,
+			Target:        programDir,
+			VolumeOptions: &mount.VolumeOptions{NoCopy: true},
+		}},
+	}
+	return cfg, hc
+}
+
+// programTar is the archive behaves copies into a program volume for a
+// one-file program: the file at its name, root-owned, mode 0444, fixed time
+// (as internal/runner/docker.programTar makes it).
+func programTar(name string, data []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	hdr := &tar.Header{
+		Name: name, Typeflag: tar.TypeReg, Mode: programFileMode, Size: int64(len(data)),
+		Uname: "root", Gname: "root", ModTime: time.Unix(0, 0).UTC(),
+	}
+	if err := tw.WriteHeader(hdr); err != nil {
+		return nil, err
+	}
+	if _, err := tw.Write(data); err != nil {
+		return nil, err
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// engine is the bench's own Engine API client: the floor, the program
+// volumes the floor and the docker CLI loop mount, and the sweep of
+// everything labelled with the bench's run ID.
+type engine struct {
+	cli     *client.Client
+	runID   string
+	prefix  string // container name prefix
+	seq     atomic.Uint64
+	started time.Time
+	host    string // labels: behaves' gc tells a live bench from a dead one by host, PID and start
+	images  map[kind]imageInfo
+	timeout time.Duration // per engine call
+}
+
+// newEngine connects to the daemon named by the environment.
+func newEngine(ctx context.Context, runID string) (*engine, error) {
+	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err != nil {
+		return nil, fmt.Errorf("creating the Docker client: %w", err)
+	}
+	host, _ := os.Hostname()
+	e := &engine{cli: cli, runID: runID, prefix: "behaves-bench-" + runID[:8] + "-", started: time.Now(), host: host, images: map[kind]imageInfo{}, timeout: 60 * time.Second}
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, err := cli.Ping(pctx); err != nil {
+		cli.Close()
+		return nil, fmt.Errorf("connecting to the Docker daemon: %w", err)
+	}
+	return e, nil
+}
+
+// labels is the label set behaves puts on what it makes, with the bench's
+// run ID: a sweep by run ID finds the bench's leftovers as it finds
+// behaves' own.
+func (e *engine) labels(role string) map[string]string {
+	return map[string]string{
+		docker.LabelRunID:     e.runID,
+		docker.LabelHost:      e.host,
+		docker.LabelPID:       strconv.Itoa(pidSelf),
+		docker.LabelStartedAt: e.started.UTC().Format(time.RFC3339),
+		docker.LabelRole:      role,
+	}
+}
+
+// inspectImages inspects each profile's image once, as behaves does, and
+// returns how long each inspect took.
+func (e *engine) inspectImages(ctx context.Context, ps profiles) (time.Duration, error) {
+	var total time.Duration
+	for _, k := range []kind{kindShell, kindPython} {
+		ref := ps.of(k).image
+		t0 := time.Now()
+		resp, err := e.cli.ImageInspect(ctx, ref)
+		total += time.Since(t0)
+		if err != nil {
+			return 0, fmt.Errorf("inspecting image %s (%s): %w", ref, k, err)
+		}
+		info := imageInfo{ID: resp.ID}
+		if resp.Config != nil {
+			for v := range resp.Config.Volumes {
+				info.Volumes = append(info.Volumes, path.Clean(v))
+			}
+			sort.Strings(info.Volumes)
+		}
+		e.images[k] = info
+	}
+	return total / 2, nil
+}
+
+// deliveryPhases are the engine calls of delivering one program (behaves'
+// Prepare and Close).
+type deliveryPhases struct {
+	VolumeCreate, HelperCreate, Copy, HelperRemove, VolumeRemove time.Duration
+}
+
+func (d deliveryPhases) total() time.Duration {
+	return d.VolumeCreate + d.HelperCreate + d.Copy + d.HelperRemove + d.VolumeRemove
+}
+
+// deliver fills a new program volume with p the way behaves does (volume
+// create, helper create, copy, helper remove) and returns its name.
+func (e *engine) deliver(ctx context.Context, ps profiles, p program) (string, deliveryPhases, error) {
+	var d deliveryPhases
+	prof := ps.of(p.kind)
+	img := e.images[p.kind]
+	archive, err := programTar(p.file, p.source)
+	if err != nil {
+		return "", d, err
+	}
+	t := time.Now()
+	lap := func() time.Duration { n := time.Now(); dt := n.Sub(t); t = n; return dt }
+	cctx, cancel := context.WithTimeout(ctx, e.timeout)
+	defer cancel()
+	v, err := e.cli.VolumeCreate(cctx, volume.CreateOptions{Driver: "local", Labels: e.labels(docker.RoleVolume)})
+	if err != nil {
+		return "", d, fmt.Errorf("creating a program volume: %w", err)
+	}
+	d.VolumeCreate = lap()
+	cfg, hc := helperConfig(prof, img, v.Name, e.labels(docker.RoleHelper))
+	h, err := e.cli.ContainerCreate(cctx, cfg, hc, nil, nil, e.name("-helper"))
+	if err != nil {
+		return v.Name, d, fmt.Errorf("creating the helper container: %w", err)
+	}
+	d.HelperCreate = lap()
+	copyErr := e.cli.CopyToContainer(cctx, h.ID, programDir, bytes.NewReader(archive), container.CopyToContainerOptions{})
+	d.Copy = lap()
+	rmErr := e.cli.ContainerRemove(cctx, h.ID, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	d.HelperRemove = lap()
+	if err := errors.Join(copyErr, rmErr); err != nil {
+		return v.Name, d, fmt.Errorf("filling the program volume: %w", err)
+	}
+	return v.Name, d, nil
+}
+
+// removeVolume removes a program volume and returns how long it took.
+func (e *engine) removeVolume(ctx context.Context, vol string) (time.Duration, error) {
+	cctx, cancel := context.WithTimeout(ctx, e.timeout)
+	defer cancel()
+	t0 := time.Now()
+	err := e.cli.VolumeRemove(cctx, vol, false)
+	if err != nil && !cerrdefs.IsNotFound(err) {
+		return 0, fmt.Errorf("removing volume %s: %w", vol, err)
+	}
+	return time.Since(t0), nil
+}
+
+func (e *engine) name(suffix string) string {
+	return e.prefix + strconv.FormatUint(e.seq.Add(1), 10) + suffix
+}
+
+// lifecyclePhases are the engine calls of one invocation in the floor.
+type lifecyclePhases struct {
+	Create  time.Duration // ContainerCreate
+	Attach  time.Duration // ContainerAttach + the next-exit wait registered
+	Start   time.Duration // ContainerStart
+	Run     time.Duration // from start's return to the exit and both streams' end
+	Inspect time.Duration // ContainerInspect
+	Remove  time.Duration // ContainerRemove (forced, with volumes)
+	// EngineRun is the engine's StartedAt to FinishedAt (what behaves
+	// reports as a case's duration_ms).
+	EngineRun time.Duration
+}
+
+func (l lifecyclePhases) total() time.Duration {
+	return l.Create + l.Attach + l.Start + l.Run + l.Inspect + l.Remove
+}
+
+// lifecycle runs one invocation through the bare Engine API lifecycle:
+// create, attach, wait (next-exit, registered before start), start, stdin
+// and the streams, inspect, remove. Nothing else. It checks the output, so
+// that the floor did the work behaves does.
+func (e *engine) lifecycle(ctx context.Context, ps profiles, p program, vol string, inv invocation) (lifecyclePhases, error) {
+	var l lifecyclePhases
+	cfg, hc := containerConfig(ps.of(p.kind), e.images[p.kind], vol, p.file, inv, e.labels(docker.RoleProgram))
+	cctx, cancel := context.WithTimeout(ctx, e.timeout)
+	defer cancel()
+	t := time.Now()
+	lap := func() time.Duration { n := time.Now(); dt := n.Sub(t); t = n; return dt }
+
+	created, err := e.cli.ContainerCreate(cctx, cfg, hc, nil, nil, e.name(""))
+	if err != nil {
+		return l, fmt.Errorf("creating container: %w", err)
+	}
+	l.Create = lap()
+	removed := false
+	defer func() {
+		if !removed {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.timeout)
+			defer cancel()
+			_ = e.cli.ContainerRemove(rctx, created.ID, container.RemoveOptions{Force: true, RemoveVolumes: true})
+		}
+	}()
+	conn, err := e.cli.ContainerAttach(cctx, created.ID, container.AttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
+	if err != nil {
+		return l, fmt.Errorf("attaching: %w", err)
+	}
+	defer conn.Close()
+	waitC, waitErrC := e.cli.ContainerWait(cctx, created.ID, container.WaitConditionNextExit)
+	l.Attach = lap()
+	if err := e.cli.ContainerStart(cctx, created.ID, container.StartOptions{}); err != nil {
+		return l, fmt.Errorf("starting: %w", err)
+	}
+	l.Start = lap()
+	go func() {
+		if inv.stdin != "" {
+			_, _ = conn.Conn.Write([]byte(inv.stdin))
+		}
+		_ = conn.CloseWrite()
+	}()
+	var stdout, stderr bytes.Buffer
+	if _, err := stdcopy.StdCopy(&stdout, &stderr, conn.Reader); err != nil {
+		return l, fmt.Errorf("reading the output: %w", err)
+	}
+	select {
+	case w := <-waitC:
+		if w.Error != nil && w.Error.Message != "" {
+			return l, fmt.Errorf("waiting: %s", w.Error.Message)
+		}
+	case err := <-waitErrC:
+		return l, fmt.Errorf("waiting: %w", err)
+	}
+	l.Run = lap()
+	info, err := e.cli.ContainerInspect(cctx, created.ID)
+	if err != nil {
+		return l, fmt.Errorf("inspecting: %w", err)
+	}
+	l.Inspect = lap()
+	if err := e.cli.ContainerRemove(cctx, created.ID, container.RemoveOptions{Force: true, RemoveVolumes: true}); err != nil {
+		return l, fmt.Errorf("removing: %w", err)
+	}
+	removed = true
+	l.Remove = lap()
+
+	if info.State == nil || info.State.ExitCode != 0 {
+		return l, fmt.Errorf("%s/%s: the container did not exit 0 (state %+v, stderr %q)", p.name, inv.name, info.State, stderr.String())
+	}
+	if got := strings.TrimRight(stdout.String(), "\n"); got != inv.want {
+		return l, fmt.Errorf("%s/%s: stdout %q, want %q (stderr %q)", p.name, inv.name, got, inv.want, stderr.String())
+	}
+	start, err1 := time.Parse(time.RFC3339Nano, info.State.StartedAt)
+	end, err2 := time.Parse(time.RFC3339Nano, info.State.FinishedAt)
+	if err1 == nil && err2 == nil && end.After(start) {
+		l.EngineRun = end.Sub(start)
+	}
+	return l, nil
+}
+
+// floorResult is one pass of the floor over a set of invocations.
+type floorResult struct {
+	Wall   time.Duration
+	N      int
+	Phases lifecyclePhases // sums over the invocations
+}
+
+// floor runs every invocation of s through lifecycle, parallel at a time,
+// against the filled volumes vols (one per program).
+func (e *engine) floor(ctx context.Context, ps profiles, s suite, vols []string, parallel int) (floorResult, error) {
+	type item struct {
+		p   program
+		vol string
+		inv invocation
+	}
+	var items []item
+	for i, p := range s.programs {
+		for _, inv := range p.cases {
+			items = append(items, item{p, vols[i], inv})
+		}
+	}
+	ch := make(chan item)
+	var mu sync.Mutex
+	var res floorResult
+	var firstErr error
+	fctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for range max(parallel, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for it := range ch {
+				l, err := e.lifecycle(fctx, ps, it.p, it.vol, it.inv)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = fmt.Errorf("floor %s/%s: %w", it.p.name, it.inv.name, err)
+					cancel()
+				}
+				res.N++
+				res.Phases = addPhases(res.Phases, l)
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for _, it := range items {
+		select {
+		case ch <- it:
+		case <-fctx.Done():
+			break feed
+		}
+	}
+	close(ch)
+	wg.Wait()
+	res.Wall = time.Since(t0)
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	return res, firstErr
+}
+
+func addPhases(a, b lifecyclePhases) lifecyclePhases {
+	return lifecyclePhases{
+		Create: a.Create + b.Create, Attach: a.Attach + b.Attach, Start: a.Start + b.Start,
+		Run: a.Run + b.Run, Inspect: a.Inspect + b.Inspect, Remove: a.Remove + b.Remove,
+		EngineRun: a.EngineRun + b.EngineRun,
+	}
+}
+
+// sweep removes every container and volume labelled with the bench's run
+// ID (also those of the docker CLI loop) and returns what it removed.
+func (e *engine) sweep(ctx context.Context) (int, error) {
+	f := filters.NewArgs(filters.Arg("label", docker.LabelRunID+"="+e.runID))
+	n := 0
+	var errs []error
+	cs, err := e.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
+	if err != nil {
+		return 0, fmt.Errorf("listing the bench's containers: %w", err)
+	}
+	for _, c := range cs {
+		if err := e.cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true, RemoveVolumes: true}); err != nil && !cerrdefs.IsNotFound(err) {
+			errs = append(errs, err)
+		} else {
+			n++
+		}
+	}
+	vs, err := e.cli.VolumeList(ctx, volume.ListOptions{Filters: f})
+	if err != nil {
+		return n, errors.Join(append(errs, fmt.Errorf("listing the bench's volumes: %w", err))...)
+	}
+	for _, v := range vs.Volumes {
+		if err := e.cli.VolumeRemove(ctx, v.Name, true); err != nil && !cerrdefs.IsNotFound(err) {
+			errs = append(errs, err)
+		} else {
+			n++
+		}
+	}
+	return n, errors.Join(errs...)
+}

@@ -1,0 +1,324 @@
+// Command bench measures behaves against the alternatives a user has and
+// against the engine's own floor, side by side on one machine (issue 10):
+//
+//  1. `behaves run` (the real binary, built into a temporary folder and run
+//     as a separate process) on a generated suite of programs × cases at
+//     behaves' default parallelism (20 × 10), and on 200 programs × 1 case,
+//     where program delivery is paid on every case;
+//  2. the same invocations as a sequential `docker run --rm -i` loop with
+//     the same hardening flags, on a sample, per invocation;
+//  3. the floor: the same invocations, images and container settings
+//     through the bare Engine API lifecycle (create, attach, start, wait,
+//     inspect, remove, nothing else) with the program volumes already
+//     filled, on the sample, at behaves' parallelism and at 1;
+//  4. `behaves run --parallel 1` on the sample, against (3) at parallelism 1;
+//  5. scaling: the wall time of 50, 100, 200 and 400 invocations;
+//  6. the peak RSS of a behaves process while one program writes 1 GiB to
+//     stdout with its output ceiling above that, so all of it is drained.
+//
+// The programs are trivial and half of each kind: busybox sh reading a line
+// and echoing it, python3 printing its argument. The sample (50
+// invocations: 10 programs × 5 cases of the suite) is shared by (2), (3) and
+// (4); the floor of a whole suite is the floor's wall time per invocation at
+// the same parallelism × the suite's invocations (the lifecycle does not
+// depend on which filled volume is mounted).
+//
+// Repetitions: -reps (3) of the pairs whose targets are tight, the suite
+// with the floor and --parallel 1 with the floor at 1, back to back and in
+// ABBA order, so that a drift of a shared machine's load shifts both sides
+// of a ratio alike; ratios are taken per repetition, and the median and
+// min–max printed. -long-reps (1) of the rest: the one-case suite, the
+// docker run loop, the scaling points other than the suite, the flood. At
+// the issue's idle figures (about 0.35 s a container lifecycle, 2 cores)
+// that is about 1,850 lifecycles and 13 minutes; -reps 1 about 9 minutes. A
+// daemon shared with other work makes it slower and the figures noisier.
+//
+// The figures are printed as a table with the issue's targets (PASS/MISS)
+// and the per-phase breakdown, and written as JSON with -json. Timings are
+// not tests: the exit code is 0 whenever the benchmark completed, whatever
+// the figures; 1 when it could not measure; 2 for a usage error.
+//
+//	go run ./cmd/bench [-json bench.json] [-reps 3] [-short] [flags]
+//	go run ./cmd/bench -from bench.json   # the table of an earlier run
+//
+// It needs the Docker daemon, the docker CLI, Go (to build behaves) and the
+// local images of scripts/images.sh (BEHAVES_IMAGE_BUSYBOX and
+// BEHAVES_IMAGE_PYTHON, from the environment or the env file the script
+// writes). Everything it creates carries the label behaves.run-id (the
+// bench's own run ID, or behaves' for behaves' runs) and is removed at the
+// end, also after an interruption.
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/behaves-dev/behaves/internal/spec"
+)
+
+var pidSelf = os.Getpid()
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := realMain(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// config is what to measure.
+type config struct {
+	reps, longReps   int
+	programs, cases  int
+	wide             int
+	sample           int
+	scale            []int
+	floodBytes       int64
+	parallel         int // 0: behaves' default
+	jsonPath         string
+	short            bool
+	behavesBin       string
+	dockerBin        string
+	shellImage       string
+	pythonImage      string
+	keep             bool
+	from             string
+	explicitParallel bool
+}
+
+// realMain parses the flags, runs the benchmark, prints the table and
+// writes the JSON. It returns the exit code.
+func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 2
+	}
+	if cfg.from != "" {
+		res, err := readJSON(cfg.from)
+		if err != nil {
+			fmt.Fprintf(stderr, "bench: %v\n", err)
+			return 1
+		}
+		res.print(stdout)
+		return 0
+	}
+	res, err := bench(ctx, cfg, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	res.Command = "go run ./cmd/bench " + strings.Join(args, " ")
+	res.print(stdout)
+	if cfg.jsonPath != "" {
+		if err := writeJSON(cfg.jsonPath, res); err != nil {
+			fmt.Fprintf(stderr, "bench: writing %s: %v\n", cfg.jsonPath, err)
+			return 1
+		}
+		fmt.Fprintf(stderr, "bench: wrote %s\n", cfg.jsonPath)
+	}
+	return 0
+}
+
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	var cfg config
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: go run ./cmd/bench [flags]\n\nMeasures behaves against a docker run loop and the bare Engine API floor (issue 10).\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	fs.IntVar(&cfg.reps, "reps", 3, "repetitions of the suite (1), the floor (3) and --parallel 1 (4)")
+	fs.IntVar(&cfg.longReps, "long-reps", 1, "repetitions of the one-case suite (1), the docker run loop (2), the scaling points other than the suite (5) and the flood (6)")
+	fs.IntVar(&cfg.programs, "programs", 20, "programs in the suite (1)")
+	fs.IntVar(&cfg.cases, "cases", 10, "cases per program in the suite (1) and the scaling runs (5)")
+	fs.IntVar(&cfg.wide, "wide", 200, "programs of one case each in the one-case suite (1)")
+	fs.IntVar(&cfg.sample, "sample", 50, "invocations of the sample for (2), (3) and (4), in programs of cases/2 cases")
+	scale := fs.String("scale", "50,100,200,400", "invocation counts of the scaling runs (5), in programs of -cases cases; the suite's own count reuses (1)")
+	flood := fs.String("flood", "1GiB", "bytes the program of (6) writes to stdout (binary units; 0 skips (6))")
+	fs.IntVar(&cfg.parallel, "parallel", 0, "parallelism of behaves and the floor (0: behaves' default, computed as behaves does; else passed as --parallel)")
+	fs.StringVar(&cfg.jsonPath, "json", "", "write every figure as JSON to this file")
+	fs.BoolVar(&cfg.short, "short", false, "CI mode: tiny suites, 1 repetition, a 1 MiB flood (explicit flags still win)")
+	fs.StringVar(&cfg.behavesBin, "behaves", "", "a behaves binary to measure (default: go build the module into a temporary folder)")
+	fs.StringVar(&cfg.dockerBin, "docker", "docker", "the docker CLI of the docker run loop (2)")
+	fs.StringVar(&cfg.shellImage, "image-shell", "", "image ID of the shell programs (default $BEHAVES_IMAGE_BUSYBOX, else from -images-env)")
+	fs.StringVar(&cfg.pythonImage, "image-python", "", "image ID of the Python programs (default $BEHAVES_IMAGE_PYTHON, else from -images-env)")
+	envFile := fs.String("images-env", defaultImagesEnv(), "the env file scripts/images.sh writes")
+	fs.BoolVar(&cfg.keep, "keep", false, "keep the work folder (specs, programs, reports)")
+	fs.StringVar(&cfg.from, "from", "", "print the table of an earlier -json file instead of measuring")
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	cfg.explicitParallel = set["parallel"]
+	if cfg.short {
+		// Ten container lifecycles in all: a shell and a Python program
+		// in the suites, one shell invocation in the sample.
+		short := map[string]func(){
+			"reps":      func() { cfg.reps = 1 },
+			"long-reps": func() { cfg.longReps = 1 },
+			"programs":  func() { cfg.programs = 2 },
+			"cases":     func() { cfg.cases = 1 },
+			"wide":      func() { cfg.wide = 2 },
+			"sample":    func() { cfg.sample = 1 },
+			"scale":     func() { *scale = "1,2" },
+			"flood":     func() { *flood = "1MiB" },
+		}
+		for name, apply := range short {
+			if !set[name] {
+				apply()
+			}
+		}
+	}
+	var err error
+	if cfg.scale, err = parseInts(*scale); err != nil {
+		return cfg, fmt.Errorf("-scale: %w", err)
+	}
+	if *flood == "0" {
+		cfg.floodBytes = 0
+	} else if cfg.floodBytes, err = spec.ParseSize(*flood); err != nil {
+		return cfg, fmt.Errorf("-flood: %w", err)
+	}
+	for name, v := range map[string]int{"reps": cfg.reps, "long-reps": cfg.longReps, "programs": cfg.programs, "cases": cfg.cases, "wide": cfg.wide, "sample": cfg.sample} {
+		if v < 1 {
+			return cfg, fmt.Errorf("-%s must be at least 1", name)
+		}
+	}
+	if cfg.parallel < 0 {
+		return cfg, errors.New("-parallel must not be negative")
+	}
+	if cfg.from != "" {
+		return cfg, nil
+	}
+	if cfg.shellImage == "" || cfg.pythonImage == "" {
+		images := readImagesEnv(*envFile)
+		if cfg.shellImage == "" {
+			cfg.shellImage = firstNonEmpty(os.Getenv("BEHAVES_IMAGE_BUSYBOX"), images["BEHAVES_IMAGE_BUSYBOX"])
+		}
+		if cfg.pythonImage == "" {
+			cfg.pythonImage = firstNonEmpty(os.Getenv("BEHAVES_IMAGE_PYTHON"), images["BEHAVES_IMAGE_PYTHON"])
+		}
+	}
+	if cfg.shellImage == "" || cfg.pythonImage == "" {
+		return cfg, fmt.Errorf("no image IDs: run scripts/images.sh (it writes %s), or pass -image-shell and -image-python", *envFile)
+	}
+	return cfg, nil
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a positive integer", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func defaultImagesEnv() string {
+	if p := os.Getenv("BEHAVES_IMAGES_ENV"); p != "" {
+		return p
+	}
+	return "/tmp/behaves-images.env"
+}
+
+// readImagesEnv reads the KEY=VALUE lines of scripts/images.sh's env file;
+// a missing file is no assignment.
+func readImagesEnv(path string) map[string]string {
+	out := map[string]string{}
+	f, err := os.Open(path)
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "="); ok && strings.HasPrefix(k, "BEHAVES_IMAGE_") {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// defaultParallel is behaves' default parallelism. It MUST MATCH
+// internal/cli.defaultParallel (unexported): the CPUs, lowered so that the
+// largest profile memory limit × N stays within half the available memory.
+func defaultParallel(largestMemory int64) int {
+	n := max(runtime.NumCPU(), 1)
+	if avail := memAvailable(); avail > 0 && largestMemory > 0 {
+		n = min(n, max(int(avail/2/largestMemory), 1))
+	}
+	return n
+}
+
+// memAvailable is MemAvailable from /proc/meminfo in bytes (0 if unknown).
+func memAvailable() int64 { return meminfo("MemAvailable:") }
+
+func meminfo(key string) int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 2 && fields[0] == key {
+			kib, _ := strconv.ParseInt(fields[1], 10, 64)
+			return kib << 10
+		}
+	}
+	return 0
+}
+
+// loadAverage is the 1-minute load average (0 if unknown).
+func loadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(fields[0], 64)
+	return v
+}
+
+// logf writes a progress line with the time since start.
+type logger struct {
+	w     io.Writer
+	start time.Time
+}
+
+func (l logger) printf(format string, args ...any) {
+	fmt.Fprintf(l.w, "bench %6s  %s\n", time.Since(l.start).Round(time.Second), fmt.Sprintf(format, args...))
+}

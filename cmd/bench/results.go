@@ -1,0 +1,503 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"text/tabwriter"
+	"time"
+)
+
+// Schema names the JSON format of the results. A change that removes a
+// figure or changes its meaning gets a new version.
+const Schema = "behaves.bench/v1"
+
+// Stat is one figure over its repetitions. Values are in the order they
+// were measured; every other field is derived from them.
+type Stat struct {
+	Values []float64 `json:"values"`
+	Median float64   `json:"median"`
+	Min    float64   `json:"min"`
+	Max    float64   `json:"max"`
+	// SpreadPct is (max − min) / median, in percent.
+	SpreadPct float64 `json:"spread_pct"`
+}
+
+func (s *Stat) add(v float64) {
+	s.Values = append(s.Values, v)
+	s.update()
+}
+
+func (s *Stat) addDur(d time.Duration) { s.add(ms(d)) }
+
+func (s *Stat) update() {
+	if len(s.Values) == 0 {
+		*s = Stat{Values: []float64{}}
+		return
+	}
+	v := slices.Clone(s.Values)
+	slices.Sort(v)
+	n := len(v)
+	s.Min, s.Max = v[0], v[n-1]
+	if n%2 == 1 {
+		s.Median = v[n/2]
+	} else {
+		s.Median = (v[n/2-1] + v[n/2]) / 2
+	}
+	s.SpreadPct = 0
+	if s.Median != 0 {
+		s.SpreadPct = (s.Max - s.Min) / s.Median * 100
+	}
+}
+
+func newStat(values ...float64) Stat {
+	s := Stat{Values: append([]float64{}, values...)}
+	s.update()
+	return s
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// Results is everything one bench run measured. Every field is always
+// present in the JSON (zeros and empty lists included).
+type Results struct {
+	Schema     string    `json:"schema"`
+	StartedAt  time.Time `json:"started_at"`
+	DurationMS int64     `json:"duration_ms"`
+	Command    string    `json:"command"`
+	Machine    Machine   `json:"machine"`
+	Config     Config    `json:"config"`
+	Figures    Figures   `json:"figures"`
+	Targets    []Target  `json:"targets"`
+	// BehavesRunIDs are the run IDs of every behaves run (their containers
+	// and volumes carry them as labels).
+	BehavesRunIDs []string `json:"behaves_run_ids"`
+	// BenchRunID labels the bench's own containers and volumes.
+	BenchRunID string `json:"bench_run_id"`
+	// Warnings are problems that did not stop the measurement (a behaves
+	// run that left a container or volume behind).
+	Warnings []string `json:"warnings"`
+}
+
+// Machine describes where the figures were measured.
+type Machine struct {
+	CPUs          int    `json:"cpus"`
+	MemoryBytes   int64  `json:"memory_bytes"`
+	GoVersion     string `json:"go_version"`
+	OSArch        string `json:"os_arch"`
+	DockerVersion string `json:"docker_version"`
+	StorageDriver string `json:"storage_driver"`
+	CgroupVersion string `json:"cgroup_version"`
+	// LoadAverage is the 1-minute load average before and after the run
+	// (the machine may be shared: a high load makes every figure noisier).
+	LoadAverageStart float64 `json:"load_average_start"`
+	LoadAverageEnd   float64 `json:"load_average_end"`
+}
+
+// Config is what the run was asked to measure.
+type Config struct {
+	// BehavesRevision is the tree the measured behaves was built from
+	// (git describe --always --dirty), or "prebuilt" for -behaves.
+	BehavesRevision string `json:"behaves_revision"`
+	Short           bool   `json:"short"`
+	Reps            int    `json:"reps"`
+	LongReps        int    `json:"long_reps"`
+	Parallel        int    `json:"parallel"`
+	Suite           string `json:"suite"`
+	Wide            string `json:"wide"`
+	Sample          string `json:"sample"`
+	Scale           []int  `json:"scale"`
+	FloodBytes      int64  `json:"flood_bytes"`
+	ShellImage      string `json:"shell_image"`
+	PythonImage     string `json:"python_image"`
+}
+
+// BehavesFigure is a `behaves run` over a suite. Per-invocation figures
+// are the wall time divided by the invocations.
+type BehavesFigure struct {
+	Shape           string `json:"shape"`
+	Invocations     int    `json:"invocations"`
+	Programs        int    `json:"programs"`
+	Parallel        int    `json:"parallel"`
+	WallMS          Stat   `json:"wall_ms"`
+	PerInvocationMS Stat   `json:"per_invocation_ms"`
+	// EventRunMS is the mean of the report's per-event duration_ms: the
+	// program's own run time, engine StartedAt to FinishedAt.
+	EventRunMS Stat `json:"event_run_ms"`
+	// CPUMS is the behaves process's user + system time.
+	CPUMS Stat `json:"cpu_ms"`
+	// MaxRSSKiB is the process's own peak RSS (VmHWM polled while it
+	// ran); RusageMaxRSSKiB is ru_maxrss, an upper bound that includes the
+	// bench's own peak (see behavesRun).
+	MaxRSSKiB       Stat `json:"max_rss_kib"`
+	RusageMaxRSSKiB Stat `json:"rusage_max_rss_kib"`
+	// FloorEquivalentMS is what the floor takes for as many invocations at
+	// the same parallelism (per repetition, paired).
+	FloorEquivalentMS Stat `json:"floor_equivalent_ms"`
+	// OwnMS is behaves' own time: wall − floor equivalent.
+	OwnMS Stat `json:"own_ms"`
+	// DeliveryEquivalentMS estimates program delivery: programs × the
+	// delivery engine time per program measured by the bench.
+	DeliveryEquivalentMS Stat `json:"delivery_equivalent_ms"`
+}
+
+// LoopFigure is the sequential `docker run --rm -i` loop.
+type LoopFigure struct {
+	Shape           string `json:"shape"`
+	Invocations     int    `json:"invocations"`
+	WallMS          Stat   `json:"wall_ms"`
+	PerInvocationMS Stat   `json:"per_invocation_ms"`
+}
+
+// PhaseStats are per-invocation means of the floor's phases.
+type PhaseStats struct {
+	CreateMS  Stat `json:"create_ms"`
+	AttachMS  Stat `json:"attach_ms"`
+	StartMS   Stat `json:"start_ms"`
+	RunMS     Stat `json:"run_ms"`
+	InspectMS Stat `json:"inspect_ms"`
+	RemoveMS  Stat `json:"remove_ms"`
+	TotalMS   Stat `json:"total_ms"`
+	// EngineRunMS is the engine's StartedAt to FinishedAt, comparable with
+	// behaves' event_run_ms.
+	EngineRunMS Stat `json:"engine_run_ms"`
+}
+
+// FloorFigure is the bare Engine API lifecycle over a suite.
+type FloorFigure struct {
+	Shape           string     `json:"shape"`
+	Invocations     int        `json:"invocations"`
+	Parallel        int        `json:"parallel"`
+	WallMS          Stat       `json:"wall_ms"`
+	PerInvocationMS Stat       `json:"per_invocation_ms"`
+	Phases          PhaseStats `json:"phases"`
+}
+
+// DeliveryFigure is delivering one program the way behaves does, per
+// program (means over the sample's programs).
+type DeliveryFigure struct {
+	Programs       int  `json:"programs"`
+	VolumeCreateMS Stat `json:"volume_create_ms"`
+	HelperCreateMS Stat `json:"helper_create_ms"`
+	CopyMS         Stat `json:"copy_ms"`
+	HelperRemoveMS Stat `json:"helper_remove_ms"`
+	VolumeRemoveMS Stat `json:"volume_remove_ms"`
+	TotalMS        Stat `json:"total_ms"`
+}
+
+// ScalePoint is one point of the scaling series.
+type ScalePoint struct {
+	Invocations     int    `json:"invocations"`
+	Shape           string `json:"shape"`
+	WallMS          Stat   `json:"wall_ms"`
+	PerInvocationMS Stat   `json:"per_invocation_ms"`
+	// SameAs names the figure this point reuses ("suite"), or "".
+	SameAs string `json:"same_as"`
+}
+
+// FloodFigure is one program writing Bytes to stdout through behaves.
+type FloodFigure struct {
+	Bytes       int64 `json:"bytes"`
+	StdoutBytes int64 `json:"stdout_bytes"`
+	WallMS      Stat  `json:"wall_ms"`
+	// MaxRSSKiB and RusageMaxRSSKiB as in BehavesFigure.
+	MaxRSSKiB       Stat `json:"max_rss_kib"`
+	RusageMaxRSSKiB Stat `json:"rusage_max_rss_kib"`
+}
+
+// Figures are all the measurements.
+type Figures struct {
+	Suite     BehavesFigure  `json:"suite"`
+	Wide      BehavesFigure  `json:"wide"`
+	DockerRun LoopFigure     `json:"docker_run"`
+	Floor     FloorFigure    `json:"floor"`
+	FloorSer  FloorFigure    `json:"floor_serial"`
+	Serial    BehavesFigure  `json:"serial"`
+	Scaling   []ScalePoint   `json:"scaling"`
+	Flood     FloodFigure    `json:"flood"`
+	Delivery  DeliveryFigure `json:"delivery"`
+	// StartupMS is `behaves validate` on the suite: process start-up and
+	// spec loading, without Docker.
+	StartupMS Stat `json:"startup_ms"`
+	// ImageInspectMS is one image inspect.
+	ImageInspectMS Stat `json:"image_inspect_ms"`
+}
+
+// Target is one of the issue's targets, checked against this run.
+type Target struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Value Stat   `json:"value"`
+	// Limit is the target: Value.Median must be at most Limit.
+	Limit float64 `json:"limit"`
+	Unit  string  `json:"unit"`
+	Pass  bool    `json:"pass"`
+}
+
+// pairedRatio is num[i]/den[i] per repetition when both have the same
+// number of values, else each num value over den's median.
+func pairedRatio(num, den Stat) Stat {
+	var s Stat
+	for i, v := range num.Values {
+		d := den.Median
+		if len(num.Values) == len(den.Values) {
+			d = den.Values[i]
+		}
+		if d > 0 {
+			s.Values = append(s.Values, v/d)
+		}
+	}
+	s.update()
+	return s
+}
+
+// pairedDiff is num[i] − den[i] per repetition (den's median when the
+// counts differ).
+func pairedDiff(num, den Stat) Stat {
+	var s Stat
+	for i, v := range num.Values {
+		d := den.Median
+		if len(num.Values) == len(den.Values) {
+			d = den.Values[i]
+		}
+		s.Values = append(s.Values, v-d)
+	}
+	s.update()
+	return s
+}
+
+// scaled is s with every value multiplied by f.
+func scaled(s Stat, f float64) Stat {
+	out := Stat{Values: []float64{}}
+	for _, v := range s.Values {
+		out.Values = append(out.Values, v*f)
+	}
+	out.update()
+	return out
+}
+
+// derive fills the figures computed from others and the targets.
+func (r *Results) derive() {
+	f := &r.Figures
+	for _, b := range []*BehavesFigure{&f.Suite, &f.Wide, &f.Serial} {
+		b.PerInvocationMS = scaled(b.WallMS, 1/float64(max(b.Invocations, 1)))
+		floor := f.Floor
+		if b == &f.Serial {
+			floor = f.FloorSer
+		}
+		b.FloorEquivalentMS = scaled(floor.PerInvocationMS, float64(b.Invocations))
+		b.OwnMS = pairedDiff(b.WallMS, b.FloorEquivalentMS)
+		b.DeliveryEquivalentMS = scaled(f.Delivery.TotalMS, float64(b.Programs))
+	}
+	for i := range f.Scaling {
+		p := &f.Scaling[i]
+		p.PerInvocationMS = scaled(p.WallMS, 1/float64(max(p.Invocations, 1)))
+	}
+	r.Targets = []Target{
+		target("suite_vs_floor", fmt.Sprintf("(1) %s wall / floor", f.Suite.Shape), pairedRatio(f.Suite.WallMS, f.Suite.FloorEquivalentMS), 1.15, "×"),
+		target("wide_vs_floor", fmt.Sprintf("(1) %s wall / floor", f.Wide.Shape), pairedRatio(f.Wide.WallMS, f.Wide.FloorEquivalentMS), 1.3, "×"),
+		target("suite_vs_docker_run", fmt.Sprintf("(1) %s per invocation / docker run loop", f.Suite.Shape), pairedRatio(f.Suite.PerInvocationMS, f.DockerRun.PerInvocationMS), 0.5, "×"),
+		target("serial_vs_floor", "(4) --parallel 1 / floor at parallel 1", pairedRatio(f.Serial.WallMS, f.FloorSer.WallMS), 1.15, "×"),
+		target("scaling_400_vs_200", scalingName(f.Scaling), scalingRatio(f.Scaling), 2.2, "×"),
+		target("flood_rss", fmt.Sprintf("(6) peak RSS, %s to stdout", humanBytes(f.Flood.Bytes)), scaled(f.Flood.MaxRSSKiB, 1.0/1024), 64, "MiB"),
+	}
+}
+
+func target(id, name string, v Stat, limit float64, unit string) Target {
+	return Target{ID: id, Name: name, Value: v, Limit: limit, Unit: unit, Pass: len(v.Values) > 0 && v.Median <= limit}
+}
+
+// scalingEnds are the two largest points: the target compares the largest
+// with the one of half its size (400 with 200 by default).
+func scalingEnds(pts []ScalePoint) (half, full *ScalePoint) {
+	if len(pts) == 0 {
+		return nil, nil
+	}
+	full = &pts[len(pts)-1]
+	for i := range pts {
+		if pts[i].Invocations*2 == full.Invocations {
+			half = &pts[i]
+		}
+	}
+	return half, full
+}
+
+func scalingName(pts []ScalePoint) string {
+	half, full := scalingEnds(pts)
+	if half == nil {
+		return "(5) scaling: no pair n, 2n"
+	}
+	return fmt.Sprintf("(5) wall of %d / wall of %d invocations", full.Invocations, half.Invocations)
+}
+
+func scalingRatio(pts []ScalePoint) Stat {
+	half, full := scalingEnds(pts)
+	if half == nil {
+		return newStat()
+	}
+	return pairedRatio(full.WallMS, half.WallMS)
+}
+
+// writeJSON writes the results atomically.
+func writeJSON(path string, r *Results) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".bench-*.json")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// readJSON reads the results an earlier run wrote.
+func readJSON(path string) (*Results, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Results
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if r.Schema != Schema {
+		return nil, fmt.Errorf("%s has schema %q, want %q", path, r.Schema, Schema)
+	}
+	return &r, nil
+}
+
+// print writes the table.
+func (r *Results) print(w io.Writer) {
+	f := r.Figures
+	m := r.Machine
+	fmt.Fprintf(w, "behaves bench · %s · %d CPUs · %.1f GiB · Docker %s (%s, cgroup v%s) · %s %s\n",
+		r.StartedAt.UTC().Format("2006-01-02 15:04 UTC"), m.CPUs, float64(m.MemoryBytes)/(1<<30),
+		m.DockerVersion, m.StorageDriver, m.CgroupVersion, m.GoVersion, m.OSArch)
+	fmt.Fprintf(w, "%s · behaves %s · took %s · load average %.1f at start, %.1f at end\n", r.Command, r.Config.BehavesRevision,
+		(time.Duration(r.DurationMS) * time.Millisecond).Round(time.Second), m.LoadAverageStart, m.LoadAverageEnd)
+	fmt.Fprintf(w, "programs: half busybox sh echoing a stdin line, half python3 printing its argument; fresh hardened container per invocation\n")
+	fmt.Fprintf(w, "repetitions: %d of the suite, the floor and --parallel 1 (ABBA order); %d of the one-case suite, the docker run loop, the other scaling points and the flood\n", r.Config.Reps, r.Config.LongReps)
+	fmt.Fprintf(w, "wall: median, min–max, spread = (max−min)/median; per invocation = median wall / n\n\n")
+
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "figure\tn\twall median\tmin–max\tspread\tper invocation\t")
+	row := func(name string, n int, wall Stat) {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s–%s\t%.0f%%\t%s\t\n", name, n, dur(wall.Median), dur(wall.Min), dur(wall.Max), wall.SpreadPct, dur(wall.Median/float64(max(n, 1))))
+	}
+	row(fmt.Sprintf("(1) behaves run %s, parallel %d", f.Suite.Shape, f.Suite.Parallel), f.Suite.Invocations, f.Suite.WallMS)
+	row(fmt.Sprintf("(1) behaves run %s, parallel %d", f.Wide.Shape, f.Wide.Parallel), f.Wide.Invocations, f.Wide.WallMS)
+	row(fmt.Sprintf("(2) docker run --rm -i loop, %s", f.DockerRun.Shape), f.DockerRun.Invocations, f.DockerRun.WallMS)
+	row(fmt.Sprintf("(3) floor %s, parallel %d", f.Floor.Shape, f.Floor.Parallel), f.Floor.Invocations, f.Floor.WallMS)
+	row(fmt.Sprintf("(3) floor %s, parallel 1", f.FloorSer.Shape), f.FloorSer.Invocations, f.FloorSer.WallMS)
+	row(fmt.Sprintf("(4) behaves run --parallel 1, %s", f.Serial.Shape), f.Serial.Invocations, f.Serial.WallMS)
+	for _, p := range f.Scaling {
+		name := fmt.Sprintf("(5) behaves run %s, parallel %d", p.Shape, f.Suite.Parallel)
+		if p.SameAs != "" {
+			name += " (= (1))"
+		}
+		row(name, p.Invocations, p.WallMS)
+	}
+	if f.Flood.Bytes > 0 {
+		row(fmt.Sprintf("(6) behaves run, %s to stdout", humanBytes(f.Flood.Bytes)), 1, f.Flood.WallMS)
+	}
+	tw.Flush()
+
+	ph := f.FloorSer.Phases
+	fmt.Fprintf(w, "\nfloor phases, ms per invocation (parallel 1): create %s · attach+wait %s · start %s · run %s (engine %s) · inspect %s · remove %s = %s\n",
+		msf(ph.CreateMS), msf(ph.AttachMS), msf(ph.StartMS), msf(ph.RunMS), msf(ph.EngineRunMS), msf(ph.InspectMS), msf(ph.RemoveMS), msf(ph.TotalMS))
+	ph = f.Floor.Phases
+	fmt.Fprintf(w, "floor phases, ms per invocation (parallel %d): create %s · attach+wait %s · start %s · run %s (engine %s) · inspect %s · remove %s = %s\n",
+		f.Floor.Parallel, msf(ph.CreateMS), msf(ph.AttachMS), msf(ph.StartMS), msf(ph.RunMS), msf(ph.EngineRunMS), msf(ph.InspectMS), msf(ph.RemoveMS), msf(ph.TotalMS))
+	d := f.Delivery
+	fmt.Fprintf(w, "program delivery, ms per program (as behaves does it): volume create %s · helper create %s · copy %s · helper remove %s · volume remove %s = %s\n",
+		msf(d.VolumeCreateMS), msf(d.HelperCreateMS), msf(d.CopyMS), msf(d.HelperRemoveMS), msf(d.VolumeRemoveMS), msf(d.TotalMS))
+	fmt.Fprintf(w, "image inspect %s ms · behaves start-up and spec load (behaves validate, %s) %s ms\n", msf(f.ImageInspectMS), f.Suite.Shape, msf(f.StartupMS))
+
+	fmt.Fprintf(w, "\nwhere behaves' time goes (medians; ms per invocation; own = wall − floor at the same parallelism, paired per repetition)\n")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "run\twall\tfloor\town\tdelivery est.\tprogram run (behaves | floor)\tbehaves CPU\tpeak RSS\t")
+	for _, b := range []BehavesFigure{f.Suite, f.Wide, f.Serial} {
+		n := float64(max(b.Invocations, 1))
+		floorRun := f.Floor.Phases.EngineRunMS
+		if b.Parallel == 1 {
+			floorRun = f.FloorSer.Phases.EngineRunMS
+		}
+		fmt.Fprintf(tw, "%s, parallel %d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f | %.0f\t%.1f\t%.1f MiB\t\n", b.Shape, b.Parallel,
+			b.WallMS.Median/n, b.FloorEquivalentMS.Median/n, b.OwnMS.Median/n, b.DeliveryEquivalentMS.Median/n,
+			b.EventRunMS.Median, floorRun.Median, b.CPUMS.Median/n, b.MaxRSSKiB.Median/1024)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "delivery est. = programs × the delivery above, per invocation (engine time, not divided by the parallelism)\n")
+	fmt.Fprintf(w, "peak RSS = the behaves process's VmHWM, polled every %s (wait4's ru_maxrss, %.1f MiB for the flood, also counts the bench's own memory)\n",
+		rssPollInterval, f.Flood.RusageMaxRSSKiB.Median/1024)
+
+	fmt.Fprintf(w, "\ntargets (median of the per-repetition ratios; min–max)\n")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, t := range r.Targets {
+		res := "MISS"
+		if t.Pass {
+			res = "PASS"
+		}
+		if len(t.Value.Values) == 0 {
+			res = "not measured"
+		}
+		val := fmt.Sprintf("%.2f×", t.Value.Median)
+		rng := fmt.Sprintf("%.2f–%.2f", t.Value.Min, t.Value.Max)
+		limit := fmt.Sprintf("≤ %.2f×", t.Limit)
+		if t.Unit != "×" {
+			val = fmt.Sprintf("%.1f %s", t.Value.Median, t.Unit)
+			rng = fmt.Sprintf("%.1f–%.1f", t.Value.Min, t.Value.Max)
+			limit = fmt.Sprintf("≤ %g %s", t.Limit, t.Unit)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", t.Name, val, rng, limit, res)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "(floor / docker run loop per invocation: %.2f; the issue measured about 0.43 on an idle machine)\n",
+		pairedRatio(f.Floor.PerInvocationMS, f.DockerRun.PerInvocationMS).Median)
+}
+
+// dur formats milliseconds for the table.
+func dur(msv float64) string {
+	d := time.Duration(msv * float64(time.Millisecond))
+	switch {
+	case d >= 10*time.Second:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d >= time.Second:
+		return fmt.Sprintf("%.2fs", d.Seconds())
+	default:
+		return fmt.Sprintf("%.0fms", msv)
+	}
+}
+
+func msf(s Stat) string {
+	if math.Abs(s.Median) < 10 {
+		return fmt.Sprintf("%.1f", s.Median)
+	}
+	return fmt.Sprintf("%.0f", s.Median)
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d B", n)
+}
