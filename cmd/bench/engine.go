@@ -1,15 +1,12 @@
 package main
 
 import (
-	"archive/tar"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,159 +17,48 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
-	"github.com/docker/docker/api/types/mount"
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
 	"github.com/docker/docker/pkg/stdcopy"
 
+	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/runner/docker"
 )
 
-// Constants of the container settings. They must match the ones of the same
-// name in internal/runner/docker/config.go.
-const (
-	programDir        = "/program"
-	containerHostname = "behaves"
-	noFileLimit       = 256
-	minFileSizeLimit  = 64 << 20
-	shmSize           = 64 << 20
-	maxVolumeTmpfs    = 64 << 20
-	tmpfsFlags        = "rw,nosuid,nodev,noexec"
-	programFileMode   = 0o444
-)
+// programDir is where behaves mounts the program volume.
+const programDir = "/program"
 
-// imageInfo is what an image inspect tells the container settings (the
-// fields of internal/runner/docker's imageInfo that containerConfig uses).
+// imageInfo is what an image inspect tells the container settings.
 type imageInfo struct {
 	ID      string
 	Volumes []string // cleaned, sorted VOLUME paths
 }
 
-// containerConfig builds the configuration of one invocation's container.
-//
-// It MUST MATCH internal/runner/docker.containerConfig (and its helpers
-// tmpfsSizes, fileSizeLimit, volumeTmpfsSize), which is unexported: the
-// floor is only a floor if the engine does the same work for it. Runtime
-// (gVisor) and the profile env are not used by the bench's profiles and are
-// left out.
+// runtimeProfile is the product's profile for a bench profile.
+func (p profile) runtimeProfile(programName string) runner.Profile {
+	return runner.Profile{
+		Name: p.name, Image: p.image, Command: p.command, ProgramName: programName,
+		Timeout: p.timeout, Memory: p.memory, CPUs: p.cpus, Pids: p.pids,
+		OutputLimit: p.outputLimit, OutputCeiling: p.outputCeiling, User: p.user, Tmpfs: p.tmpfs,
+	}
+}
+
+// containerConfig is behaves' own configuration of one invocation's
+// container (docker.ProgramContainerConfig), so the floor makes the engine do
+// the same work.
 func containerConfig(p profile, img imageInfo, vol, programName string, inv invocation, labels map[string]string) (*container.Config, *container.HostConfig) {
-	sizes := make(map[string]int64, len(p.tmpfs)+len(img.Volumes))
-	for k, size := range p.tmpfs {
-		sizes[path.Clean(k)] = size
-	}
-	for _, v := range img.Volumes {
-		if _, ok := sizes[v]; !ok && v != programDir {
-			sizes[v] = min(p.memory, maxVolumeTmpfs)
-		}
-	}
-	tmpfs := make(map[string]string, len(sizes))
-	fsize := int64(minFileSizeLimit)
-	for k, size := range sizes {
-		tmpfs[k] = fmt.Sprintf("%s,size=%d", tmpfsFlags, size)
-		fsize = max(fsize, size)
-	}
-	pids := p.pids
-	cfg := &container.Config{
-		Image:        img.ID,
-		Hostname:     containerHostname,
-		User:         p.user,
-		Entrypoint:   slices.Clone(p.command),
-		Cmd:          append([]string{programDir + "/" + programName}, inv.args...),
-		Env:          []string{},
-		WorkingDir:   programDir,
-		Healthcheck:  &container.HealthConfig{Test: []string{"NONE"}},
-		AttachStdin:  true,
-		AttachStdout: true,
-		AttachStderr: true,
-		OpenStdin:    true,
-		StdinOnce:    true,
-		Labels:       labels,
-	}
-	hc := &container.HostConfig{
-		NetworkMode:    "none",
-		DNS:            []string{"127.0.0.1"},
-		ReadonlyRootfs: true,
-		CapDrop:        []string{"ALL"},
-		SecurityOpt:    []string{"no-new-privileges"},
-		IpcMode:        container.IPCModePrivate,
-		ShmSize:        shmSize,
-		LogConfig:      container.LogConfig{Type: "none"},
-		Init:           ptr(true),
-		Tmpfs:          tmpfs,
-		Mounts: []mount.Mount{{
-			Type:          mount.TypeVolume,
-			Source:        vol,
-			Target:        programDir,
-			ReadOnly:      true,
-			VolumeOptions: &mount.VolumeOptions{NoCopy: true},
-		}},
-		Resources: container.Resources{
-			Memory:     p.memory,
-			MemorySwap: p.memory,
-			NanoCPUs:   int64(math.Round(p.cpus * 1e9)),
-			PidsLimit:  &pids,
-			Ulimits: []*container.Ulimit{
-				{Name: "nofile", Soft: noFileLimit, Hard: noFileLimit},
-				{Name: "fsize", Soft: fsize, Hard: fsize},
-				{Name: "core", Soft: 0, Hard: 0},
-			},
-		},
-	}
-	return cfg, hc
+	return docker.ProgramContainerConfig(p.runtimeProfile(programName), img.ID, img.Volumes, vol, runner.Invocation{Args: inv.args, Stdin: []byte(inv.stdin)}, labels)
 }
 
-// helperConfig builds the never-started helper container that fills a
-// program volume. It MUST MATCH internal/runner/docker.helperConfig.
+// helperConfig is behaves' own never-started helper that fills a program
+// volume.
 func helperConfig(p profile, img imageInfo, vol string, labels map[string]string) (*container.Config, *container.HostConfig) {
-	tmpfs := map[string]string{}
-	for _, v := range img.Volumes {
-		if v != programDir {
-			tmpfs[v] = fmt.Sprintf("%s,size=%d", tmpfsFlags, min(p.memory, maxVolumeTmpfs))
-		}
-	}
-	cfg := &container.Config{
-		Image:      img.ID,
-		Entrypoint: []string{"/nonexistent"},
-		Hostname:   containerHostname,
-		Labels:     labels,
-	}
-	hc := &container.HostConfig{
-		NetworkMode:    "none",
-		ReadonlyRootfs: true,
-		CapDrop:        []string{"ALL"},
-		SecurityOpt:    []string{"no-new-privileges"},
-		LogConfig:      container.LogConfig{Type: "none"},
-		Tmpfs:          tmpfs,
-		Mounts: []mount.Mount{{
-			Type:          mount.TypeVolume,
-			Source:        vol,
-			Target:        programDir,
-			VolumeOptions: &mount.VolumeOptions{NoCopy: true},
-		}},
-	}
-	return cfg, hc
+	return docker.HelperContainerConfig(p.runtimeProfile(""), img.ID, img.Volumes, vol, labels)
 }
 
-// programTar is the archive behaves copies into a program volume for a
-// one-file program: the file at its name, root-owned, mode 0444, fixed time
-// (as internal/runner/docker.programTar makes it).
+// programTar is behaves' own archive of a one-file program.
 func programTar(name string, data []byte) ([]byte, error) {
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	hdr := &tar.Header{
-		Name: name, Typeflag: tar.TypeReg, Mode: programFileMode, Size: int64(len(data)),
-		Uname: "root", Gname: "root", ModTime: time.Unix(0, 0).UTC(),
-	}
-	if err := tw.WriteHeader(hdr); err != nil {
-		return nil, err
-	}
-	if _, err := tw.Write(data); err != nil {
-		return nil, err
-	}
-	if err := tw.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return docker.ProgramArchive(map[string][]byte{name: data})
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,27 @@
+package docker
+
+import (
+	"github.com/docker/docker/api/types/container"
+
+	"github.com/behaves-dev/behaves/internal/runner"
+)
+
+// The builders below are behaves' own, exported for the benchmark's floor
+// (cmd/bench): the floor is only a floor if the engine does exactly the same
+// work for it, so it must not keep a copy of the settings that could drift.
+
+// ProgramContainerConfig is the configuration of the container that runs one
+// invocation, for a profile whose ProgramName is set, an image (its ID and
+// its cleaned, sorted VOLUME paths) and a filled program volume.
+func ProgramContainerConfig(prof runner.Profile, imageID string, imageVolumes []string, volume string, inv runner.Invocation, labels map[string]string) (*container.Config, *container.HostConfig) {
+	return containerConfig(prof, imageInfo{ID: imageID, Volumes: imageVolumes}, volume, inv, labels)
+}
+
+// HelperContainerConfig is the configuration of the never-started helper
+// container that fills a program volume.
+func HelperContainerConfig(prof runner.Profile, imageID string, imageVolumes []string, volume string, labels map[string]string) (*container.Config, *container.HostConfig) {
+	return helperConfig(prof, imageInfo{ID: imageID, Volumes: imageVolumes}, volume, labels)
+}
+
+// ProgramArchive is the tar archive copied into a program volume.
+func ProgramArchive(files map[string][]byte) ([]byte, error) { return programTar(files) }
