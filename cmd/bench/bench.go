@@ -16,6 +16,7 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/volume"
 
+	"github.com/behaves-dev/behaves/internal/cli"
 	"github.com/behaves-dev/behaves/internal/runner/docker"
 )
 
@@ -70,7 +71,7 @@ func bench(ctx context.Context, cfg config, logw io.Writer) (res *Results, err e
 	ps := newProfiles(cfg.shellImage, cfg.pythonImage, floodCeiling)
 	parallel := cfg.parallel
 	if parallel == 0 {
-		parallel = defaultParallel(ps.largestMemory())
+		parallel = cli.DefaultParallel(ps.largestMemory())
 	}
 	var parallelArgs []string
 	if cfg.explicitParallel {

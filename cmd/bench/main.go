@@ -58,7 +58,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -267,20 +266,6 @@ func firstNonEmpty(s ...string) string {
 	}
 	return ""
 }
-
-// defaultParallel is behaves' default parallelism. It MUST MATCH
-// internal/cli.defaultParallel (unexported): the CPUs, lowered so that the
-// largest profile memory limit × N stays within half the available memory.
-func defaultParallel(largestMemory int64) int {
-	n := max(runtime.NumCPU(), 1)
-	if avail := memAvailable(); avail > 0 && largestMemory > 0 {
-		n = min(n, max(int(avail/2/largestMemory), 1))
-	}
-	return n
-}
-
-// memAvailable is MemAvailable from /proc/meminfo in bytes (0 if unknown).
-func memAvailable() int64 { return meminfo("MemAvailable:") }
 
 func meminfo(key string) int64 {
 	f, err := os.Open("/proc/meminfo")

@@ -178,7 +178,11 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		return ExitUsage
 	}
 	if *parallel == 0 {
-		*parallel = defaultParallel(runtime.NumCPU(), availableMemory(), sp)
+		var largest int64
+		for _, p := range sp.Profiles {
+			largest = max(largest, p.Runtime.Memory)
+		}
+		*parallel = DefaultParallel(largest)
 	}
 
 	started := time.Now()
@@ -294,16 +298,18 @@ func unobserved(jobs []runner.Job, reason string) []runner.Observation {
 	return obs
 }
 
-// defaultParallel fits the CPUs and keeps the sum of the profiles' memory
-// limits within half the available memory.
-func defaultParallel(cpus int, available int64, sp *spec.Spec) int {
+// DefaultParallel is run's default --parallel for profiles whose largest
+// memory limit is largestMemory: the number of CPUs, lowered so that
+// largestMemory × N stays within half the available memory. Exported for the
+// benchmark, which must run behaves' own default.
+func DefaultParallel(largestMemory int64) int {
+	return fitParallel(runtime.NumCPU(), availableMemory(), largestMemory)
+}
+
+func fitParallel(cpus int, available, largestMemory int64) int {
 	n := max(cpus, 1)
-	var largest int64
-	for _, p := range sp.Profiles {
-		largest = max(largest, p.Runtime.Memory)
-	}
-	if available > 0 && largest > 0 {
-		n = min(n, max(int(available/2/largest), 1))
+	if available > 0 && largestMemory > 0 {
+		n = min(n, max(int(available/2/largestMemory), 1))
 	}
 	return n
 }
