@@ -36,6 +36,21 @@ func writeSpec(t *testing.T, files map[string]string) string {
 	return filepath.Join(dir, "behaves.yml")
 }
 
+// shSpec writes a spec of one shell program (prog.sh) with the given cases
+// (a YAML flow list) and returns its path.
+func shSpec(t *testing.T, cases string) string {
+	t.Helper()
+	return writeSpec(t, map[string]string{
+		"behaves.yml": `version: 1
+profiles:
+  sh: {image: "` + testImage + `", command: ["/bin/sh"]}
+programs:
+  - {name: p, file: prog.sh, profile: sh, cases: ` + cases + `}
+`,
+		"prog.sh": "true\n",
+	})
+}
+
 type result struct {
 	code           int
 	stdout, stderr string
@@ -150,15 +165,7 @@ programs:
 
 func TestSandboxUnavailableStillWritesTheReportAndExits4(t *testing.T) {
 	t.Parallel()
-	path := writeSpec(t, map[string]string{
-		"behaves.yml": `version: 1
-profiles:
-  sh: {image: "` + testImage + `", command: ["/bin/sh"]}
-programs:
-  - {name: p, file: prog.sh, profile: sh, cases: [{name: c1}, {name: c2}]}
-`,
-		"prog.sh": "true\n",
-	})
+	path := shSpec(t, `[{name: c1}, {name: c2}]`)
 	unreachable := func(context.Context, string) (runner.Sandbox, io.Closer, error) {
 		return nil, nil, errors.New("Cannot connect to the Docker daemon at unix:///var/run/docker.sock")
 	}
@@ -189,15 +196,7 @@ programs:
 
 func TestFailOn(t *testing.T) {
 	t.Parallel()
-	path := writeSpec(t, map[string]string{
-		"behaves.yml": `version: 1
-profiles:
-  sh: {image: "` + testImage + `", command: ["/bin/sh"]}
-programs:
-  - {name: p, file: prog.sh, profile: sh, cases: [{name: c1}]}
-`,
-		"prog.sh": "true\n",
-	})
+	path := shSpec(t, `[{name: c1}]`)
 	zero := 0
 	for _, tc := range []struct {
 		name   string
@@ -249,15 +248,7 @@ func TestUsageAndSpecErrorsExit2(t *testing.T) {
 
 func TestValidateNeedsNoSandbox(t *testing.T) {
 	t.Parallel()
-	path := writeSpec(t, map[string]string{
-		"behaves.yml": `version: 1
-profiles:
-  sh: {image: "` + testImage + `", command: ["/bin/sh"]}
-programs:
-  - {name: p, file: prog.sh, profile: sh, cases: [{name: c1}, {name: c2}]}
-`,
-		"prog.sh": "true\n",
-	})
+	path := shSpec(t, `[{name: c1}, {name: c2}]`)
 	r := runMain(t, context.Background(), nil, "validate", "--spec", path)
 	if r.code != ExitTrue || !strings.Contains(r.stdout, "1 program(s), 2 case(s)") {
 		t.Errorf("validate: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
