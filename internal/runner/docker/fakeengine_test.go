@@ -32,7 +32,10 @@ import (
 	"time"
 
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/events"
+	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/image"
+	timetypes "github.com/docker/docker/api/types/time"
 	"github.com/docker/docker/client"
 	"github.com/docker/docker/pkg/stdcopy"
 )
@@ -47,7 +50,7 @@ var fakeImageID = "sha256:" + strings.Repeat("f", 64)
 type fakeCall struct {
 	// Op names the operation: "ping", "version", "image-inspect",
 	// "image-pull", "volume-create", "volume-remove", "create", "archive",
-	// "attach", "wait", "start", "kill", "inspect", "remove".
+	// "attach", "wait", "start", "kill", "inspect", "remove", "events".
 	Op string
 	// Role is the behaves.role label of the container concerned ("" for
 	// calls about no container, or an unknown one).
@@ -71,6 +74,10 @@ type fakeProc struct {
 	Conn           net.Conn // nil when nobody attached
 	StdinDone      <-chan struct{}
 	Killed         <-chan struct{}
+	// OOMEvent makes the engine log an "oom" event for the container at
+	// its exit while its state keeps OOMKilled false: Engine 20.10 does so
+	// when containerd's TaskOOM arrives after TaskExit.
+	OOMEvent func()
 }
 
 // fakeProgram is what a started container does; it returns the exit code
@@ -83,6 +90,7 @@ type fakeCtr struct {
 	labels     map[string]string
 	volumes    []string // the volumes it mounts
 	status     string   // "created", "running", "exited"
+	created    time.Time
 	exitCode   int
 	startedAt  time.Time
 	finishedAt time.Time
@@ -91,6 +99,7 @@ type fakeCtr struct {
 	killed     chan struct{}
 	killOnce   sync.Once
 	exited     chan struct{}
+	oomEvent   bool // log "oom" at the exit (fakeProc.OOMEvent)
 }
 
 func (c *fakeCtr) kill() { c.killOnce.Do(func() { close(c.killed) }) }
@@ -119,6 +128,8 @@ type fakeDaemon struct {
 	containers map[string]*fakeCtr // by ID
 	pending    map[*fakeCtr]bool   // creates in progress: their volumes are in use
 	volumes    map[string]map[string]string
+	eventLog   []events.Message // container events, in order
+	logged     chan struct{}    // closed (and replaced) when an event is logged
 }
 
 // newFakeDaemon starts a fake engine that holds fakeImageID and closes it
@@ -135,6 +146,7 @@ func newFakeDaemon(t testing.TB) *fakeDaemon {
 		containers: map[string]*fakeCtr{},
 		pending:    map[*fakeCtr]bool{},
 		volumes:    map[string]map[string]string{},
+		logged:     make(chan struct{}),
 	}
 	d.srv = httptest.NewServer(http.HandlerFunc(d.serve))
 	t.Cleanup(d.srv.Close)
@@ -314,6 +326,8 @@ func (d *fakeDaemon) serve(w http.ResponseWriter, r *http.Request) {
 		d.handle(w, r, "volume-remove", nil, d.volumeRemove)
 	case p == "/containers/create" && m == http.MethodPost:
 		d.create(w, r)
+	case p == "/events" && m == http.MethodGet:
+		d.events(w, r)
 	case len(parts) == 2 && parts[0] == "containers" && m == http.MethodDelete:
 		d.handle(w, r, "remove", d.lookup(parts[1]), d.remove)
 	case len(parts) == 3 && parts[0] == "containers":
@@ -465,6 +479,7 @@ func (d *fakeDaemon) create(w http.ResponseWriter, r *http.Request) {
 		name:      r.URL.Query().Get("name"),
 		labels:    req.Labels,
 		status:    "created",
+		created:   time.Now(),
 		killed:    make(chan struct{}),
 		exited:    make(chan struct{}),
 		stdinDone: make(chan struct{}),
@@ -562,7 +577,8 @@ func (d *fakeDaemon) start(w http.ResponseWriter, r *http.Request, c *fakeCtr) {
 		return
 	}
 	c.status, c.startedAt = "running", time.Now()
-	proc := &fakeProc{Stdout: io.Discard, Stderr: io.Discard, Conn: c.conn, StdinDone: c.stdinDone, Killed: c.killed}
+	proc := &fakeProc{Stdout: io.Discard, Stderr: io.Discard, Conn: c.conn, StdinDone: c.stdinDone, Killed: c.killed,
+		OOMEvent: func() { d.mu.Lock(); c.oomEvent = true; d.mu.Unlock() }}
 	if c.conn != nil {
 		proc.Stdout = stdcopy.NewStdWriter(c.conn, stdcopy.Stdout)
 		proc.Stderr = stdcopy.NewStdWriter(c.conn, stdcopy.Stderr)
@@ -581,6 +597,9 @@ func (d *fakeDaemon) start(w http.ResponseWriter, r *http.Request, c *fakeCtr) {
 		}
 		d.mu.Lock()
 		c.status, c.exitCode, c.finishedAt = "exited", code, time.Now()
+		if c.oomEvent {
+			d.logEvent(c, events.ActionOOM)
+		}
 		d.mu.Unlock()
 		close(c.exited)
 	}()
@@ -609,8 +628,9 @@ func (d *fakeDaemon) inspect(w http.ResponseWriter, r *http.Request, c *fakeCtr)
 		return t.UTC().Format(time.RFC3339Nano)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"Id":   c.id,
-		"Name": "/" + c.name,
+		"Id":      c.id,
+		"Name":    "/" + c.name,
+		"Created": ts(c.created),
 		"State": map[string]any{
 			"Status":     c.status,
 			"Running":    c.status == "running",
@@ -637,7 +657,94 @@ func (d *fakeDaemon) remove(w http.ResponseWriter, r *http.Request, c *fakeCtr) 
 	}
 	c.kill()
 	delete(d.containers, c.id)
+	d.logEvent(c, events.ActionDestroy)
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// logEvent appends a container event to the log; d.mu must be held.
+func (d *fakeDaemon) logEvent(c *fakeCtr, action events.Action) {
+	now := time.Now()
+	d.eventLog = append(d.eventLog, events.Message{
+		Type:     events.ContainerEventType,
+		Action:   action,
+		Actor:    events.Actor{ID: c.id, Attributes: c.labels},
+		Time:     now.Unix(),
+		TimeNano: now.UnixNano(),
+	})
+	close(d.logged)
+	d.logged = make(chan struct{})
+}
+
+// events streams the container events that match the filters (type,
+// container, event) since the given time, then those logged later, as the
+// engine does, until the client goes away or the time "until" (if given)
+// has come. The call's role is that of the container named in the filters.
+func (d *fakeDaemon) events(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f, err := filters.FromJSON(q.Get("filters"))
+	if err != nil {
+		d.record("events", "")
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	var since, until time.Time
+	for key, t := range map[string]*time.Time{"since": &since, "until": &until} {
+		if v := q.Get(key); v != "" {
+			sec, nsec, err := timetypes.ParseTimestamps(v, 0)
+			if err != nil {
+				d.record("events", "")
+				writeError(w, http.StatusBadRequest, "fake: "+key+" "+v+": "+err.Error())
+				return
+			}
+			*t = time.Unix(sec, nsec)
+		}
+	}
+	var end <-chan time.Time // never, without until
+	if !until.IsZero() {
+		end = time.After(time.Until(until))
+	}
+	role := ""
+	d.mu.Lock()
+	for _, m := range d.eventLog {
+		if f.ExactMatch("container", m.Actor.ID) {
+			role = m.Actor.Attributes[LabelRole]
+		}
+	}
+	d.mu.Unlock()
+	var c *fakeCtr
+	if role != "" {
+		c = &fakeCtr{labels: map[string]string{LabelRole: role}}
+	}
+	d.handle(w, r, "events", c, func(w http.ResponseWriter, r *http.Request, _ *fakeCtr) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		enc := json.NewEncoder(w)
+		next := 0
+		for {
+			d.mu.Lock()
+			log, logged := d.eventLog[next:], d.logged
+			next = len(d.eventLog)
+			d.mu.Unlock()
+			for _, m := range log {
+				if time.Unix(0, m.TimeNano).Before(since) || !f.ExactMatch("type", string(m.Type)) ||
+					!f.ExactMatch("container", m.Actor.ID) || !f.ExactMatch("event", string(m.Action)) {
+					continue
+				}
+				enc.Encode(m)
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-logged:
+			case <-end:
+				return
+			case <-r.Context().Done():
+				return
+			case <-d.release:
+				return
+			}
+		}
+	})
 }
 
 // Helpers.

@@ -147,8 +147,8 @@ func TestFakeEngineRunsCases(t *testing.T) {
 	want := []string{
 		"image-inspect", "volume-create",
 		"create helper", "archive helper", "remove helper",
-		"create program", "attach program", "wait program", "start program", "inspect program", "remove program",
-		"create program", "attach program", "wait program", "start program", "inspect program", "remove program",
+		"create program", "attach program", "wait program", "start program", "inspect program", "remove program", "events program",
+		"create program", "attach program", "wait program", "start program", "inspect program", "remove program", "events program",
 		"volume-remove",
 	}
 	// The client pings once more to negotiate the version: pings are not
@@ -286,7 +286,7 @@ func TestFaultAttachStreamBreaks(t *testing.T) {
 func TestFaultEngineStopsAnswering(t *testing.T) {
 	t.Parallel()
 	const engineTimeout = 300 * time.Millisecond
-	for _, op := range []string{"create", "attach", "wait", "start", "inspect"} {
+	for _, op := range []string{"create", "attach", "wait", "start", "inspect", "events"} {
 		t.Run(op, func(t *testing.T) {
 			t.Parallel()
 			d := newFakeDaemon(t)
@@ -544,6 +544,51 @@ func TestFaultRemovalFails(t *testing.T) {
 	}
 	if len(vs) != 1 || !strings.Contains(w, "removing volume "+vs[0]+": ") {
 		t.Errorf("warnings %q do not name the volume left behind (%v)", o.obs.SandboxWarnings, vs)
+	}
+}
+
+// TestFaultOOMOnlyInEventLog: Engine 20.10 loses State.OOMKilled when
+// containerd reports the OOM after the exit, but still logs an "oom" event.
+// A program whose child was OOM-killed while the parent printed the right
+// answer and exited 0 must still be false by the memory limit, whether or not
+// its container could be removed. Guards oomLogged: without it, these cases
+// are true.
+func TestFaultOOMOnlyInEventLog(t *testing.T) {
+	t.Parallel()
+	for _, removable := range []bool{true, false} {
+		t.Run(fmt.Sprintf("removed=%v", removable), func(t *testing.T) {
+			t.Parallel()
+			d := newFakeDaemon(t)
+			d.program = func(p *fakeProc) int {
+				p.OOMEvent()
+				fmt.Fprint(p.Stdout, "ok\n")
+				return 0
+			}
+			if !removable {
+				d.fault("remove", forRole(RoleProgram, 1, failWith(500, "fake: device or resource busy")))
+			}
+			o := runJob(t, d.sandbox(t, Options{}), faultJob(faultProfile(), 1), 30*time.Second)
+			ev := o.obs.Events[0]
+			if o.cases[0].Verdict != verdict.False || ev.ResourceLimit != runner.LimitMemory || ev.SandboxError != "" {
+				t.Fatalf("an OOM kill only in the event log: want false by the memory limit:\n%s", o)
+			}
+		})
+	}
+}
+
+// TestFaultOOMCheckFails: when the event log cannot be read, whether the
+// container was OOM-killed is unknown: the case is undetermined with the
+// reason, never true.
+func TestFaultOOMCheckFails(t *testing.T) {
+	t.Parallel()
+	d := newFakeDaemon(t)
+	d.fault("events", forRole(RoleProgram, 1, failWith(500, "fake: events unavailable")))
+	o := runJob(t, d.sandbox(t, Options{}), faultJob(faultProfile(), 2), 30*time.Second)
+	if got := o.verdicts(); !slices.Equal(got, []string{"undetermined", "true"}) {
+		t.Fatalf("case verdicts %v, want the unchecked case undetermined and the next true:\n%s", got, o)
+	}
+	if r := o.cases[0].Reason; !strings.Contains(r, "checking for an OOM kill: ") || !strings.Contains(r, "events unavailable") {
+		t.Errorf("reason %q, want the failed OOM check and the engine's message", r)
 	}
 }
 

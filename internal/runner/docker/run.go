@@ -52,8 +52,16 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 	}
 	// The container exists: whatever happens below, it is removed (forced,
 	// on a cleanup context that outlives ctx), and a failed removal is this
-	// call's error.
-	defer func() { err = s.removeContainer(s.cleanupParent(ctx), name, created.ID) }()
+	// call's error. An exited container whose state shows no OOM kill is
+	// then checked against the engine's event log (see oomLogged).
+	var checkOOM bool
+	var createdAt string
+	defer func() {
+		err = s.removeContainer(s.cleanupParent(ctx), name, created.ID)
+		if checkOOM {
+			s.confirmNoOOM(ctx, &ev, created.ID, createdAt, err)
+		}
+	}()
 
 	actx, cancel := s.engineCtx(ctx)
 	conn, err := s.attach(actx, created.ID)
@@ -133,7 +141,24 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 		return ev, nil
 	}
 	judge(&ev, info.State, res, startedAt)
+	checkOOM = ev.SandboxError == "" && info.State.Status == container.StateExited && !info.State.OOMKilled
+	createdAt = info.Created
 	return ev, nil
+}
+
+// confirmNoOOM asks the engine's event log whether the container, removed
+// or not (removeErr), was OOM-killed after all: if it was, the event's
+// resource limit is memory (which wins over output, as in judge); if the
+// question cannot be answered, the evidence is incomplete and the event
+// says why.
+func (s *Sandbox) confirmNoOOM(ctx context.Context, ev *runner.Event, id, created string, removeErr error) {
+	oom, err := s.oomLogged(s.cleanupParent(ctx), id, created, removeErr == nil)
+	switch {
+	case err != nil:
+		ev.SandboxError = faultText(ctx, "checking for an OOM kill", err, s.opt.EngineTimeout)
+	case oom:
+		ev.ResourceLimit = runner.LimitMemory
+	}
 }
 
 // attach attaches to the container within ctx. The client's hijacked attach
