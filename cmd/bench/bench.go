@@ -17,6 +17,7 @@ import (
 	"github.com/docker/docker/api/types/volume"
 
 	"github.com/behaves-dev/behaves/internal/cli"
+	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/runner/docker"
 )
 
@@ -345,24 +346,42 @@ func fillStats(f *Figures) {
 	}
 }
 
-// deliverAll fills one volume per program of s and records the mean
+// deliverAll fills one volume per program of s, in batches of one kind of
+// up to runner.MaxBatch programs (behaves' largest), and records the mean
 // delivery phases per program (volume removal is recorded by
-// removeVolumes).
+// removeVolumes). The volumes are returned in the programs' order.
 func (e *engine) deliverAll(ctx context.Context, ps profiles, s suite, d *DeliveryFigure) ([]string, error) {
-	var vols []string
+	vols := make([]string, len(s.programs))
+	var made []string
 	var sum deliveryPhases
-	for _, p := range s.programs {
-		vol, ph, err := e.deliver(ctx, ps, p)
-		if vol != "" {
-			vols = append(vols, vol)
+	for _, k := range []kind{kindShell, kindPython} {
+		var idx []int
+		for i, p := range s.programs {
+			if p.kind == k {
+				idx = append(idx, i)
+			}
 		}
-		if err != nil {
-			return nil, err
+		for len(idx) > 0 {
+			n := min(len(idx), runner.MaxBatch)
+			batch := make([]program, n)
+			for j, i := range idx[:n] {
+				batch[j] = s.programs[i]
+			}
+			got, ph, err := e.deliver(ctx, ps, batch)
+			made = append(made, got...)
+			if err != nil {
+				e.removeVolumesQuietly(ctx, made)
+				return nil, err
+			}
+			for j, i := range idx[:n] {
+				vols[i] = got[j]
+			}
+			sum.VolumeCreate += ph.VolumeCreate
+			sum.HelperCreate += ph.HelperCreate
+			sum.Copy += ph.Copy
+			sum.HelperRemove += ph.HelperRemove
+			idx = idx[n:]
 		}
-		sum.VolumeCreate += ph.VolumeCreate
-		sum.HelperCreate += ph.HelperCreate
-		sum.Copy += ph.Copy
-		sum.HelperRemove += ph.HelperRemove
 	}
 	n := float64(len(s.programs))
 	d.VolumeCreateMS.add(ms(sum.VolumeCreate) / n)
@@ -370,6 +389,14 @@ func (e *engine) deliverAll(ctx context.Context, ps profiles, s suite, d *Delive
 	d.CopyMS.add(ms(sum.Copy) / n)
 	d.HelperRemoveMS.add(ms(sum.HelperRemove) / n)
 	return vols, nil
+}
+
+// removeVolumesQuietly removes volumes after a failure; the sweep at the
+// end reports whatever is left.
+func (e *engine) removeVolumesQuietly(ctx context.Context, vols []string) {
+	for _, v := range vols {
+		e.removeVolume(ctx, v)
+	}
 }
 
 // removeVolumes removes the program volumes and records the mean removal

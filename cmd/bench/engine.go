@@ -50,15 +50,19 @@ func containerConfig(p profile, img imageInfo, vol, programName string, inv invo
 	return docker.ProgramContainerConfig(p.runtimeProfile(programName), img.ID, img.Volumes, vol, runner.Invocation{Args: inv.args, Stdin: []byte(inv.stdin)}, labels)
 }
 
-// helperConfig is behaves' own never-started helper that fills a program
-// volume.
-func helperConfig(p profile, img imageInfo, vol string, labels map[string]string) (*container.Config, *container.HostConfig) {
-	return docker.HelperContainerConfig(p.runtimeProfile(""), img.ID, img.Volumes, vol, labels)
+// helperConfig is behaves' own never-started helper that fills program
+// volumes.
+func helperConfig(p profile, img imageInfo, vols []string, labels map[string]string) (*container.Config, *container.HostConfig) {
+	return docker.HelperContainerConfig(p.runtimeProfile(""), img.ID, img.Volumes, vols, labels)
 }
 
-// programTar is behaves' own archive of a one-file program.
-func programTar(name string, data []byte) ([]byte, error) {
-	return docker.ProgramArchive(map[string][]byte{name: data})
+// deliveryTar is behaves' own archive of one-file programs for one helper.
+func deliveryTar(programs []program) ([]byte, error) {
+	files := make([]map[string][]byte, len(programs))
+	for k, p := range programs {
+		files[k] = map[string][]byte{p.file: p.source}
+	}
+	return docker.DeliveryArchive(files)
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -131,7 +135,7 @@ func (e *engine) inspectImages(ctx context.Context, ps profiles) (time.Duration,
 	return total / 2, nil
 }
 
-// deliveryPhases are the engine calls of delivering one program (behaves'
+// deliveryPhases are the engine calls of delivering programs (behaves'
 // Prepare and Close).
 type deliveryPhases struct {
 	VolumeCreate, HelperCreate, Copy, HelperRemove, VolumeRemove time.Duration
@@ -141,39 +145,46 @@ func (d deliveryPhases) total() time.Duration {
 	return d.VolumeCreate + d.HelperCreate + d.Copy + d.HelperRemove + d.VolumeRemove
 }
 
-// deliver fills a new program volume with p the way behaves does (volume
-// create, helper create, copy, helper remove) and returns its name.
-func (e *engine) deliver(ctx context.Context, ps profiles, p program) (string, deliveryPhases, error) {
+// deliver fills a new program volume for each of programs (all of one
+// kind) the way behaves delivers a batch (a volume each, then one helper
+// mounting them all, one copy, the helper removed) and returns the
+// volumes' names and the batch's phases.
+func (e *engine) deliver(ctx context.Context, ps profiles, programs []program) ([]string, deliveryPhases, error) {
 	var d deliveryPhases
-	prof := ps.of(p.kind)
-	img := e.images[p.kind]
-	archive, err := programTar(p.file, p.source)
+	k := programs[0].kind
+	prof := ps.of(k)
+	img := e.images[k]
+	archive, err := deliveryTar(programs)
 	if err != nil {
-		return "", d, err
+		return nil, d, err
 	}
 	t := time.Now()
 	lap := func() time.Duration { n := time.Now(); dt := n.Sub(t); t = n; return dt }
 	cctx, cancel := context.WithTimeout(ctx, e.timeout)
 	defer cancel()
-	v, err := e.cli.VolumeCreate(cctx, volume.CreateOptions{Driver: "local", Labels: e.labels(docker.RoleVolume)})
-	if err != nil {
-		return "", d, fmt.Errorf("creating a program volume: %w", err)
+	var vols []string
+	for range programs {
+		v, err := e.cli.VolumeCreate(cctx, volume.CreateOptions{Driver: "local", Labels: e.labels(docker.RoleVolume)})
+		if err != nil {
+			return vols, d, fmt.Errorf("creating a program volume: %w", err)
+		}
+		vols = append(vols, v.Name)
 	}
 	d.VolumeCreate = lap()
-	cfg, hc := helperConfig(prof, img, v.Name, e.labels(docker.RoleHelper))
+	cfg, hc := helperConfig(prof, img, vols, e.labels(docker.RoleHelper))
 	h, err := e.cli.ContainerCreate(cctx, cfg, hc, nil, nil, e.name("-helper"))
 	if err != nil {
-		return v.Name, d, fmt.Errorf("creating the helper container: %w", err)
+		return vols, d, fmt.Errorf("creating the helper container: %w", err)
 	}
 	d.HelperCreate = lap()
-	copyErr := e.cli.CopyToContainer(cctx, h.ID, programDir, bytes.NewReader(archive), container.CopyToContainerOptions{})
+	copyErr := e.cli.CopyToContainer(cctx, h.ID, docker.HelperDir, bytes.NewReader(archive), container.CopyToContainerOptions{})
 	d.Copy = lap()
 	rmErr := e.cli.ContainerRemove(cctx, h.ID, container.RemoveOptions{Force: true, RemoveVolumes: true})
 	d.HelperRemove = lap()
 	if err := errors.Join(copyErr, rmErr); err != nil {
-		return v.Name, d, fmt.Errorf("filling the program volume: %w", err)
+		return vols, d, fmt.Errorf("filling the program volumes: %w", err)
 	}
-	return v.Name, d, nil
+	return vols, d, nil
 }
 
 // removeVolume removes a program volume and returns how long it took.

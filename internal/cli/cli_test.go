@@ -84,9 +84,13 @@ type recordingSandbox struct {
 	ev   runner.Event
 }
 
-func (r *recordingSandbox) Prepare(ctx context.Context, prog runner.Program, prof runner.Profile) (runner.Attempt, error) {
-	r.record(prog, prof)
-	return recordingAttempt{r}, nil
+func (r *recordingSandbox) Prepare(ctx context.Context, batch []runner.Request) []runner.Prepared {
+	out := make([]runner.Prepared, len(batch))
+	for i, req := range batch {
+		r.record(req.Program, req.Profile)
+		out[i].Attempt = recordingAttempt{r}
+	}
+	return out
 }
 
 func (r *recordingSandbox) record(vs ...any) {

@@ -152,10 +152,25 @@ type Settings struct {
 // it) and delivers the program's files; the returned Attempt runs invocations
 // against that delivery.
 type Sandbox interface {
-	// Prepare returns an error when the program cannot run at all (image
-	// missing or not matching its pin, delivery failed); the error's text is
-	// the reason a person reads.
-	Prepare(ctx context.Context, prog Program, prof Profile) (Attempt, error)
+	// Prepare prepares a batch of programs, so that a sandbox may deliver
+	// several at once, and returns one result per request, in order. A
+	// result's error says why that program cannot run at all (image
+	// missing or not matching its pin, delivery failed); its text is the
+	// reason a person reads.
+	Prepare(ctx context.Context, batch []Request) []Prepared
+}
+
+// Request is one program to prepare, with the profile it runs under.
+type Request struct {
+	Program Program
+	Profile Profile
+}
+
+// Prepared is the result of preparing one program: an Attempt, or the error
+// that stops the program from running.
+type Prepared struct {
+	Attempt Attempt
+	Err     error
 }
 
 // Attempt is one prepared program.

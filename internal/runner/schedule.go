@@ -20,6 +20,10 @@ const (
 	NotRunStopped     = "not run: an earlier container of this program could not be removed"
 )
 
+// MaxBatch is the largest batch of programs the scheduler asks the sandbox
+// to prepare at once.
+const MaxBatch = 16
+
 // Options tune Run.
 type Options struct {
 	// Parallel is the number of invocations in flight at once (at least 1).
@@ -33,10 +37,11 @@ type Options struct {
 }
 
 // Run runs every job's invocations on sb, at most opt.Parallel at a time, and
-// returns one observation per job in the jobs' order. A job's program is
-// prepared once, before its first invocation, and closed after its last.
-// When ctx is cancelled no new invocation starts; those running are stopped
-// by the sandbox; every prepared program is still closed.
+// returns one observation per job in the jobs' order. Programs are prepared
+// ahead of the workers, in the jobs' order, in batches (see preparer); a
+// job's program is closed after its last invocation. When ctx is cancelled
+// no new invocation starts; those running are stopped by the sandbox; every
+// prepared program is still closed.
 func Run(ctx context.Context, sb Sandbox, jobs []Job, opt Options) []Observation {
 	if opt.Parallel < 1 {
 		opt.Parallel = 1
@@ -44,17 +49,27 @@ func Run(ctx context.Context, sb Sandbox, jobs []Job, opt Options) []Observation
 	if opt.Cleanup == nil {
 		opt.Cleanup = context.Background()
 	}
-	states := make([]*jobState, len(jobs))
-	for i, j := range jobs {
+	p := &preparer{
+		box:   sb,
+		first: min(opt.Parallel, MaxBatch),
+		// Room for the programs the workers run and two batches ahead.
+		room: make(chan struct{}, opt.Parallel+2*MaxBatch),
+	}
+	for _, j := range jobs {
 		events := make([]Event, len(j.Invocations))
 		for k := range events {
 			events[k].SandboxError = NotRunInterrupted
 		}
-		states[i] = &jobState{box: sb, job: j, left: len(j.Invocations), obs: Observation{
+		p.states = append(p.states, &jobState{job: j, room: p.room, ready: make(chan struct{}), left: len(j.Invocations), obs: Observation{
 			ExecutionID: uuid.NewString(),
 			Events:      events,
-		}}
+		}})
 	}
+	prepared := make(chan struct{})
+	go func() {
+		defer close(prepared)
+		p.run(ctx)
+	}()
 
 	type item struct{ job, inv int }
 	items := make(chan item)
@@ -64,7 +79,7 @@ func Run(ctx context.Context, sb Sandbox, jobs []Job, opt Options) []Observation
 		go func() {
 			defer wg.Done()
 			for it := range items {
-				st := states[it.job]
+				st := p.states[it.job]
 				ev := st.run(ctx, it.inv, opt.Cleanup)
 				if opt.OnEvent != nil {
 					opt.OnEvent(it.job, it.inv, ev)
@@ -84,24 +99,84 @@ feed:
 	}
 	close(items)
 	wg.Wait()
+	<-prepared // after an interruption, a batch may still be in the sandbox
 
-	out := make([]Observation, len(states))
-	for i, st := range states {
+	out := make([]Observation, len(p.states))
+	for i, st := range p.states {
 		st.close(opt.Cleanup) // after an interruption some were not closed yet
 		out[i] = st.observation()
 	}
 	return out
 }
 
+// preparer prepares the jobs' programs ahead of the workers, in the jobs'
+// order, so that a worker rarely waits for a delivery and the sandbox can
+// deliver several programs at once. The first batch has one program per
+// worker (so that every worker can start soon); each next batch is twice
+// as large, up to MaxBatch. A prepared program holds a slot of room until it
+// is closed, which bounds how far preparation runs ahead. Slots are always
+// freed: the jobs before the one a worker waits for are all prepared, and
+// their invocations were fed first, so they finish.
+type preparer struct {
+	box    Sandbox
+	states []*jobState
+	first  int
+	room   chan struct{}
+}
+
+// run prepares every job with invocations; when ctx is cancelled it stops,
+// and every job not prepared gets the interruption as its error, so that
+// no worker waits for it.
+func (p *preparer) run(ctx context.Context) {
+	var pending []*jobState
+	for _, st := range p.states {
+		if len(st.job.Invocations) == 0 {
+			st.settle(ctx, Prepared{}) // nothing to run, nothing to prepare
+			continue
+		}
+		pending = append(pending, st)
+	}
+	defer func() {
+		for _, st := range pending {
+			st.settle(ctx, Prepared{Err: errors.New(NotRunInterrupted)})
+		}
+	}()
+	for size := p.first; len(pending) > 0; size = min(2*size, MaxBatch) {
+		batch := pending[:min(size, len(pending))]
+		for _, st := range batch {
+			select {
+			case p.room <- struct{}{}:
+				st.holdsRoom = true
+			case <-ctx.Done():
+				return
+			}
+		}
+		reqs := make([]Request, len(batch))
+		for i, st := range batch {
+			reqs[i] = Request{Program: st.job.Program, Profile: st.job.Profile}
+		}
+		res := p.box.Prepare(ctx, reqs)
+		for i, st := range batch {
+			r := Prepared{Err: errors.New("the sandbox returned no result for this program")}
+			if i < len(res) {
+				r = res[i]
+			}
+			st.settle(ctx, r)
+		}
+		pending = pending[len(batch):]
+	}
+}
+
 // jobState is one job's attempt, shared by the workers running its
 // invocations.
 type jobState struct {
-	box Sandbox
-	job Job
+	job  Job
+	room chan struct{} // the preparer's slots
 
-	prepareOnce sync.Once
-	attempt     Attempt
-	prepareErr  error
+	ready      chan struct{} // closed once attempt or prepareErr is set
+	attempt    Attempt
+	prepareErr error
+	holdsRoom  bool // a slot of room is held until close
 
 	mu      sync.Mutex
 	obs     Observation
@@ -110,30 +185,39 @@ type jobState struct {
 	closed  bool
 }
 
-func (s *jobState) prepare(ctx context.Context) (Attempt, error) {
-	s.prepareOnce.Do(func() {
-		a, err := s.box.Prepare(ctx, s.job.Program, s.job.Profile)
-		if err != nil {
-			var left []string
-			err, left = splitLeftovers(err)
-			if err == nil {
-				err = errors.New("preparing the program failed")
-			}
-			s.mu.Lock()
-			s.obs.SandboxWarnings = append(s.obs.SandboxWarnings, left...)
-			s.mu.Unlock()
+// settle records the preparation's result and wakes the workers waiting
+// for it. Leftovers of a failed preparation go to the sandbox warnings; a
+// failure caused by the interruption says so.
+func (s *jobState) settle(ctx context.Context, r Prepared) {
+	a, err := r.Attempt, r.Err
+	if err != nil {
+		var left []string
+		err, left = splitLeftovers(err)
+		if err == nil {
+			err = errors.New("preparing the program failed")
 		}
-		if err != nil && ctx.Err() != nil {
+		if ctx.Err() != nil && err.Error() != NotRunInterrupted {
 			err = fmt.Errorf("%s (%w)", NotRunInterrupted, err)
 		}
-		s.attempt, s.prepareErr = a, err
-		if err == nil {
-			s.mu.Lock()
-			s.obs.Settings = a.Settings()
-			s.mu.Unlock()
-		}
-	})
-	return s.attempt, s.prepareErr
+		a = nil
+		s.mu.Lock()
+		s.obs.SandboxWarnings = append(s.obs.SandboxWarnings, left...)
+		s.mu.Unlock()
+	}
+	if a == nil && err == nil && len(s.job.Invocations) > 0 {
+		err = errors.New("the sandbox returned no attempt for this program")
+	}
+	s.mu.Lock()
+	if a != nil {
+		s.obs.Settings = a.Settings()
+	}
+	if a == nil && s.holdsRoom {
+		s.holdsRoom = false
+		<-s.room
+	}
+	s.attempt, s.prepareErr = a, err
+	s.mu.Unlock()
+	close(s.ready)
 }
 
 // run runs invocation k and records its event.
@@ -154,7 +238,8 @@ func (s *jobState) runOne(ctx context.Context, k int) Event {
 	if ctx.Err() != nil {
 		return Event{SandboxError: NotRunInterrupted}
 	}
-	a, err := s.prepare(ctx)
+	<-s.ready
+	a, err := s.attempt, s.prepareErr
 	if err != nil {
 		return Event{SandboxError: err.Error()}
 	}
@@ -174,7 +259,8 @@ func (s *jobState) runOne(ctx context.Context, k int) Event {
 	return ev
 }
 
-// close removes what Prepare made, once, on a fresh context.
+// close removes what Prepare made, once, on a fresh context, and frees
+// the preparer's slot.
 func (s *jobState) close(parent context.Context) {
 	s.mu.Lock()
 	if s.closed || s.attempt == nil {
@@ -184,6 +270,10 @@ func (s *jobState) close(parent context.Context) {
 	}
 	s.closed = true
 	a := s.attempt
+	if s.holdsRoom {
+		s.holdsRoom = false
+		defer func() { <-s.room }()
+	}
 	s.mu.Unlock()
 
 	ctx, cancel := context.WithTimeout(parent, CleanupTimeout)

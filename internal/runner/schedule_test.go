@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,6 +15,8 @@ import (
 // fakeSandbox records what it is given and answers from a script.
 type fakeSandbox struct {
 	prepareErr error
+	// prepareErrFor, when set, fails the programs whose entry it names.
+	prepareErrFor map[string]error
 	// runErr returns the cleanup error for an invocation (by its first arg).
 	runErr  func(inv Invocation) error
 	closeEr error
@@ -23,6 +26,8 @@ type fakeSandbox struct {
 	mu        sync.Mutex
 	prepared  int
 	closed    int
+	batches   []int // the size of every Prepare call
+	maxOpen   int   // most attempts prepared and not yet closed at once
 	ran       []string
 	inFlight  int32
 	maxFlight int32
@@ -31,14 +36,30 @@ type fakeSandbox struct {
 
 type fakeAttempt struct{ sb *fakeSandbox }
 
-func (f *fakeSandbox) Prepare(ctx context.Context, prog Program, prof Profile) (Attempt, error) {
+func (f *fakeSandbox) Prepare(ctx context.Context, batch []Request) []Prepared {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.prepared++
-	if f.prepareErr != nil {
-		return nil, f.prepareErr
+	f.batches = append(f.batches, len(batch))
+	out := make([]Prepared, len(batch))
+	for i, r := range batch {
+		f.prepared++
+		switch {
+		case f.prepareErr != nil:
+			out[i].Err = f.prepareErr
+		case f.prepareErrFor[r.Program.Entry] != nil:
+			out[i].Err = f.prepareErrFor[r.Program.Entry]
+		default:
+			out[i].Attempt = fakeAttempt{f}
+		}
 	}
-	return fakeAttempt{f}, nil
+	open := f.prepared - f.closed
+	for _, r := range out {
+		if r.Err != nil {
+			open--
+		}
+	}
+	f.maxOpen = max(f.maxOpen, open)
+	return out
 }
 
 func (a fakeAttempt) Settings() Settings { return Settings{Image: "fake"} }
@@ -83,7 +104,7 @@ func (a fakeAttempt) Close(ctx context.Context) error {
 func jobsOf(programs, cases int) []Job {
 	var jobs []Job
 	for p := 0; p < programs; p++ {
-		j := Job{Program: Program{Entry: "main"}}
+		j := Job{Program: Program{Entry: fmt.Sprintf("p%d", p)}}
 		for c := 0; c < cases; c++ {
 			j.Invocations = append(j.Invocations, Invocation{Args: []string{fmt.Sprintf("p%d", p), fmt.Sprintf("c%d", c)}})
 		}
@@ -144,6 +165,53 @@ func TestRunPrepareFailureMakesEveryCaseUnobserved(t *testing.T) {
 	}
 	if sb.prepared != 1 || len(sb.ran) != 0 || sb.closed != 0 {
 		t.Errorf("prepared %d, ran %d, closed %d; want 1, 0, 0", sb.prepared, len(sb.ran), sb.closed)
+	}
+}
+
+// TestRunPreparesAheadInGrowingBatches: programs are prepared in the jobs'
+// order in batches of one per worker, then doubling up to MaxBatch; each is
+// prepared and closed once, and preparation never runs further ahead than
+// its room (the workers' programs and two batches).
+func TestRunPreparesAheadInGrowingBatches(t *testing.T) {
+	t.Parallel()
+	sb := &fakeSandbox{}
+	obs := Run(context.Background(), sb, jobsOf(60, 1), Options{Parallel: 2})
+	for p, o := range obs {
+		if o.Acquisition != AcquisitionComplete || string(o.Events[0].Stdout.Data) != fmt.Sprintf("p%d c0", p) {
+			t.Fatalf("program %d: %s %q", p, o.Acquisition, o.Events[0].Stdout.Data)
+		}
+	}
+	if want := []int{2, 4, 8, 16, 16, 14}; !slices.Equal(sb.batches, want) {
+		t.Errorf("batch sizes %v, want %v", sb.batches, want)
+	}
+	if sb.prepared != 60 || sb.closed != 60 {
+		t.Errorf("prepared %d and closed %d attempts, want 60 and 60", sb.prepared, sb.closed)
+	}
+	if room := 2 + 2*MaxBatch; sb.maxOpen > room {
+		t.Errorf("%d attempts open at once, want at most %d", sb.maxOpen, room)
+	}
+}
+
+// TestRunPrepareFailureInABatch: one program of a batch that cannot be
+// prepared is undetermined with its reason; the others of the batch run.
+func TestRunPrepareFailureInABatch(t *testing.T) {
+	t.Parallel()
+	sb := &fakeSandbox{prepareErrFor: map[string]error{"p1": errors.New("delivering the program: disk full")}}
+	obs := Run(context.Background(), sb, jobsOf(3, 2), Options{Parallel: 3})
+	for p, o := range obs {
+		want := AcquisitionComplete
+		if p == 1 {
+			want = AcquisitionError
+		}
+		if o.Acquisition != want {
+			t.Errorf("program %d: acquisition %s, want %s (reasons %q)", p, o.Acquisition, want, o.Reasons)
+		}
+	}
+	if r := obs[1].Reasons; len(r) != 1 || r[0] != "delivering the program: disk full" {
+		t.Errorf("reasons of the failed program %q", r)
+	}
+	if sb.closed != 2 || len(sb.ran) != 4 {
+		t.Errorf("closed %d, ran %d; want 2 and 4", sb.closed, len(sb.ran))
 	}
 }
 

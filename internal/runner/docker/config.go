@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/docker/docker/api/types/container"
@@ -17,6 +18,9 @@ import (
 const (
 	// programDir is where the program's volume is mounted, read-only.
 	programDir = "/program"
+	// helperDir is where a helper container mounts the volumes it fills
+	// (helperDir/0, helperDir/1, …): a path no image is expected to use.
+	helperDir = "/.behaves-delivery"
 
 	// workingDir is the program's working directory. It is always the
 	// program's own (read-only) directory, whatever the profile's tmpfs: a
@@ -251,8 +255,15 @@ func containerConfig(prof runner.Profile, img imageInfo, volume string, inv runn
 const runtimeGVisor = "runsc"
 
 // helperConfig builds the configuration of the helper container that fills
-// the program volume: created from the same image, never started.
-func helperConfig(prof runner.Profile, img imageInfo, volume string, labels map[string]string) (*container.Config, *container.HostConfig) {
+// program volumes: it is created, receives one archive (deliveryTar) and is
+// removed, never started. Volume k is mounted at helperDir/k. Its root is
+// writable, because the engine refuses a copy into a read-only root unless
+// the destination itself is a volume, and one copy must reach every
+// volume: the copy writes nothing but the program files into the volumes
+// (the mount points are made by the engine), and the helper's own layer is
+// removed with it. prof and img give the tmpfs that covers the image's
+// VOLUMEs, so that creating the helper makes no anonymous volume.
+func helperConfig(prof runner.Profile, img imageInfo, volumes []string, labels map[string]string) (*container.Config, *container.HostConfig) {
 	cfg := &container.Config{
 		Image: img.ID,
 		// A scratch image has no command, and create needs one; it never
@@ -263,9 +274,8 @@ func helperConfig(prof runner.Profile, img imageInfo, volume string, labels map[
 		Labels:          labels,
 	}
 	hc := &container.HostConfig{
-		NetworkMode: "none",
-		// CopyToContainer into a volume works with a read-only root.
-		ReadonlyRootfs: true,
+		NetworkMode:    "none",
+		ReadonlyRootfs: false,
 		CapDrop:        []string{"ALL"},
 		SecurityOpt:    []string{"no-new-privileges"},
 		LogConfig:      container.LogConfig{Type: "none"},
@@ -273,13 +283,15 @@ func helperConfig(prof runner.Profile, img imageInfo, volume string, labels map[
 		// The default runtime: the helper never runs, and a profile's
 		// runtime problem belongs to the program's containers.
 		Tmpfs: imageTmpfs(prof, img),
-		Mounts: []mount.Mount{{
+	}
+	for k, v := range volumes {
+		hc.Mounts = append(hc.Mounts, mount.Mount{
 			Type:          mount.TypeVolume,
-			Source:        volume,
-			Target:        programDir,
+			Source:        v,
+			Target:        helperDir + "/" + strconv.Itoa(k),
 			ReadOnly:      false,
 			VolumeOptions: &mount.VolumeOptions{NoCopy: true},
-		}},
+		})
 	}
 	return cfg, hc
 }

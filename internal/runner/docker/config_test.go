@@ -237,14 +237,17 @@ func TestContainerConfigGVisor(t *testing.T) {
 func TestHelperConfig(t *testing.T) {
 	t.Parallel()
 	lbl := map[string]string{"behaves.role": "helper"}
-	cfg, hc := helperConfig(testProfile(), testImage(), "vol1", lbl)
+	cfg, hc := helperConfig(testProfile(), testImage(), []string{"vol1", "vol2"}, lbl)
 	if !cmp.Equal([]string(cfg.Entrypoint), []string{"/nonexistent"}) || cfg.Image != testImageID || !cmp.Equal(cfg.Labels, lbl) {
 		t.Errorf("helper config = %+v", cfg)
 	}
-	if hc.NetworkMode != "none" || hc.LogConfig.Type != "none" || hc.AutoRemove {
+	if hc.NetworkMode != "none" || hc.LogConfig.Type != "none" || hc.AutoRemove || !cmp.Equal([]string(hc.CapDrop), []string{"ALL"}) {
 		t.Errorf("helper host config = %+v", hc)
 	}
-	wantMounts := []mount.Mount{{Type: mount.TypeVolume, Source: "vol1", Target: "/program", VolumeOptions: &mount.VolumeOptions{NoCopy: true}}}
+	wantMounts := []mount.Mount{
+		{Type: mount.TypeVolume, Source: "vol1", Target: "/.behaves-delivery/0", VolumeOptions: &mount.VolumeOptions{NoCopy: true}},
+		{Type: mount.TypeVolume, Source: "vol2", Target: "/.behaves-delivery/1", VolumeOptions: &mount.VolumeOptions{NoCopy: true}},
+	}
 	if diff := cmp.Diff(wantMounts, hc.Mounts); diff != "" {
 		t.Errorf("helper mounts (-want +got):\n%s", diff)
 	}

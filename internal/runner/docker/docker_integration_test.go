@@ -81,7 +81,7 @@ func prepare(tb testing.TB, sb *Sandbox, prog runner.Program, prof runner.Profil
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	att, err := sb.Prepare(ctx, prog, prof)
+	att, err := prepareOne(ctx, sb, prog, prof)
 	tb.Cleanup(func() {
 		if att != nil {
 			if err := att.Close(context.Background()); err != nil {
@@ -408,7 +408,7 @@ func TestIntegrationMissingImage(t *testing.T) {
 		"sha256:" + randomHex(32),
 		"behaves-test/busybox@sha256:" + randomHex(32),
 	} {
-		att, err := sb.Prepare(context.Background(), shProgram("true\n"), func() runner.Profile { p := shProfile(busybox); p.Image = ref; return p }())
+		att, err := prepareOne(context.Background(), sb, shProgram("true\n"), func() runner.Profile { p := shProfile(busybox); p.Image = ref; return p }())
 		if att != nil {
 			att.Close(context.Background())
 		}
@@ -532,7 +532,7 @@ func TestIntegrationRegistryDigest(t *testing.T) {
 	// The same name with another digest is not present (never pulled).
 	other := name + "@sha256:" + randomHex(32)
 	prof.Image = other
-	if _, err := sb.Prepare(context.Background(), shProgram("true\n"), prof); err == nil || !strings.Contains(err.Error(), "image not present") {
+	if _, err := prepareOne(context.Background(), sb, shProgram("true\n"), prof); err == nil || !strings.Contains(err.Error(), "image not present") {
 		t.Errorf("Prepare(%s): %v", other, err)
 	}
 }

@@ -18,10 +18,15 @@ func ProgramContainerConfig(prof runner.Profile, imageID string, imageVolumes []
 }
 
 // HelperContainerConfig is the configuration of the never-started helper
-// container that fills a program volume.
-func HelperContainerConfig(prof runner.Profile, imageID string, imageVolumes []string, volume string, labels map[string]string) (*container.Config, *container.HostConfig) {
-	return helperConfig(prof, imageInfo{ID: imageID, Volumes: imageVolumes}, volume, labels)
+// container that fills program volumes (volume k at HelperDir/k).
+func HelperContainerConfig(prof runner.Profile, imageID string, imageVolumes []string, volumes []string, labels map[string]string) (*container.Config, *container.HostConfig) {
+	return helperConfig(prof, imageInfo{ID: imageID, Volumes: imageVolumes}, volumes, labels)
 }
 
-// ProgramArchive is the tar archive copied into a program volume.
-func ProgramArchive(files map[string][]byte) ([]byte, error) { return programTar(files) }
+// HelperDir is where the helper mounts the volumes it fills: the
+// destination of the copy of DeliveryArchive.
+const HelperDir = helperDir
+
+// DeliveryArchive is the tar archive a helper receives: program k's files
+// (path under /program → content) under "k/".
+func DeliveryArchive(programs []map[string][]byte) ([]byte, error) { return deliveryTar(programs) }

@@ -482,7 +482,7 @@ func TestFaultCleanupHangs(t *testing.T) {
 	sb := d.sandbox(t, Options{CleanupTimeout: cleanup})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	att, err := sb.Prepare(ctx, faultJob(faultProfile(), 1).Program, faultProfile())
+	att, err := prepareOne(ctx, sb, faultJob(faultProfile(), 1).Program, faultProfile())
 	if err != nil {
 		t.Fatalf("Prepare: %v", err)
 	}

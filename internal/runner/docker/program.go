@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -64,15 +65,32 @@ func programFiles(prog runner.Program, programName string) (map[string][]byte, e
 	return out, nil
 }
 
-// programTar is a tar of files (path relative to /program → content), each
-// owned by root with mode 0444, in directories with mode 0555. The output
-// depends only on files (sorted entries, fixed time), so the same program
-// gives the same archive.
-func programTar(files map[string][]byte) ([]byte, error) {
+// deliveryTar is one archive of several programs for a helper that mounts
+// volume k at helperDir/k: program k's files (path relative to /program →
+// content) are under "k/", each owned by root with mode 0444, in
+// directories with mode 0555. The "k/" directories themselves have no
+// entry: they are the volumes' roots. The output depends only on programs
+// (sorted entries, fixed time), so the same programs give the same archive.
+func deliveryTar(programs []map[string][]byte) ([]byte, error) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for k, files := range programs {
+		if err := writeProgram(tw, strconv.Itoa(k)+"/", files); err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, fmt.Errorf("closing the tar: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// writeProgram writes one program's files to tw under prefix.
+func writeProgram(tw *tar.Writer, prefix string, files map[string][]byte) error {
 	dirs := map[string]bool{}
 	for p := range files {
 		if err := checkRelPath(p); err != nil {
-			return nil, err
+			return err
 		}
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {
 			dirs[d] = true
@@ -80,7 +98,7 @@ func programTar(files map[string][]byte) ([]byte, error) {
 	}
 	for d := range dirs {
 		if _, ok := files[d]; ok {
-			return nil, fmt.Errorf("path %q is both a file and a directory", d)
+			return fmt.Errorf("path %q is both a file and a directory", d)
 		}
 	}
 
@@ -99,12 +117,10 @@ func programTar(files map[string][]byte) ([]byte, error) {
 	// "a/" sorts before "a/x": every directory precedes its contents.
 	sort.Slice(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
 
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
 	modTime := time.Unix(0, 0).UTC()
 	for _, e := range entries {
 		hdr := &tar.Header{
-			Name:    e.name,
+			Name:    prefix + e.name,
 			Uid:     0,
 			Gid:     0,
 			Uname:   "root",
@@ -120,18 +136,15 @@ func programTar(files map[string][]byte) ([]byte, error) {
 			hdr.Size = int64(len(e.data))
 		}
 		if err := tw.WriteHeader(hdr); err != nil {
-			return nil, fmt.Errorf("writing tar header for %s: %w", e.name, err)
+			return fmt.Errorf("writing tar header for %s: %w", e.name, err)
 		}
 		if !e.dir {
 			if _, err := tw.Write(e.data); err != nil {
-				return nil, fmt.Errorf("writing %s to the tar: %w", e.name, err)
+				return fmt.Errorf("writing %s to the tar: %w", e.name, err)
 			}
 		}
 	}
-	if err := tw.Close(); err != nil {
-		return nil, fmt.Errorf("closing the tar: %w", err)
-	}
-	return buf.Bytes(), nil
+	return nil
 }
 
 // sha256Hex is the lowercase hex SHA-256 of b.

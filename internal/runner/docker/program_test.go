@@ -42,34 +42,38 @@ func readTar(t *testing.T, b []byte) []tarEntry {
 	}
 }
 
-func TestProgramTar(t *testing.T) {
+func TestDeliveryTar(t *testing.T) {
 	t.Parallel()
-	files := map[string][]byte{
-		"main.py":        []byte("print(1)\n"),
-		"pkg/sub/mod.py": []byte("X = 2\n"),
-		"pkg/a.txt":      nil,
+	programs := []map[string][]byte{
+		{
+			"main.py":        []byte("print(1)\n"),
+			"pkg/sub/mod.py": []byte("X = 2\n"),
+			"pkg/a.txt":      nil,
+		},
+		{"main.sh": []byte("echo 2\n")},
 	}
-	b, err := programTar(files)
+	b, err := deliveryTar(programs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []tarEntry{
-		{"main.py", tar.TypeReg, 0o444, 0, 0, "root", "print(1)\n"},
-		{"pkg/", tar.TypeDir, 0o555, 0, 0, "root", ""},
-		{"pkg/a.txt", tar.TypeReg, 0o444, 0, 0, "root", ""},
-		{"pkg/sub/", tar.TypeDir, 0o555, 0, 0, "root", ""},
-		{"pkg/sub/mod.py", tar.TypeReg, 0o444, 0, 0, "root", "X = 2\n"},
+		{"0/main.py", tar.TypeReg, 0o444, 0, 0, "root", "print(1)\n"},
+		{"0/pkg/", tar.TypeDir, 0o555, 0, 0, "root", ""},
+		{"0/pkg/a.txt", tar.TypeReg, 0o444, 0, 0, "root", ""},
+		{"0/pkg/sub/", tar.TypeDir, 0o555, 0, 0, "root", ""},
+		{"0/pkg/sub/mod.py", tar.TypeReg, 0o444, 0, 0, "root", "X = 2\n"},
+		{"1/main.sh", tar.TypeReg, 0o444, 0, 0, "root", "echo 2\n"},
 	}
 	if diff := cmp.Diff(want, readTar(t, b)); diff != "" {
 		t.Errorf("tar entries (-want +got):\n%s", diff)
 	}
-	again, _ := programTar(files)
+	again, _ := deliveryTar(programs)
 	if !bytes.Equal(b, again) {
-		t.Error("programTar is not deterministic")
+		t.Error("deliveryTar is not deterministic")
 	}
 }
 
-func TestProgramTarRejects(t *testing.T) {
+func TestDeliveryTarRejects(t *testing.T) {
 	t.Parallel()
 	for _, files := range []map[string][]byte{
 		{"": nil},
@@ -81,8 +85,8 @@ func TestProgramTarRejects(t *testing.T) {
 		{"a\x00b": nil},
 		{"a": nil, "a/b": nil}, // a file and a directory
 	} {
-		if _, err := programTar(files); err == nil {
-			t.Errorf("programTar(%q) accepted", keys(files))
+		if _, err := deliveryTar([]map[string][]byte{{"ok": nil}, files}); err == nil {
+			t.Errorf("deliveryTar(%q) accepted", keys(files))
 		}
 	}
 }

@@ -290,12 +290,64 @@ func checkUser(u string) error {
 	return nil
 }
 
-// Prepare checks the image (inspect, never pull; cached per reference) and
-// delivers the program into a new volume, through a helper container that is
-// created and removed but never started. The returned Attempt runs each
-// invocation in a fresh container with that volume mounted read-only at
-// /program; its Close removes the volume.
-func (s *Sandbox) Prepare(ctx context.Context, prog runner.Program, prof runner.Profile) (runner.Attempt, error) {
+// maxHelperVolumes is the most program volumes one helper container fills.
+const maxHelperVolumes = 32
+
+// Prepare checks each program's image (inspect, never pull; cached per
+// reference) and delivers the programs, each into a new volume, through
+// helper containers that are created, filled by one copy and removed, never
+// started: one helper for all the batch's programs of an image (up to
+// maxHelperVolumes), so that a batch costs the engine about one delivery.
+// Each Attempt runs every invocation in a fresh container with its volume
+// mounted read-only at /program; its Close removes the volume.
+func (s *Sandbox) Prepare(ctx context.Context, batch []runner.Request) []runner.Prepared {
+	out := make([]runner.Prepared, len(batch))
+	var todo []*delivery
+	for i, r := range batch {
+		d, err := s.plan(ctx, r.Program, r.Profile)
+		if err != nil {
+			out[i].Err = err
+			continue
+		}
+		d.index = i
+		todo = append(todo, d)
+	}
+	for _, group := range helperGroups(todo) {
+		s.deliver(ctx, group)
+	}
+	for _, d := range todo {
+		if d.err != nil {
+			out[d.index].Err = d.err
+			continue
+		}
+		cfg, hc := containerConfig(d.prof, d.img, d.volume, runner.Invocation{}, labels(s.opt, RoleProgram))
+		out[d.index].Attempt = &Attempt{
+			sb:            s,
+			prof:          d.prof,
+			img:           d.img,
+			volume:        d.volume,
+			programSHA256: d.programSHA256,
+			settings:      settingsFrom(d.prof, d.img, cfg, hc),
+			limits:        limitsFrom(d.prof, hc),
+		}
+	}
+	return out
+}
+
+// delivery is one program on its way into a volume.
+type delivery struct {
+	index         int // in the batch
+	prof          runner.Profile
+	img           imageInfo
+	files         map[string][]byte // as under /program
+	programSHA256 string
+	volume        string
+	err           error
+}
+
+// plan checks what a program needs before anything is made for it: its
+// profile, its image, the layout of its files.
+func (s *Sandbox) plan(ctx context.Context, prog runner.Program, prof runner.Profile) (*delivery, error) {
 	prof, err := checkProfile(prof, prog)
 	if err != nil {
 		return nil, err
@@ -308,29 +360,57 @@ func (s *Sandbox) Prepare(ctx context.Context, prog runner.Program, prof runner.
 	if err != nil {
 		return nil, fmt.Errorf("laying out the program: %w", err)
 	}
-	archive, err := programTar(files)
-	if err != nil {
-		return nil, fmt.Errorf("packing the program: %w", err)
-	}
+	return &delivery{prof: prof, img: img, files: files, programSHA256: sha256Hex(prog.Files[prog.Entry])}, nil
+}
 
-	vol, err := s.createVolume(ctx)
-	if err != nil {
-		return nil, err
+// helperGroups splits deliveries into the groups one helper fills: same
+// image (the helper is created from it), at most maxHelperVolumes, in
+// order.
+func helperGroups(ds []*delivery) [][]*delivery {
+	var groups [][]*delivery
+	open := map[string]int{} // image ID → index of its group being filled
+	for _, d := range ds {
+		g, ok := open[d.img.ID]
+		if !ok || len(groups[g]) == maxHelperVolumes {
+			groups = append(groups, nil)
+			g = len(groups) - 1
+			open[d.img.ID] = g
+		}
+		groups[g] = append(groups[g], d)
 	}
-	if err := s.fillVolume(ctx, prof, img, vol, archive); err != nil {
-		return nil, errors.Join(err, runner.Leftover(s.removeVolume(s.cleanupParent(ctx), vol)))
-	}
+	return groups
+}
 
-	cfg, hc := containerConfig(prof, img, vol, runner.Invocation{}, labels(s.opt, RoleProgram))
-	return &Attempt{
-		sb:            s,
-		prof:          prof,
-		img:           img,
-		volume:        vol,
-		programSHA256: sha256Hex(prog.Files[prog.Entry]),
-		settings:      settingsFrom(prof, img, cfg, hc),
-		limits:        limitsFrom(prof, hc),
-	}, nil
+// deliver creates a volume for each delivery of group and fills them all
+// through one helper. A failure is recorded on the deliveries it concerns,
+// whose volumes are then removed (what cannot be is a leftover).
+func (s *Sandbox) deliver(ctx context.Context, group []*delivery) {
+	var made []*delivery
+	for _, d := range group {
+		if ctx.Err() != nil {
+			d.err = ctx.Err()
+			continue
+		}
+		d.volume, d.err = s.createVolume(ctx)
+		if d.err == nil {
+			made = append(made, d)
+		}
+	}
+	if len(made) == 0 {
+		return
+	}
+	volumes := make([]string, len(made))
+	programs := make([]map[string][]byte, len(made))
+	for k, d := range made {
+		volumes[k], programs[k] = d.volume, d.files
+	}
+	err := s.fillVolumes(ctx, made[0].prof, made[0].img, volumes, programs)
+	if err == nil {
+		return
+	}
+	for _, d := range made {
+		d.err = errors.Join(err, runner.Leftover(s.removeVolume(s.cleanupParent(ctx), d.volume)))
+	}
 }
 
 // createVolume creates a program volume with an engine-chosen (random)
@@ -345,11 +425,16 @@ func (s *Sandbox) createVolume(ctx context.Context) (string, error) {
 	return v.Name, nil
 }
 
-// fillVolume copies the program archive into vol through a helper
-// container that is never started, then removes the helper.
-func (s *Sandbox) fillVolume(ctx context.Context, prof runner.Profile, img imageInfo, vol string, archive []byte) (err error) {
+// fillVolumes copies programs[k] into volumes[k] through a helper
+// container (created from img, never started) that mounts volume k at
+// helperDir/k, with one copy of one archive; then removes the helper.
+func (s *Sandbox) fillVolumes(ctx context.Context, prof runner.Profile, img imageInfo, volumes []string, programs []map[string][]byte) (err error) {
+	archive, err := deliveryTar(programs)
+	if err != nil {
+		return fmt.Errorf("packing the program: %w", err)
+	}
 	name := s.nextName("-helper")
-	cfg, hc := helperConfig(prof, img, vol, labels(s.opt, RoleHelper))
+	cfg, hc := helperConfig(prof, img, volumes, labels(s.opt, RoleHelper))
 	cctx, cancel := s.createCtx(ctx)
 	created, err := s.cli.ContainerCreate(cctx, cfg, hc, nil, nil, name)
 	cancel()
@@ -362,7 +447,7 @@ func (s *Sandbox) fillVolume(ctx context.Context, prof runner.Profile, img image
 
 	cctx, cancel = s.engineCtx(ctx)
 	defer cancel()
-	if err := s.cli.CopyToContainer(cctx, created.ID, programDir, bytes.NewReader(archive), container.CopyToContainerOptions{}); err != nil {
+	if err := s.cli.CopyToContainer(cctx, created.ID, helperDir, bytes.NewReader(archive), container.CopyToContainerOptions{}); err != nil {
 		return fmt.Errorf("copying the program into its volume: %w", err)
 	}
 	return nil

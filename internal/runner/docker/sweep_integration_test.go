@@ -47,7 +47,7 @@ func TestSweepRemovesWhatADeadSandboxLeft(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	// The attempt is never closed: its volume is what a killed behaves leaves.
-	if _, err := sb.Prepare(ctx, shProgram("true\n"), shProfile(img)); err != nil {
+	if _, err := prepareOne(ctx, sb, shProgram("true\n"), shProfile(img)); err != nil {
 		t.Fatal(err)
 	}
 	// A container still running when its behaves died.
