@@ -49,7 +49,7 @@ var fakeImageID = "sha256:" + strings.Repeat("f", 64)
 // fakeCall is one request to the fake, as a fault sees it.
 type fakeCall struct {
 	// Op names the operation: "ping", "version", "image-inspect",
-	// "image-pull", "volume-create", "volume-remove", "create", "archive",
+	// "image-pull", "volume-create", "volume-inspect", "volume-remove", "create", "archive",
 	// "attach", "wait", "start", "kill", "inspect", "remove", "events".
 	Op string
 	// Role is the behaves.role label of the container concerned ("" for
@@ -266,15 +266,15 @@ func forRole(role string, n int, f fakeFault) fakeFault {
 	}
 }
 
-// slowCreate is a create (container or volume) that takes the engine a
-// moment: arrived runs when the call arrives (a test sends its signal
-// there), and the engine makes the object slowCreateDelay later, whether or
-// not the client is still waiting for the answer, as a daemon does.
-func slowCreate(arrived func()) fakeFault {
+// slowCreate is a create (container or volume) that takes the engine
+// delay: arrived runs when the call arrives (a test sends its signal
+// there), and the engine makes the object delay later, whether or not the
+// client is still waiting for the answer, as a daemon does.
+func slowCreate(delay time.Duration, arrived func()) fakeFault {
 	return func(d *fakeDaemon, c *fakeCall) bool {
 		arrived()
 		select {
-		case <-time.After(slowCreateDelay):
+		case <-time.After(delay):
 		case <-d.release:
 			return true
 		}
@@ -324,6 +324,8 @@ func (d *fakeDaemon) serve(w http.ResponseWriter, r *http.Request) {
 		d.volumeCreate(w, r)
 	case len(parts) == 2 && parts[0] == "volumes" && m == http.MethodDelete:
 		d.handle(w, r, "volume-remove", nil, d.volumeRemove)
+	case len(parts) == 2 && parts[0] == "volumes" && m == http.MethodGet:
+		d.handle(w, r, "volume-inspect", nil, d.volumeInspect)
 	case p == "/containers/create" && m == http.MethodPost:
 		d.create(w, r)
 	case p == "/events" && m == http.MethodGet:
@@ -423,19 +425,41 @@ func (d *fakeDaemon) ping(w http.ResponseWriter, r *http.Request, _ *fakeCtr) {
 }
 
 func (d *fakeDaemon) volumeCreate(w http.ResponseWriter, r *http.Request) {
-	var req struct{ Labels map[string]string }
+	var req struct {
+		Name   string
+		Labels map[string]string
+	}
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		d.record("volume-create", "")
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	d.handle(w, r, "volume-create", nil, func(w http.ResponseWriter, r *http.Request, _ *fakeCtr) {
-		name := fakeHex(32)
+		name := req.Name
+		if name == "" {
+			name = fakeHex(32)
+		}
 		d.mu.Lock()
-		d.volumes[name] = req.Labels
+		labels, ok := d.volumes[name]
+		if !ok { // like the engine, a create of an existing name answers with that volume
+			labels = req.Labels
+			d.volumes[name] = labels
+		}
 		d.mu.Unlock()
-		writeJSON(w, http.StatusCreated, map[string]any{"Name": name, "Driver": "local", "Labels": req.Labels, "Mountpoint": "/fake/" + name, "Scope": "local"})
+		writeJSON(w, http.StatusCreated, map[string]any{"Name": name, "Driver": "local", "Labels": labels, "Mountpoint": "/fake/" + name, "Scope": "local"})
 	})
+}
+
+func (d *fakeDaemon) volumeInspect(w http.ResponseWriter, r *http.Request, _ *fakeCtr) {
+	name := r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:]
+	d.mu.Lock()
+	labels, ok := d.volumes[name]
+	d.mu.Unlock()
+	if !ok {
+		writeError(w, http.StatusNotFound, "get "+name+": no such volume")
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"Name": name, "Driver": "local", "Labels": labels, "Mountpoint": "/fake/" + name, "Scope": "local"})
 }
 
 func (d *fakeDaemon) volumeRemove(w http.ResponseWriter, r *http.Request, _ *fakeCtr) {

@@ -423,7 +423,7 @@ func TestFaultInterruptedCreate(t *testing.T) {
 			d := newFakeDaemon(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			d.fault(tt.op, forRole(tt.role, 1, slowCreate(cancel)))
+			d.fault(tt.op, forRole(tt.role, 1, slowCreate(slowCreateDelay, cancel)))
 			o := runJobCtx(t, ctx, d.sandbox(t, Options{}), faultJob(faultProfile(), 2), 10*time.Second)
 			if got := o.verdicts(); !slices.Equal(got, []string{"undetermined", "undetermined"}) {
 				t.Errorf("case verdicts %v, want undetermined (interrupted):\n%s", got, o)
@@ -436,6 +436,45 @@ func TestFaultInterruptedCreate(t *testing.T) {
 					t.Errorf("%s was left behind and no sandbox warning names it:\n%s", name, o)
 				}
 			}
+		})
+	}
+}
+
+// TestFaultCreateAnsweredLate: the engine answers a create (program or
+// helper container, program volume) after the engine deadline, and makes
+// the object anyway, as a daemon does. The case or the program is
+// undetermined with the deadline as its reason, and the object is found by
+// its name and removed: nothing is left and no warning is needed. Guards
+// lookAfterFailedCreate and behaves' own volume names.
+func TestFaultCreateAnsweredLate(t *testing.T) {
+	t.Parallel()
+	const engineTimeout = 100 * time.Millisecond
+	tests := []struct {
+		name, op, role string
+		want           []string
+	}{
+		{"program container", "create", RoleProgram, []string{"undetermined", "true"}},
+		{"helper container", "create", RoleHelper, []string{"undetermined", "undetermined"}},
+		{"program volume", "volume-create", "", []string{"undetermined", "undetermined"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := newFakeDaemon(t)
+			d.fault(tt.op, forRole(tt.role, 1, slowCreate(3*engineTimeout, func() {})))
+			sb := d.sandbox(t, Options{EngineTimeout: engineTimeout, CleanupTimeout: 2 * time.Second})
+			o := runJob(t, sb, faultJob(faultProfile(), 2), 10*time.Second)
+			if got := o.verdicts(); !slices.Equal(got, tt.want) {
+				t.Fatalf("case verdicts %v, want %v:\n%s", got, tt.want, o)
+			}
+			if r := o.cases[0].Reason; !strings.Contains(r, "context deadline exceeded") && !strings.Contains(r, "did not answer within") {
+				t.Errorf("reason %q, want the engine deadline", r)
+			}
+			if len(o.obs.SandboxWarnings) != 0 {
+				t.Errorf("warnings %q, want none: the late object was removed", o.obs.SandboxWarnings)
+			}
+			time.Sleep(4 * engineTimeout) // the engine has finished the create
+			assertNoLeftovers(t, d)
 		})
 	}
 }

@@ -47,7 +47,7 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 	created, err := s.cli.ContainerCreate(cctx, cfg, hc, nil, nil, name)
 	cancel()
 	if err != nil {
-		ev.SandboxError = faultText(ctx, "creating container", err, s.opt.EngineTimeout)
+		ev.SandboxError = faultText(ctx, creating("container", name, err), err, s.opt.EngineTimeout)
 		return ev, s.removeFailedCreate(s.cleanupParent(ctx), name, err)
 	}
 	// The container exists: whatever happens below, it is removed (forced,

@@ -364,7 +364,8 @@ func TestRunHangingEngineIsASandboxError(t *testing.T) {
 		if err != nil {
 			t.Fatalf("createOK=%v: cleanup error %v", createOK, err)
 		}
-		want := "creating container: the engine did not answer within 50ms"
+		// The name: the engine may still make it (see lookAfterFailedCreate).
+		want := "creating container behaves-test-1: the engine did not answer within 50ms"
 		if createOK {
 			want = "starting container: the engine did not answer within 50ms"
 			if eng.removed.Load() != 1 {

@@ -88,6 +88,7 @@ type engine interface {
 	ImageInspect(ctx context.Context, ref string, opts ...client.ImageInspectOption) (image.InspectResponse, error)
 	VolumeCreate(ctx context.Context, options volume.CreateOptions) (volume.Volume, error)
 	VolumeRemove(ctx context.Context, volumeID string, force bool) error
+	VolumeInspect(ctx context.Context, volumeID string) (volume.Volume, error)
 	ContainerCreate(ctx context.Context, config *container.Config, hostConfig *container.HostConfig, networkingConfig *network.NetworkingConfig, platform *ocispec.Platform, containerName string) (container.CreateResponse, error)
 	CopyToContainer(ctx context.Context, containerID, dstPath string, content io.Reader, options container.CopyToContainerOptions) error
 	ContainerAttach(ctx context.Context, containerID string, options container.AttachOptions) (types.HijackedResponse, error)
@@ -413,16 +414,23 @@ func (s *Sandbox) deliver(ctx context.Context, group []*delivery) {
 	}
 }
 
-// createVolume creates a program volume with an engine-chosen (random)
-// name: a fixed name would silently reuse an existing volume.
+// createVolume creates a program volume named like this run's containers,
+// so that a volume made by a create the engine finished too late can still
+// be found and removed (removeFailedVolumeCreate), and every warning names
+// it. The engine answers a create of an existing name with that volume: one
+// that does not carry this run's label is refused, never reused.
 func (s *Sandbox) createVolume(ctx context.Context) (string, error) {
+	name := s.nextName("-program")
 	cctx, cancel := s.createCtx(ctx)
 	defer cancel()
-	v, err := s.cli.VolumeCreate(cctx, volume.CreateOptions{Driver: "local", Labels: labels(s.opt, RoleVolume)})
+	v, err := s.cli.VolumeCreate(cctx, volume.CreateOptions{Name: name, Driver: "local", Labels: labels(s.opt, RoleVolume)})
 	if err != nil {
-		return "", fmt.Errorf("creating the program volume: %w", err)
+		return "", errors.Join(fmt.Errorf("%s: %w", creating("the program volume", name, err), err), runner.Leftover(s.removeFailedVolumeCreate(s.cleanupParent(ctx), name, err)))
 	}
-	return v.Name, nil
+	if v.Name != name || v.Labels[LabelRunID] != s.opt.RunID {
+		return "", fmt.Errorf("creating the program volume %s: the engine returned another volume (%q, run %q)", name, v.Name, v.Labels[LabelRunID])
+	}
+	return name, nil
 }
 
 // fillVolumes copies programs[k] into volumes[k] through a helper
@@ -439,7 +447,7 @@ func (s *Sandbox) fillVolumes(ctx context.Context, prof runner.Profile, img imag
 	created, err := s.cli.ContainerCreate(cctx, cfg, hc, nil, nil, name)
 	cancel()
 	if err != nil {
-		return errors.Join(fmt.Errorf("creating the helper container: %w", err), runner.Leftover(s.removeFailedCreate(s.cleanupParent(ctx), name, err)))
+		return errors.Join(fmt.Errorf("%s: %w", creating("the helper container", name, err), err), runner.Leftover(s.removeFailedCreate(s.cleanupParent(ctx), name, err)))
 	}
 	defer func() {
 		err = errors.Join(err, runner.Leftover(s.removeContainer(s.cleanupParent(ctx), name, created.ID)))
@@ -467,27 +475,82 @@ func (s *Sandbox) removeContainer(parent context.Context, name, id string) error
 }
 
 // removeFailedCreate removes the container a failed create may still have
-// made (a create that timed out can succeed in the engine). It looks the
-// name up and removes it only if it carries this run's label, so that a
-// name clash never removes someone else's container.
+// made, found by name (see lookAfterFailedCreate) and only if it carries
+// this run's label, so that a name clash never removes someone else's
+// container.
 func (s *Sandbox) removeFailedCreate(parent context.Context, name string, createErr error) error {
 	if cerrdefs.IsConflict(createErr) {
 		return nil // the name belongs to another container
 	}
-	rctx, cancel := context.WithTimeout(parent, s.opt.CleanupTimeout)
-	defer cancel()
-	info, err := s.cli.ContainerInspect(rctx, name)
-	if cerrdefs.IsNotFound(err) {
-		return nil
+	var id string
+	err := s.lookAfterFailedCreate(parent, "container", name, createErr, func(ctx context.Context) error {
+		info, err := s.cli.ContainerInspect(ctx, name)
+		if err == nil && info.ContainerJSONBase != nil && info.Config != nil && info.Config.Labels[LabelRunID] == s.opt.RunID {
+			id = info.ID
+		}
+		return err
+	})
+	if err != nil || id == "" {
+		return err
 	}
-	if err != nil {
-		return fmt.Errorf("looking for container %s after a failed create: %w", name, err)
-	}
-	if info.Config == nil || info.Config.Labels[LabelRunID] != s.opt.RunID {
-		return nil
-	}
-	return s.removeContainer(parent, name, info.ID)
+	return s.removeContainer(parent, name, id)
 }
+
+// removeFailedVolumeCreate is removeFailedCreate for a program volume.
+func (s *Sandbox) removeFailedVolumeCreate(parent context.Context, name string, createErr error) error {
+	ours := false
+	err := s.lookAfterFailedCreate(parent, "volume", name, createErr, func(ctx context.Context) error {
+		v, err := s.cli.VolumeInspect(ctx, name)
+		ours = err == nil && v.Labels[LabelRunID] == s.opt.RunID
+		return err
+	})
+	if err != nil || !ours {
+		return err
+	}
+	return s.removeVolume(parent, name)
+}
+
+// lookAfterFailedCreate looks, with inspect (nil: found), for what a failed
+// create of kind may still have made under name. After an engine's answer
+// one look is enough. After a create the engine did not answer in time, the
+// engine may still finish it: the look is repeated until it is found or
+// CleanupTimeout passes. What has not appeared by then is not reported as
+// left behind (an engine that hangs would never make it); the create's
+// error names it, and behaves gc finds it by label if it appears later.
+func (s *Sandbox) lookAfterFailedCreate(parent context.Context, kind, name string, createErr error, inspect func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(parent, s.opt.CleanupTimeout)
+	defer cancel()
+	unanswered := errors.Is(createErr, context.DeadlineExceeded)
+	for {
+		err := inspect(ctx)
+		switch {
+		case err == nil:
+			return nil
+		case err != nil && !cerrdefs.IsNotFound(err):
+			return fmt.Errorf("looking for %s %s after a failed create: %w", kind, name, err)
+		case !unanswered:
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(failedCreatePoll):
+		}
+	}
+}
+
+// creating says what a failed create was creating: "creating " + what, and
+// the name when the engine did not answer in time, since the engine may
+// still make it (behaves gc will find it by that name and its label).
+func creating(what, name string, err error) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "creating " + what + " " + name
+	}
+	return "creating " + what
+}
+
+// failedCreatePoll is how often lookAfterFailedCreate looks again.
+const failedCreatePoll = 100 * time.Millisecond
 
 // removeVolume removes a program volume within CleanupTimeout on parent, a
 // cleanup context; a volume that is already gone is not an error.
