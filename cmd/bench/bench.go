@@ -185,6 +185,23 @@ func bench(ctx context.Context, cfg config, logw io.Writer) (res *Results, err e
 		fl.Phases.EngineRunMS.add(per(r.Phases.EngineRun))
 	}
 
+	// scaleRuns runs every scaling point but the suite's own once.
+	scaleRuns := func() error {
+		for i, s := range scaleSuites {
+			p := &f.Scaling[i]
+			if p.SameAs != "" {
+				continue
+			}
+			log.printf("scaling: behaves run %s", s.shape())
+			r, err := runB(s.name, parallelArgs...)
+			if err != nil {
+				return err
+			}
+			p.WallMS.addDur(r.Wall)
+		}
+		return nil
+	}
+
 	reps := max(cfg.reps, cfg.longReps)
 	for rep := 1; rep <= reps; rep++ {
 		tag := fmt.Sprintf("rep %d/%d", rep, reps)
@@ -233,9 +250,15 @@ func bench(ctx context.Context, cfg config, logw io.Writer) (res *Results, err e
 				}
 				return err
 			}
-			steps := []func() error{floorP, suiteRun, floor1, serialRun}
+			// The scaling points run right after the suite run they are
+			// compared with, for the same reason.
+			scale := func() error { return nil }
+			if rep <= cfg.longReps {
+				scale = scaleRuns
+			}
+			steps := []func() error{floorP, suiteRun, scale, floor1, serialRun}
 			if rep%2 == 0 {
-				steps = []func() error{suiteRun, floorP, serialRun, floor1}
+				steps = []func() error{scale, suiteRun, floorP, serialRun, floor1}
 			}
 			for _, step := range steps {
 				if err := step(); err != nil {
@@ -257,6 +280,11 @@ func bench(ctx context.Context, cfg config, logw io.Writer) (res *Results, err e
 			f.DockerRun.WallMS.addDur(loop)
 			f.DockerRun.PerInvocationMS.add(ms(loop) / float64(sample.size()))
 			log.printf("%s: docker run loop took %s", tag, loop.Round(time.Millisecond))
+			if rep > cfg.reps { // no suite run in this repetition to sit next to
+				if err := scaleRuns(); err != nil {
+					return nil, err
+				}
+			}
 		}
 		if err := e.removeVolumes(ctx, vols, &f.Delivery); err != nil {
 			return nil, err
@@ -272,19 +300,9 @@ func bench(ctx context.Context, cfg config, logw io.Writer) (res *Results, err e
 		}
 	}
 
-	for i, s := range scaleSuites {
-		p := &f.Scaling[i]
-		if p.SameAs != "" {
+	for i := range f.Scaling {
+		if p := &f.Scaling[i]; p.SameAs != "" {
 			p.WallMS = newStat(f.Suite.WallMS.Values...)
-			continue
-		}
-		for rep := 1; rep <= cfg.longReps; rep++ {
-			log.printf("scaling %d/%d: behaves run %s", rep, cfg.longReps, s.shape())
-			r, err := runB(s.name, parallelArgs...)
-			if err != nil {
-				return nil, err
-			}
-			p.WallMS.addDur(r.Wall)
 		}
 	}
 
