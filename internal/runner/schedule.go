@@ -146,7 +146,9 @@ func (p *preparer) run(ctx context.Context) {
 		for _, st := range batch {
 			select {
 			case p.room <- struct{}{}:
+				st.mu.Lock()
 				st.holdsRoom = true
+				st.mu.Unlock()
 			case <-ctx.Done():
 				return
 			}
@@ -176,13 +178,13 @@ type jobState struct {
 	ready      chan struct{} // closed once attempt or prepareErr is set
 	attempt    Attempt
 	prepareErr error
-	holdsRoom  bool // a slot of room is held until close
 
-	mu      sync.Mutex
-	obs     Observation
-	left    int  // invocations not yet finished
-	stopped bool // a container could not be removed: run no more
-	closed  bool
+	mu        sync.Mutex
+	holdsRoom bool // a slot of room is held until close
+	obs       Observation
+	left      int  // invocations not yet finished
+	stopped   bool // a container could not be removed: run no more
+	closed    bool
 }
 
 // settle records the preparation's result and wakes the workers waiting
