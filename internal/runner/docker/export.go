@@ -29,4 +29,14 @@ const HelperDir = helperDir
 
 // DeliveryArchive is the tar archive a helper receives: program k's files
 // (path under /program → content) under "k/".
-func DeliveryArchive(programs []map[string][]byte) ([]byte, error) { return deliveryTar(programs) }
+func DeliveryArchive(programs []map[string][]byte) ([]byte, error) {
+	layouts := make([][]archiveEntry, len(programs))
+	for k, files := range programs {
+		l, err := programLayout(files)
+		if err != nil {
+			return nil, err
+		}
+		layouts[k] = l
+	}
+	return deliveryTar(layouts)
+}

@@ -479,6 +479,48 @@ func TestFaultCreateAnsweredLate(t *testing.T) {
 	}
 }
 
+// TestPrepareBatchFailuresStayAlone: in one batch, a program whose files
+// cannot be laid out (a file that is also a directory) and one whose image
+// is missing fail alone; the others of the batch, sharing its helper, are
+// delivered. Guards the per-program checks before the batch's one copy.
+func TestPrepareBatchFailuresStayAlone(t *testing.T) {
+	t.Parallel()
+	d := newFakeDaemon(t)
+	sb := d.sandbox(t, Options{})
+	ok := faultJob(faultProfile(), 1).Program
+	clash := runner.Program{Entry: "main.sh", Files: map[string][]byte{"main.sh": []byte("echo ok\n"), "a": nil, "a/b": nil}}
+	missing := faultProfile()
+	missing.Image = "sha256:" + strings.Repeat("0", 64) // the fake holds another image
+	res := sb.Prepare(context.Background(), []runner.Request{
+		{Program: ok, Profile: faultProfile()},
+		{Program: clash, Profile: faultProfile()},
+		{Program: ok, Profile: missing},
+		{Program: ok, Profile: faultProfile()},
+	})
+	for _, i := range []int{0, 3} {
+		if res[i].Err != nil || res[i].Attempt == nil {
+			t.Errorf("program %d: %v, want delivered", i, res[i].Err)
+		}
+	}
+	if err := res[1].Err; err == nil || !strings.Contains(err.Error(), "laying out the program: ") {
+		t.Errorf("program with a file that is also a directory: %v", err)
+	}
+	if err := res[2].Err; err == nil || res[2].Attempt != nil {
+		t.Errorf("program with a missing image: %v", err)
+	}
+	if n := d.count("create"); n != 1 {
+		t.Errorf("%d helper containers for one image, want 1", n)
+	}
+	for _, r := range res {
+		if r.Attempt != nil {
+			if err := r.Attempt.Close(context.Background()); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	assertNoLeftovers(t, d)
+}
+
 // TestFaultPrepareCleanupFails: delivering the program fails and so does the
 // removal of the helper container (and, in use by it, of the volume). The
 // program is undetermined (acquisition error), and what was left is in the

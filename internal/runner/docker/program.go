@@ -65,32 +65,21 @@ func programFiles(prog runner.Program, programName string) (map[string][]byte, e
 	return out, nil
 }
 
-// deliveryTar is one archive of several programs for a helper that mounts
-// volume k at helperDir/k: program k's files (path relative to /program →
-// content) are under "k/", each owned by root with mode 0444, in
-// directories with mode 0555. The "k/" directories themselves have no
-// entry: they are the volumes' roots. The output depends only on programs
-// (sorted entries, fixed time), so the same programs give the same archive.
-func deliveryTar(programs []map[string][]byte) ([]byte, error) {
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	for k, files := range programs {
-		if err := writeProgram(tw, strconv.Itoa(k)+"/", files); err != nil {
-			return nil, err
-		}
-	}
-	if err := tw.Close(); err != nil {
-		return nil, fmt.Errorf("closing the tar: %w", err)
-	}
-	return buf.Bytes(), nil
+// archiveEntry is one file or directory of a program, as it is archived.
+type archiveEntry struct {
+	name string // relative to the program's root; a directory ends in "/"
+	data []byte
+	dir  bool
 }
 
-// writeProgram writes one program's files to tw under prefix.
-func writeProgram(tw *tar.Writer, prefix string, files map[string][]byte) error {
+// programLayout checks a program's files (path relative to /program →
+// content) and lists them as archive entries, with their directories,
+// sorted: every directory precedes its contents.
+func programLayout(files map[string][]byte) ([]archiveEntry, error) {
 	dirs := map[string]bool{}
 	for p := range files {
 		if err := checkRelPath(p); err != nil {
-			return err
+			return nil, err
 		}
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {
 			dirs[d] = true
@@ -98,53 +87,62 @@ func writeProgram(tw *tar.Writer, prefix string, files map[string][]byte) error 
 	}
 	for d := range dirs {
 		if _, ok := files[d]; ok {
-			return fmt.Errorf("path %q is both a file and a directory", d)
+			return nil, fmt.Errorf("path %q is both a file and a directory", d)
 		}
 	}
-
-	type entry struct {
-		name string
-		data []byte
-		dir  bool
-	}
-	entries := make([]entry, 0, len(files)+len(dirs))
+	entries := make([]archiveEntry, 0, len(files)+len(dirs))
 	for d := range dirs {
-		entries = append(entries, entry{name: d + "/", dir: true})
+		entries = append(entries, archiveEntry{name: d + "/", dir: true})
 	}
 	for p, data := range files {
-		entries = append(entries, entry{name: p, data: data})
+		entries = append(entries, archiveEntry{name: p, data: data})
 	}
-	// "a/" sorts before "a/x": every directory precedes its contents.
+	// "a/" sorts before "a/x".
 	sort.Slice(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
+	return entries, nil
+}
 
+// deliveryTar is one archive of several programs (each laid out by
+// programLayout) for a helper that mounts volume k at helperDir/k: program
+// k's entries are under "k/", each owned by root, files with mode 0444,
+// directories with mode 0555. The "k/" directories themselves have no
+// entry: they are the volumes' roots. The output depends only on programs
+// (fixed order and time), so the same programs give the same archive.
+func deliveryTar(programs [][]archiveEntry) ([]byte, error) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
 	modTime := time.Unix(0, 0).UTC()
-	for _, e := range entries {
-		hdr := &tar.Header{
-			Name:    prefix + e.name,
-			Uid:     0,
-			Gid:     0,
-			Uname:   "root",
-			Gname:   "root",
-			ModTime: modTime,
-		}
-		if e.dir {
-			hdr.Typeflag = tar.TypeDir
-			hdr.Mode = programDirMode
-		} else {
-			hdr.Typeflag = tar.TypeReg
-			hdr.Mode = programFileMode
-			hdr.Size = int64(len(e.data))
-		}
-		if err := tw.WriteHeader(hdr); err != nil {
-			return fmt.Errorf("writing tar header for %s: %w", e.name, err)
-		}
-		if !e.dir {
+	for k, entries := range programs {
+		prefix := strconv.Itoa(k) + "/"
+		for _, e := range entries {
+			hdr := &tar.Header{
+				Name:    prefix + e.name,
+				Uid:     0,
+				Gid:     0,
+				Uname:   "root",
+				Gname:   "root",
+				ModTime: modTime,
+			}
+			if e.dir {
+				hdr.Typeflag = tar.TypeDir
+				hdr.Mode = programDirMode
+			} else {
+				hdr.Typeflag = tar.TypeReg
+				hdr.Mode = programFileMode
+				hdr.Size = int64(len(e.data))
+			}
+			if err := tw.WriteHeader(hdr); err != nil {
+				return nil, fmt.Errorf("writing tar header for %s: %w", hdr.Name, err)
+			}
 			if _, err := tw.Write(e.data); err != nil {
-				return fmt.Errorf("writing %s to the tar: %w", e.name, err)
+				return nil, fmt.Errorf("writing %s to the tar: %w", hdr.Name, err)
 			}
 		}
 	}
-	return nil
+	if err := tw.Close(); err != nil {
+		return nil, fmt.Errorf("closing the tar: %w", err)
+	}
+	return buf.Bytes(), nil
 }
 
 // sha256Hex is the lowercase hex SHA-256 of b.

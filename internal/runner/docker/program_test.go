@@ -52,7 +52,14 @@ func TestDeliveryTar(t *testing.T) {
 		},
 		{"main.sh": []byte("echo 2\n")},
 	}
-	b, err := deliveryTar(programs)
+	layouts := make([][]archiveEntry, len(programs))
+	for k, files := range programs {
+		var err error
+		if layouts[k], err = programLayout(files); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := deliveryTar(layouts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,13 +74,13 @@ func TestDeliveryTar(t *testing.T) {
 	if diff := cmp.Diff(want, readTar(t, b)); diff != "" {
 		t.Errorf("tar entries (-want +got):\n%s", diff)
 	}
-	again, _ := deliveryTar(programs)
+	again, _ := deliveryTar(layouts)
 	if !bytes.Equal(b, again) {
 		t.Error("deliveryTar is not deterministic")
 	}
 }
 
-func TestDeliveryTarRejects(t *testing.T) {
+func TestProgramLayoutRejects(t *testing.T) {
 	t.Parallel()
 	for _, files := range []map[string][]byte{
 		{"": nil},
@@ -85,8 +92,8 @@ func TestDeliveryTarRejects(t *testing.T) {
 		{"a\x00b": nil},
 		{"a": nil, "a/b": nil}, // a file and a directory
 	} {
-		if _, err := deliveryTar([]map[string][]byte{{"ok": nil}, files}); err == nil {
-			t.Errorf("deliveryTar(%q) accepted", keys(files))
+		if _, err := programLayout(files); err == nil {
+			t.Errorf("programLayout(%q) accepted", keys(files))
 		}
 	}
 }

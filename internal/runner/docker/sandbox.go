@@ -340,7 +340,7 @@ type delivery struct {
 	index         int // in the batch
 	prof          runner.Profile
 	img           imageInfo
-	files         map[string][]byte // as under /program
+	layout        []archiveEntry // the files as under /program
 	programSHA256 string
 	volume        string
 	err           error
@@ -358,10 +358,13 @@ func (s *Sandbox) plan(ctx context.Context, prog runner.Program, prof runner.Pro
 		return nil, err
 	}
 	files, err := programFiles(prog, prof.ProgramName)
-	if err != nil {
-		return nil, fmt.Errorf("laying out the program: %w", err)
+	if err == nil {
+		var layout []archiveEntry
+		if layout, err = programLayout(files); err == nil {
+			return &delivery{prof: prof, img: img, layout: layout, programSHA256: sha256Hex(prog.Files[prog.Entry])}, nil
+		}
 	}
-	return &delivery{prof: prof, img: img, files: files, programSHA256: sha256Hex(prog.Files[prog.Entry])}, nil
+	return nil, fmt.Errorf("laying out the program: %w", err)
 }
 
 // helperGroups splits deliveries into the groups one helper fills: same
@@ -401,9 +404,9 @@ func (s *Sandbox) deliver(ctx context.Context, group []*delivery) {
 		return
 	}
 	volumes := make([]string, len(made))
-	programs := make([]map[string][]byte, len(made))
+	programs := make([][]archiveEntry, len(made))
 	for k, d := range made {
-		volumes[k], programs[k] = d.volume, d.files
+		volumes[k], programs[k] = d.volume, d.layout
 	}
 	err := s.fillVolumes(ctx, made[0].prof, made[0].img, volumes, programs)
 	if err == nil {
@@ -436,10 +439,10 @@ func (s *Sandbox) createVolume(ctx context.Context) (string, error) {
 // fillVolumes copies programs[k] into volumes[k] through a helper
 // container (created from img, never started) that mounts volume k at
 // helperDir/k, with one copy of one archive; then removes the helper.
-func (s *Sandbox) fillVolumes(ctx context.Context, prof runner.Profile, img imageInfo, volumes []string, programs []map[string][]byte) (err error) {
+func (s *Sandbox) fillVolumes(ctx context.Context, prof runner.Profile, img imageInfo, volumes []string, programs [][]archiveEntry) (err error) {
 	archive, err := deliveryTar(programs)
 	if err != nil {
-		return fmt.Errorf("packing the program: %w", err)
+		return fmt.Errorf("packing the programs: %w", err)
 	}
 	name := s.nextName("-helper")
 	cfg, hc := helperConfig(prof, img, volumes, labels(s.opt, RoleHelper))
