@@ -328,7 +328,11 @@ out="BEHAVES_IMAGE_BUSYBOX=$busybox_id
 BEHAVES_IMAGE_PYTHON=$python_id
 BEHAVES_IMAGE_ENTRYPOINT=$entrypoint_id"
 mkdir -p "$(dirname "$env_file")"
-printf '%s\n' "$out" >"$env_file.tmp.$$"
+# Keep the other scripts' lines (registry.sh's digest): replace only ours.
+{
+	[ ! -f "$env_file" ] || grep -v -e '^BEHAVES_IMAGE_BUSYBOX=' -e '^BEHAVES_IMAGE_PYTHON=' -e '^BEHAVES_IMAGE_ENTRYPOINT=' "$env_file" || true
+	printf '%s\n' "$out"
+} >"$env_file.tmp.$$"
 mv -f "$env_file.tmp.$$" "$env_file"
 printf '%s\n' "$out"
 log "done in $((SECONDS - start))s; wrote $env_file"

@@ -1,6 +1,8 @@
 package docker
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"testing"
 	"time"
@@ -333,9 +335,17 @@ func TestShortRunIDAndNames(t *testing.T) {
 		"../..":              "run",
 		"ÄÖÜabc":             "abc",
 	} {
-		if got := shortRunID(in); got != want {
-			t.Errorf("shortRunID(%q) = %q, want %q", in, got, want)
+		if got := runIDLetters(in); got != want {
+			t.Errorf("runIDLetters(%q) = %q, want %q", in, got, want)
 		}
+		sum := sha256.Sum256([]byte(in))
+		if got := shortRunID(in); got != want+hex.EncodeToString(sum[:2]) {
+			t.Errorf("shortRunID(%q) = %q, want %q and 4 hex digits of its hash", in, got, want)
+		}
+	}
+	// Run IDs that start alike (as tests make them) give distinct names.
+	if a, b := shortRunID("test-sweep-75f9aa2c"), shortRunID("test-sweep-0d2c41e7"); a == b {
+		t.Errorf("shortRunID gives %q for two run IDs", a)
 	}
 	s := &Sandbox{prefix: "behaves-9f86d081-"}
 	if a, b := s.nextName(""), s.nextName("-helper"); a != "behaves-9f86d081-1" || b != "behaves-9f86d081-2-helper" {

@@ -3,6 +3,8 @@ package docker
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -55,7 +57,7 @@ const (
 // Options configure a Sandbox.
 type Options struct {
 	// RunID labels every container and volume (behaves.run-id) and names
-	// the containers (its first 8 letters or digits). Required.
+	// the containers (see shortRunID). Required.
 	RunID string
 	// Host, PID and StartedAt label everything too; they default to
 	// os.Hostname(), os.Getpid() and the time New is called.
@@ -106,7 +108,7 @@ type engine interface {
 type Sandbox struct {
 	cli    engine
 	opt    Options
-	prefix string // container name prefix: "behaves-<runid8>-"
+	prefix string // name prefix: "behaves-" + shortRunID + "-"
 	seq    atomic.Uint64
 
 	mu     sync.Mutex
@@ -172,8 +174,18 @@ func (s *Sandbox) Close() error {
 	return s.cli.Close()
 }
 
-// shortRunID is the first 8 letters or digits of a run ID, for names.
+// shortRunID is the run ID's part of the names: its first 8 letters or
+// digits, which a person can match with the report's run ID, and 4 hex
+// digits of its SHA-256, so that run IDs that start alike (a caller's
+// "test-…") still give distinct names on a shared engine.
 func shortRunID(id string) string {
+	sum := sha256.Sum256([]byte(id))
+	return runIDLetters(id) + hex.EncodeToString(sum[:2])
+}
+
+// runIDLetters is the first 8 letters or digits of a run ID ("run" when it
+// has none).
+func runIDLetters(id string) string {
 	var b strings.Builder
 	for _, r := range id {
 		if b.Len() == 8 {
@@ -529,7 +541,9 @@ func (s *Sandbox) lookAfterFailedCreate(parent context.Context, kind, name strin
 		switch {
 		case err == nil:
 			return nil
-		case err != nil && !cerrdefs.IsNotFound(err):
+		case unanswered && ctx.Err() != nil:
+			return nil // the look ran out of time: it has not appeared
+		case !cerrdefs.IsNotFound(err):
 			return fmt.Errorf("looking for %s %s after a failed create: %w", kind, name, err)
 		case !unanswered:
 			return nil
