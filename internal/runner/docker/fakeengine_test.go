@@ -729,8 +729,13 @@ func (d *fakeDaemon) events(w http.ResponseWriter, r *http.Request) {
 	}
 	role := ""
 	d.mu.Lock()
-	for _, m := range d.eventLog {
-		if f.ExactMatch("container", m.Actor.ID) {
+	for _, id := range f.Get("container") {
+		if c, ok := d.containers[id]; ok {
+			role = c.labels[LabelRole]
+		}
+	}
+	for _, m := range d.eventLog { // a container already removed
+		if role == "" && f.ExactMatch("container", m.Actor.ID) {
 			role = m.Actor.Attributes[LabelRole]
 		}
 	}

@@ -147,8 +147,8 @@ func TestFakeEngineRunsCases(t *testing.T) {
 	want := []string{
 		"image-inspect", "volume-create",
 		"create helper", "archive helper", "remove helper",
-		"create program", "attach program", "wait program", "start program", "inspect program", "remove program", "events program",
-		"create program", "attach program", "wait program", "start program", "inspect program", "remove program", "events program",
+		"create program", "attach program", "wait program", "events program", "start program", "inspect program", "remove program",
+		"create program", "attach program", "wait program", "events program", "start program", "inspect program", "remove program",
 		"volume-remove",
 	}
 	// The client pings once more to negotiate the version: pings are not

@@ -10,32 +10,43 @@ import (
 	"github.com/behaves-dev/behaves/internal/dockertest"
 )
 
-// TestIntegrationOOMLogged checks oomLogged against the real engine's event
-// log (filters, since, the "oom" and "destroy" actions): a container whose
-// child was OOM-killed while its shell exited 0 is found, read up to its
-// removal or, when it still exists, up to now; a container that was not
-// OOM-killed is not. Guards the second source of OOM kills, which Engine
-// 20.10 needs when it loses State.OOMKilled (see oom.go).
-func TestIntegrationOOMLogged(t *testing.T) {
+// TestIntegrationOOMEvents checks the second source of OOM kills (oom.go)
+// against the real engine: a container whose child was OOM-killed while
+// its shell exited 0 is found through the live subscription made before its
+// start, even after more than the engine's 256 replayable events have been
+// logged since (which once made a replay miss it in CI), and by replay up
+// to now while it still exists; a container that was not OOM-killed is not.
+func TestIntegrationOOMEvents(t *testing.T) {
 	t.Parallel()
 	sb := newTestSandbox(t)
-	img := dockertest.Image(t, "BEHAVES_IMAGE_BUSYBOX")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	busybox := dockertest.Image(t, "BEHAVES_IMAGE_BUSYBOX")
+	python := dockertest.Image(t, "BEHAVES_IMAGE_PYTHON")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
-	// runExited runs script in a 16 MiB container to its exit and returns
-	// its ID, creation time and whether its state says OOM-killed.
-	runExited := func(script string) (id, created string, stateOOM bool) {
+	create := func(img string, cmd ...string) string {
 		t.Helper()
-		cfg := &container.Config{Image: img, Cmd: []string{"/bin/sh", "-c", script}, Labels: labels(sb.opt, RoleProgram)}
-		hc := &container.HostConfig{NetworkMode: "none", Resources: container.Resources{Memory: 16 << 20, MemorySwap: 16 << 20}}
+		cfg := &container.Config{Image: img, Entrypoint: cmd, Labels: labels(sb.opt, RoleProgram)}
+		hc := &container.HostConfig{NetworkMode: "none", Resources: container.Resources{Memory: 64 << 20, MemorySwap: 64 << 20}}
 		c, err := sb.cli.ContainerCreate(ctx, cfg, hc, nil, nil, sb.nextName(""))
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { sb.removeContainer(context.Background(), c.ID, c.ID) })
-		waitC, errC := sb.cli.ContainerWait(ctx, c.ID, container.WaitConditionNextExit)
-		if err := sb.cli.ContainerStart(ctx, c.ID, container.StartOptions{}); err != nil {
+		return c.ID
+	}
+	// run starts a created container, with its subscription, and waits for
+	// its exit; it returns the subscription and the container's creation
+	// time and state.
+	run := func(id string) (w *oomWatch, created string, stateOOM bool) {
+		t.Helper()
+		w, err := sb.watchOOM(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(w.stop)
+		waitC, errC := sb.cli.ContainerWait(ctx, id, container.WaitConditionNextExit)
+		if err := sb.cli.ContainerStart(ctx, id, container.StartOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		select {
@@ -43,38 +54,48 @@ func TestIntegrationOOMLogged(t *testing.T) {
 		case err := <-errC:
 			t.Fatal(err)
 		}
-		info, err := sb.cli.ContainerInspect(ctx, c.ID)
+		info, err := sb.cli.ContainerInspect(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return c.ID, info.Created, info.State.OOMKilled
+		return w, info.Created, info.State.OOMKilled
 	}
 
-	// tail keeps a line in memory until its end: 64 MiB without a newline
-	// is more than the container has.
-	const childOOM = "head -c 67108864 /dev/zero | tail >/dev/null; echo survived"
-	oomID, oomCreated, stateOOM := runExited(childOOM)
+	// The child asks for 512 MiB at once (the busybox "head | tail" way to
+	// exhaust memory can thrash for a minute before the kill).
+	oomID := create(python, "python3", "-I", "-c",
+		"import subprocess, sys\nsubprocess.run([sys.executable, '-I', '-c', 'bytearray(512 << 20)'])\nprint('survived')")
+	oomWatch, oomCreated, stateOOM := run(oomID)
 	if !stateOOM {
-		t.Logf("the engine's state lost this OOM kill (the case oomLogged is for)")
+		t.Logf("the engine's state lost this OOM kill (the case oom.go is for)")
 	}
-	if oom, err := sb.oomLogged(ctx, oomID, oomCreated, false); err != nil || !oom {
-		t.Errorf("OOM-killed child, container not removed: oomLogged = %v, %v; want true", oom, err)
+	if oom, err := sb.oomLoggedUntilNow(ctx, oomID, oomCreated); err != nil || !oom {
+		t.Errorf("OOM-killed child, by replay before removal: %v, %v; want true", oom, err)
+	}
+	// Push the "oom" out of the engine's replay: 2 events (create,
+	// destroy) per container, well past 256.
+	for range 140 {
+		id := create(busybox, "/nonexistent")
+		if err := sb.removeContainer(ctx, id, id); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := sb.removeContainer(ctx, oomID, oomID); err != nil {
 		t.Fatal(err)
 	}
-	if oom, err := sb.oomLogged(ctx, oomID, oomCreated, true); err != nil || !oom {
-		t.Errorf("OOM-killed child, container removed: oomLogged = %v, %v; want true", oom, err)
+	if oom, err := oomWatch.oomBeforeDestroy(time.Minute); err != nil || !oom {
+		t.Errorf("OOM-killed child, live up to its removal: %v, %v; want true", oom, err)
 	}
 
-	okID, okCreated, _ := runExited("echo fine")
-	if oom, err := sb.oomLogged(ctx, okID, okCreated, false); err != nil || oom {
-		t.Errorf("no OOM kill, container not removed: oomLogged = %v, %v; want false", oom, err)
+	okID := create(busybox, "/bin/sh", "-c", "echo fine")
+	okWatch, okCreated, _ := run(okID)
+	if oom, err := sb.oomLoggedUntilNow(ctx, okID, okCreated); err != nil || oom {
+		t.Errorf("no OOM kill, by replay before removal: %v, %v; want false", oom, err)
 	}
 	if err := sb.removeContainer(ctx, okID, okID); err != nil {
 		t.Fatal(err)
 	}
-	if oom, err := sb.oomLogged(ctx, okID, okCreated, true); err != nil || oom {
-		t.Errorf("no OOM kill, container removed: oomLogged = %v, %v; want false", oom, err)
+	if oom, err := okWatch.oomBeforeDestroy(time.Minute); err != nil || oom {
+		t.Errorf("no OOM kill, live up to its removal: %v, %v; want false", oom, err)
 	}
 }

@@ -53,13 +53,17 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 	// The container exists: whatever happens below, it is removed (forced,
 	// on a cleanup context that outlives ctx), and a failed removal is this
 	// call's error. An exited container whose state shows no OOM kill is
-	// then checked against the engine's event log (see oomLogged).
+	// then checked against its events (see oom.go).
 	var checkOOM bool
 	var createdAt string
+	var watch *oomWatch
 	defer func() {
 		err = s.removeContainer(s.cleanupParent(ctx), name, created.ID)
 		if checkOOM {
-			s.confirmNoOOM(ctx, &ev, created.ID, createdAt, err)
+			s.confirmNoOOM(ctx, &ev, watch, createdAt, err)
+		}
+		if watch != nil {
+			watch.stop()
 		}
 	}()
 
@@ -89,6 +93,11 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 		}
 	}()
 
+	watch, err = s.watchOOM(s.cleanupParent(ctx), created.ID)
+	if err != nil {
+		ev.SandboxError = faultText(ctx, "following the container's events", err, s.opt.EngineTimeout)
+		return ev, nil
+	}
 	sctx, cancel := s.engineCtx(ctx)
 	err = s.cli.ContainerStart(sctx, created.ID, container.StartOptions{})
 	cancel()
@@ -146,13 +155,20 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 	return ev, nil
 }
 
-// confirmNoOOM asks the engine's event log whether the container, removed
-// or not (removeErr), was OOM-killed after all: if it was, the event's
+// confirmNoOOM asks the container's events whether it was OOM-killed after
+// all: up to its removal through the live subscription, or, when it could
+// not be removed (removeErr), up to now by replay. If it was, the event's
 // resource limit is memory (which wins over output, as in judge); if the
 // question cannot be answered, the evidence is incomplete and the event
 // says why.
-func (s *Sandbox) confirmNoOOM(ctx context.Context, ev *runner.Event, id, created string, removeErr error) {
-	oom, err := s.oomLogged(s.cleanupParent(ctx), id, created, removeErr == nil)
+func (s *Sandbox) confirmNoOOM(ctx context.Context, ev *runner.Event, watch *oomWatch, created string, removeErr error) {
+	var oom bool
+	var err error
+	if removeErr == nil {
+		oom, err = watch.oomBeforeDestroy(s.opt.EngineTimeout)
+	} else {
+		oom, err = s.oomLoggedUntilNow(s.cleanupParent(ctx), watch.id, created)
+	}
 	switch {
 	case err != nil:
 		ev.SandboxError = faultText(ctx, "checking for an OOM kill", err, s.opt.EngineTimeout)

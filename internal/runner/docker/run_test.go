@@ -14,6 +14,7 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/events"
 	"github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/pkg/stdcopy"
 	"github.com/google/go-cmp/cmp"
@@ -338,6 +339,13 @@ func (h *hangingEngine) ContainerWait(ctx context.Context, id string, _ containe
 	errC := make(chan error, 1)
 	go func() { <-ctx.Done(); errC <- ctx.Err() }()
 	return make(chan container.WaitResponse), errC
+}
+
+// Events answers nothing until its context ends, as a quiet engine does.
+func (h *hangingEngine) Events(ctx context.Context, _ events.ListOptions) (<-chan events.Message, <-chan error) {
+	errC := make(chan error, 1)
+	go func() { <-ctx.Done(); errC <- ctx.Err() }()
+	return make(chan events.Message), errC
 }
 
 func (h *hangingEngine) ContainerStart(ctx context.Context, id string, _ container.StartOptions) error {
