@@ -43,7 +43,7 @@ func bench(ctx context.Context, cfg config, logw io.Writer) (res *Results, err e
 	}
 	res.Machine = Machine{
 		CPUs:             runtime.NumCPU(),
-		MemoryBytes:      meminfo("MemTotal:"),
+		MemoryBytes:      cli.MemInfo("MemTotal:"),
 		GoVersion:        runtime.Version(),
 		OSArch:           runtime.GOOS + "/" + runtime.GOARCH,
 		LoadAverageStart: loadAverage(),

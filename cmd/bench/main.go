@@ -267,23 +267,6 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
-func meminfo(key string) int64 {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) >= 2 && fields[0] == key {
-			kib, _ := strconv.ParseInt(fields[1], 10, 64)
-			return kib << 10
-		}
-	}
-	return 0
-}
-
 // loadAverage is the 1-minute load average (0 if unknown).
 func loadAverage() float64 {
 	b, err := os.ReadFile("/proc/loadavg")

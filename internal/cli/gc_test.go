@@ -298,18 +298,6 @@ func TestRunNeverFailsBecauseTheLookFailed(t *testing.T) {
 // adds a random part, and gc there is restricted to its own prefix.
 const gcTestPrefix = "test-gc-"
 
-// freePID finds a PID that no process holds right now.
-func freePID(tb testing.TB) int {
-	tb.Helper()
-	for pid := 32767; pid > 300; pid-- {
-		if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); errors.Is(err, os.ErrNotExist) {
-			return pid
-		}
-	}
-	tb.Skip("no free PID found")
-	return 0
-}
-
 // fakeRun creates what a run with these owner labels would leave: a
 // volume and a created, never-started container that mounts it. Its
 // cleanup (registered first) removes whatever gc left.
@@ -385,10 +373,10 @@ func TestGCOnTheRealDaemon(t *testing.T) {
 	}
 	me := os.Getpid()
 	runs := map[string]map[string]string{
-		"dead":      owner(host, freePID(t), time.Minute),      // no process holds its PID
-		"reused":    owner(host, me, time.Hour),                // its PID now belongs to this test, which started later
-		"live":      owner(host, me, 2*time.Minute),            // this test is its owner, alive
-		"otherhost": owner("elsewhere.invalid", me, time.Hour), // another host's
+		"dead":      owner(host, dockertest.FreePID(t), time.Minute), // no process holds its PID
+		"reused":    owner(host, me, time.Hour),                      // its PID now belongs to this test, which started later
+		"live":      owner(host, me, 2*time.Minute),                  // this test is its owner, alive
+		"otherhost": owner("elsewhere.invalid", me, time.Hour),       // another host's
 		"malformed": {docker.LabelHost: host, docker.LabelPID: "not-a-pid", docker.LabelStartedAt: rfc(time.Hour)},
 	}
 	for name, lbl := range runs {

@@ -1,14 +1,17 @@
 // Package dockertest owns what the integration tests share: reaching the
 // real Docker daemon (skip without it, fail when BEHAVES_REQUIRE_DOCKER=1, as
 // in CI), the locally built images named by BEHAVES_IMAGE_* (written by
-// scripts/images.sh), and the check that a run left nothing behind, found by
-// its run-ID label. It is imported only by tests.
+// scripts/images.sh), the check that a run left nothing behind, found by
+// its run-ID label, and a PID no process holds (for owners that are gone).
+// It is imported only by tests.
 package dockertest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -25,6 +28,19 @@ const (
 	labelRunID = "behaves.run-id"
 	labelRole  = "behaves.role"
 )
+
+// FreePID finds a PID that no process holds right now: the owner of a
+// dead run, for the tests of behaves gc.
+func FreePID(tb testing.TB) int {
+	tb.Helper()
+	for pid := 32767; pid > 300; pid-- {
+		if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); errors.Is(err, os.ErrNotExist) {
+			return pid
+		}
+	}
+	tb.Skip("no free PID found")
+	return 0
+}
 
 // Required reports whether the integration tests must run (CI).
 func Required() bool { return os.Getenv("BEHAVES_REQUIRE_DOCKER") == "1" }

@@ -143,18 +143,7 @@ programs:
 [ -z "$(ip route)" ] && [ ! -s /proc/net/route -o "$(wc -l < /proc/net/route)" -le 1 ] && echo "no route"
 grep -v '^#' /etc/resolv.conf | grep .
 `,
-		"raw_socket.py": `import socket
-try:
-    socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
-    print("raw socket opened")
-except PermissionError:
-    print("raw socket refused")
-try:
-    socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-    print("packet socket opened")
-except PermissionError:
-    print("packet socket refused")
-`,
+		"raw_socket.py": rawSocketPy,
 		"write_root.sh": `for d in / /usr /program; do
   if echo x > "$d/pwned" 2>/dev/null; then echo "$d written"; else echo "$d refused"; fi
 done

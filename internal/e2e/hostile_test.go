@@ -383,19 +383,7 @@ esac
 		"fork_bomb.sh": forkBombSh,
 		// Forks sleepers until refused (at most 100), then reads the pids
 		// cgroup (v1 or v2) and exits 0, which ends them all.
-		"spawner.py": `import os, time
-kids, refused = 0, "none"
-for _ in range(100):
-    try:
-        pid = os.fork()
-    except OSError as e:
-        refused = "%s/%d" % (type(e).__name__, e.errno)
-        break
-    if pid == 0:
-        time.sleep(30)
-        os._exit(0)
-    kids += 1
-def read(name):
+		"spawner.py": spawnerForksPy + `def read(name):
     for d in ("/sys/fs/cgroup/pids/", "/sys/fs/cgroup/"):
         try:
             with open(d + name) as f:

@@ -1,6 +1,6 @@
 package e2e
 
-// Hostile programs shared by the hostile, runsc and soak tests.
+// Programs shared by the core, hostile, runsc and soak tests.
 const (
 	// forkBombSh is the classic fork bomb, then a busy loop that needs no
 	// fork (so the main shell cannot die of a refused fork first).
@@ -9,9 +9,9 @@ const (
 	// memoryBombPy allocates 512 MiB at once.
 	memoryBombPy = "b = bytearray(512 << 20)\nprint('survived')\n"
 
-	// spawnerPy forks sleepers until refused (at most 100), prints how many
-	// and why it stopped, then exits 0, which ends them all.
-	spawnerPy = `import os, time
+	// spawnerForksPy forks sleepers until refused (at most 100), counting
+	// them in kids and noting why it stopped in refused.
+	spawnerForksPy = `import os, time
 kids, refused = 0, "none"
 for _ in range(100):
     try:
@@ -23,6 +23,24 @@ for _ in range(100):
         time.sleep(30)
         os._exit(0)
     kids += 1
-print("forked=%d refused=%s" % (kids, refused))
+`
+
+	// spawnerPy is spawnerForksPy, then prints how many and why it stopped
+	// and exits 0, which ends them all.
+	spawnerPy = spawnerForksPy + `print("forked=%d refused=%s" % (kids, refused))
+`
+
+	// rawSocketPy tries to open a raw IP socket and a packet socket.
+	rawSocketPy = `import socket
+try:
+    socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+    print("raw socket opened")
+except PermissionError:
+    print("raw socket refused")
+try:
+    socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    print("packet socket opened")
+except PermissionError:
+    print("packet socket refused")
 `
 )

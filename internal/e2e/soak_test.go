@@ -279,19 +279,8 @@ if nc -w 2 127.0.0.1 8080 </dev/null 2>/dev/null; then echo "loopback: open"; el
 `,
 		cases: []soakCase{{name: "isolated", body: `expect: {stdout: {equals: "lo\nno route\nnameserver 127.0.0.1\nloopback: refused"}}`, want: soakTrue}}},
 	{name: "raw-socket-py", profile: "py", file: "raw_socket.py", chunk: 6, weight: 2,
-		source: `import socket
-try:
-    socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
-    print("raw socket opened")
-except PermissionError:
-    print("raw socket refused")
-try:
-    socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-    print("packet socket opened")
-except PermissionError:
-    print("packet socket refused")
-`,
-		cases: []soakCase{{name: "refused", body: `expect: {stdout: {equals: "raw socket refused\npacket socket refused"}}`, want: soakTrue}}},
+		source: rawSocketPy,
+		cases:  []soakCase{{name: "refused", body: `expect: {stdout: {equals: "raw socket refused\npacket socket refused"}}`, want: soakTrue}}},
 	// Writes outside the scratch tmpfs fail.
 	{name: "write-root-sh", profile: "sh", file: "write_root.sh", chunk: 6, weight: 2,
 		source: `for d in / /usr /program; do
@@ -522,7 +511,7 @@ func TestSoak(t *testing.T) {
 	// The real binary as a child process at --parallel 4: its own peak
 	// RSS, unmixed with the test's.
 	t.Run("binary", func(t *testing.T) {
-		bin := soakBuild(t)
+		bin := buildBehaves(t)
 		dir := writeTree(t, maps.Clone(g.files))
 		specPath := filepath.Join(dir, "behaves.yml")
 		if err := os.WriteFile(specPath, []byte(g.spec), 0o644); err != nil {
@@ -617,17 +606,6 @@ func TestSoakSpec(t *testing.T) {
 	}
 }
 
-// soakBuild builds behaves into a temporary folder.
-func soakBuild(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "behaves")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/behaves-dev/behaves")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // soakTail returns the end of s, for failure messages.
 func soakTail(s string) string {
 	if len(s) > 4000 {
@@ -684,8 +662,8 @@ func soakCheck(t *testing.T, g soakGenerated, o outcome, wall time.Duration, par
 				bad("%s / %s: reported twice", p.Name, c.Name)
 			}
 			seen[key] = true
-			soakTally(&wantCounts, exp.want.verdict)
-			soakTally(&gotCounts, c.Verdict)
+			wantCounts.Add(exp.want.verdict)
+			gotCounts.Add(c.Verdict)
 			e := c.Event
 			if e.TimedOut {
 				timedOut++
@@ -735,18 +713,6 @@ func soakLeftovers(t *testing.T, runID string) string {
 	}
 	cs, vs := dockertest.Leftovers(t, dockertest.Client(t), runID)
 	return fmt.Sprintf("%d containers, %d volumes", len(cs), len(vs))
-}
-
-func soakTally(t *report.Tally, v verdict.Verdict) {
-	t.Total++
-	switch v {
-	case verdict.True:
-		t.True++
-	case verdict.False:
-		t.False++
-	default:
-		t.Undetermined++
-	}
 }
 
 // soakCheckCase asserts one case's verdict and that its event is complete.

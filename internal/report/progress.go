@@ -40,7 +40,7 @@ func (p *Progress) Case(v verdict.Verdict) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done++
-	p.tally.add(v)
+	p.tally.Add(v)
 	if !p.enabled || p.closed {
 		return
 	}

@@ -70,7 +70,8 @@ type Tally struct {
 	Undetermined int `json:"undetermined"`
 }
 
-func (t *Tally) add(v verdict.Verdict) {
+// Add counts one verdict.
+func (t *Tally) Add(v verdict.Verdict) {
 	t.Total++
 	switch v {
 	case verdict.True:
@@ -268,9 +269,9 @@ func Build(in Input) Report {
 		}
 	}
 	for _, p := range r.Programs {
-		r.Counts.Programs.add(p.Verdict)
+		r.Counts.Programs.Add(p.Verdict)
 		for _, c := range p.Cases {
-			r.Counts.Cases.add(c.Verdict)
+			r.Counts.Cases.Add(c.Verdict)
 		}
 	}
 	r.Verdict = overall(r)

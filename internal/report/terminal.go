@@ -140,7 +140,7 @@ func (t *term) program(p *Program) {
 	}
 	var tally Tally
 	for _, c := range p.Cases {
-		tally.add(c.Verdict)
+		tally.Add(c.Verdict)
 	}
 	t.printf("== %s: %s (%d of %d cases true)\n", oneLine(p.Name), p.Verdict, tally.True, tally.Total)
 	t.printf("   file %s · profile %s · %s\n", oneLine(p.File), oneLine(p.Profile), t.pos(p.Line, p.Col))
@@ -320,7 +320,7 @@ func (t *term) table(r Report) {
 		p := &r.Programs[i]
 		var tally Tally
 		for _, c := range p.Cases {
-			tally.add(c.Verdict)
+			tally.Add(c.Verdict)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", shorten(esc(p.Name), nameMaxRunes),
 			p.Verdict, tally.True, tally.False, tally.Undetermined, ms(p.DurationMS))

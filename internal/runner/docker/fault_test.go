@@ -23,21 +23,12 @@ import (
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
-// faultProfile runs /program/main.sh with the fake's image.
+// faultProfile is the integration tests' shell profile with the fake's
+// image and a shorter timeout: /program/main.sh.
 func faultProfile() runner.Profile {
-	return runner.Profile{
-		Name:          "sh",
-		Image:         fakeImageID,
-		Command:       []string{"/bin/sh"},
-		ProgramName:   "main.sh",
-		Timeout:       5 * time.Second,
-		Memory:        64 << 20,
-		CPUs:          1,
-		Pids:          64,
-		OutputLimit:   64 << 10,
-		OutputCeiling: 4 << 20,
-		User:          "65534:65534",
-	}
+	p := shProfile(fakeImageID)
+	p.Timeout = 5 * time.Second
+	return p
 }
 
 // faultJob is one program with n cases; each expects exit 0 and stdout "ok".
@@ -122,6 +113,19 @@ func (o faultOutcome) String() string {
 		fmt.Fprintf(&b, "  case %d: %s (%q) exit=%s timed_out=%v stdout=%q sandbox_error=%q\n", i, c.Verdict, c.Reason, code, ev.TimedOut, ev.Stdout.Data, ev.SandboxError)
 	}
 	return b.String()
+}
+
+// assertLeftoversNamed fails when the fake still holds a container or
+// volume that no sandbox warning of o names.
+func assertLeftoversNamed(t *testing.T, d *fakeDaemon, o faultOutcome) {
+	t.Helper()
+	cs, vs := d.leftovers()
+	w := strings.Join(o.obs.SandboxWarnings, "\n")
+	for _, name := range append(cs, vs...) {
+		if !strings.Contains(w, name) {
+			t.Errorf("%s was left behind and no sandbox warning names it:\n%s", name, o)
+		}
+	}
 }
 
 // assertNoLeftovers fails when the fake still holds a container or volume.
@@ -429,13 +433,7 @@ func TestFaultInterruptedCreate(t *testing.T) {
 				t.Errorf("case verdicts %v, want undetermined (interrupted):\n%s", got, o)
 			}
 			time.Sleep(3 * slowCreateDelay) // the engine has finished the create
-			cs, vs := d.leftovers()
-			w := strings.Join(o.obs.SandboxWarnings, "\n")
-			for _, name := range append(cs, vs...) {
-				if !strings.Contains(w, name) {
-					t.Errorf("%s was left behind and no sandbox warning names it:\n%s", name, o)
-				}
-			}
+			assertLeftoversNamed(t, d, o)
 		})
 	}
 }
@@ -538,16 +536,10 @@ func TestFaultPrepareCleanupFails(t *testing.T) {
 	if r := o.cases[0].Reason; !strings.Contains(r, "copying the program into its volume") {
 		t.Errorf("reason %q, want the failed delivery", r)
 	}
-	cs, vs := d.leftovers()
-	if len(cs) != 1 || len(vs) != 1 {
+	if cs, vs := d.leftovers(); len(cs) != 1 || len(vs) != 1 {
 		t.Fatalf("the fake holds containers %v and volumes %v, want the helper and its volume", cs, vs)
 	}
-	w := strings.Join(o.obs.SandboxWarnings, "\n")
-	for _, name := range append(cs, vs...) {
-		if !strings.Contains(w, name) {
-			t.Errorf("%s was left behind and no sandbox warning names it:\n%s", name, o)
-		}
-	}
+	assertLeftoversNamed(t, d, o)
 }
 
 // TestFaultCleanupHangs: removals that never answer end at the sandbox's

@@ -38,7 +38,7 @@ func TestSweepRemovesWhatADeadSandboxLeft(t *testing.T) {
 		dockertest.AssertNothingLeft(t, cl, runID)
 	})
 	startedAt := time.Now().Add(-time.Minute)
-	opt := Options{RunID: runID, PID: freePID(t), StartedAt: startedAt}
+	opt := Options{RunID: runID, PID: dockertest.FreePID(t), StartedAt: startedAt}
 	sb, err := New(context.Background(), opt)
 	if err != nil {
 		t.Fatal(err)

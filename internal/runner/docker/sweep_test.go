@@ -15,6 +15,8 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/volume"
+
+	"github.com/behaves-dev/behaves/internal/dockertest"
 )
 
 var sweepNow = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
@@ -198,18 +200,6 @@ func TestParseProcStat(t *testing.T) {
 	}
 }
 
-// freePID finds a PID that no process holds right now.
-func freePID(tb testing.TB) int {
-	tb.Helper()
-	for pid := 32767; pid > 300; pid-- {
-		if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); errors.Is(err, os.ErrNotExist) {
-			return pid
-		}
-	}
-	tb.Skip("no free PID found")
-	return 0
-}
-
 func TestLocalProcess(t *testing.T) {
 	t.Parallel()
 	if runtime.GOOS != "linux" {
@@ -219,13 +209,13 @@ func TestLocalProcess(t *testing.T) {
 	if !self.Alive || self.Started.IsZero() || self.Started.After(time.Now()) {
 		t.Errorf("this process: %+v, want alive and started in the past", self)
 	}
-	if p := LocalProcess(freePID(t)); p.Alive {
+	if p := LocalProcess(dockertest.FreePID(t)); p.Alive {
 		t.Errorf("a free PID: %+v, want gone", p)
 	}
 	if p := signalZero(os.Getpid()); !p.Alive {
 		t.Errorf("signal 0 to this process: %+v, want alive", p)
 	}
-	if p := signalZero(freePID(t)); p.Alive {
+	if p := signalZero(dockertest.FreePID(t)); p.Alive {
 		t.Errorf("signal 0 to a free PID: %+v, want gone", p)
 	}
 }
