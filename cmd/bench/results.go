@@ -241,30 +241,28 @@ type Target struct {
 // pairedRatio is num[i]/den[i] per repetition when both have the same
 // number of values, else each num value over den's median.
 func pairedRatio(num, den Stat) Stat {
-	var s Stat
-	for i, v := range num.Values {
-		d := den.Median
-		if len(num.Values) == len(den.Values) {
-			d = den.Values[i]
-		}
-		if d > 0 {
-			s.Values = append(s.Values, v/d)
-		}
-	}
-	s.update()
-	return s
+	return paired(num, den, func(n, d float64) (float64, bool) { return n / d, d > 0 })
 }
 
 // pairedDiff is num[i] − den[i] per repetition (den's median when the
 // counts differ).
 func pairedDiff(num, den Stat) Stat {
+	return paired(num, den, func(n, d float64) (float64, bool) { return n - d, true })
+}
+
+// paired applies op to each num value and its den value of the same
+// repetition (den's median when the counts differ), keeping the results op
+// accepts.
+func paired(num, den Stat, op func(n, d float64) (float64, bool)) Stat {
 	var s Stat
 	for i, v := range num.Values {
 		d := den.Median
 		if len(num.Values) == len(den.Values) {
 			d = den.Values[i]
 		}
-		s.Values = append(s.Values, v-d)
+		if r, ok := op(v, d); ok {
+			s.Values = append(s.Values, r)
+		}
 	}
 	s.update()
 	return s
@@ -339,7 +337,13 @@ func scalingRatio(pts []ScalePoint) Stat {
 	if half == nil {
 		return newStat()
 	}
-	return pairedRatio(full.WallMS, half.WallMS)
+	// The scaling runs of repetition r run right after its suite run (the
+	// suite may have more repetitions): pair each with that one.
+	den := half.WallMS
+	if n := len(full.WallMS.Values); n > 0 && n < len(den.Values) {
+		den = newStat(den.Values[:n]...)
+	}
+	return pairedRatio(full.WallMS, den)
 }
 
 // writeJSON writes the results atomically.
