@@ -131,17 +131,26 @@ func stopReason(ev runner.Event) string {
 		return "killed: memory limit"
 	case ev.ResourceLimit == runner.LimitOutput:
 		ceiling := ev.Limits.OutputCeiling
-		if ceiling <= 0 {
-			return "killed: output over the ceiling"
-		}
 		which := "output"
 		switch {
+		case ceiling <= 0:
 		case ev.Stdout.Bytes > ceiling:
 			which = "stdout"
 		case ev.Stderr.Bytes > ceiling:
 			which = "stderr"
 		}
-		return "killed: " + which + " over the ceiling of " + FormatSize(ceiling)
+		over := which + " over the ceiling"
+		if ceiling > 0 {
+			over += " of " + FormatSize(ceiling)
+		}
+		// behaves kills a container whose stream passes the ceiling, but a
+		// program can exit by itself before the kill lands: then nothing was
+		// killed, and the reason says what did happen. 137 is the status
+		// behaves' SIGKILL leaves; any other exit code is the program's own.
+		if ev.ExitCode != nil && *ev.ExitCode != 137 {
+			return "wrote " + over + ", then exited by itself with code " + strconv.Itoa(*ev.ExitCode)
+		}
+		return "killed: " + over
 	default:
 		return "killed: " + oneLine(string(ev.ResourceLimit)) + " limit"
 	}

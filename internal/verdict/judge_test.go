@@ -294,8 +294,20 @@ func TestJudgeRun(t *testing.T) {
 			ev.Stderr = runner.Stream{Data: []byte("eeee"), Truncated: true, Bytes: 5 << 20}
 		}, False, "killed: stderr over the ceiling of 4MiB"},
 		{"output limit, unknown ceiling", stdout5, func(ev *runner.Event) {
-			ev.ResourceLimit, ev.Limits.OutputCeiling = runner.LimitOutput, 0
+			ev.ResourceLimit, ev.Limits.OutputCeiling, ev.ExitCode = runner.LimitOutput, 0, intp(137)
 		}, False, "killed: output over the ceiling"},
+		{"output limit, killed by behaves", stdout5, func(ev *runner.Event) {
+			ev.ResourceLimit, ev.ExitCode = runner.LimitOutput, intp(137)
+			ev.Stdout = runner.Stream{Data: []byte("5555"), Truncated: true, Bytes: 4<<20 + 1}
+		}, False, "killed: stdout over the ceiling of 4MiB"},
+		{"output limit passed, then a clean exit before the kill", stdout5, func(ev *runner.Event) {
+			ev.ResourceLimit, ev.ExitCode = runner.LimitOutput, intp(0)
+			ev.Stdout = runner.Stream{Data: []byte("5"), Truncated: true, Bytes: 4<<20 + 1}
+		}, False, "wrote stdout over the ceiling of 4MiB, then exited by itself with code 0"},
+		{"output limit passed, then an exit code of its own", stdout5, func(ev *runner.Event) {
+			ev.ResourceLimit, ev.ExitCode = runner.LimitOutput, intp(3)
+			ev.Stderr = runner.Stream{Data: []byte("e"), Truncated: true, Bytes: 5 << 20}
+		}, False, "wrote stderr over the ceiling of 4MiB, then exited by itself with code 3"},
 		{"unknown limit", stdout5, func(ev *runner.Event) { ev.ResourceLimit = "pids" }, False, "killed: pids limit"},
 		{"no exit code", stdout5, func(ev *runner.Event) { ev.ExitCode = nil }, Undetermined, "no exit code observed"},
 		{"sandbox error", stdout5, func(ev *runner.Event) {
