@@ -101,6 +101,7 @@ func (s *specFlags) register(fs *flag.FlagSet) {
 	fs.Var((*sizeFlag)(&s.ceilings.MaxMemory), "max-memory", "the largest memory limit a profile may ask for (KiB, MiB, GiB)")
 	fs.Var((*sizeFlag)(&s.ceilings.MaxOutput), "max-output", "the largest output_ceiling a profile may ask for (KiB, MiB, GiB)")
 	fs.IntVar(&s.ceilings.MaxCases, "max-cases", s.ceilings.MaxCases, "the most invocations (programs × cases) a run may hold")
+	fs.Int64Var(&s.ceilings.MaxPids, "max-pids", s.ceilings.MaxPids, "the largest pids (process limit) a profile may ask for")
 	fs.Var(s.images, "image", "PROFILE=REF: run PROFILE with image REF (sha256:<id> or name@sha256:<digest>); repeatable")
 }
 
@@ -121,17 +122,32 @@ func parse(fs *flag.FlagSet, args []string, env Env) bool {
 	return true
 }
 
-// printSpecError prints a spec problem list (or a read error) to stderr.
-func printSpecError(w io.Writer, err error) {
+// messageOptions is how behaves' own messages are printed: under GitHub
+// Actions inside a stop-commands region, since they quote spec text.
+func messageOptions(env Env) report.TerminalOptions {
+	return report.TerminalOptions{GitHubActions: env.Getenv("GITHUB_ACTIONS") == "true"}
+}
+
+// printMessages prints behaves' own messages, which may quote spec text,
+// to w as inert text (report.WriteMessages).
+func printMessages(w io.Writer, env Env, lines ...string) {
+	if err := report.WriteMessages(w, lines, messageOptions(env)); err != nil {
+		fmt.Fprintf(w, "behaves: %v\n", err) // the options are fixed: does not happen
+	}
+}
+
+// specErrorLines is a spec problem list (or a read error) as lines for
+// printMessages.
+func specErrorLines(err error) []string {
 	var list spec.Errors
 	if errors.As(err, &list) {
+		lines := make([]string, 0, len(list)+1)
 		for _, e := range list {
-			fmt.Fprintln(w, e.Error())
+			lines = append(lines, e.Error())
 		}
-		fmt.Fprintf(w, "behaves: the spec has %d problem(s); nothing ran\n", len(list))
-		return
+		return append(lines, fmt.Sprintf("behaves: the spec has %d problem(s); nothing ran", len(list)))
 	}
-	fmt.Fprintf(w, "behaves: %v\n", err)
+	return []string{fmt.Sprintf("behaves: %v", err)}
 }
 
 func validateCommand(args []string, env Env) int {
@@ -143,7 +159,7 @@ func validateCommand(args []string, env Env) int {
 	}
 	sp, err := sf.load()
 	if err != nil {
-		printSpecError(env.Stderr, err)
+		printMessages(env.Stderr, env, specErrorLines(err)...)
 		return ExitUsage
 	}
 	cases := 0
@@ -172,10 +188,45 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "behaves run: --parallel must be 1 or more, not %d\n", *parallel)
 		return ExitUsage
 	}
+
+	started := time.Now()
+	runID := newRunID()
+	origin, warnings := githubOrigin(env.Getenv)
+	if len(warnings) > 0 {
+		printMessages(env.Stderr, env, warnings...)
+	}
+	// Replace whatever is at the report path before reading anything a pull
+	// request controls: a report committed to the repository, or left by an
+	// earlier run, must not survive a spec error or a crash and be published
+	// as this run's. Until the run ends, the report says it did not finish.
+	early := func(err error, specErrs spec.Errors) report.Report {
+		return report.Build(report.Input{SpecPath: sf.path, RunID: runID, StartedAt: started,
+			Duration: time.Since(started), Err: err, SpecErrors: specErrs, Version: Version, GitHub: origin})
+	}
+	if err := report.WriteJSON(*reportPath, early(errNotFinished, nil)); err != nil {
+		fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", err)
+		return ExitRunFailed
+	}
+	// specFailed writes the report of a run that stopped at a spec error
+	// and prints the problems.
+	specFailed := func(err error) int {
+		var list spec.Errors
+		why := fmt.Errorf("the spec could not be read; nothing ran: %w", err)
+		if errors.As(err, &list) {
+			why = fmt.Errorf("the spec has %d problem(s); nothing ran", len(list))
+		}
+		code := ExitUsage
+		if werr := report.WriteJSON(*reportPath, early(why, list)); werr != nil {
+			fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", werr)
+			code = ExitRunFailed
+		}
+		printMessages(env.Stderr, env, specErrorLines(err)...)
+		return code
+	}
+
 	sp, err := sf.load()
 	if err != nil {
-		printSpecError(env.Stderr, err)
-		return ExitUsage
+		return specFailed(err)
 	}
 	if *parallel == 0 {
 		var largest int64
@@ -185,8 +236,6 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		*parallel = DefaultParallel(largest)
 	}
 
-	started := time.Now()
-	runID := newRunID()
 	jobs := Jobs(sp)
 	total := 0
 	for _, j := range jobs {
@@ -205,6 +254,19 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	var runErr error
 	var obs []runner.Observation
 	sb, closer, err := env.NewSandbox(ctx, runID)
+	if err == nil {
+		if cerr := checkCPUs(ctx, sb, sp); cerr != nil {
+			if err := closer.Close(); err != nil {
+				fmt.Fprintf(env.Stderr, "behaves: closing the Docker client: %v\n", err)
+			}
+			var list spec.Errors
+			if errors.As(cerr, &list) {
+				progress.Done()
+				return specFailed(list)
+			}
+			err = cerr
+		}
+	}
 	if err != nil {
 		runErr = fmt.Errorf("sandbox unavailable: %w", err)
 		obs = unobserved(jobs, runErr.Error())
@@ -253,6 +315,7 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		Interrupted:  interrupted,
 		Err:          runErr,
 		Version:      Version,
+		GitHub:       origin,
 	})
 	code := exitCode(rep.Verdict, runErr != nil, FailOn(*failOn))
 	if err := report.WriteJSON(*reportPath, rep); err != nil {
@@ -264,9 +327,34 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "behaves: writing the summary: %v\n", err)
 	}
 	if runErr != nil {
-		fmt.Fprintf(env.Stderr, "behaves: the run failed: %v\n", runErr)
+		printMessages(env.Stderr, env, fmt.Sprintf("behaves: the run failed: %v", runErr))
 	}
 	return code
+}
+
+// errNotFinished is the report's error from the start of a run until its
+// end: what a crash leaves at the report path.
+var errNotFinished = errors.New("the run did not finish: behaves stopped before writing its report")
+
+// engineCPUs is a sandbox that can say how many CPUs its engine has.
+type engineCPUs interface {
+	CPUs(ctx context.Context) (int, error)
+}
+
+// checkCPUs checks the spec's cpus against the engine's CPU count, once,
+// before any container: above it, the engine refuses every create, and each
+// case would come back undetermined one by one. It returns spec.Errors for
+// a spec above the count, another error when the engine cannot say.
+func checkCPUs(ctx context.Context, sb runner.Sandbox, sp *spec.Spec) error {
+	c, ok := sb.(engineCPUs)
+	if !ok {
+		return nil
+	}
+	n, err := c.CPUs(ctx)
+	if err != nil {
+		return err
+	}
+	return sp.CheckCPUs(n)
 }
 
 // Jobs splits the spec's stimuli from its expectations: a job carries only

@@ -232,7 +232,7 @@ func TestUsageAndSpecErrorsExit2(t *testing.T) {
 		{"run", "--fail-on", "maybe"},
 		{"run", "--parallel", "-1"},
 		{"run", "extra-arg"},
-		{"run", "--spec", bad},
+		{"run", "--spec", bad, "--report", filepath.Join(t.TempDir(), "r.json")},
 		{"validate", "--spec", bad},
 		{"validate", "--spec", filepath.Join(t.TempDir(), "missing.yml")},
 	} {

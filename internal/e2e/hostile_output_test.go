@@ -13,6 +13,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/behaves-dev/behaves/internal/actionstest"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -163,72 +164,6 @@ else:
 	}
 }
 
-// hostileCommand is a line of a log that the GitHub Actions runner would
-// act on: a command name and, for stop-commands, its token.
-type hostileCommand struct {
-	name string
-	data string
-	text string
-}
-
-// hostileActionsCommands reads log as the Actions runner reads a step's output
-// (actions/runner: ActionCommandManager.TryProcessCommand with
-// ActionCommand.TryParseV2 and the legacy TryParse) and returns the commands
-// it would process: every line whose left-trimmed text starts with "::", and
-// every line holding "##[" anywhere, outside the regions that
-// "::stop-commands::TOKEN" opens and a command named TOKEN ("::TOKEN::" or
-// "##[TOKEN]") closes. The stop-commands line and its resume are returned
-// too. It errs on the side of finding commands: it splits lines on CR, LF
-// and the Unicode line separators, trims any Unicode space, and counts a
-// "::" line even without the second "::" or a registered name.
-func hostileActionsCommands(log string) []hostileCommand {
-	lines := strings.FieldsFunc(log, func(r rune) bool {
-		return r == '\n' || r == '\r' || r == '\u0085' || r == '\u2028' || r == '\u2029'
-	})
-	var cmds []hostileCommand
-	token := ""
-	for _, line := range lines {
-		name, data, ok := "", "", false
-		if t := strings.TrimLeftFunc(line, unicode.IsSpace); strings.HasPrefix(t, "::") {
-			info, rest, _ := strings.Cut(t[2:], "::")
-			name, _, _ = strings.Cut(info, " ")
-			data, ok = rest, true
-		} else if _, rest, found := strings.Cut(line, "##["); found {
-			info, after, _ := strings.Cut(rest, "]")
-			name, _, _ = strings.Cut(info, " ")
-			data, ok = after, true
-		}
-		if !ok {
-			continue
-		}
-		if token != "" {
-			if strings.EqualFold(name, token) {
-				cmds = append(cmds, hostileCommand{name: name, text: line})
-				token = ""
-			}
-			continue
-		}
-		cmds = append(cmds, hostileCommand{name: name, data: data, text: line})
-		if name == "stop-commands" && data != "" {
-			token = data
-		}
-	}
-	return cmds
-}
-
-func TestHostileActionsCommandsParser(t *testing.T) {
-	t.Parallel()
-	log := "a\n  ::error::x\nb ##[warning]y\n::stop-commands::tok\n::error::inert\n##[error]inert\n::tok::\n\t::notice::z\r::debug::w\n"
-	var got []string
-	for _, c := range hostileActionsCommands(log) {
-		got = append(got, c.name)
-	}
-	want := []string{"error", "warning", "stop-commands", "tok", "notice", "debug"}
-	if !slices.Equal(got, want) {
-		t.Errorf("commands %q, want %q", got, want)
-	}
-}
-
 // TestHostileSecretsAndWorkflowCommands may not run in parallel: it sets
 // behaves' own environment (the test process's) as a runner does: a secret
 // GITHUB_TOKEN, another canary, and GITHUB_ACTIONS=true.
@@ -347,18 +282,14 @@ exit 1
 	if !strings.Contains(o.stdout, "::error::pwned") || !strings.Contains(o.stdout, "##[error]x") {
 		t.Fatalf("the program's output is not in behaves' stdout; the check below would prove nothing:\n%s", indent(o.stdout))
 	}
-	cmds := hostileActionsCommands(o.stdout)
-	if len(cmds) != 2 || cmds[0].name != "stop-commands" || len(cmds[0].data) < 16 || !strings.EqualFold(cmds[1].name, cmds[0].data) {
-		var names []string
-		for _, c := range cmds {
-			names = append(names, c.text)
-		}
-		t.Errorf("the runner would act on %q in behaves' stdout; want only its own stop-commands and resume\n%s", names, indent(o.stdout))
-	} else if !strings.HasSuffix(strings.TrimRight(o.stdout, "\n"), "\n"+cmds[1].text) {
-		t.Errorf("behaves writes more after it resumes commands with %q:\n%s", cmds[1].text, indent(o.stdout))
+	cmds := actionstest.Commands(o.stdout)
+	if err := actionstest.CheckInert(o.stdout); err != nil || len(cmds) != 2 {
+		t.Errorf("%v in behaves' stdout (%d commands); want only its own stop-commands and resume\n%s", err, len(cmds), indent(o.stdout))
+	} else if !strings.HasSuffix(strings.TrimRight(o.stdout, "\n"), "\n"+cmds[1].Text) {
+		t.Errorf("behaves writes more after it resumes commands with %q:\n%s", cmds[1].Text, indent(o.stdout))
 	}
-	if cmds := hostileActionsCommands(o.stderr); len(cmds) > 0 {
-		t.Errorf("the runner would act on %v in behaves' stderr", cmds)
+	if err := actionstest.CheckInert(o.stderr); err != nil {
+		t.Errorf("%v in behaves' stderr", err)
 	}
 	// Guards the escaping of control bytes: nothing the program printed
 	// reaches behaves' output as a raw control character (ESC, BEL, CR, a

@@ -46,8 +46,39 @@ type Report struct {
 	// Interrupted is set when a signal stopped the run.
 	Interrupted bool `json:"interrupted"`
 	// Error says why the run itself failed ("" otherwise).
-	Error    string    `json:"error"`
+	Error string `json:"error"`
+	// SpecErrors are the spec's problems when it could not be loaded (then
+	// nothing ran, Programs is empty and Error says so); [] otherwise.
+	SpecErrors []SpecError `json:"spec_errors"`
+	// GitHub names the Actions run the report came from (every field ""
+	// outside Actions), so that a publisher handed the report by another
+	// workflow can check it against its own event.
+	GitHub   GitHub    `json:"github"`
 	Programs []Program `json:"programs"`
+}
+
+// SpecError is one problem with the spec, where it is.
+type SpecError struct {
+	// File is the spec file's path as given to behaves.
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Col     int    `json:"col"`
+	Message string `json:"message"`
+}
+
+// GitHub is the GitHub Actions run a report came from.
+type GitHub struct {
+	// RunID and RunAttempt are GITHUB_RUN_ID and GITHUB_RUN_ATTEMPT.
+	RunID      string `json:"run_id"`
+	RunAttempt string `json:"run_attempt"`
+	// Repository and EventName are GITHUB_REPOSITORY and GITHUB_EVENT_NAME.
+	Repository string `json:"repository"`
+	EventName  string `json:"event_name"`
+	// SHA is GITHUB_SHA (for a pull request, the merge commit).
+	SHA string `json:"sha"`
+	// HeadSHA is the head commit of the event: the pull request's head, the
+	// triggering run's head for workflow_run, else GITHUB_SHA.
+	HeadSHA string `json:"head_sha"`
 }
 
 // Tool names the program that wrote the report.
@@ -236,6 +267,12 @@ type Input struct {
 	// Err is why the run itself failed (nil otherwise).
 	Err     error
 	Version string
+	// SpecPath is the spec file as given, for a report without a Spec (the
+	// spec could not be loaded, or the run has not loaded it yet).
+	SpecPath string
+	// SpecErrors are the spec's problems when it could not be loaded.
+	SpecErrors []spec.Error
+	GitHub     GitHub
 }
 
 // Reasons used when the input lacks an entry.
@@ -255,10 +292,15 @@ func Build(in Input) Report {
 		StartedAt:   in.StartedAt.UTC(),
 		DurationMS:  in.Duration.Milliseconds(),
 		Interrupted: in.Interrupted,
+		Spec:        in.SpecPath,
+		GitHub:      in.GitHub,
 		Programs:    []Program{},
 	}
 	if in.Err != nil {
 		r.Error = in.Err.Error()
+	}
+	for _, e := range in.SpecErrors {
+		r.SpecErrors = append(r.SpecErrors, SpecError{File: e.Pos.File, Line: e.Pos.Line, Col: e.Pos.Col, Message: e.Msg})
 	}
 	if in.Spec != nil {
 		r.Spec = in.Spec.Path
@@ -492,6 +534,9 @@ func relSlash(root, path string) string {
 // so the JSON never says null where a list or object belongs. It copies what
 // it changes; r's own slices are left alone.
 func normalize(r Report) Report {
+	if r.SpecErrors == nil {
+		r.SpecErrors = []SpecError{}
+	}
 	if r.Programs == nil {
 		r.Programs = []Program{}
 	} else {

@@ -71,24 +71,14 @@ func validToken(t string) error {
 // "| ", and with opt.GitHubActions the whole rendering sits between
 // "::stop-commands::<token>" and "::<token>::".
 func WriteTerminal(w io.Writer, r Report, opt TerminalOptions) error {
-	token := opt.Token
-	if opt.GitHubActions {
-		if token == "" {
-			token = NewToken()
-		}
-		if err := validToken(token); err != nil {
-			return fmt.Errorf("rendering report: %w", err)
-		}
-	}
 	max := opt.MaxCaseDetails
 	if max == 0 {
 		max = DefaultMaxCaseDetails
 	}
 	t := &term{spec: r.Spec, left: max}
-	if opt.GitHubActions {
-		// The leading newline makes sure the command starts a line even
-		// if something before left one open.
-		t.printf("\n::stop-commands::%s\n", token)
+	end, err := t.inert(opt)
+	if err != nil {
+		return fmt.Errorf("rendering report: %w", err)
 	}
 	t.header(r)
 	for i := range r.Programs {
@@ -99,13 +89,50 @@ func WriteTerminal(w io.Writer, r Report, opt TerminalOptions) error {
 	}
 	t.table(r)
 	t.summary(r)
-	if opt.GitHubActions {
-		t.printf("::%s::\n", token)
-	}
+	end()
 	if _, err := w.Write(t.buf.Bytes()); err != nil {
 		return fmt.Errorf("writing report to the terminal: %w", err)
 	}
 	return nil
+}
+
+// WriteMessages writes behaves' own messages that carry untrusted text (a
+// spec problem quotes the spec's keys, names and values): each one escaped
+// to a single line (see escapeTo) and, with opt.GitHubActions, all of them
+// in a stop-commands region, exactly as WriteTerminal treats a report.
+func WriteMessages(w io.Writer, lines []string, opt TerminalOptions) error {
+	t := &term{}
+	end, err := t.inert(opt)
+	if err != nil {
+		return fmt.Errorf("writing messages: %w", err)
+	}
+	for _, l := range lines {
+		t.printf("%s\n", esc(l))
+	}
+	end()
+	if _, err := w.Write(t.buf.Bytes()); err != nil {
+		return fmt.Errorf("writing messages: %w", err)
+	}
+	return nil
+}
+
+// inert opens a stop-commands region when opt.GitHubActions (else nothing)
+// and returns the function that closes it.
+func (t *term) inert(opt TerminalOptions) (end func(), err error) {
+	if !opt.GitHubActions {
+		return func() {}, nil
+	}
+	token := opt.Token
+	if token == "" {
+		token = NewToken()
+	}
+	if err := validToken(token); err != nil {
+		return nil, err
+	}
+	// The leading newline makes sure the command starts a line even if
+	// something before left one open.
+	t.printf("\n::stop-commands::%s\n", token)
+	return func() { t.printf("::%s::\n", token) }, nil
 }
 
 type term struct {

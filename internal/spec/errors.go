@@ -50,3 +50,25 @@ func (es Errors) sort() {
 		return a.Pos.Col - b.Pos.Col
 	})
 }
+
+// CheckCPUs returns an Errors naming every profile whose cpus exceeds the
+// engine's CPU count n, or nil. The engine refuses to create a container
+// that asks for more CPUs than it has, so such a spec would come back
+// undetermined case by case. Load cannot check it (validate runs without
+// Docker): run calls it once the engine's count is known, before any
+// container.
+func (s *Spec) CheckCPUs(n int) error {
+	var es Errors
+	for name, p := range s.Profiles {
+		if n > 0 && p.Runtime.CPUs > float64(n) {
+			es = append(es, Error{Pos: p.CPUsPos, Msg: fmt.Sprintf(
+				"cpus %v in profile %q exceeds the %d CPU(s) the Docker engine has: lower it to %d or less (the engine refuses a container that asks for more)",
+				p.Runtime.CPUs, short(name), n, n)})
+		}
+	}
+	if len(es) == 0 {
+		return nil
+	}
+	es.sort()
+	return es
+}

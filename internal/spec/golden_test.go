@@ -59,7 +59,7 @@ func copyTree(t testing.TB) string {
 }
 
 // testOptions reads "# test-options: key=value ..." from a spec's first
-// line: max-timeout, max-memory, max-output, max-cases, max-file-size and
+// line: max-timeout, max-memory, max-output, max-cases, max-pids, max-file-size and
 // image=NAME=REF (repeatable).
 func testOptions(t *testing.T, path string) Options {
 	t.Helper()
@@ -86,6 +86,8 @@ func testOptions(t *testing.T, path string) Options {
 			opt.Ceilings.MaxOutput, err = ParseSize(v)
 		case "max-cases":
 			opt.Ceilings.MaxCases, err = strconv.Atoi(v)
+		case "max-pids":
+			opt.Ceilings.MaxPids, err = strconv.ParseInt(v, 10, 64)
 		case "max-file-size":
 			opt.MaxFileSize, err = ParseSize(v)
 		case "image":

@@ -51,6 +51,9 @@ func (o Options) withDefaults() Options {
 	if o.Ceilings.MaxCases <= 0 {
 		o.Ceilings.MaxCases = DefaultCeilings.MaxCases
 	}
+	if o.Ceilings.MaxPids <= 0 {
+		o.Ceilings.MaxPids = DefaultCeilings.MaxPids
+	}
 	if o.MaxFileSize <= 0 {
 		o.MaxFileSize = DefaultMaxFileSize
 	}

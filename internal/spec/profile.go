@@ -94,7 +94,7 @@ func (l *loader) profile(name string, key, n *yaml.Node) *profileState {
 	if !profileNameRE.MatchString(name) {
 		what = fmt.Sprintf("profiles[%q]", short(name))
 	}
-	st := &profileState{prof: Profile{Pos: l.pos(key)}}
+	st := &profileState{prof: Profile{Pos: l.pos(key), CPUsPos: l.pos(key)}}
 	rt := runner.Profile{
 		Name:        name,
 		Timeout:     DefaultTimeout,
@@ -173,6 +173,7 @@ func (l *loader) profile(name string, key, n *yaml.Node) *profileState {
 	}
 
 	if f, ok := fs.get("cpus"); ok {
+		st.prof.CPUsPos = l.pos(f.val)
 		if v, ok := l.number(f.val, "cpus"); ok {
 			if v < minCPUs || v > maxCPUs {
 				l.errorf(f.val, "cpus %s must be between %v and %v (e.g. 0.5 for half a core)", f.val.Value, minCPUs, maxCPUs)
@@ -184,12 +185,17 @@ func (l *loader) profile(name string, key, n *yaml.Node) *profileState {
 
 	if f, ok := fs.get("pids"); ok {
 		if v, ok := l.integer(f.val, "pids"); ok {
-			if v <= 0 {
+			switch {
+			case v <= 0:
 				l.errorf(f.val, "pids %d must be greater than 0 (a process limit of 0 would mean unlimited)", v)
-			} else {
+			case v > l.opt.Ceilings.MaxPids:
+				l.errorf(f.val, "pids %d exceeds --max-pids %d: lower it or raise the ceiling", v, l.opt.Ceilings.MaxPids)
+			default:
 				rt.Pids = v
 			}
 		}
+	} else if rt.Pids > l.opt.Ceilings.MaxPids {
+		l.errorf(key, "the default pids %d exceeds --max-pids %d: set a lower pids in profile %q or raise the ceiling", rt.Pids, l.opt.Ceilings.MaxPids, short(name))
 	}
 
 	limitOK := true

@@ -22,6 +22,9 @@ type Ceilings struct {
 	MaxMemory  int64
 	MaxOutput  int64 // caps output_ceiling
 	MaxCases   int   // invocations in a run (programs × cases)
+	// MaxPids caps pids: a process limit in the millions is no limit at all
+	// (the pids cgroup, or nproc under runsc, takes any value).
+	MaxPids int64
 }
 
 // DefaultCeilings are the CLI's defaults.
@@ -30,6 +33,7 @@ var DefaultCeilings = Ceilings{
 	MaxMemory:  4 << 30,
 	MaxOutput:  4 << 30,
 	MaxCases:   10000,
+	MaxPids:    1024,
 }
 
 // Spec is a loaded, valid spec.
@@ -47,7 +51,10 @@ type Spec struct {
 
 // Profile is a named runtime profile.
 type Profile struct {
-	Pos     Pos
+	Pos Pos
+	// CPUsPos locates the profile's cpus value (the profile's own position
+	// when cpus takes its default), for CheckCPUs.
+	CPUsPos Pos
 	Runtime runner.Profile
 }
 

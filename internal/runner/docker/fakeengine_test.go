@@ -287,6 +287,9 @@ const slowCreateDelay = 100 * time.Millisecond
 
 // The server.
 
+// fakeCPUs is the CPU count the fake engine reports.
+const fakeCPUs = 2
+
 var versionPrefix = regexp.MustCompile(`^/v[0-9]+\.[0-9]+/`)
 
 func (d *fakeDaemon) serve(w http.ResponseWriter, r *http.Request) {
@@ -306,6 +309,10 @@ func (d *fakeDaemon) serve(w http.ResponseWriter, r *http.Request) {
 	case p == "/version" && m == http.MethodGet:
 		d.handle(w, r, "version", nil, func(w http.ResponseWriter, r *http.Request, _ *fakeCtr) {
 			writeJSON(w, http.StatusOK, map[string]any{"ApiVersion": fakeAPIVersion, "MinAPIVersion": "1.12", "Os": "linux", "Version": "20.10.0-fake"})
+		})
+	case p == "/info" && m == http.MethodGet:
+		d.handle(w, r, "info", nil, func(w http.ResponseWriter, r *http.Request, _ *fakeCtr) {
+			writeJSON(w, http.StatusOK, map[string]any{"NCPU": fakeCPUs, "OSType": "linux", "ServerVersion": "20.10.0-fake"})
 		})
 	case p == "/images/create":
 		d.handle(w, r, "image-pull", nil, func(w http.ResponseWriter, r *http.Request, _ *fakeCtr) {

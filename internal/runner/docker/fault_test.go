@@ -724,3 +724,21 @@ func TestFaultImage(t *testing.T) {
 		})
 	}
 }
+
+// CPUs asks the engine once, and an engine that does not answer is an
+// error within the engine deadline, never a guess.
+func TestFaultCPUs(t *testing.T) {
+	t.Parallel()
+	d := newFakeDaemon(t)
+	sb := d.sandbox(t, Options{EngineTimeout: 300 * time.Millisecond})
+	if n, err := sb.CPUs(context.Background()); n != fakeCPUs || err != nil {
+		t.Errorf("CPUs: %d, %v; want %d", n, err, fakeCPUs)
+	}
+	d.fault("info", hang())
+	if n, err := sb.CPUs(context.Background()); err == nil || !strings.Contains(err.Error(), "CPU count") {
+		t.Errorf("CPUs of a hung engine: %d, %v; want an error", n, err)
+	}
+	if got := d.count("info"); got != 2 {
+		t.Errorf("%d info requests, want 2", got)
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/docker/docker/api/types/events"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/api/types/network"
+	"github.com/docker/docker/api/types/system"
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -87,6 +88,7 @@ type Options struct {
 // *client.Client implements it.
 type engine interface {
 	Ping(ctx context.Context) (types.Ping, error)
+	Info(ctx context.Context) (system.Info, error)
 	ImageInspect(ctx context.Context, ref string, opts ...client.ImageInspectOption) (image.InspectResponse, error)
 	VolumeCreate(ctx context.Context, options volume.CreateOptions) (volume.Volume, error)
 	VolumeRemove(ctx context.Context, volumeID string, force bool) error
@@ -166,6 +168,19 @@ func newSandbox(ctx context.Context, cli engine, opt Options) (*Sandbox, error) 
 		return nil, fmt.Errorf("connecting to the Docker daemon: %w", err)
 	}
 	return s, nil
+}
+
+// CPUs returns the number of CPUs the engine has (its NCPU): the most a
+// container's CPU quota may ask for. One request, bounded by the engine
+// deadline; run asks once, before any container.
+func (s *Sandbox) CPUs(ctx context.Context) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.opt.EngineTimeout)
+	defer cancel()
+	info, err := s.cli.Info(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("asking the Docker engine for its CPU count: %w", err)
+	}
+	return info.NCPU, nil
 }
 
 // Close closes the client. It removes nothing: each Attempt removes what it
