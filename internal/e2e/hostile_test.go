@@ -150,6 +150,23 @@ func hostileSections(out string) map[string]string {
 	return m
 }
 
+// sectionLines returns the non-blank lines of section name, and fails the
+// test when there are none: a check that loops over a section's lines
+// would otherwise pass on a section the program never printed.
+func sectionLines(t *testing.T, s map[string]string, name string) []string {
+	t.Helper()
+	var lines []string
+	for _, line := range strings.Split(s[name], "\n") {
+		if strings.TrimSpace(line) != "" {
+			lines = append(lines, line)
+		}
+	}
+	if len(lines) == 0 {
+		t.Errorf("section %q is empty or missing: the checks over its lines would prove nothing", name)
+	}
+	return lines
+}
+
 // TestHostileStops: programs that never end, ignore signals, leave children
 // behind, kill themselves or exhaust memory. Each is judged by what it did,
 // and a limit is reported only when behaves or the engine enforced it.
@@ -608,7 +625,7 @@ print("end: ok")
 	}
 	s := hostileSections(sh.Event.Stdout)
 	pyOut := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(py.Event.Stdout), "\n") {
+	for _, line := range sectionLines(t, map[string]string{"python": py.Event.Stdout}, "python") {
 		k, v, _ := strings.Cut(line, ": ")
 		pyOut[k] = v
 	}
@@ -617,7 +634,7 @@ print("end: ok")
 	t.Run("network", func(t *testing.T) {
 		// Guards NetworkMode none: a namespace with loopback alone.
 		var links []string
-		for _, line := range strings.Split(strings.TrimSpace(s["links"]), "\n") {
+		for _, line := range sectionLines(t, s, "links") {
 			if f := strings.Fields(line); len(f) > 1 {
 				links = append(links, strings.TrimSuffix(f[1], ":"))
 			}
@@ -626,7 +643,7 @@ print("end: ok")
 			t.Errorf("ip -o link shows %q, want only lo:\n%s", links, s["links"])
 		}
 		var ifaces []string
-		for _, line := range strings.Split(s["netdev"], "\n") {
+		for _, line := range sectionLines(t, s, "netdev") {
 			if name, _, ok := strings.Cut(line, ":"); ok && !strings.Contains(name, "|") {
 				ifaces = append(ifaces, strings.TrimSpace(name))
 			}
@@ -641,7 +658,8 @@ print("end: ok")
 		if lines := strings.Split(strings.TrimSpace(s["route"]), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "Iface") {
 			t.Errorf("/proc/net/route has routes:\n%s", s["route"])
 		}
-		for _, line := range strings.Split(strings.TrimSpace(s["route6"]), "\n") {
+		// The table is never empty here: loopback's own entries are in it.
+		for _, line := range sectionLines(t, s, "route6") {
 			if f := strings.Fields(line); len(f) > 0 && f[len(f)-1] != "lo" {
 				t.Errorf("/proc/net/ipv6_route has a route off loopback: %s", line)
 			}
@@ -655,7 +673,7 @@ print("end: ok")
 		// Guards DNS: 127.0.0.1 (an address inside the empty namespace)
 		// is the only resolver.
 		var servers []string
-		for _, line := range strings.Split(s["resolv"], "\n") {
+		for _, line := range sectionLines(t, s, "resolv") {
 			if f := strings.Fields(line); len(f) >= 2 && f[0] == "nameserver" {
 				servers = append(servers, f[1])
 			}
@@ -669,7 +687,7 @@ print("end: ok")
 		if lines := strings.Split(strings.TrimSpace(s["unix"]), "\n"); len(lines) != 1 {
 			t.Errorf("/proc/net/unix lists sockets:\n%s", s["unix"])
 		}
-		for _, line := range strings.Split(strings.TrimSpace(s["sockets-tcp"]), "\n") {
+		for _, line := range sectionLines(t, s, "sockets-tcp") {
 			if f := strings.Fields(line); len(f) > 0 && f[0] != "sl" {
 				t.Errorf("a TCP socket exists: %s", line)
 			}
@@ -720,7 +738,7 @@ print("end: ok")
 		// own (proc, sysfs, tmpfs, cgroup, devpts, mqueue, the masks), the
 		// overlay root, the program volume, docker-init and the engine's
 		// resolv.conf, hostname and hosts files.
-		for _, line := range strings.Split(strings.TrimSpace(s["mounts"]), "\n") {
+		for _, line := range sectionLines(t, s, "mounts") {
 			f := strings.Fields(line)
 			if len(f) < 4 {
 				continue
@@ -746,19 +764,24 @@ print("end: ok")
 				mounted[f[1]] = true
 			}
 		}
-		for _, line := range strings.Split(strings.TrimSpace(s["masked"]), "\n") {
+		checked := 0
+		for _, line := range sectionLines(t, s, "masked") {
 			f := strings.Fields(line)
 			if len(f) < 2 || f[1] == "absent" {
 				continue
 			}
+			checked++
 			if !mounted[f[0]] || !strings.HasSuffix(line, " bytes=0 entries=0") {
 				t.Errorf("%s is not masked (mounted over %v): %s", f[0], mounted[f[0]], line)
 			}
 		}
+		if checked == 0 {
+			t.Errorf("none of the masked paths exists, so none was checked (/proc/kcore always does):\n%s", s["masked"])
+		}
 		// Guards the PID namespace: only the container's own processes
 		// are visible (in the host's namespace, behaves itself and its
 		// environment would be one /proc/<pid>/environ away).
-		for _, line := range strings.Split(strings.TrimSpace(s["pids"]), "\n") {
+		for _, line := range sectionLines(t, s, "pids") {
 			pid, cmd, _ := strings.Cut(line, " ")
 			cmd = strings.TrimSpace(cmd)
 			if !(pid == "/proc/1" && cmd == "/sbin/docker-init -- /bin/sh /program/inspect.sh") && cmd != "/bin/sh /program/inspect.sh" {
@@ -792,7 +815,7 @@ print("end: ok")
 		// included), no-new-privileges and the default seccomp profile
 		// (mode 2: filter).
 		status := map[string]string{}
-		for _, line := range strings.Split(strings.TrimSpace(s["status"]), "\n") {
+		for _, line := range sectionLines(t, s, "status") {
 			k, v, _ := strings.Cut(line, ":")
 			status[k] = strings.TrimSpace(v)
 		}
