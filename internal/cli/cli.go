@@ -21,9 +21,6 @@ import (
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
-// Version is behaves' version, set at build time with -ldflags.
-var Version = "dev"
-
 // Env is what the command may use from its surroundings. Nothing else is
 // read from the process: no package-level state.
 type Env struct {
@@ -75,7 +72,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	case "gc":
 		return gcCommand(ctx, args[1:], env)
 	case "version":
-		fmt.Fprintf(env.Stdout, "behaves %s\n", Version)
+		fmt.Fprintf(env.Stdout, "behaves %s\n", version())
 		return ExitTrue
 	case "help", "-h", "--help":
 		fmt.Fprint(env.Stdout, usage)
@@ -201,7 +198,7 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	// as this run's. Until the run ends, the report says it did not finish.
 	early := func(err error, specErrs spec.Errors) report.Report {
 		return report.Build(report.Input{SpecPath: sf.path, RunID: runID, StartedAt: started,
-			Duration: time.Since(started), Err: err, SpecErrors: specErrs, Version: Version, GitHub: origin})
+			Duration: time.Since(started), Err: err, SpecErrors: specErrs, Version: version(), GitHub: origin})
 	}
 	if err := report.WriteJSON(*reportPath, early(errNotFinished, nil)); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", err)
@@ -314,7 +311,7 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		Duration:     time.Since(started),
 		Interrupted:  interrupted,
 		Err:          runErr,
-		Version:      Version,
+		Version:      version(),
 		GitHub:       origin,
 	})
 	code := exitCode(rep.Verdict, runErr != nil, FailOn(*failOn))
