@@ -2,6 +2,7 @@ package github
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -143,4 +144,10 @@ func testClient(t *testing.T, f *fakeGitHub) *Client {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// isNotPermitted reports whether err is a *NotPermittedError.
+func isNotPermitted(err error) bool {
+	var np *NotPermittedError
+	return errors.As(err, &np) && errors.Is(err, ErrNotPermitted)
 }
