@@ -214,3 +214,68 @@ func TestAPIErrorNotPermitted(t *testing.T) {
 		}
 	}
 }
+
+// Publishing a fork's run end to end (finding the pull request, learning the
+// identity through GraphQL, the sticky comment, the check run) talks only to
+// the two endpoints the environment named, and a GraphQL endpoint that
+// redirects elsewhere gets nothing sent on.
+func TestPublishTalksOnlyToNamedEndpoints(t *testing.T) {
+	t.Parallel()
+	elsewhere := nowhere(t)
+	api := checksAPI(t, 0)
+	api.mux.HandleFunc("GET /user", forbidden)
+	api.mux.HandleFunc("GET /repos/octo/repo/pulls", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, []any{pull(12, forkHeadSHA)})
+	})
+	api.mux.HandleFunc("GET /repos/octo/repo/issues/12/comments", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, []any{})
+	})
+	api.mux.HandleFunc("POST /repos/octo/repo/issues/12/comments", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusCreated, map[string]any{"id": 5})
+	})
+	gql := newFakeGitHub(t)
+	gql.mux.HandleFunc("POST /graphql", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"viewer": map[string]any{"login": "github-actions"}}})
+	})
+	w := &watch{}
+	c, err := newClient(Env{APIURL: api.URL, GraphQLURL: gql.URL + "/graphql", Repository: "octo/repo", Token: testToken}, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	ev := readTestEvent(t, "workflow_run", "workflow_run_fork")
+	pr, err := c.PullRequestNumber(ctx, ev)
+	if err != nil || pr != 12 {
+		t.Fatalf("PR %d, %v; want 12", pr, err)
+	}
+	if _, err := c.PublishComment(ctx, Comment{PR: pr, Marker: "<!-- m -->", Body: "<!-- m -->\nx", Mode: CommentUpdate}); err != nil {
+		t.Fatal(err)
+	}
+	run := CheckRun{Name: "behaves", HeadSHA: ev.HeadSHA(), Conclusion: ConclusionSuccess, Title: "t", Summary: "s", Annotations: annotations(51)}
+	if _, err := c.PublishCheckRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	apiURL, _ := url.Parse(api.URL)
+	gqlURL, _ := url.Parse(gql.URL)
+	named := map[string]bool{origin(apiURL): true, origin(gqlURL): true}
+	seen := w.seen()
+	for _, o := range seen {
+		if !named[o] {
+			t.Errorf("a request went to %s", o)
+		}
+	}
+	if len(seen) != 7 || len(gql.requests()) != 1 {
+		t.Errorf("requests to %v (GraphQL: %d), want 7 of them, 1 to GraphQL", seen, len(gql.requests()))
+	}
+
+	// A GraphQL endpoint that redirects: the redirect is not followed.
+	redirecting := newFakeGitHub(t)
+	redirecting.mux.HandleFunc("POST /graphql", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+"/graphql", http.StatusTemporaryRedirect)
+	})
+	redirecting.mux.HandleFunc("GET /user", forbidden)
+	c = testClient(t, redirecting)
+	if _, err := c.Login(ctx); err == nil || !strings.Contains(err.Error(), "refusing a request") {
+		t.Errorf("Login err = %v, want the redirect refused", err)
+	}
+}
