@@ -72,9 +72,7 @@ func TestNewClientRefuses(t *testing.T) {
 func TestLoginFromUser(t *testing.T) {
 	t.Parallel()
 	f := newFakeGitHub(t)
-	f.mux.HandleFunc("GET /user", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]any{"login": "octocat", "id": 1})
-	})
+	f.mux.HandleFunc("GET /user", user("octocat"))
 	c := testClient(t, f)
 	for range 2 {
 		got, err := c.Login(context.Background())
@@ -234,9 +232,7 @@ func TestPublishTalksOnlyToNamedEndpoints(t *testing.T) {
 		writeJSON(w, http.StatusCreated, map[string]any{"id": 5})
 	})
 	gql := newFakeGitHub(t)
-	gql.mux.HandleFunc("POST /graphql", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"viewer": map[string]any{"login": "github-actions"}}})
-	})
+	gql.mux.HandleFunc("POST /graphql", viewer("github-actions"))
 	w := &watch{}
 	c, err := newClient(Env{APIURL: api.URL, GraphQLURL: gql.URL + "/graphql", Repository: "octo/repo", Token: testToken}, w)
 	if err != nil {

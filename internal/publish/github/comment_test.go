@@ -34,9 +34,7 @@ func newIssueThread(t *testing.T, pageSize int, existing ...map[string]any) *iss
 		th.add(cm["user"].(string), cm["body"].(string))
 	}
 	th.mux.HandleFunc("GET /user", forbidden)
-	th.mux.HandleFunc("POST /graphql", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"viewer": map[string]any{"login": "github-actions"}}})
-	})
+	th.mux.HandleFunc("POST /graphql", viewer("github-actions"))
 	th.mux.HandleFunc("GET /repos/octo/repo/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
 		if pp := r.URL.Query().Get("per_page"); pp != "100" {
 			t.Errorf("per_page %q, want 100", pp)
@@ -242,18 +240,14 @@ func TestPublishCommentNotPermitted(t *testing.T) {
 		handler func(f *fakeGitHub)
 	}{
 		{"create refused", func(f *fakeGitHub) {
-			f.mux.HandleFunc("GET /user", func(w http.ResponseWriter, _ *http.Request) {
-				writeJSON(w, http.StatusOK, map[string]any{"login": "octocat"})
-			})
+			f.mux.HandleFunc("GET /user", user("octocat"))
 			f.mux.HandleFunc("GET /repos/octo/repo/issues/7/comments", func(w http.ResponseWriter, _ *http.Request) {
 				writeJSON(w, http.StatusOK, []any{})
 			})
 			f.mux.HandleFunc("POST /repos/octo/repo/issues/7/comments", forbidden)
 		}},
 		{"listing not found", func(f *fakeGitHub) {
-			f.mux.HandleFunc("GET /user", func(w http.ResponseWriter, _ *http.Request) {
-				writeJSON(w, http.StatusOK, map[string]any{"login": "octocat"})
-			})
+			f.mux.HandleFunc("GET /user", user("octocat"))
 			f.mux.HandleFunc("GET /repos/octo/repo/issues/7/comments", func(w http.ResponseWriter, _ *http.Request) {
 				writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
 			})

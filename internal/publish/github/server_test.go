@@ -151,3 +151,17 @@ func isNotPermitted(err error) bool {
 	var np *NotPermittedError
 	return errors.As(err, &np) && errors.Is(err, ErrNotPermitted)
 }
+
+// viewer answers GraphQL's viewer query with login.
+func viewer(login string) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"viewer": map[string]any{"login": login}}})
+	}
+}
+
+// user answers GET /user with login.
+func user(login string) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"login": login, "id": 1})
+	}
+}
