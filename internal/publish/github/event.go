@@ -2,7 +2,6 @@ package github
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -219,6 +218,3 @@ func (e *Event) HeadSHA() string {
 	}
 	return ""
 }
-
-// errNoRun is returned when a check needs a workflow_run event.
-var errNoRun = errors.New("the event is not a workflow_run")

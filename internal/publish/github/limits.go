@@ -63,14 +63,15 @@ const (
 	annotationCutMarker = "…"
 )
 
-// cut returns s when it has at most max bytes, else its longest prefix that
-// ends on a rune boundary and leaves room for marker, followed by marker. The
-// result never has more than max bytes (max must exceed len(marker)).
-func cut(s string, max int, marker string) string {
-	if len(s) <= max {
+// cut returns s when it has at most limit bytes, else its longest prefix
+// that ends on a rune boundary and leaves room for marker, followed by
+// marker. The result never has more than limit bytes when limit is at least
+// len(marker).
+func cut(s string, limit int, marker string) string {
+	if len(s) <= limit {
 		return s
 	}
-	n := max - len(marker)
+	n := max(0, limit-len(marker))
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}

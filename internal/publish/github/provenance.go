@@ -17,6 +17,9 @@ type Provenance struct {
 	HeadSHA    string
 }
 
+// errNoRun is returned when a check needs a workflow_run event.
+var errNoRun = errors.New("the event is not a workflow_run")
+
 // maxQuoted bounds how much of an untrusted value an error quotes.
 const maxQuoted = 80
 
