@@ -203,8 +203,13 @@ func TestAPIErrorNotPermitted(t *testing.T) {
 	f.mux.HandleFunc("GET /repos/octo/repo/issues/3/comments", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"message": "oops"})
 	})
+	// A rate limit is a 403 too, but says nothing about permissions.
+	f.mux.HandleFunc("GET /repos/octo/repo/issues/4/comments", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("X-RateLimit-Remaining", "0")
+		writeJSON(w, http.StatusForbidden, map[string]string{"message": "API rate limit exceeded"})
+	})
 	c := testClient(t, f)
-	for n, want := range map[int]bool{1: true, 2: true, 3: false} {
+	for n, want := range map[int]bool{1: true, 2: true, 3: false, 4: false} {
 		_, _, err := c.rest.Issues.ListComments(context.Background(), "octo", "repo", n, nil)
 		err = apiError("listing", err)
 		if got := errors.Is(err, ErrNotPermitted); got != want {
