@@ -87,6 +87,29 @@ type Index struct {
 	// Version is the index format version (2, 3 or 4).
 	Version int
 	entries map[string]Entry
+	// dirs holds every folder above a tracked entry, built on first use.
+	dirs map[string]bool
+}
+
+// hasDir reports whether dir is a folder above some tracked entry.
+func (ix *Index) hasDir(dir string) bool {
+	if ix.dirs == nil {
+		ix.dirs = map[string]bool{}
+		for p, e := range ix.entries {
+			if !e.Tracked() && e.Mode != ModeGitlink {
+				continue
+			}
+			for i := len(p) - 1; i > 0; i-- {
+				if p[i] == '/' {
+					if ix.dirs[p[:i]] {
+						break
+					}
+					ix.dirs[p[:i]] = true
+				}
+			}
+		}
+	}
+	return ix.dirs[dir]
 }
 
 // Len is the number of distinct paths in the index.
@@ -171,17 +194,28 @@ func parseBody(body []byte, hashSize int) (*Index, error) {
 	budget := pathBudgetFactor*len(body) + MaxPathLen
 	off := headerSize
 	var prev []byte
+	// emptyErr is the first entry git writes only with an extension
+	// this reader refuses (split or sparse index).
+	var emptyErr error
 	for i := uint32(0); i < count; i++ {
 		e, path, next, err := parseEntry(body, off, hashSize, int(version), prev)
 		if err != nil {
 			return nil, fmt.Errorf("index entry %d (at byte %d): %w", i, off, err)
 		}
+		if len(path) == 0 && emptyErr == nil {
+			// A split index names the shared entries it replaces with
+			// empty paths: read on, so that its "link" extension is what
+			// the error names.
+			emptyErr = fmt.Errorf("index entry %d (at byte %d): an empty path", i, off)
+		}
 		budget -= len(path)
 		if budget < 0 {
 			return nil, errors.New("the index's paths expand beyond the size its file allows")
 		}
-		if e.Mode == ModeDir {
-			return nil, fmt.Errorf("index entry %d is a sparse directory entry: a sparse index is not supported (git sparse-checkout init --no-sparse-index)", i)
+		if e.Mode == ModeDir && emptyErr == nil {
+			// Read on: the "sdir" extension, if there, names the problem
+			// better.
+			emptyErr = fmt.Errorf("index entry %d is a sparse directory entry: a sparse index is not supported (git sparse-checkout init --no-sparse-index)", i)
 		}
 		if old, ok := ix.entries[string(path)]; ok && old.Tracked() {
 			// Conflict stages share a path: keep the tracked one.
@@ -193,6 +227,9 @@ func parseBody(body []byte, hashSize int) (*Index, error) {
 	}
 	if err := checkExtensions(body[off:]); err != nil {
 		return nil, err
+	}
+	if emptyErr != nil {
+		return nil, emptyErr
 	}
 	return ix, nil
 }
@@ -265,9 +302,6 @@ func parseEntry(body []byte, off, hashSize, version int, prev []byte) (Entry, []
 		if next > len(body) {
 			return Entry{}, nil, 0, errors.New("truncated padding")
 		}
-	}
-	if len(path) == 0 {
-		return Entry{}, nil, 0, errors.New("an empty path")
 	}
 	if nameLen != flagNameMask && nameLen != len(path) {
 		return Entry{}, nil, 0, fmt.Errorf("path length %d, but the flags say %d", len(path), nameLen)

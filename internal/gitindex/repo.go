@@ -165,3 +165,29 @@ func (r *Repo) submodule(prefix string) (*Repo, error) {
 	r.subs[prefix] = sub
 	return sub, nil
 }
+
+// TrackedDir reports whether rel (clean, slash-separated) is a folder git
+// tracks files in, "." being the work tree itself: a submodule's folder,
+// or a folder above a tracked file.
+func (r *Repo) TrackedDir(rel string) (bool, error) {
+	if rel == "." || rel == "" {
+		return true, nil
+	}
+	for i := 0; i <= len(rel); i++ {
+		if i < len(rel) && rel[i] != '/' {
+			continue
+		}
+		prefix := rel[:i]
+		if e, ok := r.index.Lookup(prefix); ok && e.Mode == ModeGitlink && !e.IntentToAdd {
+			if i == len(rel) {
+				return true, nil
+			}
+			sub, err := r.submodule(prefix)
+			if err != nil || sub == nil {
+				return false, err
+			}
+			return sub.TrackedDir(rel[i+1:])
+		}
+	}
+	return r.index.hasDir(rel), nil
+}

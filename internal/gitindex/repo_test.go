@@ -182,7 +182,7 @@ func TestOpenFailsClosed(t *testing.T) {
 				gittest.Git(t, repo, "update-index", "--split-index")
 				return repo
 			},
-			want: "split",
+			want: `the index is split (extension "link")`,
 		},
 		{
 			name: "sparse index",
@@ -193,7 +193,7 @@ func TestOpenFailsClosed(t *testing.T) {
 				gittest.Git(t, repo, "sparse-checkout", "set", "dir/sub")
 				return repo
 			},
-			want: "sparse",
+			want: `the index is sparse (extension "sdir")`,
 		},
 		{
 			name: "index is a folder",

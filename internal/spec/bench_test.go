@@ -22,6 +22,7 @@ func BenchmarkLoad(b *testing.B) {
 	}
 	path := filepath.Join(repo, "behaves.yml")
 	write(b, path, sb.String())
+	track(b, repo)
 	b.ReportAllocs()
 	for b.Loop() {
 		s, err := Load(path, Options{})

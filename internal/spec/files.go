@@ -13,27 +13,31 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/behaves-dev/behaves/internal/gitindex"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
-// locate sets the spec's folder and the repository root: the nearest folder
-// at or above the spec's folder that holds a .git entry (a directory, or a
-// file for worktrees and submodules), else the spec's folder. Both have
-// their symlinks resolved, so that containment is checked on real paths.
+// locate finds the repository root and the spec's folder, checks that the
+// spec file stays inside the root, opens the git index when the root is a
+// git work tree, and returns the spec file's real path (the one to read).
+//
+// The root is the nearest folder at or above the spec's folder, as the
+// path was given, that holds a .git entry (a directory, or a file for
+// worktrees and submodules), else the spec's folder. It is searched on the
+// given path, not the resolved one, so that a symlink in the spec's path
+// cannot move the root out of the repository; root, folder and spec file
+// then have their symlinks resolved, and both must stay inside the root.
 // git is never run.
-func (l *loader) locate(path string) error {
-	abs, err := filepath.Abs(filepath.Dir(path))
+func (l *loader) locate(path string) (string, error) {
+	abs, err := filepath.Abs(path)
 	if err != nil {
-		return fmt.Errorf("locating the spec's folder: %w", err)
+		return "", fmt.Errorf("locating the spec: %w", err)
 	}
-	dir, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return fmt.Errorf("locating the spec's folder: %w", err)
-	}
-	l.dir, l.root = dir, dir
-	for d := dir; ; {
+	lexDir := filepath.Dir(abs)
+	lexRoot, git := lexDir, false
+	for d := lexDir; ; {
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			l.root = d
+			lexRoot, git = d, true
 			break
 		}
 		parent := filepath.Dir(d)
@@ -42,7 +46,40 @@ func (l *loader) locate(path string) error {
 		}
 		d = parent
 	}
-	return nil
+	if r, err := filepath.Rel(lexRoot, abs); err == nil && hasDotGit(filepath.ToSlash(r)) {
+		return "", fmt.Errorf("the spec %q is inside .git: behaves reads no spec from git's own files", path)
+	}
+	root, err := filepath.EvalSymlinks(lexRoot)
+	if err != nil {
+		return "", fmt.Errorf("locating the repository root: %w", err)
+	}
+	dir, err := filepath.EvalSymlinks(lexDir)
+	if err != nil {
+		return "", fmt.Errorf("locating the spec's folder: %w", err)
+	}
+	if r, err := filepath.Rel(root, dir); err != nil || !inside(r) {
+		return "", fmt.Errorf("the spec's folder resolves to %q, outside the repository root %q: the spec must stay inside it", dir, root)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("reading spec: %w", err)
+	}
+	r, err := filepath.Rel(root, real)
+	if err != nil || !inside(r) {
+		return "", fmt.Errorf("the spec %q resolves to %q, outside the repository root %q: the spec must stay inside it", path, real, root)
+	}
+	if hasDotGit(filepath.ToSlash(r)) {
+		return "", fmt.Errorf("the spec %q resolves to %q, inside .git: behaves reads no spec from git's own files", path, real)
+	}
+	l.dir, l.root = dir, root
+	if git {
+		repo, err := gitindex.Open(root)
+		if err != nil {
+			return "", fmt.Errorf("finding the files git tracks (a spec inside a git work tree may name only those): %w", err)
+		}
+		l.repo = repo
+	}
+	return real, nil
 }
 
 // fileRef is a file the spec names, checked to be a regular file inside the
@@ -83,6 +120,10 @@ func (l *loader) lexical(n *yaml.Node, key, p string) (joined, rel string, ok bo
 		l.errorf(n, "%s %q is an absolute path: paths are relative to the spec's folder and must stay inside the repository root", key, short(p))
 		return "", "", false
 	}
+	if hasDotGit(p) {
+		l.errorf(n, "%s %q has a path component named .git: a spec may never name git's own files, which can hold the job's credentials", key, short(p))
+		return "", "", false
+	}
 	joined = filepath.Join(l.dir, filepath.FromSlash(p))
 	r, err := filepath.Rel(l.root, joined)
 	if err != nil || !inside(r) {
@@ -97,10 +138,19 @@ func inside(rel string) bool {
 	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-// resolve checks a joined path: after resolving symlinks it must be inside
-// the root, a regular file, and at most MaxFileSize bytes. n and key place
-// and name the problem, shown is the path for messages.
+// resolve checks a joined path: as written and after resolving symlinks it
+// must pass the workspace rule (admitted) and stay inside the root, and it
+// must be a regular file of at most MaxFileSize bytes. n and key place and
+// name the problem, shown is the path for messages.
+//
+// The workspace rule is checked on the path as written before the file
+// system is touched, and on the resolved path before its type or size is
+// looked at: no message tells whether an untracked file exists or how big
+// it is.
 func (l *loader) resolve(n *yaml.Node, key, shown, joined, rel string) (fileRef, bool) {
+	if !l.admitted(n, key, shown, rel, false) {
+		return fileRef{}, false
+	}
 	real, err := filepath.EvalSymlinks(joined)
 	if err != nil {
 		switch {
@@ -114,6 +164,9 @@ func (l *loader) resolve(n *yaml.Node, key, shown, joined, rel string) (fileRef,
 	r, err := filepath.Rel(l.root, real)
 	if err != nil || !inside(r) {
 		l.errorf(n, "%s %q resolves to %q, outside the repository root %s: every path must stay inside it after symlinks", key, short(shown), real, l.root)
+		return fileRef{}, false
+	}
+	if realRel := filepath.ToSlash(r); realRel != rel && !l.admitted(n, key, shown, realRel, true) {
 		return fileRef{}, false
 	}
 	// Lstat, not Stat: real has no symlink left, and nothing here may open

@@ -16,22 +16,23 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/behaves-dev/behaves/internal/gittest"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/spec")
 
-// copyTree copies testdata/spec into a fresh repository (a folder with a
-// .git entry) so that the root is the same on every machine, and returns
-// the repository's real path.
+// copyTree copies testdata/spec into a fresh git repository so that the
+// root is the same on every machine, and returns the repository's real
+// path. Everything is tracked except files/untracked, and a few symlinks
+// the behaves repository does not hold are added: files/links/gitconfig
+// into .git, files/links/untracked to an untracked file,
+// files/links/tracked to a tracked one.
 func copyTree(t testing.TB) string {
 	t.Helper()
-	repo, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := gittest.NewRepo(t)
 	src := filepath.Join("testdata", "spec")
-	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -52,15 +53,27 @@ func copyTree(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Mkdir(filepath.Join(repo, ".git"), 0o755); err != nil {
-		t.Fatal(err)
+	for link, target := range map[string]string{
+		"gitconfig": "../../.git/config",
+		"untracked": "../untracked/secret.txt",
+		"tracked":   "../a.txt",
+	} {
+		p := filepath.Join(repo, "files", "links", link)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
 	}
+	gittest.AddAll(t, repo)
+	gittest.Git(t, repo, "rm", "-r", "-q", "--cached", "files/untracked")
 	return repo
 }
 
 // testOptions reads "# test-options: key=value ..." from a spec's first
-// line: max-timeout, max-memory, max-output, max-cases, max-pids, max-file-size and
-// image=NAME=REF (repeatable).
+// line: max-timeout, max-memory, max-output, max-cases, max-pids,
+// max-file-size, image=NAME=REF and allow-untracked=GLOB (both repeatable).
 func testOptions(t *testing.T, path string) Options {
 	t.Helper()
 	f, err := os.Open(path)
@@ -96,6 +109,10 @@ func testOptions(t *testing.T, path string) Options {
 				opt.Images = map[string]string{}
 			}
 			opt.Images[name] = ref
+		case "allow-untracked":
+			var g AllowGlob
+			g, err = ParseAllowGlob(v)
+			opt.AllowUntracked = append(opt.AllowUntracked, g)
 		default:
 			err = fmt.Errorf("unknown test option %q", k)
 		}

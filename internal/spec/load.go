@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/behaves-dev/behaves/internal/gitindex"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -35,6 +35,11 @@ type Options struct {
 	// MaxFileSize caps every program and stdin file; 0 means
 	// DefaultMaxFileSize.
 	MaxFileSize int64
+	// AllowUntracked admits files git does not track (inside a git work
+	// tree) when their path relative to the repository root matches one
+	// of these patterns (the CLI's --allow-untracked). Nothing admits a
+	// path through .git.
+	AllowUntracked []AllowGlob
 }
 
 // withDefaults fills zero fields.
@@ -66,12 +71,13 @@ func (o Options) withDefaults() Options {
 // could not be read.
 func Load(path string, opt Options) (*Spec, error) {
 	opt = opt.withDefaults()
-	data, err := readSpecFile(path, MaxSpecSize)
+	l := &loader{file: path, opt: opt, cache: map[string]cachedFile{}}
+	real, err := l.locate(path)
 	if err != nil {
 		return nil, err
 	}
-	l := &loader{file: path, opt: opt, cache: map[string]cachedFile{}}
-	if err := l.locate(path); err != nil {
+	data, err := readSpecFile(real, path, MaxSpecSize)
+	if err != nil {
 		return nil, err
 	}
 	doc := l.parse(data)
@@ -87,13 +93,10 @@ func Load(path string, opt Options) (*Spec, error) {
 	return spec, nil
 }
 
-// readSpecFile reads the spec file, refusing anything but a regular file of
+// readSpecFile reads the spec file at its real path (no symlink left; path
+// is the one given, for messages), refusing anything but a regular file of
 // at most max bytes.
-func readSpecFile(path string, max int64) ([]byte, error) {
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading spec: %w", err)
-	}
+func readSpecFile(real, path string, max int64) ([]byte, error) {
 	f, err := openRegular(real)
 	if err != nil {
 		return nil, fmt.Errorf("reading spec: %w", err)
@@ -129,6 +132,9 @@ type loader struct {
 	dir, root string
 	// cache holds files already read, by resolved path.
 	cache map[string]cachedFile
+	// repo is what git tracks under the root, nil when the root is not a
+	// git work tree (every file under it may be named).
+	repo *gitindex.Repo
 }
 
 // errorf records a problem at n's position.

@@ -11,21 +11,36 @@ import (
 	"testing"
 	"time"
 
+	"github.com/behaves-dev/behaves/internal/gittest"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/google/go-cmp/cmp"
 )
 
 const testImage = "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
-// repoDir makes a temporary repository (a folder with a .git directory)
-// and returns its real path.
+// repoDir makes a temporary git repository and returns its real path.
+// Files written into it are untracked until track adds them.
 func repoDir(t testing.TB) string {
+	t.Helper()
+	return gittest.NewRepo(t)
+}
+
+// track stages every file of a repository made by repoDir (git add -A),
+// so that a spec may name them; a folder without a .git directory is left
+// alone.
+func track(t testing.TB, repo string) {
+	t.Helper()
+	if fi, err := os.Lstat(filepath.Join(repo, ".git")); err == nil && fi.IsDir() {
+		gittest.AddAll(t, repo)
+	}
+}
+
+// plainDir makes a temporary folder outside any git work tree and returns
+// its real path.
+func plainDir(t testing.TB) string {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -61,6 +76,16 @@ func symlink(t testing.TB, target, link string) {
 	}
 }
 
+// mustGlob parses an --allow-untracked pattern.
+func mustGlob(t testing.TB, s string) AllowGlob {
+	t.Helper()
+	g, err := ParseAllowGlob(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 // specWith returns a valid spec whose one program runs file and whose one
 // case has the extra YAML lines (indented for a case mapping).
 func specWith(file, caseLines string) string {
@@ -88,6 +113,9 @@ func TestLoadFilesystem(t *testing.T) {
 		name  string
 		setup func(t *testing.T, repo string) (specPath string)
 		opt   Options
+		// ownGit: setup stages what it wants tracked itself (the test
+		// stages every file otherwise).
+		ownGit bool
 		// want lists substrings of the error text, one per expected error;
 		// empty means Load must succeed.
 		want  []string
@@ -139,6 +167,9 @@ func TestLoadFilesystem(t *testing.T) {
 				write(t, filepath.Join(repo, "behaves.yml"), specWith("vendor/x.py", ""))
 				return filepath.Join(repo, "behaves.yml")
 			},
+			// vendor/x.py is no path git tracks: admit it, so that the
+			// root check behind the workspace rule is what refuses it.
+			opt:  Options{AllowUntracked: []AllowGlob{mustGlob(t, "vendor/**")}},
 			want: []string{`file "vendor/x.py" resolves to "` + filepath.Join(outside, "dir", "x.py") + `", outside`},
 		},
 		{
@@ -205,7 +236,7 @@ func TestLoadFilesystem(t *testing.T) {
 		{
 			name: "without .git the spec's folder is the root",
 			setup: func(t *testing.T, repo string) string {
-				if err := os.Remove(filepath.Join(repo, ".git")); err != nil {
+				if err := os.RemoveAll(filepath.Join(repo, ".git")); err != nil {
 					t.Fatal(err)
 				}
 				write(t, filepath.Join(repo, "x.py"), "")
@@ -215,24 +246,105 @@ func TestLoadFilesystem(t *testing.T) {
 			want: []string{`file "../x.py" is outside the repository root ` + "<repo>/specs"},
 		},
 		{
-			name: "a .git file (worktree) marks the root",
+			name: "outside a git work tree every file under the root may be named",
 			setup: func(t *testing.T, repo string) string {
-				if err := os.Remove(filepath.Join(repo, ".git")); err != nil {
+				if err := os.RemoveAll(filepath.Join(repo, ".git")); err != nil {
 					t.Fatal(err)
 				}
-				write(t, filepath.Join(repo, ".git"), "gitdir: /elsewhere\n")
-				write(t, filepath.Join(repo, "shared", "x.py"), "x\n")
-				write(t, filepath.Join(repo, "a", "b", "behaves.yml"), specWith("../../shared/x.py", ""))
-				return filepath.Join(repo, "a", "b", "behaves.yml")
+				write(t, filepath.Join(repo, "gen", "x.py"), "x\n")
+				write(t, filepath.Join(repo, "behaves.yml"), specWith("gen/x.py", "        stdin_file: gen/x.py\n"))
+				return filepath.Join(repo, "behaves.yml")
 			},
 			check: func(t *testing.T, repo string, s *Spec) {
-				if s.Root != repo {
-					t.Errorf("Root = %q, want %q", s.Root, repo)
+				if s.Programs[0].File != "gen/x.py" {
+					t.Errorf("File = %q", s.Programs[0].File)
+				}
+			},
+		},
+		{
+			name: "a linked worktree (.git is a file) marks the root",
+			setup: func(t *testing.T, repo string) string {
+				write(t, filepath.Join(repo, "shared", "x.py"), "x\n")
+				gittest.Commit(t, repo, "base")
+				wt := filepath.Join(repo, "wt")
+				gittest.Git(t, repo, "worktree", "add", "-q", "-b", "side", wt)
+				write(t, filepath.Join(wt, "a", "b", "behaves.yml"), specWith("../../shared/x.py", ""))
+				return filepath.Join(wt, "a", "b", "behaves.yml")
+			},
+			check: func(t *testing.T, repo string, s *Spec) {
+				if want := filepath.Join(repo, "wt"); s.Root != want {
+					t.Errorf("Root = %q, want %q", s.Root, want)
 				}
 				if s.Programs[0].File != "shared/x.py" {
 					t.Errorf("File = %q", s.Programs[0].File)
 				}
 			},
+		},
+		{
+			name: "a symlinked folder inside the root is followed only if both paths are tracked",
+			setup: func(t *testing.T, repo string) string {
+				write(t, filepath.Join(repo, "real", "x.py"), "x\n")
+				symlink(t, "real", filepath.Join(repo, "alias"))
+				write(t, filepath.Join(repo, "behaves.yml"), specWith("alias/x.py", ""))
+				return filepath.Join(repo, "behaves.yml")
+			},
+			// git tracks alias (a symlink) and real/x.py, never alias/x.py.
+			want: []string{`file "alias/x.py" is not a file git tracks`},
+		},
+		{
+			name:   "untracked as written",
+			ownGit: true,
+			setup: func(t *testing.T, repo string) string {
+				write(t, filepath.Join(repo, "x.py"), "")
+				write(t, filepath.Join(repo, "behaves.yml"), specWith("x.py", "        stdin_file: creds.json\n"))
+				track(t, repo)
+				write(t, filepath.Join(repo, "creds.json"), `{"token": "x"}`)
+				return filepath.Join(repo, "behaves.yml")
+			},
+			want: []string{`behaves.yml:12:21: stdin_file "creds.json" is not a file git tracks`},
+		},
+		{
+			name:   "untracked as written, admitted by --allow-untracked",
+			ownGit: true,
+			setup: func(t *testing.T, repo string) string {
+				write(t, filepath.Join(repo, "x.py"), "")
+				write(t, filepath.Join(repo, "behaves.yml"), specWith("gen/deep/y.py", "        stdin_file: x.py\n"))
+				track(t, repo)
+				write(t, filepath.Join(repo, "gen", "deep", "y.py"), "y\n")
+				return filepath.Join(repo, "behaves.yml")
+			},
+			opt: Options{AllowUntracked: []AllowGlob{mustGlob(t, "gen/**")}},
+			check: func(t *testing.T, repo string, s *Spec) {
+				if string(s.Programs[0].Program.Files["y.py"]) != "y\n" {
+					t.Errorf("program = %+v", s.Programs[0].Program)
+				}
+			},
+		},
+		{
+			name:   "a tracked symlink to an untracked file",
+			ownGit: true,
+			setup: func(t *testing.T, repo string) string {
+				write(t, filepath.Join(repo, "x.py"), "")
+				symlink(t, "creds.json", filepath.Join(repo, "in.txt"))
+				write(t, filepath.Join(repo, "behaves.yml"), specWith("x.py", "        stdin_file: in.txt\n"))
+				track(t, repo)
+				write(t, filepath.Join(repo, "creds.json"), `{"token": "x"}`)
+				return filepath.Join(repo, "behaves.yml")
+			},
+			want: []string{`stdin_file "in.txt" resolves to "creds.json", which is not a file git tracks`},
+		},
+		{
+			name:   "intent-to-add is not tracked",
+			ownGit: true,
+			setup: func(t *testing.T, repo string) string {
+				write(t, filepath.Join(repo, "x.py"), "")
+				write(t, filepath.Join(repo, "behaves.yml"), specWith("x.py", "        stdin_file: later.txt\n"))
+				track(t, repo)
+				write(t, filepath.Join(repo, "later.txt"), "x")
+				gittest.Git(t, repo, "add", "-N", "later.txt")
+				return filepath.Join(repo, "behaves.yml")
+			},
+			want: []string{`stdin_file "later.txt" is not a file git tracks`},
 		},
 		{
 			name: "glob syntax in the spec's folder name is literal",
@@ -283,6 +395,9 @@ func TestLoadFilesystem(t *testing.T) {
 			t.Parallel()
 			repo := repoDir(t)
 			path := tt.setup(t, repo)
+			if !tt.ownGit {
+				track(t, repo)
+			}
 			s, err := Load(path, tt.opt)
 			if len(tt.want) == 0 {
 				if err != nil {
@@ -401,6 +516,7 @@ func TestImagesOverride(t *testing.T) {
 	write(t, filepath.Join(repo, "x.py"), "")
 	path := filepath.Join(repo, "behaves.yml")
 	write(t, path, strings.Replace(specWith("x.py", ""), "image: "+testImage, "image: python:3.12", 1))
+	track(t, repo)
 	override := "sha256:" + strings.Repeat("ab", 32)
 
 	if _, err := Load(path, Options{}); err == nil || !strings.Contains(err.Error(), `image "python:3.12" is unpinned`) {
@@ -425,6 +541,7 @@ func TestJob(t *testing.T) {
 	write(t, filepath.Join(repo, "x.py"), "print(1)\n")
 	path := filepath.Join(repo, "behaves.yml")
 	write(t, path, specWith("x.py", "        args: [a, b]\n        stdin: hi\n        expect: {stdout: {equals: SECRET-EXPECTED}}\n"))
+	track(t, repo)
 	s, err := Load(path, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -464,6 +581,7 @@ func TestProgramIDStable(t *testing.T) {
 		write(t, filepath.Join(repo, "solutions", "a.py"), "a")
 		write(t, filepath.Join(repo, "solutions", "b.py"), "b")
 		write(t, filepath.Join(repo, "specs", "behaves.yml"), strings.Replace(specWith("x", ""), "file: x", "files: ../solutions/*.py", 1))
+		track(t, repo)
 		s, err := Load(filepath.Join(repo, "specs", "behaves.yml"), Options{})
 		if err != nil {
 			t.Fatal(err)
