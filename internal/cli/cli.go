@@ -85,9 +85,10 @@ func Main(ctx context.Context, args []string, env Env) int {
 
 // specFlags are the flags run and validate share.
 type specFlags struct {
-	path     string
-	ceilings spec.Ceilings
-	images   imageFlag
+	path      string
+	ceilings  spec.Ceilings
+	images    imageFlag
+	untracked allowFlag
 }
 
 func (s *specFlags) register(fs *flag.FlagSet) {
@@ -100,10 +101,11 @@ func (s *specFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&s.ceilings.MaxCases, "max-cases", s.ceilings.MaxCases, "the most invocations (programs × cases) a run may hold")
 	fs.Int64Var(&s.ceilings.MaxPids, "max-pids", s.ceilings.MaxPids, "the largest pids (process limit) a profile may ask for")
 	fs.Var(s.images, "image", "PROFILE=REF: run PROFILE with image REF (sha256:<id> or name@sha256:<digest>); repeatable")
+	fs.Var(&s.untracked, "allow-untracked", "GLOB: let the spec name files git does not track under GLOB (relative to the repository root, ** for any depth: gen/**); never .git; repeatable")
 }
 
 func (s *specFlags) load() (*spec.Spec, error) {
-	return spec.Load(s.path, spec.Options{Ceilings: s.ceilings, Images: s.images})
+	return spec.Load(s.path, spec.Options{Ceilings: s.ceilings, Images: s.images, AllowUntracked: s.untracked})
 }
 
 // parse parses flags; it returns false (after printing why) on a usage error.
@@ -427,6 +429,30 @@ func (f imageFlag) Set(s string) error {
 		return fmt.Errorf("want PROFILE=REF, got %q", s)
 	}
 	f[name] = ref
+	return nil
+}
+
+// allowFlag is the repeatable --allow-untracked GLOB, checked as it is
+// parsed (a bad pattern is a usage error).
+type allowFlag []spec.AllowGlob
+
+func (f *allowFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	s := make([]string, len(*f))
+	for i, g := range *f {
+		s[i] = g.String()
+	}
+	return strings.Join(s, ",")
+}
+
+func (f *allowFlag) Set(s string) error {
+	g, err := spec.ParseAllowGlob(s)
+	if err != nil {
+		return err
+	}
+	*f = append(*f, g)
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/behaves-dev/behaves/internal/gittest"
 	"github.com/behaves-dev/behaves/internal/runner"
 )
 
@@ -256,5 +257,54 @@ func TestValidateNeedsNoSandbox(t *testing.T) {
 	r := runMain(t, context.Background(), nil, "validate", "--spec", path)
 	if r.code != ExitTrue || !strings.Contains(r.stdout, "1 program(s), 2 case(s)") {
 		t.Errorf("validate: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// --allow-untracked: a bad pattern is a usage error at flag parse; a good
+// one admits untracked files under it, never a path through .git.
+func TestAllowUntrackedFlag(t *testing.T) {
+	t.Parallel()
+	repo := gittest.NewRepo(t)
+	gittest.WriteFile(t, repo, "behaves.yml", `version: 1
+profiles:
+  sh: {image: "`+testImage+`", command: ["/bin/sh"]}
+programs:
+  - {name: gen, files: "gen/*.sh", profile: sh, cases: [{name: c, stdin_file: data/in.txt}]}
+`)
+	gittest.Commit(t, repo, "spec")
+	gittest.WriteFile(t, repo, "gen/a.sh", "true\n")
+	gittest.WriteFile(t, repo, "gen/b.sh", "true\n")
+	gittest.WriteFile(t, repo, "data/in.txt", "in\n")
+	spec := filepath.Join(repo, "behaves.yml")
+
+	for _, bad := range []string{"/abs/**", ".git/**", "gen/**x", "gen/[", "", "../x"} {
+		r := runMain(t, context.Background(), nil, "validate", "--spec", spec, "--allow-untracked", bad)
+		if r.code != ExitUsage || !strings.Contains(r.stderr, "-allow-untracked") {
+			t.Errorf("--allow-untracked %q: exit %d, stderr %q; want a usage error naming the flag", bad, r.code, r.stderr)
+		}
+	}
+
+	r := runMain(t, context.Background(), nil, "validate", "--spec", spec)
+	for _, want := range []string{`files match "gen/a.sh" is not a file git tracks`, `files match "gen/b.sh" is not a file git tracks`, `stdin_file "data/in.txt" is not a file git tracks`, "--allow-untracked"} {
+		if r.code != ExitUsage || !strings.Contains(r.stderr, want) {
+			t.Errorf("without the flag: exit %d, stderr lacks %q:\n%s", r.code, want, r.stderr)
+		}
+	}
+	r = runMain(t, context.Background(), nil, "validate", "--spec", spec, "--allow-untracked", "gen/**")
+	if r.code != ExitUsage || strings.Contains(r.stderr, "gen/a.sh") || !strings.Contains(r.stderr, `"data/in.txt" is not a file git tracks`) {
+		t.Errorf("with gen/**: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	r = runMain(t, context.Background(), nil, "validate", "--spec", spec, "--allow-untracked", "gen/**", "--allow-untracked", "data/*.txt")
+	if r.code != ExitTrue || !strings.Contains(r.stdout, "2 program(s), 2 case(s)") {
+		t.Errorf("with both globs: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	// run takes the flag too, and the programs reach the sandbox.
+	sb := &recordingSandbox{}
+	r = runMain(t, context.Background(), fixed(sb), "run", "--spec", spec, "--report", filepath.Join(t.TempDir(), "r.json"), "--allow-untracked", "**")
+	if r.code == ExitUsage {
+		t.Errorf("run --allow-untracked '**': exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if len(sb.seen) == 0 {
+		t.Error("run with --allow-untracked '**' never reached the sandbox")
 	}
 }
