@@ -16,6 +16,14 @@
 // before anything opens it, so a FIFO or device never blocks the loader),
 // and is capped at Options.MaxFileSize (DefaultMaxFileSize, 16 MiB).
 //
+// The workspace rule (workspace.go) keeps the runner's credentials out of
+// reach: no path may have a component naming .git, and inside a git work
+// tree a path must be one git tracks (read from the index by gitindex),
+// both as written and after resolving symlinks, unless
+// Options.AllowUntracked (the CLI's --allow-untracked) admits it; nothing
+// admits .git. The spec file itself must resolve inside the root and
+// outside .git.
+//
 // Profile defaults: timeout DefaultTimeout (10s), memory DefaultMemory
 // (256MiB), cpus 1, pids 64, output_limit 64KiB, output_ceiling
 // min(64 × output_limit, --max-output), user "65534:65534", no tmpfs, no
