@@ -98,8 +98,14 @@ func readIndex(path string) (*Index, error) {
 	return Parse(data)
 }
 
-// readCapped reads a regular file of at most max bytes.
+// readCapped reads a regular file of at most max bytes. Its type is
+// checked before it is opened: opening a FIFO for reading would block.
 func readCapped(path string, max int64) ([]byte, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
