@@ -104,14 +104,17 @@ programs:
 			t.Errorf("the canary reached the %s", what)
 		}
 	}
-	if data != nil {
-		var r report.Report
-		if err := json.Unmarshal(data, &r); err != nil {
-			t.Fatalf("the report is not valid JSON: %v", err)
-		}
-		if r.Verdict == verdict.True {
-			t.Errorf("a spec error left a report with verdict true")
-		}
+	// behaves replaces the report before it reads the spec (issue 14,
+	// item 7): a spec error leaves one that says so, and holds no canary.
+	if data == nil {
+		t.Fatal("a spec error left no report")
+	}
+	var failed report.Report
+	if err := json.Unmarshal(data, &failed); err != nil {
+		t.Fatalf("the report is not valid JSON: %v", err)
+	}
+	if failed.Verdict != verdict.Undetermined || failed.Error == "" || !strings.Contains(string(data), ".git/config") {
+		t.Errorf("the spec error's report: verdict %q, error %q; want undetermined, the spec errors named", failed.Verdict, failed.Error)
 	}
 
 	// The control: the same repository, a tracked stdin file, runs.
