@@ -1,0 +1,312 @@
+package publish
+
+import (
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// Level is an annotation's type, as the runner and the Checks API name it
+// (the Checks API says "failure" for error; a sink maps it).
+type Level string
+
+// The annotation levels behaves uses.
+const (
+	LevelError   Level = "error"
+	LevelWarning Level = "warning"
+)
+
+// Bounds on annotation text other than the message.
+const (
+	titleMaxRunes      = 200
+	rawDetailsMaxRunes = 8192
+)
+
+// Annotation is one annotation as data: what a check run sends (every one
+// of them) and what Command writes for the runner's log. Title, Message and
+// RawDetails are inert text (escaped by report.Escape; RawDetails keeps its
+// own line breaks between escaped lines).
+type Annotation struct {
+	Level Level
+	// Path is the file, relative to the repository root and
+	// slash-separated; "" when the report names no usable path (then the
+	// annotation belongs to the run, not to a file).
+	Path string
+	// StartLine and EndLine are 1-based; Col is 1-based, 0 for none.
+	StartLine, EndLine, Col int
+	// Title is "<program> / <case>" (or "spec" for a spec error).
+	Title string
+	// Message is one line, at most AnnotationMessageLimit runes.
+	Message string
+	// RawDetails holds what was expected next to what came out, one item a
+	// line.
+	RawDetails string
+}
+
+// AnnotationOptions controls Annotations.
+type AnnotationOptions struct {
+	// LineCount returns how many lines the file at a repository-relative
+	// path has, or 0 when it does not know. This package reads no files,
+	// and a line number found in a program's output is the program's word:
+	// with LineCount the annotation on a program file is clamped to the
+	// file's last line. Without it (nil) the line is only clamped to >= 1.
+	// The caller must resolve the path inside the workspace itself (the
+	// path comes from the report).
+	LineCount func(path string) int
+}
+
+// Annotations returns every annotation for r, the most useful first:
+//
+//  1. the spec errors, in the report's order (nothing ran);
+//  2. for each false program in spec order, an error at the program file
+//     (so that it shows in the diff of the generated code);
+//  3. an error at the spec file for each false case, round by round: the
+//     first false case of every program, then the second of every
+//     program, and so on, so that the first ten cover ten programs;
+//  4. a warning at the spec file for each undetermined case, in the same
+//     round-robin order.
+//
+// Command and WorkflowCommands write them for the runner, which shows only
+// the first AnnotationsPerTypePerStep of each level.
+func Annotations(r report.Report, opt AnnotationOptions) []Annotation {
+	var out []Annotation
+	specFile := repoPath(r.SpecFile)
+	for _, e := range r.SpecErrors {
+		p := specFile
+		if p == "" {
+			p = repoPath(e.File)
+		}
+		out = append(out, Annotation{
+			Level: LevelError, Path: p, StartLine: max(e.Line, 1), EndLine: max(e.Line, 1), Col: max(e.Col, 0),
+			Title: "behaves: spec error", Message: oneLine(e.Message, AnnotationMessageLimit),
+		})
+	}
+	for i := range r.Programs {
+		if a, ok := programAnnotation(&r.Programs[i], opt); ok {
+			out = append(out, a)
+		}
+	}
+	out = append(out, roundRobin(r.Programs, verdict.False, LevelError, specFile)...)
+	out = append(out, roundRobin(r.Programs, verdict.Undetermined, LevelWarning, specFile)...)
+	return out
+}
+
+// countAnnotations counts what Annotations returns by level, without
+// building them (the summary needs only the numbers).
+func countAnnotations(r *report.Report) (errs, warns int) {
+	errs = len(r.SpecErrors)
+	for i := range r.Programs {
+		p := &r.Programs[i]
+		if p.Verdict == verdict.False && repoPath(p.File) != "" {
+			errs++
+		}
+		for j := range p.Cases {
+			switch p.Cases[j].Verdict {
+			case verdict.False:
+				errs++
+			case verdict.Undetermined:
+				warns++
+			}
+		}
+	}
+	return errs, warns
+}
+
+// roundRobin returns an annotation at the spec file for every case with
+// verdict v: the first such case of each program, then the second, …
+func roundRobin(progs []report.Program, v verdict.Verdict, level Level, specFile string) []Annotation {
+	picked := make([][]*report.Case, len(progs))
+	rounds := 0
+	for i := range progs {
+		for j := range progs[i].Cases {
+			if c := &progs[i].Cases[j]; c.Verdict == v {
+				picked[i] = append(picked[i], c)
+			}
+		}
+		rounds = max(rounds, len(picked[i]))
+	}
+	var out []Annotation
+	for k := 0; k < rounds; k++ {
+		for i := range progs {
+			if k < len(picked[i]) {
+				out = append(out, caseAnnotation(&progs[i], picked[i][k], level, specFile))
+			}
+		}
+	}
+	return out
+}
+
+func caseAnnotation(p *report.Program, c *report.Case, level Level, specFile string) Annotation {
+	line := max(c.Line, 1)
+	return Annotation{
+		Level: level, Path: specFile, StartLine: line, EndLine: line, Col: max(c.Col, 0),
+		Title:      title(p.Name, c.Name),
+		Message:    caseMessage(c),
+		RawDetails: rawDetails(c),
+	}
+}
+
+func title(program, kase string) string {
+	return cut(oneLine(program, titleMaxRunes)+" / "+oneLine(kase, titleMaxRunes), titleMaxRunes)
+}
+
+// caseMessage is the case's one-line reason (the judge writes it: expected
+// vs got, timed out after 5s, …), or its verdict when it has none.
+func caseMessage(c *report.Case) string {
+	if c.Reason == "" {
+		return c.Verdict.String()
+	}
+	return oneLine(c.Reason, AnnotationMessageLimit)
+}
+
+// programAnnotation is the error at a false program's own file: at the
+// line its stderr names (see locate), else line 1.
+func programAnnotation(p *report.Program, opt AnnotationOptions) (Annotation, bool) {
+	file := repoPath(p.File)
+	if p.Verdict != verdict.False || file == "" {
+		return Annotation{}, false
+	}
+	var first *report.Case
+	falseCases := 0
+	for j := range p.Cases {
+		if p.Cases[j].Verdict == verdict.False {
+			falseCases++
+			if first == nil {
+				first = &p.Cases[j]
+			}
+		}
+	}
+	at, line, col := first, 1, 0
+	if c, l, cl, ok := locate(p); ok {
+		at, line, col = c, l, cl
+	}
+	if opt.LineCount != nil {
+		if n := opt.LineCount(file); n > 0 && line > n {
+			line, col = n, 0
+		}
+	}
+	a := Annotation{Level: LevelError, Path: file, StartLine: line, EndLine: line, Col: col}
+	if at == nil {
+		// False with no false case (a report from elsewhere may say so).
+		a.Title = oneLine(p.Name, titleMaxRunes)
+		a.Message = oneLine(p.Reason, AnnotationMessageLimit)
+		if a.Message == "" {
+			a.Message = "false"
+		}
+		return a, true
+	}
+	a.Title = title(p.Name, at.Name)
+	msg := caseMessage(at)
+	if falseCases > 1 {
+		msg = fmt.Sprintf("%s (and %d more false cases)", msg, falseCases-1)
+	}
+	a.Message = cut(msg, AnnotationMessageLimit)
+	a.RawDetails = rawDetails(at)
+	return a, true
+}
+
+// rawDetails lists what the case expected next to what came out, in the
+// judge's short display forms.
+func rawDetails(c *report.Case) string {
+	var lines []string
+	got := "none (did not exit)"
+	if c.Event.ExitCode != nil {
+		got = strconv.Itoa(*c.Event.ExitCode)
+	}
+	lines = append(lines, fmt.Sprintf("exit code: expected %d, got %s", c.Expect.ExitCode, got))
+	for _, s := range []struct {
+		name string
+		m    *report.MatcherOutcome
+	}{{"stdout", c.Expect.Stdout}, {"stderr", c.Expect.Stderr}} {
+		if s.m == nil {
+			continue
+		}
+		line := fmt.Sprintf("%s: %s: expected %s, got %s", s.name, s.m.Verdict, oneLine(s.m.Expected, rawDetailsMaxRunes), oneLine(s.m.Actual, rawDetailsMaxRunes))
+		if s.m.Reason != "" {
+			line += " (" + oneLine(s.m.Reason, rawDetailsMaxRunes) + ")"
+		}
+		lines = append(lines, line)
+	}
+	if c.Event.TimedOut {
+		lines = append(lines, "timed out")
+	}
+	if c.Event.ResourceLimit != "" {
+		lines = append(lines, "killed at the "+oneLine(string(c.Event.ResourceLimit), titleMaxRunes)+" limit")
+	}
+	if c.Event.SandboxError != "" {
+		lines = append(lines, "sandbox: "+oneLine(c.Event.SandboxError, rawDetailsMaxRunes))
+	}
+	return cut(strings.Join(lines, "\n"), rawDetailsMaxRunes)
+}
+
+// repoPath returns p when it is a clean, relative, slash-separated path
+// inside the repository with no control or bidi character, else "". The
+// report is untrusted: an absolute path, a "..", a backslash or an escape
+// never becomes a file= property.
+func repoPath(p string) string {
+	if p == "" || report.Escape(p) != p || strings.ContainsRune(p, '\\') ||
+		path.IsAbs(p) || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") {
+		return ""
+	}
+	return p
+}
+
+// Command returns a as one workflow command line (without a newline):
+// "::error file=…,line=…,endLine=…,col=…,title=…::message". Properties are
+// escaped for properties and the message for data, as the runner unescapes
+// them. The message was cut to AnnotationMessageLimit runes before this
+// escaping, so that the runner, which cuts after unescaping, keeps it whole.
+func (a Annotation) Command() string {
+	var props []string
+	if a.Path != "" {
+		props = append(props, "file="+escapeProperty(a.Path))
+		if a.StartLine > 0 {
+			props = append(props, "line="+strconv.Itoa(a.StartLine))
+			props = append(props, "endLine="+strconv.Itoa(max(a.EndLine, a.StartLine)))
+		}
+		if a.Col > 0 {
+			props = append(props, "col="+strconv.Itoa(a.Col))
+		}
+	}
+	if a.Title != "" {
+		props = append(props, "title="+escapeProperty(a.Title))
+	}
+	cmd := "::" + string(a.Level)
+	if len(props) > 0 {
+		cmd += " " + strings.Join(props, ",")
+	}
+	return cmd + "::" + escapeData(a.Message)
+}
+
+// WorkflowCommands returns the command lines for the runner: the first
+// AnnotationsPerTypePerStep annotations of each level, in the order given
+// (Annotations puts the most useful first), and how many were left out. The
+// runner would drop those silently; the summary says how many there are.
+func WorkflowCommands(anns []Annotation) (lines []string, omitted int) {
+	seen := map[Level]int{}
+	for _, a := range anns {
+		if seen[a.Level] >= AnnotationsPerTypePerStep {
+			omitted++
+			continue
+		}
+		seen[a.Level]++
+		lines = append(lines, a.Command())
+	}
+	return lines, omitted
+}
+
+// escapeData escapes a command's message as the runner's
+// ActionCommand.Unescape undoes it.
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// escapeProperty escapes a command property's value; ':' and ',' would
+// otherwise end the property or the property list.
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}

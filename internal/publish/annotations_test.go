@@ -1,0 +1,289 @@
+package publish
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// parsedCommand is a workflow command as the runner reads a log line
+// (ActionCommand.TryParseV2): "::" after leading spaces, the command and its
+// properties up to the next "::", the data after it; properties split on
+// ',' and '=', then unescaped.
+type parsedCommand struct {
+	name  string
+	props map[string]string
+	data  string
+}
+
+func parseCommand(line string) (parsedCommand, bool) {
+	s := strings.TrimLeft(line, " ")
+	if !strings.HasPrefix(s, "::") {
+		return parsedCommand{}, false
+	}
+	info, data, ok := strings.Cut(s[2:], "::")
+	if !ok {
+		return parsedCommand{}, false
+	}
+	c := parsedCommand{props: map[string]string{}}
+	name, props, _ := strings.Cut(info, " ")
+	c.name = name
+	if props != "" {
+		for _, kv := range strings.Split(props, ",") {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok {
+				return parsedCommand{}, false
+			}
+			c.props[k] = strings.NewReplacer("%0D", "\r", "%0A", "\n", "%3A", ":", "%2C", ",", "%25", "%").Replace(v)
+		}
+	}
+	c.data = strings.NewReplacer("%0D", "\r", "%0A", "\n", "%25", "%").Replace(data)
+	return c, true
+}
+
+func TestCommandsParseBackToTheirAnnotation(t *testing.T) {
+	t.Parallel()
+	for _, r := range []report.Report{fixture(), hostileReport()} {
+		anns := Annotations(r, AnnotationOptions{})
+		lines, _ := WorkflowCommands(anns)
+		if len(lines) == 0 {
+			t.Fatal("no command lines")
+		}
+		for i, line := range lines {
+			if strings.ContainsAny(line, "\r\n") {
+				t.Errorf("line %d is not one line: %q", i, line)
+			}
+			c, ok := parseCommand(line)
+			if !ok {
+				t.Fatalf("line %d does not parse: %q", i, line)
+			}
+			a := anns[i]
+			want := map[string]string{"title": a.Title}
+			if a.Path != "" {
+				want["file"], want["line"], want["endLine"] = a.Path, strconv.Itoa(a.StartLine), strconv.Itoa(a.EndLine)
+				if a.Col > 0 {
+					want["col"] = strconv.Itoa(a.Col)
+				}
+			}
+			if c.name != string(a.Level) || c.data != a.Message || fmt.Sprint(c.props) != fmt.Sprint(want) {
+				t.Errorf("line %d parses as %q %q %q, want %q %q %q", i, c.name, c.props, c.data, a.Level, want, a.Message)
+			}
+		}
+	}
+}
+
+func TestEscapeCommandText(t *testing.T) {
+	t.Parallel()
+	a := Annotation{Level: LevelError, Path: "a,b:c%d.py", StartLine: 3, EndLine: 3, Col: 2,
+		Title: "p, q: r", Message: "50% a::b,c\r\nd"}
+	want := "::error file=a%2Cb%3Ac%25d.py,line=3,endLine=3,col=2,title=p%2C q%3A r::50%25 a::b,c%0D%0Ad"
+	if got := a.Command(); got != want {
+		t.Errorf("Command() =\n %q, want\n %q", got, want)
+	}
+	if got := (Annotation{Level: LevelWarning, Message: "m"}).Command(); got != "::warning::m" {
+		t.Errorf("Command() without properties = %q", got)
+	}
+}
+
+func TestGoldenAnnotations(t *testing.T) {
+	t.Parallel()
+	r := fixture()
+	anns := Annotations(r, AnnotationOptions{LineCount: func(string) int { return 100 }})
+	lines, omitted := WorkflowCommands(anns)
+	data, err := json.MarshalIndent(anns, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := fmt.Sprintf("%s\nomitted: %d\n\n%s\n", strings.Join(lines, "\n"), omitted, data)
+	golden(t, "annotations.golden", []byte(out))
+}
+
+// manyPrograms has n false programs with two false cases and one
+// undetermined case each.
+func manyPrograms(n int) report.Report {
+	var progs []report.Program
+	for i := range n {
+		name := fmt.Sprintf("p%02d", i)
+		progs = append(progs, program(name, "gen/"+name+".py", 10+i,
+			kase("c1", 100, verdict.False, "wrong 1", intp(1), "x", "y", ""),
+			kase("c2", 101, verdict.False, "wrong 2", intp(1), "x", "y", ""),
+			kase("c3", 102, verdict.Undetermined, "cut", intp(0), "x", "x", "")))
+	}
+	return finish(report.Report{Spec: "behaves.yml", SpecFile: "behaves.yml", Programs: progs})
+}
+
+func TestAnnotationOrderCoversPrograms(t *testing.T) {
+	t.Parallel()
+	r := manyPrograms(12)
+	anns := Annotations(r, AnnotationOptions{})
+	// 12 program files + 24 false cases, then 12 undetermined cases.
+	if len(anns) != 48 {
+		t.Fatalf("%d annotations, want 48", len(anns))
+	}
+	var got []string
+	for _, a := range anns {
+		got = append(got, fmt.Sprintf("%s %s %s", a.Level, a.Path, a.Title))
+	}
+	for i := range 12 {
+		if want := fmt.Sprintf("error gen/p%02d.py p%02d / c1", i, i); got[i] != want {
+			t.Errorf("annotation %d = %q, want %q", i, got[i], want)
+		}
+		// Round robin: every program's first false case before any
+		// second one.
+		if want := fmt.Sprintf("error behaves.yml p%02d / c1", i); got[12+i] != want {
+			t.Errorf("annotation %d = %q, want %q", 12+i, got[12+i], want)
+		}
+		if want := fmt.Sprintf("error behaves.yml p%02d / c2", i); got[24+i] != want {
+			t.Errorf("annotation %d = %q, want %q", 24+i, got[24+i], want)
+		}
+		if want := fmt.Sprintf("warning behaves.yml p%02d / c3", i); got[36+i] != want {
+			t.Errorf("annotation %d = %q, want %q", 36+i, got[36+i], want)
+		}
+	}
+	if !strings.HasSuffix(anns[0].Message, "(and 1 more false cases)") {
+		t.Errorf("program annotation message %q does not count the other false case", anns[0].Message)
+	}
+	lines, omitted := WorkflowCommands(anns)
+	if len(lines) != 20 || omitted != 28 {
+		t.Errorf("%d lines, %d omitted; want 10 errors + 10 warnings and 28 omitted", len(lines), omitted)
+	}
+	for i, l := range lines {
+		want := "::error "
+		if i >= 10 {
+			want = "::warning "
+		}
+		if !strings.HasPrefix(l, want) {
+			t.Errorf("line %d = %q, want %s…", i, l, want)
+		}
+	}
+	// The summary says how many the runner does not show.
+	if md := Summary(r, Options{Annotations: true}); !strings.Contains(md, "28 more annotations than the runner shows") {
+		t.Errorf("the summary does not count the annotations left out:\n%s", md)
+	}
+	if md := Summary(r, Options{}); strings.Contains(md, "more annotations") {
+		t.Errorf("the summary counts annotations that were not written")
+	}
+}
+
+func TestProgramFileLine(t *testing.T) {
+	t.Parallel()
+	tb := func(lines ...int) string {
+		s := "Traceback (most recent call last):\n"
+		for _, l := range lines {
+			s += fmt.Sprintf("  File \"/program/main.py\", line %d, in f\n    x()\n", l)
+		}
+		return s + "ValueError: no\n"
+	}
+	tests := []struct {
+		name      string
+		entry     string // the file under /program
+		stderr    string
+		lineCount int
+		line, col int
+	}{
+		{"python: the innermost frame", "main.py", tb(9, 4, 2), 0, 2, 0},
+		{"python: frames of other files ignored", "main.py", "  File \"/usr/lib/python3.12/json/__init__.py\", line 346, in loads\n", 0, 1, 0},
+		{"python: syntax error", "main.py", "  File \"/program/main.py\", line 3\n    def (\n        ^\nSyntaxError: invalid syntax\n", 0, 3, 0},
+		{"gcc: the first error", "main.c", "main.c: In function 'main':\nmain.c:12:5: error: expected ';'\nmain.c:20:1: error: x\n", 0, 12, 5},
+		{"gcc: full path", "main.c", "/program/main.c:7:3: error: unknown type\n", 0, 7, 3},
+		{"javac: no column", "Main.java", "Main.java:3: error: ';' expected\n", 0, 3, 0},
+		{"go", "main.go", "# command-line-arguments\n./main.go:5:2: undefined: x\n", 0, 5, 2},
+		{"rust", "main.rs", "error[E0425]: cannot find value `x`\n --> main.rs:2:5\n", 0, 2, 5},
+		{"another file's message", "main.c", "util.c:4:1: error: x\n", 0, 1, 0},
+		{"a name that only ends like the file", "main.c", "notmain.c:4:1: error: x\n", 0, 1, 0},
+		{"clamped to the file's length", "main.py", tb(900), 40, 40, 0},
+		{"line 0 clamped to 1", "main.c", "main.c:0:0: error: x\n", 0, 1, 0},
+		{"a number too large", "main.c", "main.c:99999999999999999999999:1: error: x\n", 0, 1, 1},
+		{"nothing named: line 1", "main.py", "Killed\n", 0, 1, 0},
+	}
+	for _, tt := range tests {
+		c := kase("c", 14, verdict.False, "wrong", intp(1), "", "", tt.stderr)
+		c.Event.Command = []string{"run", "/program/" + tt.entry}
+		p := program("p", "src/p.src", 10, c)
+		opt := AnnotationOptions{}
+		if tt.lineCount > 0 {
+			opt.LineCount = func(path string) int {
+				if path != "src/p.src" {
+					t.Errorf("%s: LineCount(%q), want the program file", tt.name, path)
+				}
+				return tt.lineCount
+			}
+		}
+		a, ok := programAnnotation(&p, opt)
+		if !ok || a.Path != "src/p.src" || a.StartLine != tt.line || a.EndLine != tt.line || a.Col != tt.col {
+			t.Errorf("%s: at %s:%d-%d:%d (%v), want src/p.src:%d:%d", tt.name, a.Path, a.StartLine, a.EndLine, a.Col, ok, tt.line, tt.col)
+		}
+	}
+}
+
+func TestMessageCutAtLimit(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", 10000)
+	c := kase("c", 14, verdict.False, long, intp(1), "", "", "")
+	p := program(strings.Repeat("n", 500), "a.py", 10, c)
+	r := finish(report.Report{SpecFile: "behaves.yml", Programs: []report.Program{p}})
+	for _, a := range Annotations(r, AnnotationOptions{}) {
+		if n := utf8.RuneCountInString(a.Message); n > AnnotationMessageLimit || !utf8.ValidString(a.Message) || n < AnnotationMessageLimit-50 {
+			t.Errorf("message of %d runes (valid UTF-8: %v), want at most %d", n, utf8.ValidString(a.Message), AnnotationMessageLimit)
+		}
+		if n := utf8.RuneCountInString(a.Title); n > titleMaxRunes {
+			t.Errorf("title of %d runes", n)
+		}
+	}
+}
+
+func TestRepoPath(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"behaves.yml":      "behaves.yml",
+		"a/b/c.py":         "a/b/c.py",
+		"":                 "",
+		"/etc/passwd":      "",
+		"../x.py":          "",
+		"a/../../x.py":     "",
+		"a//b.py":          "",
+		"./a.py":           "",
+		`a\b.py`:           "",
+		"a\nb.py":          "",
+		"a\u202eb.py":      "",
+		"..":               "",
+		"samples/x y.py":   "samples/x y.py",
+		"samples/a,b:c.py": "samples/a,b:c.py",
+	} {
+		if got := repoPath(in); got != want {
+			t.Errorf("repoPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSpecErrorAnnotations(t *testing.T) {
+	t.Parallel()
+	r := report.Report{Spec: "ci/behaves.yml", SpecErrors: []report.SpecError{
+		{File: "ci/behaves.yml", Line: 3, Col: 5, Message: "unknown key\n::error::x"},
+		{File: "ci/behaves.yml", Line: 0, Col: 0, Message: "no programs"},
+	}}
+	anns := Annotations(r, AnnotationOptions{})
+	want := []string{
+		`error ci/behaves.yml:3-3:5 "unknown key\\n::error::x"`,
+		`error ci/behaves.yml:1-1:0 "no programs"`,
+	}
+	if len(anns) != len(want) {
+		t.Fatalf("%d annotations, want %d", len(anns), len(want))
+	}
+	for i, a := range anns {
+		if got := fmt.Sprintf("%s %s:%d-%d:%d %q", a.Level, a.Path, a.StartLine, a.EndLine, a.Col, a.Message); got != want[i] {
+			t.Errorf("annotation %d = %s, want %s", i, got, want[i])
+		}
+	}
+	// The repository-relative path wins when the report has one.
+	r.SpecFile = "behaves.yml"
+	if a := Annotations(r, AnnotationOptions{}); a[0].Path != "behaves.yml" {
+		t.Errorf("path %q, want the report's spec_file", a[0].Path)
+	}
+}

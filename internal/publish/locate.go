@@ -1,0 +1,89 @@
+package publish
+
+import (
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// defaultProgramMount is where the sandbox puts a program when the report
+// does not say (runner.Settings.ProgramMount).
+const defaultProgramMount = "/program"
+
+// locateMaxBytes bounds how much of one stderr locate reads: a traceback or
+// a compiler's first error comes early, and a program may write megabytes.
+const locateMaxBytes = 256 << 10
+
+// locate returns the first false case of p whose stderr names a position
+// in the program's own file, and that position: the first compiler message
+// ("main.c:12:5: error: …", "./main.go:3:2: …", "--> main.rs:2:5"), else
+// the innermost frame of a Python traceback ('File "/program/main.py",
+// line 7'; the last such line is the one closest to the error). Only the
+// position is taken from the output; line is at least 1, col 0 when none
+// was named.
+func locate(p *report.Program) (c *report.Case, line, col int, ok bool) {
+	name := entryName(p)
+	if name == "" {
+		return nil, 0, 0, false
+	}
+	q := regexp.QuoteMeta(name)
+	compiler := regexp.MustCompile(`(?m)^[ \t]*(?:--> )?(?:[^\s:"]*/)?` + q + `:(\d+)(?::(\d+))?(?::|[ \t]*$)`)
+	traceback := regexp.MustCompile(`File "(?:` + regexp.QuoteMeta(mount(p)) + `/)?` + q + `", line (\d+)`)
+	for j := range p.Cases {
+		kase := &p.Cases[j]
+		if kase.Verdict != verdict.False {
+			continue
+		}
+		stderr := kase.Event.StderrData()
+		if len(stderr) > locateMaxBytes {
+			stderr = stderr[:locateMaxBytes]
+		}
+		if m := compiler.FindSubmatch(stderr); m != nil {
+			return kase, atLeast1(string(m[1])), number(string(m[2])), true
+		}
+		if all := traceback.FindAllSubmatch(stderr, -1); len(all) > 0 {
+			return kase, atLeast1(string(all[len(all)-1][1])), 0, true
+		}
+	}
+	return nil, 0, 0, false
+}
+
+// entryName is the program's file name inside the sandbox: the command's
+// argument under the program mount (the profile's program_name, e.g.
+// main.py), else the base name of the program file.
+func entryName(p *report.Program) string {
+	prefix := mount(p) + "/"
+	for j := range p.Cases {
+		for _, a := range p.Cases[j].Event.Command {
+			if rest, ok := strings.CutPrefix(a, prefix); ok && rest != "" {
+				return rest
+			}
+		}
+	}
+	if p.File == "" {
+		return ""
+	}
+	return path.Base(p.File)
+}
+
+func mount(p *report.Program) string {
+	if m := strings.TrimRight(p.Settings.ProgramMount, "/"); m != "" {
+		return m
+	}
+	return defaultProgramMount
+}
+
+// number parses a decimal position; 0 when absent or too large.
+func number(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+func atLeast1(s string) int { return max(number(s), 1) }

@@ -1,0 +1,521 @@
+package publish
+
+import (
+	"fmt"
+	"net/url"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// Options controls the markdown renderers.
+type Options struct {
+	// RunURL links the workflow run (make it with RunURL); "" for no link.
+	// A value that is not a plain http(s) URL is left out.
+	RunURL string
+	// Annotations says that the caller writes WorkflowCommands for this
+	// report: the text then says how many annotations the runner does not
+	// show.
+	Annotations bool
+	// CheckRun says that a check run carries every annotation.
+	CheckRun bool
+}
+
+// Display bounds for report text in markdown.
+const (
+	nameMaxRunes   = 80
+	reasonMaxRunes = 300
+	argMaxRunes    = 120
+	argsMax        = 20
+	messageRunes   = 1000
+	// noteReserve is what the trimming note may take; it holds numbers
+	// only, so its size is known in advance.
+	noteReserve = 1024
+)
+
+// stage is one level of detail. The renderers try them in order and keep
+// the first whose text fits the budget whole.
+type stage struct {
+	// trueRows lists true programs in the table.
+	trueRows bool
+	// blockBytes and blockLines bound each block of output or expected
+	// text.
+	blockBytes, blockLines int
+}
+
+var stages = []stage{
+	{trueRows: true, blockBytes: 4096, blockLines: 40},  // all
+	{trueRows: false, blockBytes: 4096, blockLines: 40}, // failing only
+	{trueRows: false, blockBytes: 512, blockLines: 8},   // shortened
+}
+
+// Summary returns the job summary for GITHUB_STEP_SUMMARY, strictly below
+// StepSummaryLimit bytes.
+func Summary(r report.Report, opt Options) string {
+	return render(r, opt, StepSummaryLimit-1, "")
+}
+
+// Comment returns the pull-request comment body, at most CommentLimit
+// bytes, starting with Marker(r) on a line of its own.
+func Comment(r report.Report, opt Options) string {
+	return render(r, opt, CommentLimit, Marker(r)+"\n")
+}
+
+// CheckRunSummary returns a check run's output.summary, at most
+// CheckRunSummaryLimit bytes.
+func CheckRunSummary(r report.Report, opt Options) string {
+	return render(r, opt, CheckRunSummaryLimit, "")
+}
+
+// Headline returns one line of counts for r, e.g. "3 of 40 programs false,
+// 2 undetermined". It holds numbers only, so it is safe anywhere (a check
+// run's title, a log line).
+func Headline(r report.Report) string {
+	pc := r.Counts.Programs
+	switch {
+	case len(r.SpecErrors) > 0:
+		return fmt.Sprintf("the spec has %d %s; nothing ran", len(r.SpecErrors), plural(len(r.SpecErrors), "error", "errors"))
+	case pc.Total == 0:
+		return "no program was judged"
+	case pc.True == pc.Total:
+		return fmt.Sprintf("all %d %s true", pc.Total, plural(pc.Total, "program", "programs"))
+	}
+	return fmt.Sprintf("%d of %d %s false, %d undetermined", pc.False, pc.Total, plural(pc.Total, "program", "programs"), pc.Undetermined)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+var (
+	repositoryRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
+	runIDRE      = regexp.MustCompile(`^[0-9]{1,20}$`)
+	linkRE       = regexp.MustCompile(`^https?://[A-Za-z0-9.:\-\[\]]+(/[A-Za-z0-9_.~\-/]*)?$`)
+)
+
+// RunURL returns the link to a workflow run,
+// "<serverURL>/<repository>/actions/runs/<runID>", from the values of
+// GITHUB_SERVER_URL, GITHUB_REPOSITORY and GITHUB_RUN_ID, or an error
+// naming the value that is not what the runner sets.
+func RunURL(serverURL, repository, runID string) (string, error) {
+	u, err := url.Parse(serverURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil ||
+		u.RawQuery != "" || u.Fragment != "" || strings.Trim(u.Path, "/") != "" {
+		return "", fmt.Errorf("GITHUB_SERVER_URL %q is not an http(s) URL of a server", serverURL)
+	}
+	if !repositoryRE.MatchString(repository) {
+		return "", fmt.Errorf("GITHUB_REPOSITORY %q is not owner/name", repository)
+	}
+	if !runIDRE.MatchString(runID) {
+		return "", fmt.Errorf("GITHUB_RUN_ID %q is not a number", runID)
+	}
+	link := u.Scheme + "://" + u.Host + "/" + repository + "/actions/runs/" + runID
+	if !linkRE.MatchString(link) {
+		return "", fmt.Errorf("GITHUB_SERVER_URL %q has characters a link cannot hold", serverURL)
+	}
+	return link, nil
+}
+
+// render tries each stage and returns the first text that fits budget
+// bytes whole, else the last stage's, with what it left out counted.
+func render(r report.Report, opt Options, budget int, marker string) string {
+	var out string
+	for _, st := range stages {
+		d := &doc{r: &r, opt: opt, st: st}
+		var complete bool
+		out, complete = d.render(budget, marker)
+		if complete {
+			break
+		}
+	}
+	return out
+}
+
+// doc renders one stage.
+type doc struct {
+	r   *report.Report
+	opt Options
+	st  stage
+
+	body strings.Builder
+	left int // bytes the body may still take
+	full bool
+
+	rowsOmitted, trueRowsLeftOut, casesOmitted, specErrorsOmitted int
+}
+
+// add appends piece to the body if it fits; once one piece does not, the
+// body is full and takes nothing more (so that a table or a list is never
+// continued after a gap).
+func (d *doc) add(piece string) bool {
+	if d.full || len(piece) > d.left {
+		d.full = true
+		return false
+	}
+	d.left -= len(piece)
+	d.body.WriteString(piece)
+	return true
+}
+
+func (d *doc) render(budget int, marker string) (string, bool) {
+	head := marker + d.head()
+	foot := d.foot()
+	d.left = budget - len(head) - len(foot) - noteReserve
+	d.specErrors()
+	d.table()
+	d.samples()
+	d.details()
+	complete := d.rowsOmitted+d.casesOmitted+d.specErrorsOmitted == 0
+	return head + d.note(budget) + d.body.String() + foot, complete
+}
+
+func mark(v verdict.Verdict) string {
+	switch v {
+	case verdict.True:
+		return "✅"
+	case verdict.False:
+		return "❌"
+	default:
+		return "⚠️"
+	}
+}
+
+func (d *doc) head() string {
+	r := d.r
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "## %s behaves: %s\n\n", mark(r.Verdict), Headline(*r))
+	cc := r.Counts.Cases
+	fmt.Fprintf(&sb, "Spec %s · %d %s: %d true, %d false, %d undetermined · %s\n\n",
+		code(specName(r), nameMaxRunes), cc.Total, plural(cc.Total, "case", "cases"), cc.True, cc.False, cc.Undetermined, ms(r.DurationMS))
+	if r.Interrupted {
+		sb.WriteString("**The run was interrupted**: what was not observed is undetermined.\n\n")
+	}
+	if r.Error != "" {
+		fmt.Fprintf(&sb, "**The run failed**: %s\n\n", code(r.Error, messageRunes))
+	}
+	return sb.String()
+}
+
+func specName(r *report.Report) string {
+	if r.SpecFile != "" {
+		return r.SpecFile
+	}
+	return r.Spec
+}
+
+func (d *doc) foot() string {
+	r := d.r
+	var sb strings.Builder
+	sb.WriteString("\n---\n\n")
+	if d.opt.Annotations {
+		errs, warns := countAnnotations(r)
+		if omitted := max(errs-AnnotationsPerTypePerStep, 0) + max(warns-AnnotationsPerTypePerStep, 0); omitted > 0 {
+			where := "the JSON report has every case"
+			if d.opt.CheckRun {
+				where = "the check run carries them all"
+			}
+			fmt.Fprintf(&sb, "%d more %s than the runner shows (it keeps %d errors and %d warnings a step): %s.\n\n",
+				omitted, plural(omitted, "annotation", "annotations"), AnnotationsPerTypePerStep, AnnotationsPerTypePerStep, where)
+		}
+	}
+	fmt.Fprintf(&sb, "behaves %s · run %s", code(r.Tool.Version, nameMaxRunes), code(r.RunID, nameMaxRunes))
+	if linkRE.MatchString(d.opt.RunURL) {
+		fmt.Fprintf(&sb, " · [workflow run](%s)", d.opt.RunURL)
+	}
+	sb.WriteString("\n")
+	return sb.String()
+}
+
+// note says what this stage left out, or "" when nothing was.
+func (d *doc) note(budget int) string {
+	var parts []string
+	if d.trueRowsLeftOut > 0 {
+		parts = append(parts, fmt.Sprintf("the %d true %s left out of the table", d.trueRowsLeftOut, plural(d.trueRowsLeftOut, "program is", "programs are")))
+	}
+	if d.st.blockBytes < stages[0].blockBytes {
+		parts = append(parts, fmt.Sprintf("output is cut to %d bytes and %d lines a block", d.st.blockBytes, d.st.blockLines))
+	}
+	if d.specErrorsOmitted > 0 {
+		parts = append(parts, fmt.Sprintf("%d spec errors are not listed", d.specErrorsOmitted))
+	}
+	if d.rowsOmitted > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s not in the table", d.rowsOmitted, plural(d.rowsOmitted, "program is", "programs are")))
+	}
+	if d.casesOmitted > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s not described", d.casesOmitted, plural(d.casesOmitted, "case that is not true is", "cases that are not true are")))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("> **Trimmed** to stay within GitHub's limit of %d bytes: %s. The JSON report has everything.\n\n", budget, strings.Join(parts, "; "))
+}
+
+func (d *doc) specErrors() {
+	errs := d.r.SpecErrors
+	if len(errs) == 0 {
+		return
+	}
+	d.add("### Spec errors\n\n| Where | Problem |\n| --- | --- |\n")
+	for i, e := range errs {
+		where := fmt.Sprintf("%s:%d:%d", specName(d.r), e.Line, e.Col)
+		if !d.add(fmt.Sprintf("| %s | %s |\n", cell(where, nameMaxRunes+20), cell(e.Message, messageRunes))) {
+			d.specErrorsOmitted = len(errs) - i
+			break
+		}
+	}
+	d.add("\n")
+}
+
+func (d *doc) table() {
+	progs := d.r.Programs
+	if len(progs) == 0 {
+		return
+	}
+	d.add("| | Program | Passed | Failed | Undetermined | Time | Image |\n| --- | --- | ---: | ---: | ---: | ---: | --- |\n")
+	for i := range progs {
+		p := &progs[i]
+		if p.Verdict == verdict.True && !d.st.trueRows {
+			d.trueRowsLeftOut++
+			continue
+		}
+		var t report.Tally
+		for _, c := range p.Cases {
+			t.Add(c.Verdict)
+		}
+		row := fmt.Sprintf("| %s %s | %s | %d | %d | %d | %s | %s |\n", mark(p.Verdict), p.Verdict,
+			cell(p.Name, nameMaxRunes), t.True, t.False, t.Undetermined, ms(p.DurationMS), imageCell(p))
+		if !d.add(row) {
+			d.rowsOmitted++
+		}
+	}
+	d.add("\n")
+}
+
+// imageCell is the program's image in short form: the name (if any) and
+// the first 12 hex digits of its digest.
+func imageCell(p *report.Program) string {
+	img := p.Settings.Image
+	if img == "" {
+		img = p.Settings.ImageID
+	}
+	if img == "" {
+		return "—"
+	}
+	name, digest, found := strings.Cut(img, "@")
+	if !found {
+		name, digest = "", img
+	}
+	if algo, hexd, ok := strings.Cut(digest, ":"); ok && len(hexd) > 12 {
+		digest = algo + ":" + hexd[:12]
+	}
+	if name != "" {
+		digest = cut(name, 40) + "@" + digest
+	}
+	return cell(digest, 80)
+}
+
+// samples writes "k of n samples true" for every files: glob entry. The
+// spec names a glob's programs "<entry>/<file base name>" and gives them
+// all the entry's position; two or more programs at one position with
+// such names are one entry's samples (a glob that matched one file is not
+// told apart from a file entry, and gets no line).
+func (d *doc) samples() {
+	type group struct {
+		entry       string
+		true, total int
+		ok          bool
+	}
+	type pos struct{ line, col int }
+	var order []pos
+	groups := map[pos]*group{}
+	for i := range d.r.Programs {
+		p := &d.r.Programs[i]
+		k := pos{p.Line, p.Col}
+		entry, ok := "", false
+		if base := "/" + path.Base(p.File); p.File != "" && strings.HasSuffix(p.Name, base) {
+			entry, ok = strings.TrimSuffix(p.Name, base), true
+		}
+		g := groups[k]
+		if g == nil {
+			g = &group{entry: entry, ok: ok}
+			groups[k] = g
+			order = append(order, k)
+		}
+		g.ok = g.ok && ok && entry == g.entry
+		g.total++
+		if p.Verdict == verdict.True {
+			g.true++
+		}
+	}
+	var lines []string
+	for _, k := range order {
+		if g := groups[k]; g.ok && g.total >= 2 {
+			lines = append(lines, fmt.Sprintf("- %s: %d of %d samples true\n", code(g.entry, nameMaxRunes), g.true, g.total))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	d.add("**Samples** (`files:` entries)\n\n")
+	for _, l := range lines {
+		d.add(l)
+	}
+	d.add("\n")
+}
+
+// details writes a collapsible block for every case that is not true:
+// false ones first, then undetermined ones, each in spec order.
+func (d *doc) details() {
+	headed := false
+	for _, v := range []verdict.Verdict{verdict.False, verdict.Undetermined} {
+		for i := range d.r.Programs {
+			p := &d.r.Programs[i]
+			for j := range p.Cases {
+				c := &p.Cases[j]
+				if c.Verdict != v {
+					continue
+				}
+				if !headed {
+					d.add("### Cases that are not true\n\n")
+					headed = true
+				}
+				if d.full || !d.add(d.caseBlock(p, c)) {
+					d.casesOmitted++
+				}
+			}
+		}
+	}
+}
+
+func (d *doc) caseBlock(p *report.Program, c *report.Case) string {
+	var sb strings.Builder
+	sb.WriteString("<details>\n<summary>")
+	fmt.Fprintf(&sb, "%s %s / %s", mark(c.Verdict), htmlCode(p.Name, nameMaxRunes), htmlCode(c.Name, nameMaxRunes))
+	if c.Reason != "" {
+		fmt.Fprintf(&sb, ": %s", htmlCode(c.Reason, reasonMaxRunes))
+	}
+	sb.WriteString("</summary>\n\n")
+
+	e := &c.Event
+	fmt.Fprintf(&sb, "- spec: %s\n", code(fmt.Sprintf("%s:%d:%d", specName(d.r), c.Line, c.Col), nameMaxRunes+20))
+	fmt.Fprintf(&sb, "- program file: %s\n", code(p.File, nameMaxRunes+40))
+	sb.WriteString("- args:")
+	if len(c.Args) == 0 {
+		sb.WriteString(" none")
+	}
+	for k, a := range c.Args {
+		if k == argsMax {
+			fmt.Fprintf(&sb, " … %d more", len(c.Args)-argsMax)
+			break
+		}
+		sb.WriteString(" " + code(a, argMaxRunes))
+	}
+	sb.WriteString("\n")
+	// The report keeps stdin's size and digest, not its text.
+	if c.StdinFile != "" || e.StdinBytes > 0 {
+		sb.WriteString("- stdin:")
+		if c.StdinFile != "" {
+			sb.WriteString(" file " + code(c.StdinFile, nameMaxRunes+40) + ",")
+		}
+		fmt.Fprintf(&sb, " %d bytes accepted\n", e.StdinBytes)
+	}
+	got := "none (did not exit)"
+	if e.ExitCode != nil {
+		got = "`" + strconv.Itoa(*e.ExitCode) + "`"
+	}
+	fmt.Fprintf(&sb, "- exit code: expected `%d`, got %s", c.Expect.ExitCode, got)
+	if c.Expect.ExitCodeReason != "" {
+		fmt.Fprintf(&sb, ": %s", code(c.Expect.ExitCodeReason, reasonMaxRunes))
+	}
+	sb.WriteString("\n")
+	if f := flags(e); f != "" {
+		fmt.Fprintf(&sb, "- flags: %s\n", f)
+	}
+	if e.SandboxError != "" {
+		fmt.Fprintf(&sb, "- sandbox error: %s\n", code(e.SandboxError, reasonMaxRunes))
+	}
+	sb.WriteString("\n")
+	d.stream(&sb, "stdout", c.Expect.Stdout, e.StdoutData(), e.StdoutBytes, e.StdoutTruncated)
+	d.stream(&sb, "stderr", c.Expect.Stderr, e.StderrData(), e.StderrBytes, e.StderrTruncated)
+	sb.WriteString("</details>\n\n")
+	return sb.String()
+}
+
+// flags names what the sandbox recorded: timed_out, resource_limit and
+// truncated streams.
+func flags(e *report.Event) string {
+	var f []string
+	if e.TimedOut {
+		f = append(f, fmt.Sprintf("`timed_out` (after %s)", ms(e.Limits.TimeoutMS)))
+	}
+	if e.ResourceLimit != "" {
+		f = append(f, "`resource_limit` "+code(string(e.ResourceLimit), 20))
+	}
+	if e.StdoutTruncated {
+		f = append(f, fmt.Sprintf("`stdout_truncated` (%d bytes written)", e.StdoutBytes))
+	}
+	if e.StderrTruncated {
+		f = append(f, fmt.Sprintf("`stderr_truncated` (%d bytes written)", e.StderrBytes))
+	}
+	return strings.Join(f, " · ")
+}
+
+// stream writes a stream's matcher and outcome, the expected text and an
+// excerpt of the output; a stream nobody expected anything of only when
+// the program wrote to it.
+func (d *doc) stream(sb *strings.Builder, name string, m *report.MatcherOutcome, kept []byte, total int64, truncated bool) {
+	if m == nil && total == 0 && len(kept) == 0 {
+		return
+	}
+	// Only under exact comparison does a final newline matter enough to
+	// point out its absence.
+	exact := m != nil && m.Normalize == verdict.NormalizeExact
+	if m != nil {
+		opts := string(m.Kind) + ", normalize " + string(m.Normalize)
+		if m.IgnoreCase {
+			opts += ", ignore case"
+		}
+		fmt.Fprintf(sb, "**%s** (%s): %s %s", name, code(opts, 60), mark(m.Verdict), m.Verdict)
+		if m.Reason != "" {
+			fmt.Fprintf(sb, ": %s", code(m.Reason, reasonMaxRunes))
+		}
+		sb.WriteString("\n\nexpected:\n\n")
+		d.block(sb, []byte(m.Value), exact)
+	} else {
+		fmt.Fprintf(sb, "**%s** (no expectation)\n\n", name)
+	}
+	if truncated {
+		fmt.Fprintf(sb, "actual (%d bytes written, the first %d kept):\n\n", total, len(kept))
+	} else {
+		fmt.Fprintf(sb, "actual (%d bytes):\n\n", total)
+	}
+	d.block(sb, kept, exact)
+}
+
+// block writes an excerpt of untrusted text as a fenced block; with
+// markEOL, a missing final newline is pointed out.
+func (d *doc) block(sb *strings.Builder, data []byte, markEOL bool) {
+	if len(data) == 0 {
+		sb.WriteString("*(empty)*\n\n")
+		return
+	}
+	ex := newExcerpt(data, d.st.blockBytes, d.st.blockLines)
+	ex.fence(sb)
+	switch {
+	case ex.rest > 0:
+		fmt.Fprintf(sb, "*… %d more bytes not shown*\n", ex.rest)
+	case markEOL && ex.noEOL:
+		sb.WriteString("*no newline at end*\n")
+	}
+	sb.WriteString("\n")
+}
+
+func ms(v int64) string { return (time.Duration(v) * time.Millisecond).String() }
