@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/behaves-dev/behaves/internal/goldentest"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -101,7 +102,7 @@ func TestGoldenAnnotations(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := fmt.Sprintf("%s\nomitted: %d\n\n%s\n", strings.Join(lines, "\n"), omitted, data)
-	golden(t, "annotations.golden", []byte(out))
+	goldentest.Check(t, "annotations.golden", []byte(out))
 }
 
 // manyPrograms has n false programs with two false cases and one

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
+	"github.com/behaves-dev/behaves/internal/goldentest"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -393,8 +394,8 @@ func TestGoldenMarkdown(t *testing.T) {
 	t.Parallel()
 	r := fixture()
 	opt := Options{RunURL: testRunURL, Annotations: true}
-	golden(t, "summary.golden.md", []byte(Summary(r, opt)))
-	golden(t, "comment.golden.md", []byte(Comment(r, opt)))
+	goldentest.Check(t, "summary.golden.md", []byte(Summary(r, opt)))
+	goldentest.Check(t, "comment.golden.md", []byte(Comment(r, opt)))
 	spec := finish(report.Report{Spec: "behaves.yml",
 		Error: "the spec has 2 problems",
 		SpecErrors: []report.SpecError{
@@ -405,7 +406,7 @@ func TestGoldenMarkdown(t *testing.T) {
 		{File: "behaves.yml", Line: 3, Col: 5, Message: `unknown key "tiemout" | did you mean timeout?`},
 		{File: "behaves.yml", Line: 9, Col: 7, Message: "profile \"py\" is not defined"},
 	}
-	golden(t, "spec_errors.golden.md", []byte(Summary(spec, Options{})))
+	goldentest.Check(t, "spec_errors.golden.md", []byte(Summary(spec, Options{})))
 	if spec.Verdict != verdict.Undetermined {
 		t.Fatalf("fixture: a spec-error report is %s", spec.Verdict)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/behaves-dev/behaves/internal/goldentest"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -25,7 +26,7 @@ func TestJSONGolden(t *testing.T) {
 	if err := Encode(&buf, fixture()); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "report.golden.json", buf.Bytes())
+	goldentest.Check(t, "report.golden.json", buf.Bytes())
 
 	// The golden file decodes back into the same report.
 	var back Report

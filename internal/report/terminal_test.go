@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/behaves-dev/behaves/internal/goldentest"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -25,7 +26,7 @@ func TestTerminalGolden(t *testing.T) {
 			if err := WriteTerminal(&buf, fixture(), opt); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, name, buf.Bytes())
+			goldentest.Check(t, name, buf.Bytes())
 		})
 	}
 }
