@@ -151,7 +151,7 @@ func caseAnnotation(p *report.Program, c *report.Case, level Level, specFile str
 }
 
 func title(program, kase string) string {
-	return cut(oneLine(program, titleMaxRunes)+" / "+oneLine(kase, titleMaxRunes), titleMaxRunes)
+	return report.Shorten(oneLine(program, titleMaxRunes)+" / "+oneLine(kase, titleMaxRunes), titleMaxRunes)
 }
 
 // caseMessage is the case's one-line reason (the judge writes it: expected
@@ -204,7 +204,7 @@ func programAnnotation(p *report.Program, opt AnnotationOptions) (Annotation, bo
 	if falseCases > 1 {
 		msg = fmt.Sprintf("%s (and %d more false cases)", msg, falseCases-1)
 	}
-	a.Message = cut(msg, AnnotationMessageLimit)
+	a.Message = report.Shorten(msg, AnnotationMessageLimit)
 	a.RawDetails = rawDetails(at)
 	return a, true
 }
@@ -240,7 +240,7 @@ func rawDetails(c *report.Case) string {
 	if c.Event.SandboxError != "" {
 		lines = append(lines, "sandbox: "+oneLine(c.Event.SandboxError, rawDetailsMaxRunes))
 	}
-	return cut(strings.Join(lines, "\n"), rawDetailsMaxRunes)
+	return report.Shorten(strings.Join(lines, "\n"), rawDetailsMaxRunes)
 }
 
 // repoPath returns p when it is a clean, relative, slash-separated path

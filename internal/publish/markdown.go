@@ -317,7 +317,7 @@ func imageCell(p *report.Program) string {
 		digest = algo + ":" + hexd[:12]
 	}
 	if name != "" {
-		digest = cut(name, 40) + "@" + digest
+		digest = report.Shorten(name, 40) + "@" + digest
 	}
 	return cell(digest, 80)
 }

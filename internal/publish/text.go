@@ -19,22 +19,7 @@ func oneLine(s string, n int) string {
 	if len(s) > utf8.UTFMax*(n+1) {
 		s = s[:utf8.UTFMax*(n+1)]
 	}
-	return cut(report.Escape(s), n)
-}
-
-// cut returns s cut to at most n runes (n >= 1), the cut marked with "…".
-func cut(s string, n int) string {
-	if len(s) <= n || utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	k := 0
-	for i := range s {
-		if k == n-1 {
-			return s[:i] + "…"
-		}
-		k++
-	}
-	return s
+	return report.Shorten(report.Escape(s), n)
 }
 
 // longestRun returns the length of the longest run of c in s.

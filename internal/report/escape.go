@@ -116,3 +116,6 @@ func unsafeRune(r rune) bool {
 // rendering escapes it (see escapeTo): no control byte, line break or bidi
 // control survives. The GitHub renderers in package publish build on it.
 func Escape(s string) string { return esc(s) }
+
+// Shorten cuts s to at most n runes, marking the cut with "…".
+func Shorten(s string, n int) string { return shorten(s, n) }
