@@ -50,7 +50,7 @@ func parseCommand(line string) (parsedCommand, bool) {
 
 func TestCommandsParseBackToTheirAnnotation(t *testing.T) {
 	t.Parallel()
-	for _, r := range []report.Report{fixture(), hostileReport()} {
+	for _, r := range []report.Report{fixture(), hostileReport(), hostileSpecErrors()} {
 		anns := Annotations(r, AnnotationOptions{})
 		lines, _ := WorkflowCommands(anns)
 		if len(lines) == 0 {

@@ -68,7 +68,9 @@ func finish(r report.Report) report.Report {
 	r.Tool = report.Tool{Name: report.ToolName, Version: "v0.1.0-test"}
 	r.RunID = "run-0001"
 	r.DurationMS = 6789
-	r.SpecErrors = []report.SpecError{}
+	if r.SpecErrors == nil {
+		r.SpecErrors = []report.SpecError{}
+	}
 	r.Counts = report.Counts{}
 	for _, p := range r.Programs {
 		r.Counts.Programs.Add(p.Verdict)
@@ -131,7 +133,12 @@ func fixture() report.Report {
 			sample("c.py", verdict.True, fizz),
 		},
 	}
+	r.Programs[2].Acquisition = runner.AcquisitionPartial
+	r.Programs[2].AcquisitionReasons = []string{"create fails: creating container: connection reset"}
+	r.Programs[2].SandboxWarnings = []string{"volume behaves-333 not removed: device busy"}
 	r.Programs[3].Settings = runner.Settings{}
+	r.Programs[3].Acquisition = runner.AcquisitionError
+	r.Programs[3].AcquisitionReasons = []string{"image not present: pull it before scoring"}
 	return finish(r)
 }
 
@@ -166,11 +173,30 @@ func hostileReport() report.Report {
 	p := program(h, h, 10, c, u)
 	p.Reason = h
 	p.Settings.Image = h
+	p.Acquisition, p.AcquisitionReasons, p.SandboxWarnings = runner.AcquisitionPartial, []string{h}, []string{h}
 	q := program("second", "solutions/second.py", 20, kase("fine", 16, verdict.True, "", intp(0), "", "", ""))
-	r := finish(report.Report{Spec: h, SpecFile: h, Programs: []report.Program{p, q}})
+	// Two cases that never ran, for one hostile reason: one block.
+	never := func(name string) report.Case {
+		c := kase(name, 30, verdict.Undetermined, h, nil, h, "", "")
+		c.Event.Command = nil
+		return c
+	}
+	m := program("m"+h, "m"+h, 30, never("a"), never("b"))
+	m.Acquisition, m.AcquisitionReasons = runner.AcquisitionError, []string{h}
+	r := finish(report.Report{Spec: h, SpecFile: h, Programs: []report.Program{p, q, m}})
 	r.Tool.Version = h
 	r.RunID = h
 	r.Error = h
 	r.Interrupted = true
 	return r
+}
+
+// hostileSpecErrors is a report of a spec that could not be loaded, its
+// problems quoting hostile text.
+func hostileSpecErrors() report.Report {
+	h := hostile()
+	return finish(report.Report{Spec: h, Error: h, SpecErrors: []report.SpecError{
+		{File: h, Line: 3, Col: 5, Message: h},
+		{File: "behaves.yml", Line: 4, Col: 1, Message: "fine"},
+	}})
 }

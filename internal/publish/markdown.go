@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -32,6 +33,7 @@ const (
 	reasonMaxRunes = 300
 	argMaxRunes    = 120
 	argsMax        = 20
+	notesMax       = 5
 	messageRunes   = 1000
 	// noteReserve is what the trimming note may take; it holds numbers
 	// only, so its size is known in advance.
@@ -172,6 +174,7 @@ func (d *doc) render(budget int, marker string) (string, bool) {
 	d.specErrors()
 	d.table()
 	d.samples()
+	d.notes()
 	d.details()
 	complete := d.rowsOmitted+d.casesOmitted+d.specErrorsOmitted == 0
 	return head + d.note(budget) + d.body.String() + foot, complete
@@ -192,9 +195,11 @@ func (d *doc) head() string {
 	r := d.r
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "## %s behaves: %s\n\n", mark(r.Verdict), Headline(*r))
-	cc := r.Counts.Cases
-	fmt.Fprintf(&sb, "Spec %s · %d %s: %d true, %d false, %d undetermined · %s\n\n",
-		code(specName(r), nameMaxRunes), cc.Total, plural(cc.Total, "case", "cases"), cc.True, cc.False, cc.Undetermined, ms(r.DurationMS))
+	fmt.Fprintf(&sb, "Spec %s · ", code(specName(r), nameMaxRunes))
+	if cc := r.Counts.Cases; cc.Total > 0 {
+		fmt.Fprintf(&sb, "%d %s: %d true, %d false, %d undetermined · ", cc.Total, plural(cc.Total, "case", "cases"), cc.True, cc.False, cc.Undetermined)
+	}
+	fmt.Fprintf(&sb, "%s\n\n", ms(r.DurationMS))
 	if r.Interrupted {
 		sb.WriteString("**The run was interrupted**: what was not observed is undetermined.\n\n")
 	}
@@ -371,13 +376,57 @@ func (d *doc) samples() {
 	d.add("\n")
 }
 
+// notes lists, for every program the sandbox did not observe whole or
+// could not clean up after, what it said (a program none of whose cases ran
+// says it in its own block instead).
+func (d *doc) notes() {
+	headed := false
+	for i := range d.r.Programs {
+		p := &d.r.Programs[i]
+		incomplete := p.Acquisition != "" && p.Acquisition != runner.AcquisitionComplete
+		if _, n := sharedReason(p); n > 1 || (!incomplete && len(p.SandboxWarnings) == 0) {
+			continue
+		}
+		if !headed {
+			d.add("**Sandbox notes**\n\n")
+			headed = true
+		}
+		var sb strings.Builder
+		fmt.Fprintf(&sb, "- %s\n", code(p.Name, nameMaxRunes))
+		var sub strings.Builder
+		d.programNotes(&sub, p)
+		for _, l := range strings.SplitAfter(strings.TrimSuffix(sub.String(), "\n"), "\n") {
+			sb.WriteString("  " + l)
+		}
+		sb.WriteString("\n")
+		d.add(sb.String())
+	}
+	if headed {
+		d.add("\n")
+	}
+}
+
 // details writes a collapsible block for every case that is not true:
-// false ones first, then undetermined ones, each in spec order.
+// false ones first, then undetermined ones, each in spec order. A program
+// none of whose cases ran, all for one reason (its image is missing), gets
+// one block for all of them.
 func (d *doc) details() {
 	headed := false
 	for _, v := range []verdict.Verdict{verdict.False, verdict.Undetermined} {
 		for i := range d.r.Programs {
 			p := &d.r.Programs[i]
+			if reason, n := sharedReason(p); n > 1 {
+				if v == verdict.Undetermined {
+					if !headed {
+						d.add("### Cases that are not true\n\n")
+						headed = true
+					}
+					if d.full || !d.add(d.programBlock(p, reason, n)) {
+						d.casesOmitted += n
+					}
+				}
+				continue
+			}
 			for j := range p.Cases {
 				c := &p.Cases[j]
 				if c.Verdict != v {
@@ -392,6 +441,53 @@ func (d *doc) details() {
 				}
 			}
 		}
+	}
+}
+
+// sharedReason returns the reason shared by all of p's cases when none is
+// true and none has evidence, and how many there are (0 otherwise).
+func sharedReason(p *report.Program) (reason string, n int) {
+	for j := range p.Cases {
+		c := &p.Cases[j]
+		if c.Verdict == verdict.True || !c.NoEvidence() || (n > 0 && c.Reason != reason) {
+			return "", 0
+		}
+		reason, n = c.Reason, n+1
+	}
+	return reason, n
+}
+
+// programBlock is the one block for a program whose cases never ran.
+func (d *doc) programBlock(p *report.Program, reason string, n int) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "<details>\n<summary>%s %s: all %d cases undetermined: %s</summary>\n\n",
+		mark(verdict.Undetermined), htmlCode(p.Name, nameMaxRunes), n, htmlCode(reason, reasonMaxRunes))
+	fmt.Fprintf(&sb, "- spec: %s\n", code(fmt.Sprintf("%s:%d:%d", specName(d.r), p.Line, p.Col), nameMaxRunes+20))
+	fmt.Fprintf(&sb, "- program file: %s\n", code(p.File, nameMaxRunes+40))
+	d.programNotes(&sb, p)
+	sb.WriteString("\n</details>\n\n")
+	return sb.String()
+}
+
+// programNotes lists what the sandbox said about the whole program when
+// it did not observe everything, and what it could not clean up.
+func (d *doc) programNotes(sb *strings.Builder, p *report.Program) {
+	if p.Acquisition != "" && p.Acquisition != runner.AcquisitionComplete {
+		fmt.Fprintf(sb, "- acquisition: %s\n", code(string(p.Acquisition), 20))
+		for k, a := range p.AcquisitionReasons {
+			if k == notesMax {
+				fmt.Fprintf(sb, "  - … %d more\n", len(p.AcquisitionReasons)-notesMax)
+				break
+			}
+			fmt.Fprintf(sb, "  - %s\n", code(a, reasonMaxRunes))
+		}
+	}
+	for k, w := range p.SandboxWarnings {
+		if k == notesMax {
+			fmt.Fprintf(sb, "- … %d more sandbox warnings\n", len(p.SandboxWarnings)-notesMax)
+			break
+		}
+		fmt.Fprintf(sb, "- sandbox warning: %s\n", code(w, reasonMaxRunes))
 	}
 }
 

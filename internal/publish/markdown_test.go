@@ -127,8 +127,9 @@ var behavesElements = map[string]bool{
 	"strong": true, "em": true, "blockquote": true, "a": true,
 }
 
-// checkHostile checks a rendering of hostileReport.
-func checkHostile(t *testing.T, name, md string, wantDetails int) {
+// checkHostile checks a rendering of a hostile report: it has wantDetails
+// <details> blocks and a table cell whose text is wantCell.
+func checkHostile(t *testing.T, name, md string, wantDetails int, wantCell string) {
 	t.Helper()
 	for _, bad := range []string{"\u202e", "\x00", "\r"} {
 		if strings.Contains(md, bad) {
@@ -161,7 +162,7 @@ func checkHostile(t *testing.T, name, md string, wantDetails int) {
 		if first == nil || first.DataAtom != atom.Summary {
 			t.Errorf("%s: a <details> does not start with its <summary>", name)
 		}
-		if !strings.Contains(text(d), "actual (") {
+		if !strings.Contains(text(d), "program file:") {
 			t.Errorf("%s: a <details> lost its content (closed early?): %q", name, text(d))
 		}
 	}
@@ -181,20 +182,23 @@ func checkHostile(t *testing.T, name, md string, wantDetails int) {
 			t.Errorf("%s: text %q between the case blocks", name, n.Data)
 		}
 	}
-	// The program's row: its name whole in one cell, seven cells a row.
-	wantName := oneLine(hostile(), nameMaxRunes)
+	// The hostile text whole in one cell, and every row as wide as its
+	// table's header.
 	found := false
+	width := 0
 	for _, cells := range got.rows {
-		if len(cells) != 7 {
-			t.Errorf("%s: a table row has %d cells, want 7", name, len(cells))
-			continue
+		if cells[0].DataAtom == atom.Th {
+			width = len(cells)
 		}
-		if text(cells[1]) == wantName {
-			found = true
+		if len(cells) != width {
+			t.Errorf("%s: a table row has %d cells, want %d", name, len(cells), width)
+		}
+		for _, c := range cells {
+			found = found || text(c) == wantCell
 		}
 	}
 	if !found {
-		t.Errorf("%s: no table row names the program %q", name, wantName)
+		t.Errorf("%s: no table cell holds %q", name, wantCell)
 	}
 }
 
@@ -202,17 +206,28 @@ func TestHostileReportRendersInert(t *testing.T) {
 	t.Parallel()
 	r := hostileReport()
 	opt := Options{RunURL: testRunURL, Annotations: true}
-	// Both cases of the first program are not true.
-	checkHostile(t, "summary", Summary(r, opt), 2)
-	checkHostile(t, "check run", CheckRunSummary(r, opt), 2)
+	// Both cases of the first program are not true, and the third
+	// program's cases share one block.
+	name := oneLine(hostile(), nameMaxRunes)
+	checkHostile(t, "summary", Summary(r, opt), 3, name)
+	checkHostile(t, "check run", CheckRunSummary(r, opt), 3, name)
 	comment := Comment(r, opt)
-	checkHostile(t, "comment", comment, 2)
+	checkHostile(t, "comment", comment, 3, name)
 	if n := strings.Count(comment, markerPrefix); n != 1 {
 		t.Errorf("comment: %d markers, want exactly one", n)
 	}
 	if sha, ok := ParseMarker(comment); !ok || Marker(r) != markerPrefix+sha+markerSuffix {
 		t.Errorf("comment: its first line is not its marker: %q", strings.SplitN(comment, "\n", 2)[0])
 	}
+}
+
+func TestHostileSpecErrorsRenderInert(t *testing.T) {
+	t.Parallel()
+	r := hostileSpecErrors()
+	opt := Options{RunURL: testRunURL, Annotations: true}
+	msg := oneLine(hostile(), messageRunes)
+	checkHostile(t, "summary", Summary(r, opt), 0, msg)
+	checkHostile(t, "comment", Comment(r, opt), 0, msg)
 }
 
 func TestTableRows(t *testing.T) {
@@ -241,9 +256,13 @@ func TestTableRows(t *testing.T) {
 			t.Errorf("row %d: %q, want %q", i, texts, want[i])
 		}
 	}
-	// 2 + 1 + 2 + 1 cases are not true.
-	if len(got.details) != 6 || got.nested != 0 {
-		t.Errorf("%d <details> (%d nested), want 6", len(got.details), got.nested)
+	// 2 + 1 + 1 cases are not true, and the two cases of missing-image
+	// that never ran share one block.
+	if len(got.details) != 5 || got.nested != 0 {
+		t.Errorf("%d <details> (%d nested), want 5", len(got.details), got.nested)
+	}
+	if !strings.Contains(text(got.details[4]), "all 2 cases undetermined: image not present") {
+		t.Errorf("the cases that never ran are not folded: %q", text(got.details[4]))
 	}
 	if !strings.Contains(got.plain.String(), "2 of 3 samples true") {
 		t.Errorf("no samples line:\n%s", got.plain.String())
@@ -402,10 +421,6 @@ func TestGoldenMarkdown(t *testing.T) {
 			{File: "behaves.yml", Line: 3, Col: 5, Message: `unknown key "tiemout" | did you mean timeout?`},
 			{File: "behaves.yml", Line: 9, Col: 7, Message: "profile \"py\" is not defined"},
 		}})
-	spec.SpecErrors = []report.SpecError{
-		{File: "behaves.yml", Line: 3, Col: 5, Message: `unknown key "tiemout" | did you mean timeout?`},
-		{File: "behaves.yml", Line: 9, Col: 7, Message: "profile \"py\" is not defined"},
-	}
 	goldentest.Check(t, "spec_errors.golden.md", []byte(Summary(spec, Options{})))
 	if spec.Verdict != verdict.Undetermined {
 		t.Fatalf("fixture: a spec-error report is %s", spec.Verdict)
