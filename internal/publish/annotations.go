@@ -260,6 +260,9 @@ func repoPath(p string) string {
 // escaped for properties and the message for data, as the runner unescapes
 // them. The message was cut to AnnotationMessageLimit runes before this
 // escaping, so that the runner, which cuts after unescaping, keeps it whole.
+// The line starts with "::", so the runner parses it as this command
+// (ActionCommand.TryParseV2) and never looks for a legacy "##[" command in
+// the message; report text in it has no line break left to start another.
 func (a Annotation) Command() string {
 	var props []string
 	if a.Path != "" {
