@@ -202,32 +202,66 @@ func checkHostile(t *testing.T, name, md string, wantDetails int, wantCell strin
 	}
 }
 
-func TestHostileReportRendersInert(t *testing.T) {
+func TestHostileReportsRenderInert(t *testing.T) {
 	t.Parallel()
-	r := hostileReport()
 	opt := Options{RunURL: testRunURL, Annotations: true}
-	// Both cases of the first program are not true, and the third
-	// program's cases share one block.
-	name := oneLine(hostile(), nameMaxRunes)
-	checkHostile(t, "summary", Summary(r, opt), 3, name)
-	checkHostile(t, "check run", CheckRunSummary(r, opt), 3, name)
-	comment := Comment(r, opt)
-	checkHostile(t, "comment", comment, 3, name)
-	if n := strings.Count(comment, markerPrefix); n != 1 {
-		t.Errorf("comment: %d markers, want exactly one", n)
-	}
-	if sha, ok := ParseMarker(comment); !ok || Marker(r) != markerPrefix+sha+markerSuffix {
-		t.Errorf("comment: its first line is not its marker: %q", strings.SplitN(comment, "\n", 2)[0])
+	for _, tt := range []struct {
+		name    string
+		r       report.Report
+		details int
+		cell    string
+	}{
+		// Both cases of the first program are not true, and the third
+		// program's cases share one block.
+		{"report", hostileReport(), 3, oneLine(hostile(), nameMaxRunes)},
+		{"spec errors", hostileSpecErrors(), 0, oneLine(hostile(), messageRunes)},
+	} {
+		checkHostile(t, tt.name+": summary", Summary(tt.r, opt), tt.details, tt.cell)
+		checkHostile(t, tt.name+": check run", CheckRunSummary(tt.r, opt), tt.details, tt.cell)
+		comment := Comment(tt.r, opt)
+		checkHostile(t, tt.name+": comment", comment, tt.details, tt.cell)
+		if n := strings.Count(comment, markerPrefix); n != 1 {
+			t.Errorf("%s: comment holds %d markers, want exactly one", tt.name, n)
+		}
+		if sha, ok := ParseMarker(comment); !ok || Marker(tt.r) != markerPrefix+sha+markerSuffix {
+			t.Errorf("%s: the comment's first line is not its marker: %q", tt.name, strings.SplitN(comment, "\n", 2)[0])
+		}
 	}
 }
 
-func TestHostileSpecErrorsRenderInert(t *testing.T) {
+func TestParseMarker(t *testing.T) {
 	t.Parallel()
-	r := hostileSpecErrors()
-	opt := Options{RunURL: testRunURL, Annotations: true}
-	msg := oneLine(hostile(), messageRunes)
-	checkHostile(t, "summary", Summary(r, opt), 0, msg)
-	checkHostile(t, "comment", Comment(r, opt), 0, msg)
+	hex := strings.Repeat("0123456789abcdef", 4)
+	marker := markerPrefix + hex + markerSuffix
+	tests := []struct {
+		body string
+		ok   bool
+	}{
+		{marker, true},
+		{marker + "\n## behaves", true},
+		{marker + "\r\n## behaves", true},                           // as GitHub may return a body
+		{"\n" + marker, false},                                      // not the first line
+		{"x" + marker, false},                                       // text before
+		{marker + " x\n", false},                                    // text after
+		{strings.ReplaceAll(marker, "\t", " ") + "\n", false},       // spaces, as report text would have them
+		{strings.ReplaceAll(marker, "\t", `\t`) + "\n", false},      // report.Escape's form of a tab
+		{markerPrefix + strings.ToUpper(hex) + markerSuffix, false}, // not lowercase
+		{markerPrefix + hex[1:] + markerSuffix, false},              // 63 digits
+		{markerPrefix + hex + "0" + markerSuffix, false},            // 65 digits
+		{markerPrefix + hex[1:] + "g" + markerSuffix, false},        // not hex
+		{"", false},
+	}
+	for _, tt := range tests {
+		sha, ok := ParseMarker(tt.body)
+		if ok != tt.ok || (ok && sha != hex) {
+			t.Errorf("ParseMarker(%q) = %q, %v; want ok %v", tt.body, sha, ok, tt.ok)
+		}
+	}
+	// One marker per spec file, and none made of its name.
+	a := Marker(report.Report{SpecFile: "a/behaves.yml"})
+	if a == Marker(report.Report{SpecFile: "b/behaves.yml"}) || strings.Contains(a, "behaves.yml") {
+		t.Errorf("marker %q", a)
+	}
 }
 
 func TestTableRows(t *testing.T) {
