@@ -202,6 +202,7 @@ func TestProgramFileLine(t *testing.T) {
 		{"line 0 clamped to 1", "main.c", "main.c:0:0: error: x\n", 0, 1, 0},
 		{"a number too large", "main.c", "main.c:99999999999999999999999:1: error: x\n", 0, 1, 1},
 		{"nothing named: line 1", "main.py", "Killed\n", 0, 1, 0},
+		{"a name longer than any file's is not looked for", strings.Repeat("m", 300) + ".c", strings.Repeat("m", 300) + ".c:4:1: error: x\n", 0, 1, 0},
 	}
 	for _, tt := range tests {
 		c := kase("c", 14, verdict.False, "wrong", intp(1), "", "", tt.stderr)

@@ -18,6 +18,11 @@ const defaultProgramMount = "/program"
 // a compiler's first error comes early, and a program may write megabytes.
 const locateMaxBytes = 256 << 10
 
+// nameMaxBytes bounds the file name locate looks for (no file system
+// allows a longer one): the name is the report's word and becomes part of
+// a pattern, and matching costs the text's length times the pattern's.
+const nameMaxBytes = 255
+
 // locate returns the first false case of p whose stderr names a position
 // in the program's own file, and that position: the first compiler message
 // ("main.c:12:5: error: …", "./main.go:3:2: …", "--> main.rs:2:5"), else
@@ -27,7 +32,7 @@ const locateMaxBytes = 256 << 10
 // was named.
 func locate(p *report.Program) (c *report.Case, line, col int, ok bool) {
 	name := entryName(p)
-	if name == "" {
+	if name == "" || len(name) > nameMaxBytes {
 		return nil, 0, 0, false
 	}
 	q := regexp.QuoteMeta(name)
