@@ -73,7 +73,8 @@ func copyTree(t testing.TB) string {
 
 // testOptions reads "# test-options: key=value ..." from a spec's first
 // line: max-timeout, max-memory, max-output, max-cases, max-pids,
-// max-file-size, image=NAME=REF and allow-untracked=GLOB (both repeatable).
+// max-file-size, image=NAME=REF, allow-untracked=GLOB and allow-registry=HOST
+// (all three repeatable), and pull.
 func testOptions(t *testing.T, path string) Options {
 	t.Helper()
 	f, err := os.Open(path)
@@ -109,6 +110,12 @@ func testOptions(t *testing.T, path string) Options {
 				opt.Images = map[string]string{}
 			}
 			opt.Images[name] = ref
+		case "pull":
+			opt.Pull = true
+		case "allow-registry":
+			var reg string
+			reg, err = NormalizeRegistry(v)
+			opt.AllowRegistries = append(opt.AllowRegistries, reg)
 		case "allow-untracked":
 			var g AllowGlob
 			g, err = ParseAllowGlob(v)

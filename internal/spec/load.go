@@ -40,6 +40,16 @@ type Options struct {
 	// of these patterns (the CLI's --allow-untracked). Nothing admits a
 	// path through .git.
 	AllowUntracked []AllowGlob
+	// Pull says that the run pulls the images the engine lacks (the CLI's
+	// pull command and run --pull-images): then every registry-digest
+	// image, --image overrides included, must come from a registry in
+	// AllowRegistries, since a pull request's spec could otherwise make
+	// the runner fetch anything from anywhere.
+	Pull bool
+	// AllowRegistries are the registries a pull may fetch from, as
+	// host[:port] in the normal form of NormalizeRegistry (the CLI's
+	// --allow-registry).
+	AllowRegistries []string
 }
 
 // withDefaults fills zero fields.

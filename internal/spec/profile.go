@@ -281,6 +281,10 @@ func (l *loader) image(name, what string, n *yaml.Node, fs fields, rt *runner.Pr
 			l.errorf(at, "--image %s=%s: %s", short(name), short(ref), msg)
 			return
 		}
+		if msg := l.checkRegistry(ref); msg != "" {
+			l.errorf(at, "--image %s=%s: %s", short(name), short(ref), msg)
+			return
+		}
 		rt.Image = ref
 		return
 	}
@@ -293,6 +297,10 @@ func (l *loader) image(name, what string, n *yaml.Node, fs fields, rt *runner.Pr
 		return
 	}
 	if msg := checkImage(s); msg != "" {
+		l.errorf(f.val, "%s", msg)
+		return
+	}
+	if msg := l.checkRegistry(s); msg != "" {
 		l.errorf(f.val, "%s", msg)
 		return
 	}
