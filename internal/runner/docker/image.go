@@ -74,6 +74,12 @@ func (s *Sandbox) inspectImage(ctx context.Context, ref string) (imageInfo, erro
 	defer cancel()
 	resp, err := s.cli.ImageInspect(ictx, ref)
 	if cerrdefs.IsNotFound(err) {
+		s.mu.Lock()
+		why, pulled := s.pullFailures[ref]
+		s.mu.Unlock()
+		if pulled {
+			return imageInfo{}, &imageError{msg: "image not present: " + why}
+		}
 		return imageInfo{}, &imageError{msg: fmt.Sprintf("image not present: pull it before scoring (%s)", ref)}
 	}
 	if err != nil {
@@ -111,6 +117,21 @@ func parsePin(ref string) (pin, error) {
 	return pin{digest: canonical}, nil
 }
 
+// repoDigest is the entry of an image's RepoDigests that the digest pin p
+// names (the same repository and digest), or "".
+func repoDigest(p pin, repoDigests []string) string {
+	for _, rd := range repoDigests {
+		got, err := reference.ParseNormalizedNamed(rd)
+		if err != nil {
+			continue
+		}
+		if c, ok := got.(reference.Canonical); ok && c.Name() == p.digest.Name() && c.Digest() == p.digest.Digest() {
+			return rd
+		}
+	}
+	return ""
+}
+
 // checkImage checks an inspect answer against the pin in ref and records
 // what the containers need: the ID, the matching repo digest, the image's
 // ENV and its VOLUMEs.
@@ -128,16 +149,7 @@ func checkImage(ref string, resp image.InspectResponse) (imageInfo, error) {
 			info.RepoDigest = resp.RepoDigests[0]
 		}
 	} else {
-		for _, rd := range resp.RepoDigests {
-			got, err := reference.ParseNormalizedNamed(rd)
-			if err != nil {
-				continue
-			}
-			if c, ok := got.(reference.Canonical); ok && c.Name() == p.digest.Name() && c.Digest() == p.digest.Digest() {
-				info.RepoDigest = rd
-				break
-			}
-		}
+		info.RepoDigest = repoDigest(p, resp.RepoDigests)
 		if info.RepoDigest == "" {
 			return imageInfo{}, &imageError{msg: fmt.Sprintf("image %s does not match its pin: the engine's image %s has repo digests [%s]",
 				ref, resp.ID, strings.Join(resp.RepoDigests, ", "))}

@@ -90,6 +90,7 @@ type engine interface {
 	Ping(ctx context.Context) (types.Ping, error)
 	Info(ctx context.Context) (system.Info, error)
 	ImageInspect(ctx context.Context, ref string, opts ...client.ImageInspectOption) (image.InspectResponse, error)
+	ImagePull(ctx context.Context, ref string, options image.PullOptions) (io.ReadCloser, error)
 	VolumeCreate(ctx context.Context, options volume.CreateOptions) (volume.Volume, error)
 	VolumeRemove(ctx context.Context, volumeID string, force bool) error
 	VolumeInspect(ctx context.Context, volumeID string) (volume.Volume, error)
@@ -115,6 +116,10 @@ type Sandbox struct {
 
 	mu     sync.Mutex
 	images map[string]*imageEntry
+	// pullFailures holds why PullImage could not fetch an image, by
+	// reference: the reason a later Prepare gives when it finds the image
+	// missing.
+	pullFailures map[string]string
 }
 
 var _ runner.Sandbox = (*Sandbox)(nil)
@@ -161,6 +166,8 @@ func newSandbox(ctx context.Context, cli engine, opt Options) (*Sandbox, error) 
 		opt:    opt,
 		prefix: "behaves-" + shortRunID(opt.RunID) + "-",
 		images: map[string]*imageEntry{},
+
+		pullFailures: map[string]string{},
 	}
 	pctx, cancel := context.WithTimeout(ctx, opt.EngineTimeout)
 	defer cancel()
