@@ -45,6 +45,7 @@ const usage = `usage: behaves <command> [flags]
 commands:
   run       run every program's cases and judge them
   validate  check the spec without Docker
+  pull      pull the spec's images that Docker lacks, by digest
   gc        remove the containers and volumes that dead runs left behind
   version   print the version
 
@@ -71,6 +72,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return validateCommand(args[1:], env)
 	case "gc":
 		return gcCommand(ctx, args[1:], env)
+	case "pull":
+		return pullCommand(ctx, args[1:], env)
 	case "version":
 		fmt.Fprintf(env.Stdout, "behaves %s\n", version())
 		return ExitTrue
@@ -83,12 +86,15 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 }
 
-// specFlags are the flags run and validate share.
+// specFlags are the flags run, validate and pull share.
 type specFlags struct {
-	path      string
-	ceilings  spec.Ceilings
-	images    imageFlag
-	untracked allowFlag
+	path       string
+	ceilings   spec.Ceilings
+	images     imageFlag
+	untracked  allowFlag
+	registries registryFlag
+	// pull is set by --pull-images (run, validate) and by the pull command.
+	pull bool
 }
 
 func (s *specFlags) register(fs *flag.FlagSet) {
@@ -102,10 +108,12 @@ func (s *specFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&s.ceilings.MaxPids, "max-pids", s.ceilings.MaxPids, "the largest pids (process limit) a profile may ask for")
 	fs.Var(s.images, "image", "PROFILE=REF: run PROFILE with image REF (sha256:<id> or name@sha256:<digest>); repeatable")
 	fs.Var(&s.untracked, "allow-untracked", "GLOB: let the spec name files git does not track under GLOB (relative to the repository root, ** for any depth: gen/**); never .git; repeatable")
+	fs.Var(&s.registries, "allow-registry", "HOST[:PORT]: a registry that pulling may fetch images from (docker.io, ghcr.io, 127.0.0.1:5000); none by default; repeatable")
 }
 
 func (s *specFlags) load() (*spec.Spec, error) {
-	return spec.Load(s.path, spec.Options{Ceilings: s.ceilings, Images: s.images, AllowUntracked: s.untracked})
+	return spec.Load(s.path, spec.Options{Ceilings: s.ceilings, Images: s.images, AllowUntracked: s.untracked,
+		Pull: s.pull, AllowRegistries: s.registries})
 }
 
 // parse parses flags; it returns false (after printing why) on a usage error.
@@ -153,7 +161,12 @@ func validateCommand(args []string, env Env) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	var sf specFlags
 	sf.register(fs)
+	sf.registerPullImages(fs)
 	if !parse(fs, args, env) {
+		return ExitUsage
+	}
+	if msg := sf.checkPull("validate", "--pull-images", DefaultPullTimeout); msg != "" {
+		fmt.Fprintln(env.Stderr, msg)
 		return ExitUsage
 	}
 	sp, err := sf.load()
@@ -173,6 +186,8 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	var sf specFlags
 	sf.register(fs)
+	sf.registerPullImages(fs)
+	pullTimeout := registerPullTimeout(fs)
 	reportPath := fs.String("report", "behaves-report.json", "where to write the JSON report")
 	parallel := fs.Int("parallel", 0, "invocations at once (default: fits the CPUs and the profiles' memory)")
 	failOn := fs.String("fail-on", string(FailOnUndetermined), "which verdicts fail the command: false or undetermined")
@@ -185,6 +200,10 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	}
 	if *parallel < 0 {
 		fmt.Fprintf(env.Stderr, "behaves run: --parallel must be 1 or more, not %d\n", *parallel)
+		return ExitUsage
+	}
+	if msg := sf.checkPull("run", "--pull-images", *pullTimeout); msg != "" {
+		fmt.Fprintln(env.Stderr, msg)
 		return ExitUsage
 	}
 
@@ -264,6 +283,16 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 				return specFailed(list)
 			}
 			err = cerr
+		}
+	}
+	if err == nil && sf.pull {
+		// The pull phase, before scoring: a failed pull is its image's
+		// programs' reason, not the run's failure.
+		if _, perr := pullImages(ctx, env, sb, sp, *pullTimeout); errors.Is(perr, errCannotPull) {
+			err = perr
+			if cerr := closer.Close(); cerr != nil {
+				fmt.Fprintf(env.Stderr, "behaves: closing the Docker client: %v\n", cerr)
+			}
 		}
 	}
 	if err != nil {

@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/runner/docker"
+	"github.com/behaves-dev/behaves/internal/spec"
+)
+
+// DefaultPullTimeout bounds the pull of one image (--pull-timeout): long
+// enough for a large image over a slow link, short enough that a registry
+// that trickles bytes cannot hold the runner for the job's whole budget.
+const DefaultPullTimeout = 10 * time.Minute
+
+const pullUsage = `usage: behaves pull [--spec behaves.yml] --allow-registry HOST[:PORT]... [flags]
+
+Pulls each distinct image the spec's programs run that the Docker engine
+does not have, by its registry digest (name@sha256:…), one line per image,
+and checks that the pulled image carries that digest. It pulls only from
+the registries --allow-registry names: an image from another registry is a
+spec error. A local image ID (sha256:…) cannot be pulled: if it is absent,
+pull says so and fails. No credentials are sent: a private registry needs
+the engine's host to have logged in, and is out of scope.
+
+exit codes: 0 every image present or pulled · 2 usage or spec error ·
+            4 some image could not be pulled, or Docker is unreachable
+
+flags:
+`
+
+// registryFlag collects --allow-registry HOST[:PORT], normalised as it is
+// parsed (a malformed registry is a usage error).
+type registryFlag []string
+
+func (f *registryFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	return strings.Join(*f, ",")
+}
+
+func (f *registryFlag) Set(s string) error {
+	reg, err := spec.NormalizeRegistry(s)
+	if err != nil {
+		return err
+	}
+	*f = append(*f, reg)
+	return nil
+}
+
+// registerPullImages adds run's and validate's --pull-images switch.
+func (s *specFlags) registerPullImages(fs *flag.FlagSet) {
+	fs.BoolVar(&s.pull, "pull-images", false, "pull the images the engine lacks, by digest, before scoring; needs --allow-registry (a failed pull makes its programs undetermined)")
+}
+
+// registerPullTimeout adds --pull-timeout (run and pull).
+func registerPullTimeout(fs *flag.FlagSet) *time.Duration {
+	return fs.Duration("pull-timeout", DefaultPullTimeout, "the longest the pull of one image may take")
+}
+
+// checkPull returns the usage error of a command that pulls with no
+// registry allowed, or with a timeout that is not positive, or "".
+// Pulling from nowhere is refused rather than allowed everywhere: the
+// images are named by the spec, which a pull request may edit.
+func (s *specFlags) checkPull(cmd, what string, timeout time.Duration) string {
+	switch {
+	case !s.pull:
+		return ""
+	case len(s.registries) == 0:
+		return fmt.Sprintf("behaves %s: %s needs --allow-registry HOST[:PORT] (repeatable): the registries a pull may fetch from, since the spec, which a pull request may edit, names the images; none is allowed by default", cmd, what)
+	case timeout <= 0:
+		return fmt.Sprintf("behaves %s: --pull-timeout must be greater than 0, not %s", cmd, timeout)
+	default:
+		return ""
+	}
+}
+
+// imagePuller is a sandbox that can pull an image in the pull phase
+// (*docker.Sandbox), and that remembers a failure as the reason its image
+// is missing when scoring comes to it.
+type imagePuller interface {
+	PullImage(ctx context.Context, ref string, timeout time.Duration) (docker.PullStatus, error)
+}
+
+// errCannotPull is the pull phase's error for a sandbox that cannot pull.
+var errCannotPull = errors.New("this sandbox cannot pull images")
+
+// pullImages is the pull phase: each distinct image the spec's programs
+// run, in the order programs first use it, is pulled if the engine lacks
+// it, with a progress line each (escaped: an image reference is spec
+// text). It returns how many could not be pulled; its error is
+// errCannotPull, or the interruption. Scoring comes after it and never
+// pulls: a failed image stays missing, and the sandbox gives its failure
+// as the reason of its programs' cases.
+func pullImages(ctx context.Context, env Env, sb runner.Sandbox, sp *spec.Spec, timeout time.Duration) (failed int, err error) {
+	p, ok := sb.(imagePuller)
+	if !ok {
+		return 0, errCannotPull
+	}
+	seen := map[string]bool{}
+	for _, prog := range sp.Programs {
+		ref := sp.Profiles[prog.Profile].Runtime.Image
+		if seen[ref] {
+			continue
+		}
+		seen[ref] = true
+		if err := ctx.Err(); err != nil {
+			return failed, fmt.Errorf("pulling images: %w", err)
+		}
+		start := time.Now()
+		status, err := p.PullImage(ctx, ref, timeout)
+		switch {
+		case err != nil:
+			failed++
+			printMessages(env.Stderr, env, "behaves: "+err.Error())
+		case status == docker.PullPresent:
+			printMessages(env.Stderr, env, fmt.Sprintf("behaves: image %s is present", ref))
+		default:
+			printMessages(env.Stderr, env, fmt.Sprintf("behaves: pulled %s in %s", ref, time.Since(start).Round(100*time.Millisecond)))
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return failed, fmt.Errorf("pulling images: %w", err)
+	}
+	return failed, nil
+}
+
+// pullCommand is `behaves pull`: the pull phase of run --pull-images on
+// its own, so that a workflow can pull in a step of its own.
+func pullCommand(ctx context.Context, args []string, env Env) int {
+	fs := flag.NewFlagSet("pull", flag.ContinueOnError)
+	var sf specFlags
+	sf.register(fs)
+	timeout := registerPullTimeout(fs)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), pullUsage)
+		fs.PrintDefaults()
+	}
+	if !parse(fs, args, env) {
+		return ExitUsage
+	}
+	sf.pull = true
+	if msg := sf.checkPull("pull", "pulling", *timeout); msg != "" {
+		fmt.Fprintln(env.Stderr, msg)
+		return ExitUsage
+	}
+	sp, err := sf.load()
+	if err != nil {
+		printMessages(env.Stderr, env, specErrorLines(err)...)
+		return ExitUsage
+	}
+	if env.NewSandbox == nil {
+		fmt.Fprintln(env.Stderr, "behaves pull: no Docker connection is configured")
+		return ExitRunFailed
+	}
+	sb, closer, err := env.NewSandbox(ctx, newRunID())
+	if err != nil {
+		printMessages(env.Stderr, env, fmt.Sprintf("behaves pull: sandbox unavailable: %v", err))
+		return ExitRunFailed
+	}
+	defer func() {
+		if err := closer.Close(); err != nil {
+			fmt.Fprintf(env.Stderr, "behaves: closing the Docker client: %v\n", err)
+		}
+	}()
+	failed, err := pullImages(ctx, env, sb, sp, *timeout)
+	switch {
+	case err != nil:
+		printMessages(env.Stderr, env, fmt.Sprintf("behaves pull: %v", err))
+		return ExitRunFailed
+	case failed > 0:
+		printMessages(env.Stderr, env, fmt.Sprintf("behaves pull: %d image(s) could not be pulled", failed))
+		return ExitRunFailed
+	}
+	return ExitTrue
+}
