@@ -13,7 +13,8 @@ type Profile struct {
 	// Name is the profile's name in the spec, for messages only.
 	Name string
 	// Image is "name@sha256:<hex>" (a registry digest) or "sha256:<hex>" (a
-	// local image ID). It is never pulled.
+	// local image ID). Scoring never pulls it (an opt-in pull phase may,
+	// before scoring).
 	Image string
 	// Command is the effective argv prefix; "/program/<ProgramName>" and the
 	// invocation's args follow it. The image ENTRYPOINT never applies.

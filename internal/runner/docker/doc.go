@@ -1,7 +1,9 @@
 // Package docker is the Docker Engine implementation of runner.Sandbox.
 //
 // It owns everything that touches the engine: the image check (inspect,
-// never pull, pin by ID or registry digest), delivery of a program's files
+// never pull, pin by ID or registry digest), the opt-in pull phase before
+// scoring (PullImage: by digest only, its failures kept as the reason of a
+// missing image), delivery of a program's files
 // into a labelled named volume through a created, never-started helper
 // container, and one fresh, hardened, disposable container per invocation
 // (create → attach → wait(next-exit) → start → pump streams against the
