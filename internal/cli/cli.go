@@ -162,16 +162,8 @@ func validateCommand(args []string, env Env) int {
 	var sf specFlags
 	sf.register(fs)
 	sf.registerPullImages(fs)
-	if !parse(fs, args, env) {
-		return ExitUsage
-	}
-	if msg := sf.checkPull("validate", "--pull-images", DefaultPullTimeout); msg != "" {
-		fmt.Fprintln(env.Stderr, msg)
-		return ExitUsage
-	}
-	sp, err := sf.load()
-	if err != nil {
-		printMessages(env.Stderr, env, specErrorLines(err)...)
+	sp := sf.parseAndLoad(fs, args, env, "--pull-images")
+	if sp == nil {
 		return ExitUsage
 	}
 	cases := 0
@@ -202,7 +194,7 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "behaves run: --parallel must be 1 or more, not %d\n", *parallel)
 		return ExitUsage
 	}
-	if msg := sf.checkPull("run", "--pull-images", *pullTimeout); msg != "" {
+	if msg := sf.checkPull("run", "--pull-images"); msg != "" {
 		fmt.Fprintln(env.Stderr, msg)
 		return ExitUsage
 	}

@@ -61,24 +61,57 @@ func (s *specFlags) registerPullImages(fs *flag.FlagSet) {
 
 // registerPullTimeout adds --pull-timeout (run and pull).
 func registerPullTimeout(fs *flag.FlagSet) *time.Duration {
-	return fs.Duration("pull-timeout", DefaultPullTimeout, "the longest the pull of one image may take")
+	d := DefaultPullTimeout
+	fs.Var((*timeoutFlag)(&d), "pull-timeout", "the longest the pull of one image may take")
+	return &d
+}
+
+// timeoutFlag is a duration greater than 0, checked as it is parsed.
+type timeoutFlag time.Duration
+
+func (f *timeoutFlag) String() string { return time.Duration(*f).String() }
+
+func (f *timeoutFlag) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	if d <= 0 {
+		return fmt.Errorf("must be greater than 0, not %s", d)
+	}
+	*f = timeoutFlag(d)
+	return nil
 }
 
 // checkPull returns the usage error of a command that pulls with no
-// registry allowed, or with a timeout that is not positive, or "".
-// Pulling from nowhere is refused rather than allowed everywhere: the
-// images are named by the spec, which a pull request may edit.
-func (s *specFlags) checkPull(cmd, what string, timeout time.Duration) string {
-	switch {
-	case !s.pull:
-		return ""
-	case len(s.registries) == 0:
-		return fmt.Sprintf("behaves %s: %s needs --allow-registry HOST[:PORT] (repeatable): the registries a pull may fetch from, since the spec, which a pull request may edit, names the images; none is allowed by default", cmd, what)
-	case timeout <= 0:
-		return fmt.Sprintf("behaves %s: --pull-timeout must be greater than 0, not %s", cmd, timeout)
-	default:
+// registry allowed, or "". Pulling from nowhere is refused rather than
+// allowed everywhere: the images are named by the spec, which a pull
+// request may edit.
+func (s *specFlags) checkPull(cmd, what string) string {
+	if !s.pull || len(s.registries) > 0 {
 		return ""
 	}
+	return fmt.Sprintf("behaves %s: %s needs --allow-registry HOST[:PORT] (repeatable): the registries a pull may fetch from, since the spec, which a pull request may edit, names the images; none is allowed by default", cmd, what)
+}
+
+// parseAndLoad parses the flags of a command that loads the spec and
+// nothing else first (validate, pull), checks its pull flags (what names
+// the pulling for the message) and loads the spec. On a usage or spec
+// error it prints why and returns nil.
+func (s *specFlags) parseAndLoad(fs *flag.FlagSet, args []string, env Env, what string) *spec.Spec {
+	if !parse(fs, args, env) {
+		return nil
+	}
+	if msg := s.checkPull(fs.Name(), what); msg != "" {
+		fmt.Fprintln(env.Stderr, msg)
+		return nil
+	}
+	sp, err := s.load()
+	if err != nil {
+		printMessages(env.Stderr, env, specErrorLines(err)...)
+		return nil
+	}
+	return sp
 }
 
 // imagePuller is a sandbox that can pull an image in the pull phase
@@ -142,17 +175,9 @@ func pullCommand(ctx context.Context, args []string, env Env) int {
 		fmt.Fprint(fs.Output(), pullUsage)
 		fs.PrintDefaults()
 	}
-	if !parse(fs, args, env) {
-		return ExitUsage
-	}
-	sf.pull = true
-	if msg := sf.checkPull("pull", "pulling", *timeout); msg != "" {
-		fmt.Fprintln(env.Stderr, msg)
-		return ExitUsage
-	}
-	sp, err := sf.load()
-	if err != nil {
-		printMessages(env.Stderr, env, specErrorLines(err)...)
+	sf.pull = true // what pull does; it has no --pull-images to unset it
+	sp := sf.parseAndLoad(fs, args, env, "pulling")
+	if sp == nil {
 		return ExitUsage
 	}
 	if env.NewSandbox == nil {

@@ -99,7 +99,7 @@ func TestPullUsageErrors(t *testing.T) {
 		{[]string{"validate", "--spec", path, "--pull-images"}, "behaves validate: --pull-images needs --allow-registry HOST[:PORT]"},
 		{[]string{"pull", "--spec", path, "--allow-registry", "https://ghcr.io"}, `registry "https://ghcr.io" is not a host or host:port`},
 		{[]string{"run", "--spec", path, "--allow-registry", "ghcr"}, `Docker would read it as a repository on docker.io`},
-		{[]string{"pull", "--spec", path, "--allow-registry", "ghcr.io", "--pull-timeout", "0s"}, "--pull-timeout must be greater than 0"},
+		{[]string{"pull", "--spec", path, "--allow-registry", "ghcr.io", "--pull-timeout", "0s"}, `invalid value "0s" for flag -pull-timeout: must be greater than 0`},
 	} {
 		sb := &pullingSandbox{}
 		report := filepath.Join(t.TempDir(), "r.json")

@@ -70,6 +70,20 @@ func Client(tb testing.TB) *client.Client {
 	return cli
 }
 
+// RegistryDigest returns BEHAVES_IMAGE_REGISTRY_DIGEST, the test image
+// that scripts/registry.sh pushed to its loopback registry
+// (127.0.0.1:<port>/behaves-test/busybox@sha256:…). Without it the test
+// skips, or fails when BEHAVES_REQUIRE_DOCKER=1 (CI, whose .ci/run runs
+// scripts/registry.sh).
+func RegistryDigest(tb testing.TB) string {
+	tb.Helper()
+	ref := os.Getenv("BEHAVES_IMAGE_REGISTRY_DIGEST")
+	if ref == "" {
+		skipOrFail(tb, "BEHAVES_IMAGE_REGISTRY_DIGEST is not set (bash scripts/registry.sh --env-file /tmp/behaves-images.env, then source that file)")
+	}
+	return ref
+}
+
 // Image returns the image ID in the environment variable name
 // (BEHAVES_IMAGE_BUSYBOX, BEHAVES_IMAGE_PYTHON, BEHAVES_IMAGE_ENTRYPOINT).
 func Image(tb testing.TB, name string) string {

@@ -32,18 +32,11 @@ import (
 // It pushes the registry image under a repository of its own and removes
 // that repository's local references before each pull, so that the shared
 // BEHAVES_IMAGE_REGISTRY_DIGEST reference, which other tests run at the
-// same time, stays present. It needs BEHAVES_IMAGE_REGISTRY_DIGEST: without
-// it the test skips, or fails when BEHAVES_REQUIRE_DOCKER=1 (CI).
+// same time, stays present. It needs BEHAVES_IMAGE_REGISTRY_DIGEST
+// (dockertest.RegistryDigest: it fails without it in CI).
 func TestPullFromLoopbackRegistry(t *testing.T) {
 	t.Parallel()
-	shared := os.Getenv("BEHAVES_IMAGE_REGISTRY_DIGEST")
-	if shared == "" {
-		const msg = "BEHAVES_IMAGE_REGISTRY_DIGEST is not set (bash scripts/registry.sh --env-file /tmp/behaves-images.env, then source that file)"
-		if dockertest.Required() {
-			t.Fatal("BEHAVES_REQUIRE_DOCKER=1: " + msg)
-		}
-		t.Skip(msg)
-	}
+	shared := dockertest.RegistryDigest(t)
 	cl := dockertest.Client(t)
 	host, _, _ := strings.Cut(shared, "/")
 	_, digest, _ := strings.Cut(shared, "@")

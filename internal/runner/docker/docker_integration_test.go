@@ -16,7 +16,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -505,14 +504,7 @@ func regexpMatch(pattern, s string) bool {
 // run time: the image is never pulled.
 func TestIntegrationRegistryDigest(t *testing.T) {
 	t.Parallel()
-	ref := os.Getenv("BEHAVES_IMAGE_REGISTRY_DIGEST")
-	if ref == "" {
-		const msg = "BEHAVES_IMAGE_REGISTRY_DIGEST is not set (bash scripts/registry.sh --env-file /tmp/behaves-images.env, then source that file)"
-		if dockertest.Required() {
-			t.Fatal("BEHAVES_REQUIRE_DOCKER=1: " + msg)
-		}
-		t.Skip(msg)
-	}
+	ref := dockertest.RegistryDigest(t)
 	sb := newTestSandbox(t)
 	prof := shProfile(ref)
 	att := prepare(t, sb, shProgram("echo pinned\n"), prof)
