@@ -33,7 +33,7 @@ const (
 const maxPullMessage = 64 << 10
 
 // maxPullError caps the engine's or registry's error text kept in a pull
-// failure, which becomes the reason of every case of the image's programs.
+// failure.
 const maxPullError = 1 << 10
 
 // PullImage fetches ref when the engine does not have it, by its registry
@@ -79,7 +79,9 @@ func (s *Sandbox) pullImage(ctx context.Context, ref string, timeout time.Durati
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			return "", fmt.Errorf("pulling %s failed: it did not finish within the pull timeout %s", ref, timeout)
 		}
-		return "", fmt.Errorf("pulling %s failed: %w", ref, err)
+		// The engine's answer may quote the registry's: cut, since it
+		// becomes the reason of every case of the image's programs.
+		return "", fmt.Errorf("pulling %s failed: %s", ref, clip(err.Error(), maxPullError))
 	}
 	// The engine checks a manifest against the digest it was asked for;
 	// this checks that what it now holds is what the pin names, so that a
@@ -166,7 +168,7 @@ func readPullStream(r io.Reader) error {
 				text = m.ErrorDetail.Message
 			}
 			if text != "" {
-				return errors.New(clip(text, maxPullError))
+				return errors.New(text)
 			}
 		}
 		line = line[:0]

@@ -76,6 +76,8 @@ func TestPullImage(t *testing.T) {
 			err: "pulling " + pullPin + " failed: manifest unknown: manifest unknown", pulls: 1},
 		{name: "legacy error field", pin: pullPin, stream: []string{`{"error":"toomanyrequests"}`},
 			err: "pulling " + pullPin + " failed: toomanyrequests", pulls: 1},
+		{name: "long error", pin: pullPin, stream: []string{`{"error":"` + strings.Repeat("é", maxPullError) + `"}`},
+			err: "pulling " + pullPin + " failed: " + strings.Repeat("é", maxPullError/2) + "… (cut)", pulls: 1},
 		{name: "not JSON", pin: pullPin, stream: []string{`<html>`},
 			err: "pulling " + pullPin + " failed: the engine's progress stream is not JSON", pulls: 1},
 		{name: "another digest", pin: pullPin, stream: progress, after: image.InspectResponse{ID: fakeImageID, RepoDigests: []string{"127.0.0.1:5000/behaves/sh@sha256:" + strings.Repeat("c", 64)}},
@@ -186,7 +188,6 @@ func TestReadPullStream(t *testing.T) {
 		{"blank lines", "\r\n\n{\"status\":\"a\"}\n\n", ""},
 		{"error", "{\"status\":\"a\"}\n{\"error\":\"e1\"}\n{\"status\":\"b\"}\n", "e1"},
 		{"detail wins", `{"error":"legacy","errorDetail":{"message":"detail"}}`, "detail"},
-		{"long error cut", `{"error":"` + strings.Repeat("é", maxPullError) + `"}`, strings.Repeat("é", maxPullError/2) + "… (cut)"},
 		{"long line", long + "\n", "longer than"},
 		{"not JSON", "nope\n", "not JSON"},
 	} {
