@@ -25,8 +25,9 @@ does not have, by its registry digest (name@sha256:…), one line per image,
 and checks that the pulled image carries that digest. It pulls only from
 the registries --allow-registry names: an image from another registry is a
 spec error. A local image ID (sha256:…) cannot be pulled: if it is absent,
-pull says so and fails. No credentials are sent: a private registry needs
-the engine's host to have logged in, and is out of scope.
+pull says so and fails. No credentials are sent, so a private registry is
+out of scope: pull its images with the docker CLI (after docker login)
+before behaves.
 
 exit codes: 0 every image present or pulled · 2 usage or spec error ·
             4 some image could not be pulled, or Docker is unreachable
