@@ -102,7 +102,8 @@ type Event struct {
 	// exited or closed its input.
 	StdinBytes  int64
 	StdinSHA256 string
-	// TimedOut is set only when behaves' kill hit a still-running container.
+	// TimedOut is set only when behaves' timeout kill ended a running
+	// program, as the engine recorded it (the docker package says how).
 	TimedOut      bool
 	ResourceLimit ResourceLimit
 	// Command is the full argv that ran.

@@ -22,9 +22,11 @@
 //   - an image VOLUME is covered by a tmpfs of min(memory, 64 MiB)
 //     (volumeTmpfsSize);
 //   - the fsize ulimit is max(largest tmpfs, 64 MiB) (fileSizeLimit);
-//   - TimedOut is set only when behaves' kill hit a running container, and
-//     an exit code is reported for every exited container, 137 after a
-//     timeout kill included (Attempt.Run);
+//   - TimedOut is set only when behaves' kill ended a running program, as
+//     the engine's record shows it (exit code 137 and a recorded run time
+//     that reached the timeout: killEndedRun), and an exit code is reported
+//     for every exited container, 137 after a timeout kill included
+//     (Attempt.Run);
 //   - an OOM kill takes precedence over the output ceiling as the reported
 //     resource limit (judge).
 package docker

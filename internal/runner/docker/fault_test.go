@@ -8,15 +8,19 @@ package docker
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/image"
 
 	"github.com/behaves-dev/behaves/internal/runner"
@@ -741,4 +745,106 @@ func TestFaultCPUs(t *testing.T) {
 	if got := d.count("info"); got != 2 {
 		t.Errorf("%d info requests, want 2", got)
 	}
+}
+
+// acceptKill answers a kill with 204 and does not kill, as Engine 20.10 does
+// for a container whose process has exited but whose exit the daemon has not
+// processed yet; it closes arrived (once) when the first kill comes.
+func acceptKill(arrived chan struct{}) fakeFault {
+	var once sync.Once
+	return func(d *fakeDaemon, c *fakeCall) bool {
+		once.Do(func() { close(arrived) })
+		c.W.WriteHeader(http.StatusNoContent)
+		return true
+	}
+}
+
+// holdWaitUntil answers a next-exit wait as the fake does (headers at once,
+// the body at the exit), but not before release is closed: the daemon
+// delivers the exit late.
+func holdWaitUntil(release <-chan struct{}) fakeFault {
+	return func(d *fakeDaemon, c *fakeCall) bool {
+		parts := strings.Split(strings.Trim(c.R.URL.Path, "/"), "/")
+		ctr := d.lookup(parts[len(parts)-2])
+		c.W.Header().Set("Content-Type", "application/json")
+		c.W.WriteHeader(http.StatusOK)
+		c.W.(http.Flusher).Flush()
+		for _, ch := range []<-chan struct{}{release, ctr.exited} {
+			select {
+			case <-ch:
+			case <-c.R.Context().Done():
+				return true
+			case <-d.release:
+				return true
+			}
+		}
+		d.mu.Lock()
+		code := ctr.exitCode
+		d.mu.Unlock()
+		json.NewEncoder(c.W).Encode(container.WaitResponse{StatusCode: int64(code)})
+		return true
+	}
+}
+
+// TestFaultKillRacesExit: the timeout kill is accepted (204) although the
+// program ended by itself before the timeout. timed_out must not be set:
+// it means that behaves' kill ended a running program, which the engine's
+// record decides (exit code 137 and a run time that reached the timeout),
+// never the kill's answer. Without killEndedRun, both cases are
+// "timed out".
+func TestFaultKillRacesExit(t *testing.T) {
+	t.Parallel()
+	const timeout = 300 * time.Millisecond
+
+	// Engine 20.10's race: the process exited 0 with its output written,
+	// the kill arrives before the daemon processed the exit and is
+	// accepted; the daemon then records the exit 0.
+	t.Run("exited 0, kill accepted", func(t *testing.T) {
+		t.Parallel()
+		d := newFakeDaemon(t)
+		killed := make(chan struct{})
+		d.fault("kill", forRole(RoleProgram, 0, acceptKill(killed)))
+		d.program = func(p *fakeProc) int {
+			fmt.Fprint(p.Stdout, "ok\n")
+			<-killed // the exit is processed only after the kill
+			return 0
+		}
+		prof := faultProfile()
+		prof.Timeout = timeout
+		o := runJob(t, d.sandbox(t, Options{}), faultJob(prof, 1), 30*time.Second)
+		ev := o.obs.Events[0]
+		if ev.TimedOut || o.cases[0].Verdict != verdict.True || ev.ExitCode == nil || *ev.ExitCode != 0 {
+			t.Fatalf("a program that exited 0 after a kill the engine accepted: want true, exit 0, not timed out:\n%s", o)
+		}
+		if d.count("kill") == 0 {
+			t.Fatalf("no kill was sent: the race was not reproduced:\n%s", o)
+		}
+		assertNoLeftovers(t, d)
+	})
+
+	// The program killed itself (137) well before the timeout, and the
+	// exit reached behaves only after its kill, which was accepted: the
+	// recorded run time is below the timeout.
+	t.Run("exited 137 by itself before the timeout", func(t *testing.T) {
+		t.Parallel()
+		d := newFakeDaemon(t)
+		killed := make(chan struct{})
+		d.fault("kill", forRole(RoleProgram, 0, acceptKill(killed)))
+		d.fault("wait", forRole(RoleProgram, 0, holdWaitUntil(killed)))
+		d.program = func(p *fakeProc) int {
+			fmt.Fprint(p.Stdout, "ok\n")
+			return 137
+		}
+		prof := faultProfile()
+		prof.Timeout = timeout
+		o := runJob(t, d.sandbox(t, Options{}), faultJob(prof, 1), 30*time.Second)
+		ev := o.obs.Events[0]
+		if ev.TimedOut || ev.ExitCode == nil || *ev.ExitCode != 137 || ev.SandboxError != "" {
+			t.Fatalf("a program that exited 137 before its timeout: want exit 137, not timed out:\n%s", o)
+		}
+		if c := o.cases[0]; c.Verdict != verdict.False || strings.Contains(c.Reason, "timed out") {
+			t.Errorf("want false by its exit code, not by a timeout: %s %q", c.Verdict, c.Reason)
+		}
+		assertNoLeftovers(t, d)
+	})
 }

@@ -25,10 +25,12 @@ import (
 // could not be removed.
 //
 // Timeout rule: TimedOut is set only when behaves' kill, sent after
-// prof.Timeout (counted from the return of start), hit a running container.
-// The exit code is reported for every container that exited, so a timed-out
-// run reports 137 (SIGKILL) with TimedOut set; a container that is not
-// exited reports no exit code.
+// prof.Timeout (counted from the return of start), ended a running program:
+// the engine accepted the kill, the container exited with 137 (SIGKILL), and
+// its recorded run time reached the timeout (see killEndedRun). The exit
+// code is reported for every container that exited, so a timed-out run
+// reports 137 with TimedOut set; a container that is not exited reports no
+// exit code.
 //
 // Cancellation of ctx: the event's SandboxError is "interrupted" (never a
 // timeout), and the container is killed and removed by the forced removal,
@@ -149,7 +151,7 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 		ev.SandboxError = faultText(ctx, "inspecting container", err, s.opt.EngineTimeout)
 		return ev, nil
 	}
-	judge(&ev, info.State, res, startedAt)
+	judge(&ev, info.State, res, startedAt, a.prof.Timeout)
 	checkOOM = ev.SandboxError == "" && info.State.Status == container.StateExited && !info.State.OOMKilled
 	createdAt = info.Created
 	return ev, nil
@@ -279,8 +281,9 @@ func drainWait(waitC <-chan container.WaitResponse, errC <-chan error) {
 	}
 }
 
-// kill sends SIGKILL. hit reports that the container was running; a
-// container that had already exited ("is not running") is neither a hit
+// kill sends SIGKILL. hit reports that the engine accepted it, which on
+// Engine 20.10 does not prove the container was running (see killEndedRun);
+// a container that had already exited ("is not running") is neither a hit
 // nor an error.
 func (s *Sandbox) kill(ctx context.Context, id string) (hit bool, err error) {
 	kctx, cancel := s.engineCtx(ctx)
@@ -307,15 +310,16 @@ func faultText(ctx context.Context, what string, err error, engineTimeout time.D
 	return what + ": " + err.Error()
 }
 
-// judge fills the event from the container's state after the run.
+// judge fills the event from the container's state after the run; timeout
+// is the program's timeout.
 //
 // Precedence of resource limits: an OOM kill ("memory", set by the kernel for
 // any process of the container) wins over the output ceiling ("output"): it
 // is the engine's own record, and a program that exhausted its memory while
 // also flooding its output is reported by the harder limit. Either makes the
 // case false.
-func judge(ev *runner.Event, st *container.State, res pumpResult, startedAt time.Time) {
-	ev.TimedOut = res.timedOut
+func judge(ev *runner.Event, st *container.State, res pumpResult, startedAt time.Time, timeout time.Duration) {
+	ev.TimedOut = res.timedOut && killEndedRun(st, timeout)
 	switch {
 	case st.OOMKilled:
 		ev.ResourceLimit = runner.LimitMemory
@@ -338,6 +342,54 @@ func judge(ev *runner.Event, st *container.State, res pumpResult, startedAt time
 	default:
 		ev.SandboxError = fmt.Sprintf("container not exited after the run (status %q)", st.Status)
 	}
+}
+
+// killEndedRun says whether the engine's record agrees that a timeout kill
+// ended a running program. The kill's own answer cannot say so: Engine
+// 20.10 accepts a kill sent after the process exited but before the daemon
+// processed the exit, so a program that exited by itself just before its
+// timeout would be taken for a timed-out one. The record cannot race:
+//   - the container exited with 137, as SIGKILL leaves it (a program that
+//     exited with anything else, 0 included, ended by itself);
+//   - its run time, FinishedAt − StartedAt, reached the timeout. The engine
+//     records StartedAt before start returns, and behaves counts the timeout
+//     from that return and kills after it, so a program its kill ended ran
+//     at least the timeout by the engine's own clock. The comparison allows
+//     for the record's resolution (the digits the engine wrote: a whole
+//     second when it wrote none) and 0.1% of the timeout for a clock being
+//     slewed meanwhile (NTP slews by at most 0.05%).
+//
+// When the engine recorded no valid times, the exit code alone decides:
+// a program that ran forever must never pass a spec expecting 137 because
+// a record was missing.
+func killEndedRun(st *container.State, timeout time.Duration) bool {
+	if st.Status != container.StateExited || st.ExitCode != 137 {
+		return false
+	}
+	start, err1 := time.Parse(time.RFC3339Nano, st.StartedAt)
+	end, err2 := time.Parse(time.RFC3339Nano, st.FinishedAt)
+	if err1 != nil || err2 != nil || start.Year() <= 1 || end.Before(start) {
+		return true
+	}
+	slack := max(stampResolution(st.StartedAt), stampResolution(st.FinishedAt)) + timeout/1000
+	return end.Sub(start)+slack >= timeout
+}
+
+// stampResolution is the resolution of an RFC 3339 time as written: one
+// second without a fraction, a tenth of a second for one digit, and so on.
+// Go's writers drop trailing zeros, so it may be coarser than the clock
+// was: that only widens the slack.
+func stampResolution(s string) time.Duration {
+	r := time.Second
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		for _, c := range s[i+1:] {
+			if c < '0' || c > '9' || r == time.Nanosecond {
+				break
+			}
+			r /= 10
+		}
+	}
+	return r
 }
 
 // runDuration is the program's run time: the engine's StartedAt to
@@ -374,7 +426,7 @@ type pumpResult struct {
 	waitTaken   bool      // the wait's answer (exit or error) was received
 	exitedAt    time.Time // when it did
 	stdinBytes  int64     // stdin bytes the engine accepted
-	timedOut    bool      // the timeout kill hit a running container
+	timedOut    bool      // the engine accepted the timeout kill (not proof that it hit: see killEndedRun)
 	killed      bool      // some kill (timeout or ceiling) hit it
 	ceilingHit  bool      // a stream passed the output ceiling
 	interrupted bool      // ctx was cancelled
@@ -383,7 +435,7 @@ type pumpResult struct {
 
 // pump writes stdin and drains stdout and stderr concurrently until both
 // end-of-stream and the exit are seen. One deadline governs the program
-// (timeout: kill, TimedOut if the kill hit); after the exit or a kill, the
+// (timeout: kill, timedOut if the engine accepted it); after the exit or a kill, the
 // grace period bounds the wait for the rest, and its expiry is a fault. It
 // returns after closing the connection and joining its goroutines, so the
 // writers may be read.

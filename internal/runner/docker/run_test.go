@@ -90,7 +90,9 @@ func TestJudge(t *testing.T) {
 			runner.Event{ExitCode: intp(0), SandboxError: "grace", Duration: 250 * time.Millisecond}},
 		{"still running after kill: no exit code", &container.State{Status: "running", StartedAt: start, FinishedAt: "0001-01-01T00:00:00Z"},
 			pumpResult{timedOut: true, killed: true, fault: "grace"},
-			runner.Event{TimedOut: true, SandboxError: "container still running after kill"}},
+			runner.Event{SandboxError: "container still running after kill"}},
+		{"kill accepted, but the program exited 0 by itself", exited(0, false), pumpResult{exited: true, timedOut: true, killed: true},
+			runner.Event{ExitCode: intp(0), Duration: 250 * time.Millisecond}},
 		{"not exited, no kill", &container.State{Status: "running", StartedAt: start, FinishedAt: "0001-01-01T00:00:00Z"},
 			pumpResult{fault: "waiting for container: boom"},
 			runner.Event{SandboxError: "waiting for container: boom"}},
@@ -101,7 +103,7 @@ func TestJudge(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var ev runner.Event
-			judge(&ev, tt.st, tt.res, time.Now())
+			judge(&ev, tt.st, tt.res, time.Now(), 250*time.Millisecond)
 			if tt.st.Status != "exited" {
 				ev.Duration = 0 // measured: not asserted
 			}
@@ -109,6 +111,40 @@ func TestJudge(t *testing.T) {
 				t.Errorf("event (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestKillEndedRun: the timeout rule reads the engine's record, not the
+// kill's answer: 137 and a recorded run time that reached the timeout,
+// within the record's resolution and 0.1% of the timeout.
+func TestKillEndedRun(t *testing.T) {
+	t.Parallel()
+	st := func(code int, start, end string) *container.State {
+		return &container.State{Status: "exited", ExitCode: code, StartedAt: start, FinishedAt: end}
+	}
+	const s0 = "2026-05-07T21:09:36.100000000Z"
+	tests := []struct {
+		name    string
+		st      *container.State
+		timeout time.Duration
+		want    bool
+	}{
+		{"137, ran past the timeout", st(137, s0, "2026-05-07T21:09:37.300000001Z"), time.Second, true},
+		{"137, ran exactly the timeout", st(137, s0, "2026-05-07T21:09:37.100000000Z"), time.Second, true},
+		{"137, short by less than 0.1%", st(137, s0, "2026-05-07T21:09:37.099500000Z"), time.Second, true},
+		{"137, short by more than the slack", st(137, s0, "2026-05-07T21:09:37.090000000Z"), time.Second, false},
+		{"137 well before the timeout: exited by itself", st(137, s0, "2026-05-07T21:09:36.400000000Z"), time.Second, false},
+		{"0 after the timeout: exited by itself", st(0, s0, "2026-05-07T21:09:38.100000000Z"), time.Second, false},
+		{"1 after the timeout", st(1, s0, "2026-05-07T21:09:38.100000000Z"), time.Second, false},
+		{"whole seconds: a second of resolution", st(137, "2026-05-07T21:09:36Z", "2026-05-07T21:09:37Z"), 1500 * time.Millisecond, true},
+		{"whole seconds, well short", st(137, "2026-05-07T21:09:36Z", "2026-05-07T21:09:37Z"), 3 * time.Second, false},
+		{"no valid record: the exit code decides", st(137, "0001-01-01T00:00:00Z", "0001-01-01T00:00:00Z"), time.Second, true},
+		{"not exited", &container.State{Status: "running", ExitCode: 137, StartedAt: s0}, time.Second, false},
+	}
+	for _, tt := range tests {
+		if got := killEndedRun(tt.st, tt.timeout); got != tt.want {
+			t.Errorf("%s: killEndedRun = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }
 
