@@ -292,7 +292,10 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		obs = unobserved(jobs, runErr.Error())
 	} else {
 		warnStaleRuns(ctx, env)
-		obs = runner.Run(ctx, sb, jobs, runner.Options{
+		// A lost sandbox (the engine became unreachable mid-run) fails the
+		// run, like one that was never reachable.
+		var lost error
+		obs, lost = runner.Run(ctx, sb, jobs, runner.Options{
 			Parallel: *parallel,
 			Cleanup:  env.Cleanup,
 			OnEvent: func(job, inv int, ev runner.Event) {
@@ -303,6 +306,9 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 				progress.Case(results[job][inv].Verdict)
 			},
 		})
+		if lost != nil {
+			runErr = fmt.Errorf("sandbox lost: %w", lost)
+		}
 		if err := closer.Close(); err != nil {
 			fmt.Fprintf(env.Stderr, "behaves: closing the Docker client: %v\n", err)
 		}

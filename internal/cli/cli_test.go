@@ -199,6 +199,80 @@ func TestSandboxUnavailableStillWritesTheReportAndExits4(t *testing.T) {
 	}
 }
 
+// losingSandbox runs its first invocation to exit 0, then loses the
+// engine on the second (a runner.LostError from Run).
+type losingSandbox struct {
+	mu   sync.Mutex
+	runs int
+}
+
+func (l *losingSandbox) Prepare(ctx context.Context, batch []runner.Request) []runner.Prepared {
+	out := make([]runner.Prepared, len(batch))
+	for i := range out {
+		out[i].Attempt = losingAttempt{l}
+	}
+	return out
+}
+
+type losingAttempt struct{ l *losingSandbox }
+
+func (a losingAttempt) Settings() runner.Settings { return runner.Settings{} }
+func (a losingAttempt) Run(ctx context.Context, inv runner.Invocation) (runner.Event, error) {
+	a.l.mu.Lock()
+	defer a.l.mu.Unlock()
+	a.l.runs++
+	if a.l.runs == 1 {
+		code := 0
+		return runner.Event{ExitCode: &code}, nil
+	}
+	return runner.Event{SandboxError: "inspecting container: EOF"}, runner.Lost(errors.New("the Docker engine became unreachable (inspecting a container): EOF"))
+}
+func (a losingAttempt) Close(ctx context.Context) error { return nil }
+
+// TestSandboxLostMidRunExits4: an engine lost after the start is a failed
+// run like one never reached: exit 4 whatever --fail-on says (a gate must
+// not pass a run where nothing more ran), the report's error says what
+// happened, the case observed keeps its verdict, and the cases not observed
+// are undetermined with the loss as their reason.
+func TestSandboxLostMidRunExits4(t *testing.T) {
+	t.Parallel()
+	path := shSpec(t, `[{name: c1}, {name: c2}, {name: c3}, {name: c4}]`)
+	for _, failOn := range []string{"false", "undetermined"} {
+		report := filepath.Join(t.TempDir(), "r.json")
+		sb := &losingSandbox{}
+		r := runMain(t, context.Background(), fixed(sb), "run", "--spec", path, "--report", report, "--fail-on", failOn, "--parallel", "1")
+		if r.code != ExitRunFailed {
+			t.Errorf("--fail-on %s: exit code %d, want %d\n%s", failOn, r.code, ExitRunFailed, r.stderr)
+		}
+		if r.report == nil {
+			t.Fatalf("no report written")
+		}
+		if r.report["verdict"] != "undetermined" || !strings.Contains(fmt.Sprint(r.report["error"]), "became unreachable") {
+			t.Errorf("report verdict %v, error %v; want undetermined, the loss", r.report["verdict"], r.report["error"])
+		}
+		cases := r.report["programs"].([]any)[0].(map[string]any)["cases"].([]any)
+		for i, c := range cases {
+			c := c.(map[string]any)
+			want, reason := "undetermined", "became unreachable"
+			switch i {
+			case 0:
+				want, reason = "true", ""
+			case 1:
+				reason = "inspecting container: EOF"
+			}
+			if c["verdict"] != want || !strings.Contains(fmt.Sprint(c["reason"]), reason) {
+				t.Errorf("case %v: verdict %v, reason %v; want %s, %q", c["name"], c["verdict"], c["reason"], want, reason)
+			}
+		}
+		if sb.runs != 2 {
+			t.Errorf("%d invocations ran, want 2: none after the loss", sb.runs)
+		}
+		if !strings.Contains(r.stderr, "the run failed") {
+			t.Errorf("stderr does not say the run failed:\n%s", r.stderr)
+		}
+	}
+}
+
 func TestFailOn(t *testing.T) {
 	t.Parallel()
 	path := shSpec(t, `[{name: c1}]`)

@@ -158,7 +158,8 @@ type Sandbox interface {
 	// several at once, and returns one result per request, in order. A
 	// result's error says why that program cannot run at all (image
 	// missing or not matching its pin, delivery failed); its text is the
-	// reason a person reads.
+	// reason a person reads. An error that holds a *LostError stops the
+	// whole run.
 	Prepare(ctx context.Context, batch []Request) []Prepared
 }
 
@@ -184,6 +185,7 @@ type Attempt interface {
 	// non-nil error is a cleanup failure (the container could not be
 	// removed): the event keeps its meaning, the error goes into the
 	// program's sandbox warnings, and the program's remaining cases stop.
+	// An error that holds a *LostError (see there) stops the whole run.
 	Run(ctx context.Context, inv Invocation) (Event, error)
 	// Close removes what Prepare made. It must work on a context that is
 	// not the (possibly cancelled) run context.
@@ -206,23 +208,50 @@ func Leftover(err error) error {
 	return &LeftoverError{Err: err}
 }
 
-// splitLeftovers separates the removal failures from the cause in err,
-// through nested errors.Join.
-func splitLeftovers(err error) (cause error, leftovers []string) {
-	if l, ok := err.(*LeftoverError); ok {
-		return nil, strings.Split(l.Err.Error(), "\n")
+// LostError marks the loss of the sandbox itself, as opposed to a failure
+// of one program or container: for Docker, the engine stopped being
+// reachable (connection refused or reset, its socket gone, a restart).
+// Nothing more can run, so the run stops starting cases and fails (exit 4,
+// whatever --fail-on says). A sandbox returns it from Prepare (in a
+// result's error) or from Attempt.Run (in its error), alone or within
+// errors.Join; its text says what was lost and why.
+type LostError struct{ Err error }
+
+func (e *LostError) Error() string { return e.Err.Error() }
+func (e *LostError) Unwrap() error { return e.Err }
+
+// Lost wraps the cause of a lost sandbox (nil stays nil).
+func Lost(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &LostError{Err: err}
+}
+
+// splitFailure separates, through nested errors.Join, the removal failures
+// (leftovers) and the loss of the sandbox (the first LostError, if any)
+// from the cause in err.
+func splitFailure(err error) (cause error, leftovers []string, lost *LostError) {
+	switch e := err.(type) {
+	case *LeftoverError:
+		return nil, strings.Split(e.Err.Error(), "\n"), nil
+	case *LostError:
+		return nil, nil, e
 	}
 	j, ok := err.(interface{ Unwrap() []error })
 	if !ok {
-		return err, nil
+		return err, nil, nil
 	}
 	var causes []error
 	for _, e := range j.Unwrap() {
-		c, l := splitLeftovers(e)
+		c, l, lo := splitFailure(e)
 		if c != nil {
 			causes = append(causes, c)
 		}
 		leftovers = append(leftovers, l...)
+		if lost == nil {
+			lost = lo
+		}
 	}
-	return errors.Join(causes...), leftovers
+	return errors.Join(causes...), leftovers, lost
 }

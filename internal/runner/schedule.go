@@ -42,15 +42,24 @@ type Options struct {
 // job's program is closed after its last invocation. When ctx is cancelled
 // no new invocation starts; those running are stopped by the sandbox; every
 // prepared program is still closed.
-func Run(ctx context.Context, sb Sandbox, jobs []Job, opt Options) []Observation {
+//
+// The error is non-nil only when the sandbox was lost (a *LostError from
+// Prepare or Attempt.Run): the run failed. From then on no program is
+// prepared and no invocation starts; those running end by themselves (their
+// engine calls fail fast, or at their deadlines); every prepared program is
+// still closed, with the usual cleanup deadlines; and every invocation that
+// did not start is undetermined with the loss as its reason ("not run: …").
+func Run(ctx context.Context, sb Sandbox, jobs []Job, opt Options) ([]Observation, error) {
 	if opt.Parallel < 1 {
 		opt.Parallel = 1
 	}
 	if opt.Cleanup == nil {
 		opt.Cleanup = context.Background()
 	}
+	lost := &lostState{stop: make(chan struct{})}
 	p := &preparer{
 		box:   sb,
+		lost:  lost,
 		first: min(opt.Parallel, MaxBatch),
 		// Room for the programs the workers run and two batches ahead.
 		room: make(chan struct{}, opt.Parallel+2*MaxBatch),
@@ -60,7 +69,7 @@ func Run(ctx context.Context, sb Sandbox, jobs []Job, opt Options) []Observation
 		for k := range events {
 			events[k].SandboxError = NotRunInterrupted
 		}
-		p.states = append(p.states, &jobState{job: j, room: p.room, ready: make(chan struct{}), left: len(j.Invocations), obs: Observation{
+		p.states = append(p.states, &jobState{job: j, room: p.room, lost: lost, ready: make(chan struct{}), left: len(j.Invocations), ran: make([]bool, len(j.Invocations)), obs: Observation{
 			ExecutionID: uuid.NewString(),
 			Events:      events,
 		}})
@@ -93,6 +102,8 @@ feed:
 			select {
 			case <-ctx.Done():
 				break feed
+			case <-lost.stop:
+				break feed
 			case items <- item{i, k}:
 			}
 		}
@@ -106,8 +117,40 @@ feed:
 		st.close(opt.Cleanup) // after an interruption some were not closed yet
 		out[i] = st.observation()
 	}
-	return out
+	if l := lost.err(); l != nil {
+		return out, l
+	}
+	return out, nil
 }
+
+// lostState records the first loss of the sandbox in a run; stop is closed
+// then, so that nothing new starts.
+type lostState struct {
+	mu   sync.Mutex
+	lost *LostError
+	stop chan struct{}
+}
+
+// set records l unless a loss was recorded already.
+func (s *lostState) set(l *LostError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lost == nil {
+		s.lost = l
+		close(s.stop)
+	}
+}
+
+// err is the loss recorded, or nil.
+func (s *lostState) err() *LostError {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lost
+}
+
+// notRunLost is the reason of an invocation that did not start because the
+// sandbox was lost.
+func notRunLost(l *LostError) string { return "not run: " + l.Error() }
 
 // preparer prepares the jobs' programs ahead of the workers, in the jobs'
 // order, so that a worker rarely waits for a delivery and the sandbox can
@@ -119,14 +162,15 @@ feed:
 // their invocations were fed first, so they finish.
 type preparer struct {
 	box    Sandbox
+	lost   *lostState
 	states []*jobState
 	first  int
 	room   chan struct{}
 }
 
-// run prepares every job with invocations; when ctx is cancelled it stops,
-// and every job not prepared gets the interruption as its error, so that
-// no worker waits for it.
+// run prepares every job with invocations; when ctx is cancelled or the
+// sandbox is lost it stops, and every job not prepared gets the
+// interruption or the loss as its error, so that no worker waits for it.
 func (p *preparer) run(ctx context.Context) {
 	var pending []*jobState
 	for _, st := range p.states {
@@ -137,8 +181,12 @@ func (p *preparer) run(ctx context.Context) {
 		pending = append(pending, st)
 	}
 	defer func() {
+		reason := NotRunInterrupted
+		if l := p.lost.err(); l != nil {
+			reason = notRunLost(l)
+		}
 		for _, st := range pending {
-			st.settle(ctx, Prepared{Err: errors.New(NotRunInterrupted)})
+			st.settle(ctx, Prepared{Err: errors.New(reason)})
 		}
 	}()
 	for size := p.first; len(pending) > 0; size = min(2*size, MaxBatch) {
@@ -150,6 +198,8 @@ func (p *preparer) run(ctx context.Context) {
 				st.holdsRoom = true
 				st.mu.Unlock()
 			case <-ctx.Done():
+				return
+			case <-p.lost.stop:
 				return
 			}
 		}
@@ -174,6 +224,7 @@ func (p *preparer) run(ctx context.Context) {
 type jobState struct {
 	job  Job
 	room chan struct{} // the preparer's slots
+	lost *lostState    // the run's
 
 	ready      chan struct{} // closed once attempt or prepareErr is set
 	attempt    Attempt
@@ -182,20 +233,29 @@ type jobState struct {
 	mu        sync.Mutex
 	holdsRoom bool // a slot of room is held until close
 	obs       Observation
-	left      int  // invocations not yet finished
-	stopped   bool // a container could not be removed: run no more
+	ran       []bool // the invocations a worker took
+	left      int    // invocations not yet finished
+	stopped   bool   // a container could not be removed: run no more
 	closed    bool
 }
 
 // settle records the preparation's result and wakes the workers waiting
 // for it. Leftovers of a failed preparation go to the sandbox warnings; a
-// failure caused by the interruption says so.
+// loss of the sandbox is recorded for the run; a failure caused by the
+// interruption says so.
 func (s *jobState) settle(ctx context.Context, r Prepared) {
 	a, err := r.Attempt, r.Err
 	if err != nil {
 		var left []string
-		err, left = splitLeftovers(err)
-		if err == nil {
+		var lost *LostError
+		err, left, lost = splitFailure(err)
+		if lost != nil {
+			s.lost.set(lost)
+		}
+		switch {
+		case err == nil && lost != nil:
+			err = lost
+		case err == nil:
 			err = errors.New("preparing the program failed")
 		}
 		if ctx.Err() != nil && err.Error() != NotRunInterrupted {
@@ -227,6 +287,7 @@ func (s *jobState) run(ctx context.Context, k int, cleanup context.Context) Even
 	ev := s.runOne(ctx, k)
 	s.mu.Lock()
 	s.obs.Events[k] = ev
+	s.ran[k] = true
 	s.left--
 	last := s.left == 0
 	s.mu.Unlock()
@@ -240,7 +301,7 @@ func (s *jobState) runOne(ctx context.Context, k int) Event {
 	if ctx.Err() != nil {
 		return Event{SandboxError: NotRunInterrupted}
 	}
-	<-s.ready
+	<-s.ready // settled promptly after a loss too: the preparer stops then
 	a, err := s.attempt, s.prepareErr
 	if err != nil {
 		return Event{SandboxError: err.Error()}
@@ -251,11 +312,23 @@ func (s *jobState) runOne(ctx context.Context, k int) Event {
 	if stopped {
 		return Event{SandboxError: NotRunStopped}
 	}
+	if l := s.lost.err(); l != nil {
+		return Event{SandboxError: notRunLost(l)}
+	}
 	ev, err := a.Run(ctx, s.job.Invocations[k])
 	if err != nil {
+		cause, left, lost := splitFailure(err)
+		if lost != nil {
+			s.lost.set(lost)
+		}
 		s.mu.Lock()
-		s.stopped = true
-		s.obs.SandboxWarnings = append(s.obs.SandboxWarnings, err.Error())
+		if cause != nil || len(left) > 0 {
+			s.stopped = true
+		}
+		if cause != nil {
+			s.obs.SandboxWarnings = append(s.obs.SandboxWarnings, cause.Error())
+		}
+		s.obs.SandboxWarnings = append(s.obs.SandboxWarnings, left...)
 		s.mu.Unlock()
 	}
 	return ev
@@ -288,11 +361,24 @@ func (s *jobState) close(parent context.Context) {
 }
 
 // observation returns the finished observation with its acquisition state.
+// After a loss of the sandbox, the invocations no worker took say why: the
+// program's preparation failed, or the loss.
 func (s *jobState) observation() Observation {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	o := s.obs
 	o.Events = append([]Event(nil), s.obs.Events...)
+	if l := s.lost.err(); l != nil {
+		reason := notRunLost(l)
+		if s.prepareErr != nil { // settled before Run returns
+			reason = s.prepareErr.Error()
+		}
+		for k, ran := range s.ran {
+			if !ran {
+				o.Events[k] = Event{SandboxError: reason}
+			}
+		}
+	}
 	o.SandboxWarnings = append([]string{}, s.obs.SandboxWarnings...)
 	o.Acquisition, o.Reasons = acquisition(o.Events)
 	return o

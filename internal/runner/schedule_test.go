@@ -101,6 +101,16 @@ func (a fakeAttempt) Close(ctx context.Context) error {
 	return a.sb.closeEr
 }
 
+// mustRun is Run where the sandbox is never lost: an error fails the test.
+func mustRun(t *testing.T, ctx context.Context, sb Sandbox, jobs []Job, opt Options) []Observation {
+	t.Helper()
+	obs, err := Run(ctx, sb, jobs, opt)
+	if err != nil {
+		t.Fatalf("Run: %v (the sandbox was not lost)", err)
+	}
+	return obs
+}
+
 func jobsOf(programs, cases int) []Job {
 	var jobs []Job
 	for p := 0; p < programs; p++ {
@@ -116,7 +126,7 @@ func jobsOf(programs, cases int) []Job {
 func TestRunObservesEveryInvocationInOrder(t *testing.T) {
 	t.Parallel()
 	sb := &fakeSandbox{}
-	obs := Run(context.Background(), sb, jobsOf(3, 4), Options{Parallel: 3})
+	obs := mustRun(t, context.Background(), sb, jobsOf(3, 4), Options{Parallel: 3})
 	if len(obs) != 3 {
 		t.Fatalf("got %d observations, want 3", len(obs))
 	}
@@ -150,7 +160,7 @@ func TestRunObservesEveryInvocationInOrder(t *testing.T) {
 func TestRunPrepareFailureMakesEveryCaseUnobserved(t *testing.T) {
 	t.Parallel()
 	sb := &fakeSandbox{prepareErr: errors.New("image not present: pull it before scoring")}
-	obs := Run(context.Background(), sb, jobsOf(1, 3), Options{Parallel: 2})
+	obs := mustRun(t, context.Background(), sb, jobsOf(1, 3), Options{Parallel: 2})
 	o := obs[0]
 	if o.Acquisition != AcquisitionError {
 		t.Errorf("acquisition %q, want error", o.Acquisition)
@@ -175,7 +185,7 @@ func TestRunPrepareFailureMakesEveryCaseUnobserved(t *testing.T) {
 func TestRunPreparesAheadInGrowingBatches(t *testing.T) {
 	t.Parallel()
 	sb := &fakeSandbox{}
-	obs := Run(context.Background(), sb, jobsOf(60, 1), Options{Parallel: 2})
+	obs := mustRun(t, context.Background(), sb, jobsOf(60, 1), Options{Parallel: 2})
 	for p, o := range obs {
 		if o.Acquisition != AcquisitionComplete || string(o.Events[0].Stdout.Data) != fmt.Sprintf("p%d c0", p) {
 			t.Fatalf("program %d: %s %q", p, o.Acquisition, o.Events[0].Stdout.Data)
@@ -197,7 +207,7 @@ func TestRunPreparesAheadInGrowingBatches(t *testing.T) {
 func TestRunPrepareFailureInABatch(t *testing.T) {
 	t.Parallel()
 	sb := &fakeSandbox{prepareErrFor: map[string]error{"p1": errors.New("delivering the program: disk full")}}
-	obs := Run(context.Background(), sb, jobsOf(3, 2), Options{Parallel: 3})
+	obs := mustRun(t, context.Background(), sb, jobsOf(3, 2), Options{Parallel: 3})
 	for p, o := range obs {
 		want := AcquisitionComplete
 		if p == 1 {
@@ -223,7 +233,7 @@ func TestRunRemovalFailureStopsTheProgram(t *testing.T) {
 		}
 		return nil
 	}}
-	obs := Run(context.Background(), sb, jobsOf(1, 4), Options{Parallel: 1})
+	obs := mustRun(t, context.Background(), sb, jobsOf(1, 4), Options{Parallel: 1})
 	o := obs[0]
 	if o.Acquisition != AcquisitionPartial {
 		t.Errorf("acquisition %q, want partial", o.Acquisition)
@@ -249,7 +259,13 @@ func TestRunCancellationStopsStartingAndClosesEverything(t *testing.T) {
 	sb := &fakeSandbox{block: true, started: make(chan struct{}, 10)}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan []Observation)
-	go func() { done <- Run(ctx, sb, jobsOf(2, 5), Options{Parallel: 2}) }()
+	go func() {
+		obs, err := Run(ctx, sb, jobsOf(2, 5), Options{Parallel: 2})
+		if err != nil {
+			t.Errorf("Run: %v (the sandbox was not lost)", err)
+		}
+		done <- obs
+	}()
 	<-sb.started
 	<-sb.started
 	cancel()
@@ -293,5 +309,84 @@ func TestAcquisition(t *testing.T) {
 		if got, _ := acquisition(tc.events); got != tc.want {
 			t.Errorf("acquisition(%v) = %q, want %q", tc.events, got, tc.want)
 		}
+	}
+}
+
+// TestRunStopsWhenTheSandboxIsLost: an invocation whose Run reports the loss
+// of the sandbox (a *LostError, here joined with a removal failure) ends
+// the run: Run returns the loss, starts nothing new (not one case after
+// another failing against a dead engine), closes every prepared program,
+// keeps what was observed, and gives every invocation that did not start
+// the loss as its reason.
+func TestRunStopsWhenTheSandboxIsLost(t *testing.T) {
+	t.Parallel()
+	lostErr := errors.New("the engine became unreachable: connection refused")
+	sb := &fakeSandbox{runErr: func(inv Invocation) error {
+		if strings.Join(inv.Args, " ") == "p0 c1" {
+			return errors.Join(errors.New("removing container x: connection refused"), Lost(lostErr))
+		}
+		return nil
+	}}
+	const programs, cases = 50, 20
+	obs, err := Run(context.Background(), sb, jobsOf(programs, cases), Options{Parallel: 2})
+	var lost *LostError
+	if !errors.As(err, &lost) || !errors.Is(err, lostErr) {
+		t.Fatalf("Run returned %v, want the loss", err)
+	}
+	if len(sb.ran) > 5 {
+		t.Errorf("%d invocations started, want only those in flight when the sandbox was lost", len(sb.ran))
+	}
+	if sb.closed != sb.prepared || sb.prepared >= programs {
+		t.Errorf("prepared %d programs (of %d), closed %d: want preparation stopped and everything prepared closed", sb.prepared, programs, sb.closed)
+	}
+	if ev := obs[0].Events[0]; ev.SandboxError != "" || string(ev.Stdout.Data) != "p0 c0" {
+		t.Errorf("the case observed before the loss lost its evidence: %+v", ev)
+	}
+	if w := strings.Join(obs[0].SandboxWarnings, "\n"); !strings.Contains(w, "removing container x") || strings.Contains(w, lostErr.Error()) {
+		t.Errorf("warnings %q: want the removal failure, not the loss", obs[0].SandboxWarnings)
+	}
+	notRun := 0
+	for p, o := range obs {
+		for c, ev := range o.Events {
+			if ev.SandboxError == "" {
+				continue
+			}
+			if !strings.HasPrefix(ev.SandboxError, "not run: ") || !strings.Contains(ev.SandboxError, lostErr.Error()) {
+				t.Errorf("program %d case %d: reason %q, want the loss", p, c, ev.SandboxError)
+			}
+			notRun++
+		}
+	}
+	if notRun < programs*cases-5 {
+		t.Errorf("%d invocations not run with the loss as reason, want all but those in flight", notRun)
+	}
+}
+
+// TestRunStopsWhenPreparingLosesTheSandbox: a program whose preparation
+// reports the loss gets its own cause as reason; the run stops preparing,
+// and the programs not prepared are not run, with the loss as reason.
+func TestRunStopsWhenPreparingLosesTheSandbox(t *testing.T) {
+	t.Parallel()
+	lostErr := errors.New("the engine became unreachable: EOF")
+	sb := &fakeSandbox{prepareErrFor: map[string]error{
+		"p1": errors.Join(errors.New("creating the program volume: EOF"), Lost(lostErr)),
+	}}
+	const programs = 60
+	obs, err := Run(context.Background(), sb, jobsOf(programs, 2), Options{Parallel: 1})
+	if !errors.Is(err, lostErr) {
+		t.Fatalf("Run returned %v, want the loss", err)
+	}
+	if got := obs[1].Events[0].SandboxError; got != "creating the program volume: EOF" {
+		t.Errorf("the program whose preparation failed: reason %q, want its own cause", got)
+	}
+	if sb.prepared >= programs {
+		t.Errorf("all %d programs were prepared after the loss", sb.prepared)
+	}
+	if sb.closed != sb.prepared-1 {
+		t.Errorf("prepared %d (one failed), closed %d", sb.prepared, sb.closed)
+	}
+	last := obs[programs-1]
+	if ev := last.Events[0]; !strings.HasPrefix(ev.SandboxError, "not run: ") || !strings.Contains(ev.SandboxError, lostErr.Error()) {
+		t.Errorf("a program after the loss: reason %q, want the loss", ev.SandboxError)
 	}
 }

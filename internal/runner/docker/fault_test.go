@@ -53,6 +53,7 @@ var expectOK = verdict.Expectation{ExitCode: 0, Stdout: &verdict.Matcher{Kind: v
 // faultOutcome is one program's observation and its verdicts.
 type faultOutcome struct {
 	obs     runner.Observation
+	lost    error // runner.Run's error: the engine was lost
 	cases   []verdict.CaseResult
 	verdict verdict.Verdict
 	reason  string
@@ -73,13 +74,14 @@ func runJobCtx(t *testing.T, ctx context.Context, sb *Sandbox, job runner.Job, l
 	t.Helper()
 	type result struct {
 		obs     []runner.Observation
+		lost    error
 		elapsed time.Duration
 	}
 	done := make(chan result, 1)
 	go func() {
 		start := time.Now()
-		obs := runner.Run(ctx, sb, []runner.Job{job}, runner.Options{Parallel: 1})
-		done <- result{obs, time.Since(start)}
+		obs, lost := runner.Run(ctx, sb, []runner.Job{job}, runner.Options{Parallel: 1})
+		done <- result{obs, lost, time.Since(start)}
 	}()
 	var res result
 	select {
@@ -87,7 +89,7 @@ func runJobCtx(t *testing.T, ctx context.Context, sb *Sandbox, job runner.Job, l
 	case <-time.After(limit):
 		t.Fatalf("runner.Run did not return within %s: the sandbox hangs on an engine that stopped answering", limit)
 	}
-	out := faultOutcome{obs: res.obs[0], elapsed: res.elapsed}
+	out := faultOutcome{obs: res.obs[0], lost: res.lost, elapsed: res.elapsed}
 	for _, ev := range out.obs.Events {
 		out.cases = append(out.cases, verdict.Judge(expectOK, ev))
 	}
@@ -107,7 +109,7 @@ func (o faultOutcome) verdicts() []string {
 // String is a readable account of the outcome for failure messages.
 func (o faultOutcome) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "program %s (%q), acquisition %s %q, warnings %q\n", o.verdict, o.reason, o.obs.Acquisition, o.obs.Reasons, o.obs.SandboxWarnings)
+	fmt.Fprintf(&b, "program %s (%q), acquisition %s %q, warnings %q, engine lost: %v\n", o.verdict, o.reason, o.obs.Acquisition, o.obs.Reasons, o.obs.SandboxWarnings, o.lost)
 	for i, c := range o.cases {
 		ev := o.obs.Events[i]
 		code := "nil"
@@ -201,6 +203,9 @@ func TestFaultContainerFailures(t *testing.T) {
 			if len(o.obs.SandboxWarnings) != 0 {
 				t.Errorf("warnings %q, want none (everything was removed)", o.obs.SandboxWarnings)
 			}
+			if o.lost != nil {
+				t.Errorf("an engine's refusal was taken for the loss of the engine: %v", o.lost)
+			}
 			assertNoLeftovers(t, d)
 		})
 	}
@@ -283,6 +288,9 @@ func TestFaultAttachStreamBreaks(t *testing.T) {
 			if o.obs.Events[0].SandboxError == "" {
 				t.Errorf("no sandbox error recorded for a broken attach stream:\n%s", o)
 			}
+			if o.lost != nil {
+				t.Errorf("a broken attach stream, with the engine still answering, was taken for the loss of the engine: %v", o.lost)
+			}
 		})
 	}
 }
@@ -309,6 +317,9 @@ func TestFaultEngineStopsAnswering(t *testing.T) {
 			}
 			if o.obs.Acquisition != runner.AcquisitionPartial {
 				t.Errorf("acquisition %s, want partial", o.obs.Acquisition)
+			}
+			if o.lost != nil {
+				t.Errorf("an engine that did not answer in time was taken for a lost one: %v", o.lost)
 			}
 		})
 	}
@@ -847,4 +858,83 @@ func TestFaultKillRacesExit(t *testing.T) {
 		}
 		assertNoLeftovers(t, d)
 	})
+}
+
+// TestFaultEngineLost: the engine becomes unreachable mid-run. That is not
+// one case's fault: runner.Run reports the loss (behaves run then exits 4
+// whatever --fail-on says), starts no more cases (no engine call for each
+// of the remaining cases), keeps the cases observed before, and gives every
+// case not observed a reason. Without the loss, every later case would be
+// undetermined one by one and the run would pass a --fail-on false gate.
+func TestFaultEngineLost(t *testing.T) {
+	t.Parallel()
+	const cases = 20
+	tests := []struct {
+		name string
+		// cut makes the engine unreachable while the third program
+		// container runs (or is created).
+		cut  func(d *fakeDaemon)
+		want string // in the loss's text
+	}{
+		{
+			// The daemon goes away: its socket refuses, and the
+			// connections it held (the wait) are closed.
+			name: "connection refused",
+			cut: func(d *fakeDaemon) {
+				d.program = func(p *fakeProc) int {
+					if d.count("start program") == 3 {
+						d.srv.Listener.Close()
+						d.srv.CloseClientConnections()
+					}
+					fmt.Fprint(p.Stdout, "ok\n")
+					return 0
+				}
+			},
+			want: "became unreachable",
+		},
+		{
+			// A request is cut short (the connection closes before the
+			// answer), although later requests would be answered: the
+			// path to the engine is not to be trusted any more.
+			name: "EOF on a request",
+			cut: func(d *fakeDaemon) {
+				d.fault("create", forRole(RoleProgram, 3, func(d *fakeDaemon, c *fakeCall) bool {
+					conn, _, err := c.W.(http.Hijacker).Hijack()
+					if err == nil {
+						conn.Close()
+					}
+					return true
+				}))
+			},
+			want: "became unreachable (creating a container)",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := newFakeDaemon(t)
+			tt.cut(d)
+			sb := d.sandbox(t, Options{CleanupTimeout: 500 * time.Millisecond})
+			o := runJob(t, sb, faultJob(faultProfile(), cases), 30*time.Second)
+			var lost *runner.LostError
+			if !errors.As(o.lost, &lost) || !strings.Contains(o.lost.Error(), tt.want) {
+				t.Fatalf("runner.Run returned %v, want the loss of the engine (%q):\n%s", o.lost, tt.want, o)
+			}
+			if got := o.verdicts()[:2]; !slices.Equal(got, []string{"true", "true"}) {
+				t.Errorf("the cases observed before the loss: %v, want true:\n%s", got, o)
+			}
+			for i, c := range o.cases[2:] {
+				ev := o.obs.Events[i+2]
+				if c.Verdict != verdict.Undetermined || ev.SandboxError == "" {
+					t.Errorf("case %d after the loss: %s (sandbox error %q), want undetermined with a reason", i+2, c.Verdict, ev.SandboxError)
+				}
+				if i > 0 && !strings.Contains(ev.SandboxError, "not run: ") {
+					t.Errorf("case %d after the loss: reason %q, want not run with the loss", i+2, ev.SandboxError)
+				}
+			}
+			if n := d.count("create"); n > 4 { // the helper and three program containers
+				t.Errorf("%d creates: cases kept starting after the loss", n)
+			}
+		})
+	}
 }

@@ -22,7 +22,8 @@ import (
 // the wait (next-exit), start, pump the streams against the timeout, inspect,
 // remove. The returned event is always the evidence observed; SandboxError
 // says why it is incomplete. The error is non-nil only when the container
-// could not be removed.
+// could not be removed, or when the engine was lost (a runner.LostError,
+// joined): then the run must stop.
 //
 // Timeout rule: TimedOut is set only when behaves' kill, sent after
 // prof.Timeout (counted from the return of start), ended a running program:
@@ -50,7 +51,7 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 	cancel()
 	if err != nil {
 		ev.SandboxError = faultText(ctx, creating("container", name, err), err, s.opt.EngineTimeout)
-		return ev, s.removeFailedCreate(s.cleanupParent(ctx), name, err)
+		return ev, errors.Join(s.removeFailedCreate(s.cleanupParent(ctx), name, err), s.lostErr())
 	}
 	// The container exists: whatever happens below, it is removed (forced,
 	// on a cleanup context that outlives ctx), and a failed removal is this
@@ -67,6 +68,7 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 		if watch != nil {
 			watch.stop()
 		}
+		err = errors.Join(err, s.lostErr())
 	}()
 
 	actx, cancel := s.engineCtx(ctx)
@@ -81,6 +83,7 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 	waitCtx, stopWait := context.WithCancel(ctx)
 	defer stopWait()
 	waitC, waitErrC, err := s.registerWait(waitCtx, stopWait, created.ID)
+	s.noteTransport("waiting for a container", err, true)
 	if err != nil {
 		ev.SandboxError = faultText(ctx, "waiting for container", err, s.opt.EngineTimeout)
 		return ev, nil
@@ -131,6 +134,9 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 		kill:     func() (bool, error) { return s.kill(ctx, created.ID) },
 	})
 	waitTaken = res.waitTaken
+	// A wait cut short (EOF, reset) means the engine, or the path to it,
+	// went away: a daemon restart ends every wait this way.
+	s.noteTransport("waiting for a container", res.waitErr, true)
 	ev.Stdout, ev.Stderr, ev.StdinBytes = stdout.stream(), stderr.stream(), res.stdinBytes
 
 	if res.interrupted {
@@ -173,6 +179,7 @@ func (s *Sandbox) confirmNoOOM(ctx context.Context, ev *runner.Event, watch *oom
 	}
 	switch {
 	case err != nil:
+		s.noteTransport("following a container's events", err, false)
 		ev.SandboxError = faultText(ctx, "checking for an OOM kill", err, s.opt.EngineTimeout)
 	case oom:
 		ev.ResourceLimit = runner.LimitMemory
@@ -431,6 +438,7 @@ type pumpResult struct {
 	ceilingHit  bool      // a stream passed the output ceiling
 	interrupted bool      // ctx was cancelled
 	fault       string    // why the evidence is incomplete ("" if it is not)
+	waitErr     error     // the wait's failure, if it failed
 }
 
 // pump writes stdin and drains stdout and stderr concurrently until both
@@ -507,7 +515,7 @@ loop:
 			}
 			startGrace()
 		case err := <-in.waitErrC:
-			res.waitTaken = true
+			res.waitTaken, res.waitErr = true, err
 			if ctx.Err() != nil {
 				res.interrupted = true
 				break loop

@@ -120,6 +120,10 @@ type Sandbox struct {
 	// reference: the reason a later Prepare gives when it finds the image
 	// missing.
 	pullFailures map[string]string
+
+	// lost is the first failure to reach the engine (see lost.go): once
+	// set, every Prepare and Run reports it, and the run stops.
+	lost atomic.Pointer[runner.LostError]
 }
 
 var _ runner.Sandbox = (*Sandbox)(nil)
@@ -162,13 +166,13 @@ func newSandbox(ctx context.Context, cli engine, opt Options) (*Sandbox, error) 
 		opt.CleanupTimeout = DefaultCleanupTimeout
 	}
 	s := &Sandbox{
-		cli:    cli,
 		opt:    opt,
 		prefix: "behaves-" + shortRunID(opt.RunID) + "-",
 		images: map[string]*imageEntry{},
 
 		pullFailures: map[string]string{},
 	}
+	s.cli = watchedEngine{engine: cli, sb: s}
 	pctx, cancel := context.WithTimeout(ctx, opt.EngineTimeout)
 	defer cancel()
 	if _, err := cli.Ping(pctx); err != nil {
@@ -334,7 +338,9 @@ const maxHelperVolumes = 32
 // started: one helper for all the batch's programs of an image (up to
 // maxHelperVolumes), so that a batch costs the engine about one delivery.
 // Each Attempt runs every invocation in a fresh container with its volume
-// mounted read-only at /program; its Close removes the volume.
+// mounted read-only at /program; its Close removes the volume. A program
+// that failed while the engine was lost has the loss in its error
+// (runner.LostError).
 func (s *Sandbox) Prepare(ctx context.Context, batch []runner.Request) []runner.Prepared {
 	out := make([]runner.Prepared, len(batch))
 	var todo []*delivery
@@ -364,6 +370,13 @@ func (s *Sandbox) Prepare(ctx context.Context, batch []runner.Request) []runner.
 			programSHA256: d.programSHA256,
 			settings:      settingsFrom(d.prof, d.img, cfg, hc),
 			limits:        limitsFrom(d.prof, hc),
+		}
+	}
+	if lost := s.lostErr(); lost != nil {
+		for i := range out {
+			if out[i].Err != nil {
+				out[i].Err = errors.Join(out[i].Err, lost)
+			}
 		}
 	}
 	return out
