@@ -599,7 +599,7 @@ func (d *fakeDaemon) wait(w http.ResponseWriter, r *http.Request, c *fakeCtr) {
 }
 
 // start runs the program in the background: its output goes to the attach
-// stream; at its end the stream closes and the container exits.
+// stream; at its end the container exits and the stream closes.
 func (d *fakeDaemon) start(w http.ResponseWriter, r *http.Request, c *fakeCtr) {
 	d.mu.Lock()
 	if c.status != "created" {
@@ -618,20 +618,24 @@ func (d *fakeDaemon) start(w http.ResponseWriter, r *http.Request, c *fakeCtr) {
 	d.mu.Unlock()
 	go func() {
 		code := program(proc)
-		if conn != nil {
-			endStream(conn, c.stdinDone)
-		}
 		select {
 		case <-c.killed:
 			code = 137
 		default:
 		}
+		// As the engine does, the exit is recorded before the attach
+		// stream ends: Engine 20.10 closes the streams while it processes
+		// the exit under the container's lock, which an inspect waits for,
+		// so an inspect made after the stream's end finds it exited.
 		d.mu.Lock()
 		c.status, c.exitCode, c.finishedAt = "exited", code, time.Now()
 		if c.oomEvent {
 			d.logEvent(c, events.ActionOOM)
 		}
 		d.mu.Unlock()
+		if conn != nil {
+			endStream(conn, c.stdinDone)
+		}
 		close(c.exited)
 	}()
 	w.WriteHeader(http.StatusNoContent)

@@ -938,3 +938,31 @@ func TestFaultEngineLost(t *testing.T) {
 		})
 	}
 }
+
+// TestFaultStreamEndsBeforeExit: the attach stream ends cleanly (no reset,
+// no frame cut short) while the container is still running, as through a
+// proxy that closes both directions when behaves half-closes stdin. The
+// program then prints the expected output and exits 0, but its output
+// never arrived: the case must be undetermined, never false (output "") and
+// never true. Without the inspect at the stream's end, it is false.
+func TestFaultStreamEndsBeforeExit(t *testing.T) {
+	t.Parallel()
+	d := newFakeDaemon(t)
+	d.program = func(p *fakeProc) int {
+		<-p.StdinDone // behaves half-closed stdin: the proxy closes everything
+		p.Conn.Close()
+		time.Sleep(100 * time.Millisecond) // still running per inspect
+		fmt.Fprint(p.Stdout, "ok\n")       // lost
+		return 0
+	}
+	o := runJob(t, d.sandbox(t, Options{}), faultJob(faultProfile(), 2), 30*time.Second)
+	for i, c := range o.cases {
+		if c.Verdict != verdict.Undetermined || !strings.Contains(o.obs.Events[i].SandboxError, "ended while the container was still running") {
+			t.Errorf("case %d: %s (%q), want undetermined: the stream ended while the container ran:\n%s", i, c.Verdict, c.Reason, o)
+		}
+	}
+	if o.lost != nil {
+		t.Errorf("a cut attach stream, with the engine still answering, was taken for the loss of the engine: %v", o.lost)
+	}
+	assertNoLeftovers(t, d)
+}

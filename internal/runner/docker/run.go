@@ -132,6 +132,11 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 		timeout:  a.prof.Timeout,
 		grace:    s.opt.Grace,
 		kill:     func() (bool, error) { return s.kill(ctx, created.ID) },
+		inspect: func(pctx context.Context) (container.InspectResponse, error) {
+			ictx, cancel := s.engineCtx(pctx)
+			defer cancel()
+			return s.cli.ContainerInspect(ictx, created.ID)
+		},
 	})
 	waitTaken = res.waitTaken
 	// A wait cut short (EOF, reset) means the engine, or the path to it,
@@ -147,9 +152,14 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 		return ev, nil
 	}
 
-	ictx, cancel := s.engineCtx(ctx)
-	info, err := s.cli.ContainerInspect(ictx, created.ID)
-	cancel()
+	// The container is inspected once: at the end of its output streams
+	// when they ended before the exit was reported (pump), else now.
+	info, err := res.inspected, res.inspectErr
+	if !res.inspectDone {
+		ictx, cancel := s.engineCtx(ctx)
+		info, err = s.cli.ContainerInspect(ictx, created.ID)
+		cancel()
+	}
 	if err != nil || info.ContainerJSONBase == nil || info.State == nil {
 		if err == nil {
 			err = errors.New("the engine returned no state")
@@ -425,6 +435,9 @@ type pumpInput struct {
 	timeout        time.Duration // the program's run time, from now
 	grace          time.Duration // after exit or kill, for the rest to arrive
 	kill           func() (hit bool, err error)
+	// inspect inspects the container (within pctx and the engine's
+	// deadline); see pump for when.
+	inspect func(pctx context.Context) (container.InspectResponse, error)
 }
 
 // pumpResult is what pump observed.
@@ -439,16 +452,45 @@ type pumpResult struct {
 	interrupted bool      // ctx was cancelled
 	fault       string    // why the evidence is incomplete ("" if it is not)
 	waitErr     error     // the wait's failure, if it failed
+
+	// The inspect made when the output streams ended before the exit was
+	// reported: inspectDone says it found the container exited, or failed,
+	// within the pump; the run then uses it instead of inspecting again.
+	inspectDone bool
+	inspected   container.InspectResponse
+	inspectErr  error
 }
 
 // pump writes stdin and drains stdout and stderr concurrently until both
 // end-of-stream and the exit are seen. One deadline governs the program
-// (timeout: kill, timedOut if the engine accepted it); after the exit or a kill, the
-// grace period bounds the wait for the rest, and its expiry is a fault. It
-// returns after closing the connection and joining its goroutines, so the
-// writers may be read.
+// (timeout: kill, timedOut if the engine accepted it); after the exit or a
+// kill, the grace period bounds the wait for the rest, and its expiry is a
+// fault. It returns after closing the connection and joining its
+// goroutines, so the writers may be read.
+//
+// An output stream that ends cleanly is the program's whole output only if
+// the engine ended it, which it does at the container's exit: the engine
+// closes the attach streams while it processes the exit, holding the
+// container's lock, which an inspect waits for (Engine 20.10). So when the
+// streams end before the exit is reported, pump inspects the container
+// right then: exited, the output is complete (and that inspect is the
+// run's); still running, something between behaves and the engine ended
+// the streams (a proxy that closes both directions when behaves half-closes
+// stdin does), the output may be incomplete, and the case is undetermined:
+// the container is killed, since nothing it does can be observed any more.
+// A stream that ends with an error (a reset, a frame cut short) is a fault
+// by itself.
 func pump(ctx context.Context, in pumpInput) pumpResult {
 	var res pumpResult
+
+	type inspection struct {
+		info container.InspectResponse
+		err  error
+	}
+	inspected := make(chan inspection, 1)
+	inspectCtx, stopInspect := context.WithCancel(ctx)
+	defer stopInspect()
+	inspecting := false
 
 	var delivered atomic.Int64
 	stdinDone := make(chan struct{})
@@ -485,7 +527,7 @@ func pump(ctx context.Context, in pumpInput) pumpResult {
 	streamsDone, waitDone := false, false
 
 loop:
-	for !streamsDone || !waitDone {
+	for !streamsDone || !waitDone || inspecting {
 		select {
 		case <-ctx.Done():
 			res.interrupted = true
@@ -506,6 +548,25 @@ loop:
 			if err != nil && res.fault == "" {
 				res.fault = "reading the output: " + err.Error()
 			}
+			if err == nil && !waitDone && in.inspect != nil {
+				inspecting = true
+				go func() {
+					info, err := in.inspect(inspectCtx)
+					inspected <- inspection{info, err}
+				}()
+			}
+		case r := <-inspected:
+			inspecting = false
+			if r.err != nil || r.info.ContainerJSONBase == nil || r.info.State == nil || r.info.State.Status == container.StateExited {
+				// The run's inspect: exited (final), or failed, which the
+				// run reports as it would any failed inspect.
+				res.inspectDone, res.inspected, res.inspectErr = true, r.info, r.err
+				continue
+			}
+			if res.fault == "" {
+				res.fault = fmt.Sprintf("the output streams ended while the container was still %s: the connection to the engine ended them, not the program, so the output may be incomplete", r.info.State.Status)
+			}
+			kill("output streams cut") // the run inspects it again after its exit
 		case w := <-in.waitC:
 			waitDone, res.waitTaken = true, true
 			res.exited, res.exitedAt = true, time.Now()
@@ -534,7 +595,12 @@ loop:
 	}
 
 	// Closing the connection ends the copy (if it has not ended) and a
-	// stdin write still blocked on a program that does not read.
+	// stdin write still blocked on a program that does not read. An
+	// inspect still running is abandoned: the run inspects again.
+	if inspecting {
+		stopInspect()
+		<-inspected
+	}
 	in.conn.Close()
 	<-stdinDone
 	if !streamsDone {
