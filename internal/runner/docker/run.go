@@ -447,7 +447,7 @@ type pumpResult struct {
 	exitedAt    time.Time // when it did
 	stdinBytes  int64     // stdin bytes the engine accepted
 	timedOut    bool      // the engine accepted the timeout kill (not proof that it hit: see killEndedRun)
-	killed      bool      // some kill (timeout or ceiling) hit it
+	killed      bool      // some kill (timeout, ceiling, a cut stream) was accepted
 	ceilingHit  bool      // a stream passed the output ceiling
 	interrupted bool      // ctx was cancelled
 	fault       string    // why the evidence is incomplete ("" if it is not)

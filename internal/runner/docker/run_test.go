@@ -218,6 +218,44 @@ func TestPumpNormalExit(t *testing.T) {
 	}
 }
 
+// TestPumpStreamEndsBeforeExit: when the output ends before the exit is
+// reported, pump inspects the container at once. Exited: the engine ended
+// the stream, the output is complete, and that inspect is the run's.
+// Running: the stream was ended by the path to the engine, the evidence is
+// incomplete (a fault), and the container is killed.
+func TestPumpStreamEndsBeforeExit(t *testing.T) {
+	t.Parallel()
+	for _, status := range []container.ContainerState{container.StateExited, container.StateRunning} {
+		f, in := newFakeContainer(t)
+		in.kill = func() (bool, error) {
+			f.kills.Add(1)
+			f.waitC <- container.WaitResponse{StatusCode: 137}
+			return true, nil
+		}
+		in.inspect = func(context.Context) (container.InspectResponse, error) {
+			if status == container.StateExited {
+				defer func() { f.waitC <- container.WaitResponse{} }() // the exit is reported after the stream's end
+			}
+			return container.InspectResponse{ContainerJSONBase: &container.ContainerJSONBase{State: &container.State{Status: status}}}, nil
+		}
+		go func() {
+			f.stdout.Write([]byte("part"))
+			f.engineSide.Close()
+		}()
+		res := pump(context.Background(), in)
+		switch status {
+		case container.StateExited:
+			if res.fault != "" || !res.inspectDone || res.inspected.State.Status != container.StateExited || f.kills.Load() != 0 {
+				t.Errorf("exited at the stream's end: result = %+v, kills %d; want the inspect kept, no fault, no kill", res, f.kills.Load())
+			}
+		default:
+			if !strings.Contains(res.fault, "ended while the container was still running") || res.inspectDone || f.kills.Load() != 1 || res.timedOut {
+				t.Errorf("running at the stream's end: result = %+v, kills %d; want the fault, a kill, no timeout", res, f.kills.Load())
+			}
+		}
+	}
+}
+
 func TestPumpStdinNotReadIsNotAFault(t *testing.T) {
 	t.Parallel()
 	f, in := newFakeContainer(t)
