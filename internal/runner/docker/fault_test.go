@@ -908,6 +908,20 @@ func TestFaultEngineLost(t *testing.T) {
 			},
 			want: "became unreachable (creating a container)",
 		},
+		{
+			// The live event subscription ends, which it never does by
+			// itself: a daemon restart between the inspect and the removal
+			// is seen only there.
+			name: "event stream ends",
+			cut: func(d *fakeDaemon) {
+				d.fault("events", forRole(RoleProgram, 3, func(d *fakeDaemon, c *fakeCall) bool {
+					c.W.Header().Set("Content-Type", "application/json")
+					c.W.WriteHeader(http.StatusOK)
+					return true
+				}))
+			},
+			want: "became unreachable (following a container's events)",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

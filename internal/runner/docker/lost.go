@@ -18,16 +18,16 @@ import (
 	"github.com/behaves-dev/behaves/internal/runner"
 )
 
-// Losing the engine is not a case's fault: when the connection to the
-// engine fails (refused, reset, the socket gone, a request or a wait cut
-// short by a daemon restart), no later case can be observed either, and the
-// run must fail (runner.LostError) instead of piling up undetermined cases
-// that a --fail-on false gate would pass. An engine's answer, even an error
-// (404 image, 409, 500 on create), is a per-case failure; so is a call the
-// engine did not answer in time (its deadline): a busy engine is not a lost
-// one. The attach stream is judged by the case alone: a stream cut short
-// makes that case undetermined, and the calls that follow find out whether
-// the engine is still there.
+// Losing the engine is not a case's fault: when the connection to the engine
+// fails (refused, reset, the socket gone, a request, a wait or the live
+// event subscription cut short, as a daemon restart does), no later case can
+// be observed either, and the run must fail (runner.LostError) instead of
+// piling up undetermined cases that a --fail-on false gate would pass. An
+// engine's answer, even an error (404 image, 409, 500 on create), is a
+// per-case failure; so is a call the engine did not answer in time (its
+// deadline): a busy engine is not a lost one. The attach stream is judged by
+// the case alone: a stream cut short makes that case undetermined, and the
+// calls that follow find out whether the engine is still there.
 
 // transportFailure says whether err is a failure to reach the engine rather
 // than an answer of the engine. eof counts an end of stream too: for a

@@ -86,7 +86,9 @@ func (w *oomWatch) oomBeforeDestroy(timeout time.Duration) (bool, error) {
 			}
 		case err := <-w.errs:
 			if err == nil || errors.Is(err, io.EOF) {
-				err = errors.New("the engine ended the event stream")
+				// A live subscription never ends by itself: the engine, or
+				// the path to it, went away (kept as EOF for noteTransport).
+				err = fmt.Errorf("the engine ended the event stream (%w)", io.EOF)
 			}
 			return false, fmt.Errorf("following the container's events: %w", err)
 		case <-deadline.C:

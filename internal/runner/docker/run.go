@@ -189,7 +189,9 @@ func (s *Sandbox) confirmNoOOM(ctx context.Context, ev *runner.Event, watch *oom
 	}
 	switch {
 	case err != nil:
-		s.noteTransport("following a container's events", err, false)
+		// The live subscription's end (EOF) is the engine's loss; the
+		// replay's end is its normal answer and no error.
+		s.noteTransport("following a container's events", err, removeErr == nil)
 		ev.SandboxError = faultText(ctx, "checking for an OOM kill", err, s.opt.EngineTimeout)
 	case oom:
 		ev.ResourceLimit = runner.LimitMemory
