@@ -104,6 +104,7 @@ func (s *specFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&s.ceilings.MaxTimeout, "max-timeout", s.ceilings.MaxTimeout, "the largest timeout a profile may ask for")
 	fs.Var((*sizeFlag)(&s.ceilings.MaxMemory), "max-memory", "the largest memory limit a profile may ask for (KiB, MiB, GiB)")
 	fs.Var((*sizeFlag)(&s.ceilings.MaxOutput), "max-output", "the largest output_ceiling a profile may ask for (KiB, MiB, GiB)")
+	fs.Var((*sizeFlag)(&s.ceilings.MaxOutputLimit), "max-output-limit", "the largest output_limit (bytes kept per stream) a profile may ask for (KiB, MiB, GiB)")
 	fs.IntVar(&s.ceilings.MaxCases, "max-cases", s.ceilings.MaxCases, "the most invocations (programs × cases) a run may hold")
 	fs.Int64Var(&s.ceilings.MaxPids, "max-pids", s.ceilings.MaxPids, "the largest pids (process limit) a profile may ask for")
 	fs.Var(s.images, "image", "PROFILE=REF: run PROFILE with image REF (sha256:<id> or name@sha256:<digest>); repeatable")

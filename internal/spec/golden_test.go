@@ -72,9 +72,9 @@ func copyTree(t testing.TB) string {
 }
 
 // testOptions reads "# test-options: key=value ..." from a spec's first
-// line: max-timeout, max-memory, max-output, max-cases, max-pids,
-// max-file-size, image=NAME=REF, allow-untracked=GLOB and allow-registry=HOST
-// (all three repeatable), and pull.
+// line: max-timeout, max-memory, max-output, max-output-limit, max-cases,
+// max-pids, max-file-size, image=NAME=REF, allow-untracked=GLOB and
+// allow-registry=HOST (all three repeatable), and pull.
 func testOptions(t *testing.T, path string) Options {
 	t.Helper()
 	f, err := os.Open(path)
@@ -98,6 +98,8 @@ func testOptions(t *testing.T, path string) Options {
 			opt.Ceilings.MaxMemory, err = ParseSize(v)
 		case "max-output":
 			opt.Ceilings.MaxOutput, err = ParseSize(v)
+		case "max-output-limit":
+			opt.Ceilings.MaxOutputLimit, err = ParseSize(v)
 		case "max-cases":
 			opt.Ceilings.MaxCases, err = strconv.Atoi(v)
 		case "max-pids":

@@ -63,6 +63,9 @@ func (o Options) withDefaults() Options {
 	if o.Ceilings.MaxOutput <= 0 {
 		o.Ceilings.MaxOutput = DefaultCeilings.MaxOutput
 	}
+	if o.Ceilings.MaxOutputLimit <= 0 {
+		o.Ceilings.MaxOutputLimit = DefaultCeilings.MaxOutputLimit
+	}
 	if o.Ceilings.MaxCases <= 0 {
 		o.Ceilings.MaxCases = DefaultCeilings.MaxCases
 	}

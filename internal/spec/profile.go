@@ -202,13 +202,19 @@ func (l *loader) profile(name string, key, n *yaml.Node) *profileState {
 	if f, ok := fs.get("output_limit"); ok {
 		limitOK = false
 		if v, ok := l.size(f.val, "output_limit"); ok {
-			if v <= 0 {
+			switch {
+			case v <= 0:
 				l.errorf(f.val, "output_limit must be greater than 0")
-			} else {
+			case v > l.opt.Ceilings.MaxOutputLimit:
+				l.errorf(f.val, "output_limit %s exceeds --max-output-limit %s: lower it or raise the ceiling", f.val.Value, verdict.FormatSize(l.opt.Ceilings.MaxOutputLimit))
+			default:
 				rt.OutputLimit = v
 				limitOK = true
 			}
 		}
+	} else if rt.OutputLimit > l.opt.Ceilings.MaxOutputLimit {
+		limitOK = false
+		l.errorf(key, "the default output_limit %s exceeds --max-output-limit %s: set a lower output_limit in profile %q or raise the ceiling", verdict.FormatSize(rt.OutputLimit), verdict.FormatSize(l.opt.Ceilings.MaxOutputLimit), short(name))
 	}
 	if f, ok := fs.get("output_ceiling"); ok {
 		if v, ok := l.size(f.val, "output_ceiling"); ok {

@@ -21,7 +21,10 @@ type Ceilings struct {
 	MaxTimeout time.Duration
 	MaxMemory  int64
 	MaxOutput  int64 // caps output_ceiling
-	MaxCases   int   // invocations in a run (programs × cases)
+	// MaxOutputLimit caps output_limit, the bytes kept per stream: behaves'
+	// own memory and the report grow with it (see the README's formula).
+	MaxOutputLimit int64
+	MaxCases       int // invocations in a run (programs × cases)
 	// MaxPids caps pids: a process limit in the millions is no limit at all
 	// (the pids cgroup, or nproc under runsc, takes any value).
 	MaxPids int64
@@ -29,11 +32,12 @@ type Ceilings struct {
 
 // DefaultCeilings are the CLI's defaults.
 var DefaultCeilings = Ceilings{
-	MaxTimeout: 10 * time.Minute,
-	MaxMemory:  4 << 30,
-	MaxOutput:  4 << 30,
-	MaxCases:   10000,
-	MaxPids:    1024,
+	MaxTimeout:     10 * time.Minute,
+	MaxMemory:      4 << 30,
+	MaxOutput:      4 << 30,
+	MaxOutputLimit: 1 << 20,
+	MaxCases:       10000,
+	MaxPids:        1024,
 }
 
 // Spec is a loaded, valid spec.
