@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +12,13 @@ import (
 // Encode writes r as indented JSON followed by a newline. Nil slices are
 // written as [] (see Report).
 func Encode(w io.Writer, r Report) error {
+	for i := range r.Programs {
+		for j := range r.Programs[i].Cases {
+			if r.Programs[i].Cases[j].summary {
+				return errors.New("encoding report: it holds case summaries without their output; the Writer that made them writes the report")
+			}
+		}
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
@@ -22,14 +28,23 @@ func Encode(w io.Writer, r Report) error {
 	return nil
 }
 
-// WriteJSON writes r to path atomically: a temporary file in the same
-// folder, written, synced and renamed over path, so that a reader sees the
-// old file or the whole new one, never a part. The file's mode is 0644.
+// WriteJSON writes r, built by Build, to path atomically (see
+// writeAtomic), with no bound on its size. A run writes through a Writer
+// instead, which never holds every case's output at once.
 func WriteJSON(path string, r Report) (err error) {
-	var buf bytes.Buffer
-	if err := Encode(&buf, r); err != nil {
-		return err
+	w, err := NewWriter(path, WriterOptions{})
+	if err != nil {
+		return fmt.Errorf("writing report %s: %w", path, err)
 	}
+	defer func() { err = errors.Join(err, w.Close()) }()
+	_, err = w.Commit(r)
+	return err
+}
+
+// writeAtomic writes path atomically: a temporary file in the same folder,
+// filled by write, synced and renamed over path, so that a reader sees the
+// old file or the whole new one, never a part. The file's mode is 0644.
+func writeAtomic(path string, write func(io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
@@ -40,7 +55,7 @@ func WriteJSON(path string, r Report) (err error) {
 			err = errors.Join(err, ignoreNotExist(os.Remove(tmp.Name())))
 		}
 	}()
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
+	if err := write(tmp); err != nil {
 		_ = tmp.Close()
 		return fmt.Errorf("writing report %s: %w", path, err)
 	}

@@ -53,7 +53,12 @@ type Report struct {
 	// GitHub names the Actions run the report came from (every field ""
 	// outside Actions), so that a publisher handed the report by another
 	// workflow can check it against its own event.
-	GitHub   GitHub    `json:"github"`
+	GitHub GitHub `json:"github"`
+	// OutputOmittedCases counts the cases whose kept output was left out
+	// of the report to stay within its size budget (--max-report-size);
+	// their events say so (stdout_omitted, stderr_omitted).
+	OutputOmittedCases int `json:"output_omitted_cases"`
+	// Programs stays the last field: Writer streams it (see spliceOpen).
 	Programs []Program `json:"programs"`
 }
 
@@ -161,6 +166,14 @@ type Case struct {
 	Reason string `json:"reason"`
 	Expect Expect `json:"expect"`
 	Event  Event  `json:"event"`
+
+	// summary marks a case held in memory by a Writer: its event carries
+	// no stream bytes, only excerpt (for the terminal). Encode refuses it,
+	// so that a summary is never written as if it were the evidence.
+	summary bool
+	// excerpt holds the start of the kept stdout and stderr of a summary
+	// (nil when none was kept in memory).
+	excerpt *[2][]byte
 }
 
 // Expect is what a case expected, with the outcome of each part.
@@ -195,9 +208,12 @@ type MatcherOutcome struct {
 type Event struct {
 	// ExitCode is null unless the container exited.
 	ExitCode *int `json:"exit_code"`
-	// Stdout is the retained output. When it is not valid UTF-8,
-	// StdoutBase64 holds the exact bytes and Stdout has each invalid byte
-	// replaced by U+FFFD; otherwise StdoutBase64 is "".
+	// Stdout is the retained output as text, or StdoutBase64 as base64:
+	// whichever is shorter in JSON (text when they are as long; base64
+	// when the bytes are not valid UTF-8). The other is "". Control
+	// characters cost JSON 6 bytes each ("\u0001"), base64 4 for every 3
+	// bytes, so the report never holds more than 4/3 of the kept bytes
+	// plus quotes. Both are "" when the output was omitted (StdoutOmitted).
 	Stdout          string `json:"stdout"`
 	StdoutBase64    string `json:"stdout_base64"`
 	Stderr          string `json:"stderr"`
@@ -207,6 +223,19 @@ type Event struct {
 	// StdoutBytes and StderrBytes count every byte written, retained or not.
 	StdoutBytes int64 `json:"stdout_bytes"`
 	StderrBytes int64 `json:"stderr_bytes"`
+	// StdoutKeptBytes and StderrKeptBytes count the retained bytes (at
+	// most output_limit), and StdoutSHA256 and StderrSHA256 are their
+	// lowercase hex SHA-256: the identity of the evidence, also when the
+	// bytes themselves were omitted.
+	StdoutKeptBytes int64  `json:"stdout_kept_bytes"`
+	StderrKeptBytes int64  `json:"stderr_kept_bytes"`
+	StdoutSHA256    string `json:"stdout_sha256"`
+	StderrSHA256    string `json:"stderr_sha256"`
+	// StdoutOmitted and StderrOmitted are set when the retained bytes
+	// were left out of the report to keep it within --max-report-size.
+	// The verdict was judged on them before; only the report lacks them.
+	StdoutOmitted bool `json:"stdout_omitted"`
+	StderrOmitted bool `json:"stderr_omitted"`
 	// StdinBytes is how many bytes of stdin the program accepted.
 	StdinBytes  int64  `json:"stdin_bytes"`
 	StdinSHA256 string `json:"stdin_sha256"`
@@ -369,42 +398,52 @@ func buildProgram(in Input, i int, sp spec.Program) Program {
 	}
 	var sum time.Duration
 	for j, sc := range sp.Cases {
-		var ev runner.Event
-		haveEvent := j < len(obs.Events)
-		if haveEvent {
-			ev = obs.Events[j]
+		var ev *runner.Event
+		if j < len(obs.Events) {
+			ev = &obs.Events[j]
 			sum += ev.Duration
 		}
-		c := Case{
-			Name:      sc.Name,
-			Line:      sc.Pos.Line,
-			Col:       sc.Pos.Col,
-			Args:      append([]string{}, sc.Invocation.Args...),
-			StdinFile: sc.StdinFile,
-			Event:     buildEvent(ev),
-		}
-		var res verdict.CaseResult
+		var res *verdict.CaseResult
 		if j < len(results) {
-			res = results[j]
-			c.Verdict, c.Reason = res.Verdict, res.Reason
-		} else {
-			c.Verdict = verdict.Undetermined
-			switch {
-			case !haveEvent:
-				c.Reason = reasonNotRun
-			case ev.SandboxError != "":
-				c.Reason = ev.SandboxError
-			default:
-				c.Reason = reasonNotJudged
-			}
+			res = &results[j]
 		}
-		c.Expect = buildExpect(sc.Expect, res.Checks)
-		p.Cases = append(p.Cases, c)
+		p.Cases = append(p.Cases, buildCase(sc, ev, res))
 	}
 	if p.DurationMS == 0 {
 		p.DurationMS = sum.Milliseconds()
 	}
 	return p
+}
+
+// buildCase assembles one case from the spec, its event and its result; a
+// nil event or result (the run stopped before it) makes it undetermined
+// with a reason saying so.
+func buildCase(sc spec.Case, ev *runner.Event, res *verdict.CaseResult) Case {
+	c := Case{
+		Name:      sc.Name,
+		Line:      sc.Pos.Line,
+		Col:       sc.Pos.Col,
+		Args:      append([]string{}, sc.Invocation.Args...),
+		StdinFile: sc.StdinFile,
+	}
+	if ev != nil {
+		c.Event = buildEvent(*ev)
+	} else {
+		c.Event = buildEvent(runner.Event{})
+	}
+	var checks []verdict.Check
+	switch {
+	case res != nil:
+		c.Verdict, c.Reason, checks = res.Verdict, res.Reason, res.Checks
+	case ev == nil:
+		c.Verdict, c.Reason = verdict.Undetermined, reasonNotRun
+	case ev.SandboxError != "":
+		c.Verdict, c.Reason = verdict.Undetermined, ev.SandboxError
+	default:
+		c.Verdict, c.Reason = verdict.Undetermined, reasonNotJudged
+	}
+	c.Expect = buildExpect(sc.Expect, checks)
+	return c
 }
 
 func buildExpect(exp verdict.Expectation, checks []verdict.Check) Expect {
@@ -474,28 +513,57 @@ func buildEvent(ev runner.Event) Event {
 	}
 	e.Stdout, e.StdoutBase64 = encodeStream(ev.Stdout.Data)
 	e.Stderr, e.StderrBase64 = encodeStream(ev.Stderr.Data)
+	e.StdoutKeptBytes, e.StdoutSHA256 = int64(len(ev.Stdout.Data)), sha256Hex(ev.Stdout.Data)
+	e.StderrKeptBytes, e.StderrSHA256 = int64(len(ev.Stderr.Data)), sha256Hex(ev.Stderr.Data)
 	return e
 }
 
-// encodeStream returns the retained bytes as text, and as base64 when the
-// text cannot carry them (not valid UTF-8; each invalid byte then becomes
-// U+FFFD in the text, as encoding/json would do).
+// encodeStream returns the retained bytes as text or as base64, whichever
+// is shorter once in JSON: text when it is valid UTF-8 and its escaped form
+// is no longer than the base64 (ties go to text, which a person can read).
+// A program that prints control characters therefore costs the report 4/3
+// of its bytes, never the 6 that "\u0001" takes.
 func encodeStream(b []byte) (text, b64 string) {
-	if utf8.Valid(b) {
+	if utf8.Valid(b) && jsonStringLen(b) <= int64(base64.StdEncoding.EncodedLen(len(b))) {
 		return string(b), ""
 	}
-	var sb strings.Builder
-	sb.Grow(len(b) + 8)
-	for rest := b; len(rest) > 0; {
-		r, size := utf8.DecodeRune(rest)
-		if r == utf8.RuneError && size == 1 {
-			sb.WriteRune(utf8.RuneError)
-		} else {
-			sb.Write(rest[:size])
+	return "", base64.StdEncoding.EncodeToString(b)
+}
+
+// jsonStringLen is the length of b inside a JSON string as encoding/json
+// writes it with HTML escaping off: two bytes for the short escapes, six
+// for other control characters, invalid bytes (as \ufffd), U+2028 and
+// U+2029; the bytes themselves otherwise.
+func jsonStringLen(b []byte) int64 {
+	var n int64
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
+				n += 2
+			case c < 0x20:
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
 		}
-		rest = rest[size:]
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+			n += 6
+		} else {
+			n += int64(size)
+		}
+		i += size
 	}
-	return sb.String(), base64.StdEncoding.EncodeToString(b)
+	return n
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 func entrySHA256(p runner.Program) string {
@@ -503,8 +571,7 @@ func entrySHA256(p runner.Program) string {
 	if !ok {
 		return ""
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	return sha256Hex(b)
 }
 
 // relSlash returns path relative to root, slash-separated, or "" when path

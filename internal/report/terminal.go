@@ -260,15 +260,38 @@ func (t *term) caseDetail(c *Case) {
 	if e.SandboxError != "" {
 		t.printf("     sandbox error: %s\n", oneLine(e.SandboxError))
 	}
-	t.stream("stdout", c.Expect.Stdout, e.StdoutData(), e.StdoutBytes, e.StdoutTruncated)
-	t.stream("stderr", c.Expect.Stderr, e.StderrData(), e.StderrBytes, e.StderrTruncated)
+	t.stream("stdout", c.Expect.Stdout, c.shown(0), streamFacts{e.StdoutKeptBytes, e.StdoutBytes, e.StdoutTruncated, e.StdoutOmitted})
+	t.stream("stderr", c.Expect.Stderr, c.shown(1), streamFacts{e.StderrKeptBytes, e.StderrBytes, e.StderrTruncated, e.StderrOmitted})
+}
+
+// shown returns what the terminal may show of stdout (0) or stderr (1):
+// the kept bytes, or for a summary the excerpt it holds (nil when none).
+func (c *Case) shown(stream int) []byte {
+	if c.summary {
+		if c.excerpt == nil {
+			return nil
+		}
+		return c.excerpt[stream]
+	}
+	if stream == 0 {
+		return c.Event.StdoutData()
+	}
+	return c.Event.StderrData()
+}
+
+// streamFacts are what the event says of one stream besides its bytes.
+type streamFacts struct {
+	kept, total int64
+	truncated   bool
+	omitted     bool
 }
 
 // stream shows one stream: its matcher and outcome, the expected value and
-// the output kept. A stream nobody expected anything of is shown only when
-// the program wrote to it.
-func (t *term) stream(name string, m *MatcherOutcome, kept []byte, total int64, truncated bool) {
-	if m == nil && total == 0 && len(kept) == 0 {
+// the output kept (shown may be only its start). A stream nobody expected
+// anything of is shown only when the program wrote to it.
+func (t *term) stream(name string, m *MatcherOutcome, shown []byte, f streamFacts) {
+	kept := max(f.kept, int64(len(shown)))
+	if m == nil && f.total == 0 && kept == 0 {
 		return
 	}
 	const indent = "       "
@@ -290,17 +313,33 @@ func (t *term) stream(name string, m *MatcherOutcome, kept []byte, total int64, 
 		t.printf("     %s (no expectation)\n", name)
 	}
 	switch {
-	case truncated:
-		t.printf("%sactual (%d bytes written, first %d kept):\n", indent, total, len(kept))
+	case f.truncated:
+		t.printf("%sactual (%d bytes written, first %d kept):\n", indent, f.total, kept)
 	default:
-		t.printf("%sactual (%d bytes):\n", indent, total)
+		t.printf("%sactual (%d bytes):\n", indent, f.total)
 	}
-	t.block(indent, kept, exact)
+	if f.omitted {
+		t.printf("%s(left out of the JSON report to keep it within --max-report-size; its stdout_sha256/stderr_sha256 identify it)\n", indent)
+	}
+	if kept > 0 && len(shown) == 0 {
+		if f.omitted {
+			t.printf("%s(not held in memory either)\n", indent)
+		} else {
+			t.printf("%s(not held in memory: see the JSON report)\n", indent)
+		}
+		return
+	}
+	t.blockOf(indent, shown, kept, exact)
 }
 
 // block writes text as prefixed, escaped lines, bounded for display; with
 // markEOL, a missing final newline is pointed out.
 func (t *term) block(indent string, data []byte, markEOL bool) {
+	t.blockOf(indent, data, int64(len(data)), markEOL)
+}
+
+// blockOf is block for data that may be only the first bytes of total.
+func (t *term) blockOf(indent string, data []byte, total int64, markEOL bool) {
 	if len(data) == 0 {
 		t.printf("%s(empty)\n", indent)
 		return
@@ -333,8 +372,8 @@ func (t *term) block(indent string, data []byte, markEOL bool) {
 		}
 	}
 	switch {
-	case consumed < len(data):
-		t.printf("%s… %d more bytes not shown\n", indent, len(data)-consumed)
+	case int64(consumed) < total:
+		t.printf("%s… %d more bytes not shown\n", indent, total-int64(consumed))
 	case markEOL && data[len(data)-1] != '\n':
 		t.printf("%s\\ no newline at end\n", indent)
 	}

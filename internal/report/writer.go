@@ -1,0 +1,415 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/spec"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// DefaultMaxReportSize is the default budget of a report's case entries
+// (--max-report-size).
+const DefaultMaxReportSize int64 = 256 << 20
+
+// excerptBytes is how much of a stream a summary keeps in memory for the
+// terminal: what block shows at most, plus a rune's worth so that it can
+// cut on a rune boundary.
+const excerptBytes = blockMaxBytes + utf8.UTFMax
+
+// JSON indentation of the report's nesting levels, as Encode writes them.
+const (
+	programIndent = "    "
+	caseIndent    = "        "
+)
+
+// WriterOptions tune a Writer.
+type WriterOptions struct {
+	// MaxSize bounds the bytes of the report's case entries (each case's
+	// JSON, its output included); 0 or less means no bound. Past it, the
+	// kept output of cases is omitted: true cases' first, then
+	// undetermined ones', false cases' last (see Writer).
+	MaxSize int64
+	// Excerpts is how many cases that are not true keep the start of
+	// their output in memory for the terminal, the first in the spec's
+	// order (0 means DefaultMaxCaseDetails, what WriteTerminal describes).
+	Excerpts int
+}
+
+// Writer writes a report whose evidence never has to be in memory at once:
+// each case's JSON entry goes to a spool folder next to the report as soon
+// as the case is judged (Add), and Commit assembles the report from the
+// spool into a temporary file that is renamed over the report's path. In
+// memory a case keeps only a summary: everything but the output, plus an
+// excerpt for the terminal.
+//
+// The case entries total at most MaxSize bytes, on disk while running and
+// in the report: an entry that does not fit goes in without its output
+// (stdout_omitted, stderr_omitted; the byte counts and SHA-256 stay), after
+// making room by omitting the output of cases ranked lower, true below
+// undetermined below false. Verdicts are judged before; omitting changes
+// only what the report shows. Only the entries without output may take the
+// report past MaxSize, since none can be dropped.
+type Writer struct {
+	path  string
+	spool string
+	opt   WriterOptions
+
+	mu       sync.Mutex
+	entries  map[[2]int]*entry
+	kept     [3][]*entry // entries kept with their output, by rank
+	used     int64       // bytes of every entry, as it stands
+	omitted  int
+	excerpts []*entry // summaries holding an excerpt
+	err      error    // the first spool failure: Commit fails with it
+	full     bytes.Buffer
+	short    bytes.Buffer
+}
+
+// entry is one case as the Writer holds it.
+type entry struct {
+	key  [2]int // program, case
+	c    Case   // the summary, or the entry as written when not spooled
+	rank int
+	file string // the spooled entry with its output; "" when none
+	// size and bare are the bytes of the entry with and without its
+	// output.
+	size, bare int64
+}
+
+// NewWriter makes a Writer for the report at path, with its spool folder
+// next to it (same file system, so the budget also bounds the disk that
+// the spool takes there). Close removes the spool.
+func NewWriter(path string, opt WriterOptions) (*Writer, error) {
+	if opt.Excerpts <= 0 {
+		opt.Excerpts = DefaultMaxCaseDetails
+	}
+	spool, err := os.MkdirTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.spool")
+	if err != nil {
+		return nil, fmt.Errorf("making the report's spool folder: %w", err)
+	}
+	return &Writer{path: path, spool: spool, opt: opt, entries: map[[2]int]*entry{}}, nil
+}
+
+// Add records the judged case c of program p: its entry goes to the spool
+// (or in without its output, see Writer) and a summary stays in memory.
+// It may be called from several goroutines; encoding is one case at a time,
+// which bounds the memory it takes to one case's output.
+func (w *Writer) Add(p, c int, sc spec.Case, ev runner.Event, res verdict.CaseResult) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.add([2]int{p, c}, buildCase(sc, &ev, &res))
+}
+
+// Commit writes the report r, built by Build, atomically to the Writer's
+// path: the cases given to Add are taken from the spool, the others are
+// added now. It returns r with every case as its summary, for the terminal
+// (Encode refuses it). On failure the report's path is left as it was.
+func (w *Writer) Commit(r Report) (Report, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := normalize(r)
+	for i := range out.Programs {
+		p := &out.Programs[i]
+		cases := make([]Case, len(p.Cases))
+		for j := range p.Cases {
+			e := w.entries[[2]int{i, j}]
+			if e == nil {
+				e = w.add([2]int{i, j}, p.Cases[j])
+			}
+			cases[j] = e.c
+		}
+		p.Cases = cases
+	}
+	out.OutputOmittedCases = w.omitted
+	if w.err != nil {
+		return out, fmt.Errorf("writing report %s: %w", w.path, w.err)
+	}
+	err := writeAtomic(w.path, func(f io.Writer) error { return w.assemble(f, out) })
+	return out, err
+}
+
+// Close removes the spool folder and what is left in it.
+func (w *Writer) Close() error {
+	if err := os.RemoveAll(w.spool); err != nil {
+		return fmt.Errorf("removing the report's spool folder: %w", err)
+	}
+	return nil
+}
+
+func rank(v verdict.Verdict) int {
+	switch v {
+	case verdict.False:
+		return 2
+	case verdict.Undetermined:
+		return 1
+	default:
+		return 0
+	}
+}
+
+func hasOutput(e *Event) bool { return e.StdoutKeptBytes > 0 || e.StderrKeptBytes > 0 }
+
+// add takes case c (with its output) under key; w.mu is held.
+func (w *Writer) add(key [2]int, c Case) *entry {
+	if old := w.entries[key]; old != nil {
+		return old // each case is added once; a repeat changes nothing
+	}
+	if c.summary && hasOutput(&c.Event) && !c.Event.StdoutOmitted && !c.Event.StderrOmitted && w.err == nil {
+		w.err = errors.New("a case summary has no output to write")
+	}
+	e := &entry{key: key, rank: rank(c.Verdict), c: summarize(c)}
+	w.entries[key] = e
+	if e.rank > 0 && hasOutput(&c.Event) {
+		w.keepExcerpt(e, &c)
+	}
+	if !hasOutput(&c.Event) || w.err != nil {
+		e.size, e.bare = w.measure(&w.short, e.c)
+		if w.err != nil && hasOutput(&c.Event) {
+			w.omit(e)
+		}
+		w.used += e.size
+		return e
+	}
+	e.size, _ = w.measure(&w.full, c)
+	e.bare, _ = w.measure(&w.short, omitted(e.c))
+	if w.opt.MaxSize > 0 && w.used+e.size > w.opt.MaxSize && !w.makeRoom(w.used+e.size-w.opt.MaxSize, e.rank) {
+		w.omit(e)
+		w.used += e.bare
+		return e
+	}
+	file := filepath.Join(w.spool, strconv.Itoa(key[0])+"-"+strconv.Itoa(key[1])+".json")
+	if err := os.WriteFile(file, w.full.Bytes(), 0o600); err != nil {
+		w.err = fmt.Errorf("spooling a case: %w", err)
+		w.omit(e)
+		w.used += e.bare
+		return e
+	}
+	e.file = file
+	w.kept[e.rank] = append(w.kept[e.rank], e)
+	w.used += e.size
+	return e
+}
+
+// measure encodes c into buf (reset first) and returns its size twice.
+func (w *Writer) measure(buf *bytes.Buffer, c Case) (int64, int64) {
+	buf.Reset()
+	if err := encodeEntry(buf, c); err != nil && w.err == nil {
+		w.err = err
+	}
+	return int64(buf.Len()), int64(buf.Len())
+}
+
+// makeRoom omits the output of entries ranked below r, the lowest rank and
+// then the largest first, until need bytes are free; it omits nothing and
+// returns false when that cannot free enough.
+func (w *Writer) makeRoom(need int64, r int) bool {
+	var free int64
+	for k := 0; k < r; k++ {
+		for _, e := range w.kept[k] {
+			free += e.size - e.bare
+		}
+	}
+	if free < need {
+		return false
+	}
+	for k := 0; k < r && need > 0; k++ {
+		slices.SortFunc(w.kept[k], func(a, b *entry) int { return int((b.size - b.bare) - (a.size - a.bare)) })
+		for len(w.kept[k]) > 0 && need > 0 {
+			e := w.kept[k][0]
+			w.kept[k] = w.kept[k][1:]
+			if err := os.Remove(e.file); err != nil && w.err == nil {
+				w.err = fmt.Errorf("dropping a spooled case: %w", err)
+			}
+			e.file = ""
+			w.omit(e)
+			w.used -= e.size - e.bare
+			need -= e.size - e.bare
+		}
+	}
+	return true
+}
+
+// omit marks e's output as left out of the report.
+func (w *Writer) omit(e *entry) {
+	e.c = omitted(e.c)
+	w.omitted++
+}
+
+// keepExcerpt gives e's summary the start of c's output, when e is among
+// the first opt.Excerpts such cases in the spec's order.
+func (w *Writer) keepExcerpt(e *entry, c *Case) {
+	w.excerpts = append(w.excerpts, e)
+	if len(w.excerpts) > w.opt.Excerpts {
+		last := 0
+		for i, x := range w.excerpts {
+			if before(w.excerpts[last].key, x.key) {
+				last = i
+			}
+		}
+		if w.excerpts[last] == e {
+			w.excerpts = w.excerpts[:len(w.excerpts)-1]
+			return
+		}
+		w.excerpts[last].c.excerpt = nil
+		w.excerpts = slices.Delete(w.excerpts, last, last+1)
+	}
+	e.c.excerpt = &[2][]byte{excerpt(c.Event.StdoutData()), excerpt(c.Event.StderrData())}
+}
+
+func before(a, b [2]int) bool { return a[0] < b[0] || a[0] == b[0] && a[1] < b[1] }
+
+// excerpt copies the start of b, so that the summary does not keep the
+// whole output alive.
+func excerpt(b []byte) []byte {
+	return slices.Clone(b[:min(len(b), excerptBytes)])
+}
+
+// summarize returns c without its output.
+func summarize(c Case) Case {
+	c.Event.Stdout, c.Event.StdoutBase64 = "", ""
+	c.Event.Stderr, c.Event.StderrBase64 = "", ""
+	c.summary = true
+	return c
+}
+
+// omitted returns the summary c marked as having its output left out.
+func omitted(c Case) Case {
+	c.Event.StdoutOmitted = c.Event.StdoutKeptBytes > 0
+	c.Event.StderrOmitted = c.Event.StderrKeptBytes > 0
+	return c
+}
+
+// encodeEntry writes c as Encode would inside a report (indented at the
+// cases' level), without the final newline.
+func encodeEntry(buf *bytes.Buffer, c Case) error {
+	return encodeAt(buf, caseIndent, c)
+}
+
+func encodeAt(buf *bytes.Buffer, prefix string, v any) error {
+	enc := json.NewEncoder(buf)
+	enc.SetIndent(prefix, "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encoding report: %w", err)
+	}
+	buf.Truncate(buf.Len() - 1) // the newline Encode adds
+	return nil
+}
+
+// assemble writes the report: out's header and programs, each case from
+// the spool when it was spooled, else encoded from its entry. It removes
+// each spooled file once copied, so that the spool and the report never
+// hold an entry twice.
+func (w *Writer) assemble(f io.Writer, out Report) error {
+	bw := bufio.NewWriterSize(f, 64<<10)
+	var buf bytes.Buffer
+	flush := func() error {
+		_, err := bw.Write(buf.Bytes())
+		buf.Reset()
+		return err
+	}
+	head := out
+	head.Programs = []Program{}
+	if err := encodeAt(&buf, "", head); err != nil {
+		return err
+	}
+	if err := spliceOpen(&buf, "\n}"); err != nil {
+		return err
+	}
+	for i := range out.Programs {
+		p := out.Programs[i]
+		p.Cases = []Case{}
+		buf.WriteString(sep(i) + programIndent)
+		if err := encodeAt(&buf, programIndent, p); err != nil {
+			return err
+		}
+		if err := spliceOpen(&buf, "\n"+programIndent+"}"); err != nil {
+			return err
+		}
+		for j := range out.Programs[i].Cases {
+			buf.WriteString(sep(j) + caseIndent)
+			e := w.entries[[2]int{i, j}]
+			if e.file == "" {
+				if hasOutput(&e.c.Event) && !e.c.Event.StdoutOmitted && !e.c.Event.StderrOmitted {
+					return fmt.Errorf("encoding report: case %d of program %d lost its output", j, i)
+				}
+				if err := encodeEntry(&buf, e.c); err != nil {
+					return err
+				}
+			}
+			if err := flush(); err != nil {
+				return err
+			}
+			if e.file == "" {
+				continue
+			}
+			if err := copyFile(bw, e.file); err != nil {
+				return err
+			}
+			if err := os.Remove(e.file); err != nil {
+				return fmt.Errorf("removing a spooled case: %w", err)
+			}
+			e.file = ""
+		}
+		closeList(&buf, len(out.Programs[i].Cases), "      ")
+		buf.WriteString("\n" + programIndent + "}")
+	}
+	closeList(&buf, len(out.Programs), "  ")
+	buf.WriteString("\n}\n")
+	if err := flush(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// spliceOpen turns the end of an encoded object whose last field is an
+// empty list ("[]" + end) into the list's opening "[".
+func spliceOpen(buf *bytes.Buffer, end string) error {
+	tail := "[]" + end
+	if !bytes.HasSuffix(buf.Bytes(), []byte(tail)) {
+		return errors.New("encoding report: the list is not the last field")
+	}
+	buf.Truncate(buf.Len() - len(tail))
+	buf.WriteString("[")
+	return nil
+}
+
+func sep(i int) string {
+	if i == 0 {
+		return "\n"
+	}
+	return ",\n"
+}
+
+// closeList ends a list of n elements whose closing bracket goes at indent.
+func closeList(buf *bytes.Buffer, n int, indent string) {
+	if n == 0 {
+		buf.WriteString("]")
+		return
+	}
+	buf.WriteString("\n" + indent + "]")
+}
+
+func copyFile(w io.Writer, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("reading a spooled case: %w", err)
+	}
+	defer f.Close()
+	if _, err := io.Copy(w, f); err != nil {
+		return fmt.Errorf("copying a spooled case: %w", err)
+	}
+	return nil
+}
