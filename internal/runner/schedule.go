@@ -34,6 +34,11 @@ type Options struct {
 	Cleanup context.Context
 	// OnEvent, when set, is called after each invocation, from any worker.
 	OnEvent func(job, invocation int, ev Event)
+	// DropOutput keeps the observations free of stream bytes (Data nil;
+	// Bytes and Truncated stay): a caller that takes each event's output
+	// through OnEvent sets it, so that the run's memory does not grow with
+	// the output of every case.
+	DropOutput bool
 }
 
 // Run runs every job's invocations on sb, at most opt.Parallel at a time, and
@@ -89,7 +94,7 @@ func Run(ctx context.Context, sb Sandbox, jobs []Job, opt Options) ([]Observatio
 			defer wg.Done()
 			for it := range items {
 				st := p.states[it.job]
-				ev := st.run(ctx, it.inv, opt.Cleanup)
+				ev := st.run(ctx, it.inv, opt.Cleanup, opt.DropOutput)
 				if opt.OnEvent != nil {
 					opt.OnEvent(it.job, it.inv, ev)
 				}
@@ -282,11 +287,16 @@ func (s *jobState) settle(ctx context.Context, r Prepared) {
 	close(s.ready)
 }
 
-// run runs invocation k and records its event.
-func (s *jobState) run(ctx context.Context, k int, cleanup context.Context) Event {
+// run runs invocation k and records its event (without its stream bytes
+// when drop is set).
+func (s *jobState) run(ctx context.Context, k int, cleanup context.Context, drop bool) Event {
 	ev := s.runOne(ctx, k)
+	kept := ev
+	if drop {
+		kept.Stdout.Data, kept.Stderr.Data = nil, nil
+	}
 	s.mu.Lock()
-	s.obs.Events[k] = ev
+	s.obs.Events[k] = kept
 	s.ran[k] = true
 	s.left--
 	last := s.left == 0

@@ -157,6 +157,34 @@ func TestRunObservesEveryInvocationInOrder(t *testing.T) {
 	}
 }
 
+// TestRunDropOutput guards the run's memory: with DropOutput the events
+// reach OnEvent with their output, and the observations keep none of it.
+func TestRunDropOutput(t *testing.T) {
+	t.Parallel()
+	sb := &fakeSandbox{}
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	obs, _ := Run(context.Background(), sb, jobsOf(2, 3), Options{
+		Parallel:   2,
+		DropOutput: true,
+		OnEvent: func(job, inv int, ev Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			seen[fmt.Sprintf("%d/%d %s", job, inv, ev.Stdout.Data)] = true
+		},
+	})
+	for p, o := range obs {
+		for c, ev := range o.Events {
+			if !seen[fmt.Sprintf("%d/%d p%d c%d", p, c, p, c)] {
+				t.Errorf("event %d/%d did not reach OnEvent with its output", p, c)
+			}
+			if ev.Stdout.Data != nil || ev.Stderr.Data != nil || ev.ExitCode == nil {
+				t.Errorf("event %d/%d: observation holds output %q, exit code %v", p, c, ev.Stdout.Data, ev.ExitCode)
+			}
+		}
+	}
+}
+
 func TestRunPrepareFailureMakesEveryCaseUnobserved(t *testing.T) {
 	t.Parallel()
 	sb := &fakeSandbox{prepareErr: errors.New("image not present: pull it before scoring")}

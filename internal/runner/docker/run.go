@@ -660,7 +660,15 @@ func newBoundedWriter(limit, ceiling int64, onCeiling func()) *boundedWriter {
 func (w *boundedWriter) Write(p []byte) (int, error) {
 	w.n += int64(len(p))
 	if room := w.limit - int64(len(w.data)); room > 0 {
-		w.data = append(w.data, p[:min(int64(len(p)), room)]...)
+		keep := p[:min(int64(len(p)), room)]
+		if len(w.data)+len(keep) > cap(w.data) {
+			// Grow by doubling, but never past the limit: append alone
+			// would reserve up to twice the limit per stream.
+			grown := make([]byte, len(w.data), min(max(2*cap(w.data), len(w.data)+len(keep), 4096), int(w.limit)))
+			copy(grown, w.data)
+			w.data = grown
+		}
+		w.data = append(w.data, keep...)
 	}
 	if w.n > w.limit {
 		w.truncated = true
@@ -674,7 +682,8 @@ func (w *boundedWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// stream is what the writer observed.
+// stream is what the writer observed. It hands over the writer's own
+// buffer (no copy: the writer is done once the streams have ended).
 func (w *boundedWriter) stream() runner.Stream {
-	return runner.Stream{Data: slices.Clone(w.data), Truncated: w.truncated, Bytes: w.n}
+	return runner.Stream{Data: w.data, Truncated: w.truncated, Bytes: w.n}
 }

@@ -61,6 +61,20 @@ func TestBoundedWriter(t *testing.T) {
 	if got := none.stream(); !got.Truncated || got.Bytes != 1<<20 || len(got.Data) != 0 {
 		t.Errorf("limit 0: %+v", got)
 	}
+
+	// What the writer reserves never passes the limit (append alone would
+	// round up to twice it): behaves' memory formula counts on it.
+	const limit = 100_000
+	grow := newBoundedWriter(limit, 0, nil)
+	for grow.n < 3*limit {
+		grow.Write(make([]byte, 777))
+		if cap(grow.data) > limit {
+			t.Fatalf("after %d bytes the writer reserves %d, over the limit %d", grow.n, cap(grow.data), limit)
+		}
+	}
+	if got := grow.stream(); len(got.Data) != limit || !got.Truncated {
+		t.Errorf("kept %d bytes, truncated %v", len(got.Data), got.Truncated)
+	}
 }
 
 func TestJudge(t *testing.T) {
