@@ -184,7 +184,13 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	reportPath := fs.String("report", "behaves-report.json", "where to write the JSON report")
 	parallel := fs.Int("parallel", 0, "invocations at once (default: fits the CPUs and the profiles' memory)")
 	failOn := fs.String("fail-on", string(FailOnUndetermined), "which verdicts fail the command: false or undetermined")
+	maxReport := sizeFlag(report.DefaultMaxReportSize)
+	fs.Var(&maxReport, "max-report-size", "the most bytes the report's cases take; past it, output is left out (true cases' first) (KiB, MiB, GiB)")
 	if !parse(fs, args, env) {
+		return ExitUsage
+	}
+	if maxReport <= 0 {
+		fmt.Fprintf(env.Stderr, "behaves run: --max-report-size must be greater than 0\n")
 		return ExitUsage
 	}
 	if *failOn != string(FailOnFalse) && *failOn != string(FailOnUndetermined) {
@@ -247,6 +253,18 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		*parallel = DefaultParallel(largest)
 	}
 
+	// Each case's evidence goes to the report's spool as soon as it is
+	// judged; memory keeps a summary (see report.Writer).
+	out, err := report.NewWriter(*reportPath, report.WriterOptions{MaxSize: int64(maxReport)})
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", err)
+		return ExitRunFailed
+	}
+	defer func() {
+		if err := out.Close(); err != nil {
+			fmt.Fprintf(env.Stderr, "behaves: %v\n", err)
+		}
+	}()
 	jobs := Jobs(sp)
 	total := 0
 	for _, j := range jobs {
@@ -297,14 +315,18 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		// run, like one that was never reachable.
 		var lost error
 		obs, lost = runner.Run(ctx, sb, jobs, runner.Options{
-			Parallel: *parallel,
-			Cleanup:  env.Cleanup,
+			Parallel:   *parallel,
+			Cleanup:    env.Cleanup,
+			DropOutput: true, // out holds it, on disk
 			OnEvent: func(job, inv int, ev runner.Event) {
 				// Each (job, inv) arrives once, from one worker; Run returns
 				// only after every worker is done.
-				results[job][inv] = verdict.Judge(sp.Programs[job].Cases[inv].Expect, ev)
+				sc := sp.Programs[job].Cases[inv]
+				res := verdict.Judge(sc.Expect, ev)
+				out.Add(job, inv, sc, ev, res)
+				results[job][inv] = res
 				judged[job][inv] = true
-				progress.Case(results[job][inv].Verdict)
+				progress.Case(res.Verdict)
 			},
 		})
 		if lost != nil {
@@ -345,7 +367,8 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		GitHub:       origin,
 	})
 	code := exitCode(rep.Verdict, runErr != nil, FailOn(*failOn))
-	if err := report.WriteJSON(*reportPath, rep); err != nil {
+	rep, err = out.Commit(rep)
+	if err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", err)
 		code = ExitRunFailed
 	}

@@ -382,3 +382,65 @@ programs:
 		t.Error("run with --allow-untracked '**' never reached the sandbox")
 	}
 }
+
+// TestReportBudget guards --max-report-size end to end: cases whose output
+// does not fit are in the report without it (marked, with its size and
+// digest), verdicts unchanged, the report stays near the budget, and the
+// spool next to it is gone.
+func TestReportBudget(t *testing.T) {
+	t.Parallel()
+	path := shSpec(t, `[{name: c1}, {name: c2}, {name: c3}, {name: c4}, {name: c5}, {name: c6}]`)
+	zero := 0
+	flood := bytes.Repeat([]byte{1}, 32<<10)
+	sb := &recordingSandbox{ev: runner.Event{ExitCode: &zero,
+		Stdout: runner.Stream{Data: flood, Bytes: int64(len(flood))},
+		Stderr: runner.Stream{Data: flood, Bytes: int64(len(flood))}}}
+	dir := t.TempDir()
+	report := filepath.Join(dir, "r.json")
+	r := runMain(t, context.Background(), fixed(sb), "run", "--spec", path, "--report", report, "--max-report-size", "200KiB")
+	if r.code != ExitTrue {
+		t.Fatalf("exit code %d, want %d\nstderr: %s", r.code, ExitTrue, r.stderr)
+	}
+	fi, err := os.Stat(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() > 200<<10+16<<10 {
+		t.Errorf("report is %d bytes, over the budget of 200KiB and its header", fi.Size())
+	}
+	if n, _ := r.report["output_omitted_cases"].(float64); n < 3 || n > 5 {
+		t.Errorf("output_omitted_cases = %v, want some but not all of 6 cases (each about 88KiB)", r.report["output_omitted_cases"])
+	}
+	for _, c := range r.report["programs"].([]any)[0].(map[string]any)["cases"].([]any) {
+		c := c.(map[string]any)
+		ev := c["event"].(map[string]any)
+		if c["verdict"] != "true" || ev["stdout_kept_bytes"] != float64(32<<10) {
+			t.Errorf("case %v: verdict %v, stdout_kept_bytes %v", c["name"], c["verdict"], ev["stdout_kept_bytes"])
+		}
+		if ev["stdout_omitted"] == false && ev["stdout_base64"] == "" {
+			t.Errorf("case %v: output neither kept nor marked omitted", c["name"])
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("the report's folder holds %d entries, want only the report (no spool left)", len(entries))
+	}
+}
+
+// TestReportUnwritable guards exit 4 when the report cannot be written:
+// found before anything runs.
+func TestReportUnwritable(t *testing.T) {
+	t.Parallel()
+	path := shSpec(t, `[{name: c1}]`)
+	sb := &recordingSandbox{}
+	r := runMain(t, context.Background(), fixed(sb), "run", "--spec", path, "--report", filepath.Join(t.TempDir(), "missing", "r.json"))
+	if r.code != ExitRunFailed || !strings.Contains(r.stderr, "writing the report") {
+		t.Errorf("exit code %d, stderr %q; want %d and why", r.code, r.stderr, ExitRunFailed)
+	}
+	if len(sb.seen) != 0 {
+		t.Errorf("the run went on without a place for its report")
+	}
+	r = runMain(t, context.Background(), fixed(sb), "run", "--spec", path, "--max-report-size", "0B")
+	if r.code != ExitUsage {
+		t.Errorf("--max-report-size 0B: exit code %d, want %d", r.code, ExitUsage)
+	}
+}
