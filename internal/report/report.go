@@ -419,6 +419,17 @@ func buildProgram(in Input, i int, sp spec.Program) Program {
 // nil event or result (the run stopped before it) makes it undetermined
 // with a reason saying so.
 func buildCase(sc spec.Case, ev *runner.Event, res *verdict.CaseResult) Case {
+	c := caseOf(sc, ev, res)
+	if ev != nil {
+		c.Event.Stdout, c.Event.StdoutBase64 = encodeStream(ev.Stdout.Data)
+		c.Event.Stderr, c.Event.StderrBase64 = encodeStream(ev.Stderr.Data)
+	}
+	return c
+}
+
+// caseOf is buildCase without the output itself (the event's counts and
+// digests of it are there).
+func caseOf(sc spec.Case, ev *runner.Event, res *verdict.CaseResult) Case {
 	c := Case{
 		Name:      sc.Name,
 		Line:      sc.Pos.Line,
@@ -489,6 +500,8 @@ func matcherOutcome(m *verdict.Matcher, ch *verdict.Check) *MatcherOutcome {
 	return mo
 }
 
+// buildEvent is the event without its output (Stdout, StdoutBase64,
+// Stderr and StderrBase64 are ""; see encodeStream).
 func buildEvent(ev runner.Event) Event {
 	e := Event{
 		StdoutTruncated: ev.Stdout.Truncated,
@@ -511,8 +524,6 @@ func buildEvent(ev runner.Event) Event {
 		code := *ev.ExitCode
 		e.ExitCode = &code
 	}
-	e.Stdout, e.StdoutBase64 = encodeStream(ev.Stdout.Data)
-	e.Stderr, e.StderrBase64 = encodeStream(ev.Stderr.Data)
 	e.StdoutKeptBytes, e.StdoutSHA256 = int64(len(ev.Stdout.Data)), sha256Hex(ev.Stdout.Data)
 	e.StderrKeptBytes, e.StderrSHA256 = int64(len(ev.Stderr.Data)), sha256Hex(ev.Stderr.Data)
 	return e
@@ -524,10 +535,24 @@ func buildEvent(ev runner.Event) Event {
 // A program that prints control characters therefore costs the report 4/3
 // of its bytes, never the 6 that "\u0001" takes.
 func encodeStream(b []byte) (text, b64 string) {
-	if utf8.Valid(b) && jsonStringLen(b) <= int64(base64.StdEncoding.EncodedLen(len(b))) {
+	if asText(b) {
 		return string(b), ""
 	}
 	return "", base64.StdEncoding.EncodeToString(b)
+}
+
+// asText reports whether encodeStream keeps b as text.
+func asText(b []byte) bool {
+	return utf8.Valid(b) && jsonStringLen(b) <= int64(base64.StdEncoding.EncodedLen(len(b)))
+}
+
+// encodedLen is the length of b in the report as encodeStream stores it,
+// quotes excluded.
+func encodedLen(b []byte) int64 {
+	if asText(b) {
+		return jsonStringLen(b)
+	}
+	return int64(base64.StdEncoding.EncodedLen(len(b)))
 }
 
 // jsonStringLen is the length of b inside a JSON string as encoding/json

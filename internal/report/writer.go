@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -104,12 +105,12 @@ func NewWriter(path string, opt WriterOptions) (*Writer, error) {
 
 // Add records the judged case c of program p: its entry goes to the spool
 // (or in without its output, see Writer) and a summary stays in memory.
-// It may be called from several goroutines; encoding is one case at a time,
-// which bounds the memory it takes to one case's output.
+// It may be called from several goroutines. The output is written to the
+// spool straight from ev, without a copy, one case at a time.
 func (w *Writer) Add(p, c int, sc spec.Case, ev runner.Event, res verdict.CaseResult) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.add([2]int{p, c}, buildCase(sc, &ev, &res))
+	w.add([2]int{p, c}, caseOf(sc, &ev, &res), ev.Stdout.Data, ev.Stderr.Data)
 }
 
 // Commit writes the report r, built by Build, atomically to the Writer's
@@ -126,7 +127,8 @@ func (w *Writer) Commit(r Report) (Report, error) {
 		for j := range p.Cases {
 			e := w.entries[[2]int{i, j}]
 			if e == nil {
-				e = w.add([2]int{i, j}, p.Cases[j])
+				c := p.Cases[j]
+				e = w.add([2]int{i, j}, summarize(c), c.Event.StdoutData(), c.Event.StderrData())
 			}
 			cases[j] = e.c
 		}
@@ -161,54 +163,180 @@ func rank(v verdict.Verdict) int {
 
 func hasOutput(e *Event) bool { return e.StdoutKeptBytes > 0 || e.StderrKeptBytes > 0 }
 
-// add takes case c (with its output) under key; w.mu is held.
-func (w *Writer) add(key [2]int, c Case) *entry {
+// add takes case c, whose event holds no output, with the kept bytes out
+// and errb, under key; w.mu is held.
+func (w *Writer) add(key [2]int, c Case, out, errb []byte) *entry {
 	if old := w.entries[key]; old != nil {
 		return old // each case is added once; a repeat changes nothing
 	}
-	if c.summary && hasOutput(&c.Event) && !c.Event.StdoutOmitted && !c.Event.StderrOmitted && w.err == nil {
-		w.err = errors.New("a case summary has no output to write")
+	if (int64(len(out)) != c.Event.StdoutKeptBytes || int64(len(errb)) != c.Event.StderrKeptBytes) && w.err == nil {
+		w.err = fmt.Errorf("case %d of program %d: its output is not there to write", key[1], key[0])
 	}
 	e := &entry{key: key, rank: rank(c.Verdict), c: summarize(c)}
 	w.entries[key] = e
-	if e.rank > 0 && hasOutput(&c.Event) {
-		w.keepExcerpt(e, &c)
+	if e.rank > 0 && len(out)+len(errb) > 0 {
+		w.keepExcerpt(e, out, errb)
 	}
-	if !hasOutput(&c.Event) || w.err != nil {
-		e.size, e.bare = w.measure(&w.short, e.c)
-		if w.err != nil && hasOutput(&c.Event) {
-			w.omit(e)
-		}
+	base := w.measure(&w.full, e.c)
+	if len(out)+len(errb) == 0 {
+		e.size, e.bare = base, base
 		w.used += e.size
 		return e
 	}
-	e.size, _ = w.measure(&w.full, c)
-	e.bare, _ = w.measure(&w.short, omitted(e.c))
-	if w.opt.MaxSize > 0 && w.used+e.size > w.opt.MaxSize && !w.makeRoom(w.used+e.size-w.opt.MaxSize, e.rank) {
+	e.size = base + encodedLen(out) + encodedLen(errb)
+	e.bare = w.measure(&w.short, omitted(e.c))
+	admit := w.err == nil && (w.opt.MaxSize <= 0 || w.used+e.size <= w.opt.MaxSize ||
+		w.makeRoom(w.used+e.size-w.opt.MaxSize, e.rank))
+	if admit {
+		file := filepath.Join(w.spool, strconv.Itoa(key[0])+"-"+strconv.Itoa(key[1])+".json")
+		if err := writeFile(file, func(f io.Writer) error { return spliceOutput(f, w.full.Bytes(), out, errb) }); err != nil {
+			w.err = fmt.Errorf("spooling a case: %w", err)
+			admit = false
+		} else {
+			e.file = file
+		}
+	}
+	if !admit {
 		w.omit(e)
 		w.used += e.bare
 		return e
 	}
-	file := filepath.Join(w.spool, strconv.Itoa(key[0])+"-"+strconv.Itoa(key[1])+".json")
-	if err := os.WriteFile(file, w.full.Bytes(), 0o600); err != nil {
-		w.err = fmt.Errorf("spooling a case: %w", err)
-		w.omit(e)
-		w.used += e.bare
-		return e
-	}
-	e.file = file
 	w.kept[e.rank] = append(w.kept[e.rank], e)
 	w.used += e.size
 	return e
 }
 
-// measure encodes c into buf (reset first) and returns its size twice.
-func (w *Writer) measure(buf *bytes.Buffer, c Case) (int64, int64) {
+// measure encodes c into buf (reset first) and returns its size.
+func (w *Writer) measure(buf *bytes.Buffer, c Case) int64 {
 	buf.Reset()
 	if err := encodeEntry(buf, c); err != nil && w.err == nil {
 		w.err = err
 	}
-	return int64(buf.Len()), int64(buf.Len())
+	return int64(buf.Len())
+}
+
+// writeFile creates path and fills it with write.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 64<<10)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	return errors.Join(err, f.Close())
+}
+
+// eventField is the indentation of an event's fields in an entry.
+const eventField = caseIndent + "    "
+
+// spliceOutput writes the entry enc, encoded without its output, with out
+// and errb in place of the empty stdout / stdout_base64 and stderr /
+// stderr_base64 values (the ones encodeStream would fill), streamed so
+// that no copy of the output is made.
+func spliceOutput(f io.Writer, enc, out, errb []byte) error {
+	for _, st := range []struct {
+		name string
+		data []byte
+	}{{"stdout", out}, {"stderr", errb}} {
+		if len(st.data) == 0 {
+			continue
+		}
+		key := st.name + "_base64"
+		if asText(st.data) {
+			key = st.name
+		}
+		marker := []byte("\n" + eventField + `"` + key + `": ""`)
+		i := bytes.Index(enc, marker)
+		if i < 0 {
+			return fmt.Errorf("encoding report: no %s field in the entry", key)
+		}
+		cut := i + len(marker) - 1 // after the opening quote
+		if _, err := f.Write(enc[:cut]); err != nil {
+			return err
+		}
+		if err := writeStream(f, st.data); err != nil {
+			return err
+		}
+		enc = enc[cut:]
+	}
+	_, err := f.Write(enc)
+	return err
+}
+
+// writeStream writes b inside a JSON string as encodeStream stores it:
+// escaped text exactly as encoding/json writes it (HTML escaping off), or
+// base64.
+func writeStream(w io.Writer, b []byte) error {
+	if !asText(b) {
+		enc := base64.NewEncoder(base64.StdEncoding, w)
+		if _, err := enc.Write(b); err != nil {
+			return err
+		}
+		return enc.Close()
+	}
+	const hex = "0123456789abcdef"
+	start := 0
+	flush := func(i int, esc string) error {
+		if _, err := w.Write(b[start:i]); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, esc)
+		return err
+	}
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			var esc string
+			switch {
+			case c >= 0x20 && c != '"' && c != '\\':
+				i++
+				continue
+			case c == '"' || c == '\\':
+				esc = `\` + string(c)
+			case c == '\n':
+				esc = `\n`
+			case c == '\r':
+				esc = `\r`
+			case c == '\t':
+				esc = `\t`
+			case c == '\b':
+				esc = `\b`
+			case c == '\f':
+				esc = `\f`
+			default:
+				esc = `\u00` + string(hex[c>>4]) + string(hex[c&0xF])
+			}
+			if err := flush(i, esc); err != nil {
+				return err
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		var esc string
+		switch {
+		case r == utf8.RuneError && size == 1:
+			esc = `\ufffd`
+		case r == '\u2028':
+			esc = `\u2028`
+		case r == '\u2029':
+			esc = `\u2029`
+		default:
+			i += size
+			continue
+		}
+		if err := flush(i, esc); err != nil {
+			return err
+		}
+		i += size
+		start = i
+	}
+	_, err := w.Write(b[start:])
+	return err
 }
 
 // makeRoom omits the output of entries ranked below r, the lowest rank and
@@ -247,9 +375,9 @@ func (w *Writer) omit(e *entry) {
 	w.omitted++
 }
 
-// keepExcerpt gives e's summary the start of c's output, when e is among
+// keepExcerpt gives e's summary the start of its output, when e is among
 // the first opt.Excerpts such cases in the spec's order.
-func (w *Writer) keepExcerpt(e *entry, c *Case) {
+func (w *Writer) keepExcerpt(e *entry, out, errb []byte) {
 	w.excerpts = append(w.excerpts, e)
 	if len(w.excerpts) > w.opt.Excerpts {
 		last := 0
@@ -265,7 +393,7 @@ func (w *Writer) keepExcerpt(e *entry, c *Case) {
 		w.excerpts[last].c.excerpt = nil
 		w.excerpts = slices.Delete(w.excerpts, last, last+1)
 	}
-	e.c.excerpt = &[2][]byte{excerpt(c.Event.StdoutData()), excerpt(c.Event.StderrData())}
+	e.c.excerpt = &[2][]byte{excerpt(out), excerpt(errb)}
 }
 
 func before(a, b [2]int) bool { return a[0] < b[0] || a[0] == b[0] && a[1] < b[1] }
