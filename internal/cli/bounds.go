@@ -1,0 +1,43 @@
+package cli
+
+// The README's formulas for behaves' own peak memory and the report's size,
+// as code, so that the extreme-output test and the benchmark check the
+// figures the README states. The constants were measured (README,
+// "Memory and report size") and rounded up.
+const (
+	// memoryBase is behaves without any output: the Go runtime, the
+	// Docker client, the spec and the bookkeeping of a small run.
+	memoryBase = 40 << 20
+	// memoryPerStream is how many times output_limit one stream of an
+	// invocation in flight may take: the writer's buffer, the judge's
+	// normalised copies, and the garbage collector's headroom (it lets the
+	// heap grow to twice what is live before collecting).
+	memoryPerStream = 6
+	// memoryPerCase is a judged case's summary kept until the end (verdict,
+	// reasons, counts, digests; excerpts only for the first cases that are
+	// not true), with its share of the runner's bookkeeping, and the
+	// garbage collector's headroom.
+	memoryPerCase = 8 << 10
+	// reportPerCase bounds a case's entry in the report without its
+	// output, and its share of its program's entry (settings), beyond the
+	// spec's own text the entry repeats (args, names, expected values).
+	reportPerCase = 6 << 10
+	// reportBase is the report's header.
+	reportBase = 4 << 10
+)
+
+// MemoryBound is the README's bound on behaves' peak memory (RSS) for a run
+// at parallel invocations in flight, a --max-output-limit of outputLimit and
+// cases invocations: what the spec asks for is bounded by the flags, so the
+// spec cannot raise it (beyond its own text and files, which are loaded).
+func MemoryBound(parallel int, outputLimit int64, cases int) int64 {
+	return memoryBase + int64(parallel)*2*outputLimit*memoryPerStream + int64(cases)*memoryPerCase
+}
+
+// ReportBound is the README's bound on the report's size for kept bytes of
+// output over cases invocations: output as text or base64, whichever is
+// shorter, so at most 4/3 of the kept bytes (before --max-report-size
+// omits any), plus each case's entry without it.
+func ReportBound(kept int64, cases int) int64 {
+	return reportBase + (kept+2)/3*4 + int64(cases)*reportPerCase
+}
