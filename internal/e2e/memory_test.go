@@ -58,7 +58,7 @@ func TestExtremeOutput(t *testing.T) {
 	limit := spec.DefaultCeilings.MaxOutputLimit
 	files := map[string]string{
 		"behaves.yml": extremeSpec(img.busybox, limit),
-		"flood.sh": fmt.Sprintf("head -c %d /dev/zero | tr '\\0' '\\1' >&2\ntr '\\0' '\\1' </dev/zero\n", limit),
+		"flood.sh":    fmt.Sprintf("head -c %d /dev/zero | tr '\\0' '\\1' >&2\ntr '\\0' '\\1' </dev/zero\n", limit),
 	}
 	dir := writeTree(t, files)
 	bin := buildBehaves(t)
