@@ -93,6 +93,9 @@ type config struct {
 	keep             bool
 	from             string
 	explicitParallel bool
+	// memory, when above 0, runs only the memory scenario with that many
+	// invocations (see benchMemory).
+	memory int
 }
 
 // realMain parses the flags, runs the benchmark, prints the table and
@@ -113,6 +116,20 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return 1
 		}
 		res.print(stdout)
+		return 0
+	}
+	if cfg.memory > 0 {
+		res, err := benchMemory(ctx, cfg, cfg.memory, stdout, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "bench: %v\n", err)
+			return 1
+		}
+		if cfg.jsonPath != "" {
+			if err := writeMemoryJSON(cfg.jsonPath, res); err != nil {
+				fmt.Fprintf(stderr, "bench: writing %s: %v\n", cfg.jsonPath, err)
+				return 1
+			}
+		}
 		return 0
 	}
 	res, err := bench(ctx, cfg, stderr)
@@ -158,6 +175,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	envFile := fs.String("images-env", defaultImagesEnv(), "the env file scripts/images.sh writes")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the work folder (specs, programs, reports)")
 	fs.StringVar(&cfg.from, "from", "", "print the table of an earlier -json file instead of measuring")
+	fs.IntVar(&cfg.memory, "memory", 0, "run only the memory scenario: this many invocations (issue 14: 10000), each writing 64KiB of control characters to stdout and to stderr; prints behaves' peak RSS and the report's size next to the README's bounds")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -199,6 +217,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		if v < 1 {
 			return cfg, fmt.Errorf("-%s must be at least 1", name)
 		}
+	}
+	if cfg.memory < 0 {
+		return cfg, errors.New("-memory must not be negative")
 	}
 	if cfg.parallel < 0 {
 		return cfg, errors.New("-parallel must not be negative")

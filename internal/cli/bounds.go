@@ -35,9 +35,14 @@ func MemoryBound(parallel int, outputLimit int64, cases int) int64 {
 }
 
 // ReportBound is the README's bound on the report's size for kept bytes of
-// output over cases invocations: output as text or base64, whichever is
-// shorter, so at most 4/3 of the kept bytes (before --max-report-size
-// omits any), plus each case's entry without it.
-func ReportBound(kept int64, cases int) int64 {
-	return reportBase + (kept+2)/3*4 + int64(cases)*reportPerCase
+// output over cases invocations under a --max-report-size of maxReport (0:
+// none): output as text or base64, whichever is shorter, so at most 4/3 of
+// the kept bytes, and never more than maxReport of case entries, plus each
+// case's entry without its output (which no budget can drop).
+func ReportBound(kept int64, cases int, maxReport int64) int64 {
+	entries := (kept+2)/3*4 + int64(cases)*reportPerCase
+	if maxReport > 0 {
+		entries = min(entries, maxReport+int64(cases)*reportPerCase)
+	}
+	return reportBase + entries
 }

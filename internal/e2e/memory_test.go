@@ -112,7 +112,7 @@ func TestExtremeOutput(t *testing.T) {
 
 	parallel := cli.DefaultParallel(256 << 20) // the profile's memory: the default
 	bound := cli.MemoryBound(parallel, limit, extremePrograms)
-	reportBound := cli.ReportBound(kept, extremePrograms)
+	reportBound := cli.ReportBound(kept, extremePrograms, report.DefaultMaxReportSize)
 	t.Logf("%d programs, parallel %d: %d MiB kept; peak RSS %.1f MiB (formula %.1f MiB); report %.1f MiB (%.2f × kept; formula %.1f MiB)",
 		extremePrograms, parallel, kept>>20, mib(peakRSS), mib(bound), mib(int64(len(data))), float64(len(data))/float64(kept), mib(reportBound))
 	if peakRSS > bound || peakRSS >= 128<<20 {
