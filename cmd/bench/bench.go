@@ -49,15 +49,11 @@ func bench(ctx context.Context, cfg config, logw io.Writer) (res *Results, err e
 		LoadAverageStart: loadAverage(),
 	}
 
-	work, err := os.MkdirTemp("", "behaves-bench-")
+	work, done, err := workFolder(log, "behaves-bench-", cfg.keep)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.keep {
-		log.printf("work folder %s (kept)", work)
-	} else {
-		defer os.RemoveAll(work)
-	}
+	defer done()
 
 	bin, rev := cfg.behavesBin, "prebuilt"
 	if bin == "" {
@@ -454,6 +450,20 @@ func (e *engine) leftovers(ctx context.Context, runID string) string {
 		_ = e.cli.VolumeRemove(ctx, v.Name, true)
 	}
 	return fmt.Sprintf("behaves run %s left %d container(s) and %d volume(s) (removed by the bench)", runID, len(cs), len(vs.Volumes))
+}
+
+// workFolder makes the bench's temporary folder; done removes it unless
+// keep is set.
+func workFolder(log logger, prefix string, keep bool) (dir string, done func(), err error) {
+	dir, err = os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", nil, err
+	}
+	if keep {
+		log.printf("work folder %s (kept)", dir)
+		return dir, func() {}, nil
+	}
+	return dir, func() { _ = os.RemoveAll(dir) }, nil
 }
 
 func randomHex(n int) string {

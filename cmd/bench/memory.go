@@ -92,15 +92,11 @@ func writeMemorySpec(root, image string, n int) (string, int, error) {
 // default parallelism and prints its figures next to the formulas' bounds.
 func benchMemory(ctx context.Context, cfg config, n int, stdout, logw io.Writer) (*MemoryResult, error) {
 	log := logger{w: logw, start: time.Now()}
-	work, err := os.MkdirTemp("", "behaves-bench-memory-")
+	work, done, err := workFolder(log, "behaves-bench-memory-", cfg.keep)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.keep {
-		log.printf("work folder %s (kept)", work)
-	} else {
-		defer os.RemoveAll(work)
-	}
+	defer done()
 	bin := cfg.behavesBin
 	if bin == "" {
 		log.printf("building behaves")
