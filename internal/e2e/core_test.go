@@ -181,7 +181,7 @@ cat
 		for i, v := range verdicts {
 			c := p.Cases[i]
 			if c.Verdict != v {
-				t.Errorf("%s / %s: verdict %v, want %v (reason %q)\n  stdout:\n%s\n  stderr:\n%s", name, c.Name, c.Verdict, v, c.Reason, indent(c.Event.Stdout), indent(c.Event.Stderr))
+				t.Errorf("%s / %s: verdict %v, want %v (reason %q)\n  stdout:\n%s\n  stderr:\n%s", name, c.Name, c.Verdict, v, c.Reason, indent(string(c.Event.StdoutData())), indent(string(c.Event.StderrData())))
 			}
 		}
 	}

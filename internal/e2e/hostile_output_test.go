@@ -98,12 +98,12 @@ else:
 	// it while draining) and that a flood under the ceiling is not a
 	// resource limit.
 	c := hostileCheck(t, o, "floods", "8 MiB on stdout", hostileWant{verdict: verdict.True, exit: 0})
-	if len(c.Event.Stdout) != limit || !c.Event.StdoutTruncated || c.Event.StdoutBytes != 8<<20 {
-		t.Errorf("stdout flood: kept %d, truncated %v, stdout_bytes %d", len(c.Event.Stdout), c.Event.StdoutTruncated, c.Event.StdoutBytes)
+	if len(string(c.Event.StdoutData())) != limit || !c.Event.StdoutTruncated || c.Event.StdoutBytes != 8<<20 {
+		t.Errorf("stdout flood: kept %d, truncated %v, stdout_bytes %d", len(string(c.Event.StdoutData())), c.Event.StdoutTruncated, c.Event.StdoutBytes)
 	}
 	c = hostileCheck(t, o, "floods", "8 MiB on stderr", hostileWant{verdict: verdict.True, exit: 0})
-	if len(c.Event.Stderr) != limit || !c.Event.StderrTruncated || c.Event.StderrBytes != 8<<20 || c.Event.StdoutBytes != 0 {
-		t.Errorf("stderr flood: kept %d, truncated %v, stderr_bytes %d, stdout_bytes %d", len(c.Event.Stderr), c.Event.StderrTruncated, c.Event.StderrBytes, c.Event.StdoutBytes)
+	if len(string(c.Event.StderrData())) != limit || !c.Event.StderrTruncated || c.Event.StderrBytes != 8<<20 || c.Event.StdoutBytes != 0 {
+		t.Errorf("stderr flood: kept %d, truncated %v, stderr_bytes %d, stdout_bytes %d", len(string(c.Event.StderrData())), c.Event.StderrTruncated, c.Event.StderrBytes, c.Event.StdoutBytes)
 	}
 	// Guards binary output on stderr: bounded, counted, and kept exactly
 	// (stderr_base64 holds the bytes that are not valid UTF-8).
@@ -115,12 +115,11 @@ else:
 	// in behaves (retention stays at the limit), every byte counted, no
 	// resource limit, and a contains on the kept part settles it.
 	c = hostileCheck(t, o, "bytes", "one 100 MiB line", hostileWant{verdict: verdict.True, exit: 0})
-	if c.Event.Stdout != strings.Repeat("a", limit) || c.Event.StdoutBytes != 100<<20+1 || !c.Event.StdoutTruncated {
-		t.Errorf("100 MiB line: kept %d, stdout_bytes %d, truncated %v", len(c.Event.Stdout), c.Event.StdoutBytes, c.Event.StdoutTruncated)
+	if string(c.Event.StdoutData()) != strings.Repeat("a", limit) || c.Event.StdoutBytes != 100<<20+1 || !c.Event.StdoutTruncated {
+		t.Errorf("100 MiB line: kept %d, stdout_bytes %d, truncated %v", len(string(c.Event.StdoutData())), c.Event.StdoutBytes, c.Event.StdoutTruncated)
 	}
 	// Guards lossless bytes: invalid UTF-8 and every byte value come back
-	// exactly from stdout_base64, and the text form replaces each invalid
-	// byte with U+FFFD.
+	// exactly from stdout_base64, the only form they are stored in.
 	c = hostileCheck(t, o, "bytes", "invalid UTF-8 and every byte", hostileWant{verdict: verdict.True, exit: 0})
 	printed := append([]byte("\xff\xfeabc\x80\n"), bytes.Repeat(func() []byte {
 		b := make([]byte, 256)
@@ -133,8 +132,8 @@ else:
 	if err != nil || !bytes.Equal(raw, printed[:limit]) {
 		t.Errorf("stdout_base64 (%v) does not hold the first %d bytes printed: got %d bytes, starting %q", err, limit, len(raw), raw[:min(len(raw), 16)])
 	}
-	if !strings.HasPrefix(c.Event.Stdout, "\uFFFD\uFFFDabc\uFFFD\n") || c.Event.StdoutBytes != int64(len(printed)) {
-		t.Errorf("stdout text starts %q, stdout_bytes %d (want %d)", c.Event.Stdout[:min(len(c.Event.Stdout), 16)], c.Event.StdoutBytes, len(printed))
+	if c.Event.Stdout != "" || c.Event.StdoutBytes != int64(len(printed)) {
+		t.Errorf("stdout text %d bytes (want none: the bytes are in stdout_base64 only), stdout_bytes %d (want %d)", len(c.Event.Stdout), c.Event.StdoutBytes, len(printed))
 	}
 
 	// Guards the output ceiling: past it on either stream the container is
@@ -145,9 +144,9 @@ else:
 	} {
 		c := hostileCheck(t, o, "over-the-ceiling", cs.name, hostileWant{verdict: verdict.False, exit: 137, limit: runner.LimitOutput,
 			reason: "killed: " + cs.stream + " over the ceiling of 1MiB"})
-		n, kept := c.Event.StdoutBytes, len(c.Event.Stdout)
+		n, kept := c.Event.StdoutBytes, len(string(c.Event.StdoutData()))
 		if cs.stream == "stderr" {
-			n, kept = c.Event.StderrBytes, len(c.Event.Stderr)
+			n, kept = c.Event.StderrBytes, len(string(c.Event.StderrData()))
 		}
 		if n <= 1<<20 || kept != limit || c.Event.Limits.OutputCeiling != 1<<20 {
 			t.Errorf("%s: %s_bytes %d, kept %d, limits.output_ceiling %d", cs.name, cs.stream, n, kept, c.Event.Limits.OutputCeiling)
@@ -242,7 +241,7 @@ exit 1
 		}
 	}
 	c := hostileCheck(t, o, "environment", "dumps it", hostileWant{verdict: verdict.False, exit: 0, reason: "stdout"})
-	sec := hostileSections(c.Event.Stdout)
+	sec := hostileSections(string(c.Event.StdoutData()))
 	p := o.program(t, "environment")
 	allowed := map[string]bool{"PATH": true, "HOSTNAME": true, "HOME": true, "LANG": true, "PROFILE_VAR": true}
 	for _, kv := range p.Settings.ImageEnv {
@@ -269,7 +268,7 @@ exit 1
 		}
 	}
 	for _, k := range []string{"GITHUB_TOKEN", "BEHAVES_CANARY", "GITHUB_ACTIONS"} {
-		if strings.Contains(c.Event.Stdout, k) {
+		if strings.Contains(string(c.Event.StdoutData()), k) {
 			t.Errorf("the program sees %s", k)
 		}
 	}

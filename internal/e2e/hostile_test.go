@@ -280,21 +280,21 @@ print("child returncode", r.returncode)
 	timedOut := hostileWant{verdict: verdict.False, exit: 137, timedOut: true, reason: "timed out after 3s"}
 	for _, name := range []string{"cpu-loop", "sleep-forever"} {
 		c := hostileCheck(t, o, name, "ends", timedOut)
-		if c.Event.Stdout != "started\n" {
-			t.Errorf("%s: stdout %q, want the output before the kill kept", name, c.Event.Stdout)
+		if string(c.Event.StdoutData()) != "started\n" {
+			t.Errorf("%s: stdout %q, want the output before the kill kept", name, string(c.Event.StdoutData()))
 		}
 	}
 	// Guards that the end of the streams is not taken for the end of the
 	// program: one that closes its output and runs on is still stopped
 	// at the timeout, with what it wrote before.
-	if c := hostileCheck(t, o, "closes-output", "ends", timedOut); c.Event.Stdout != "started\n" {
-		t.Errorf("closes-output: stdout %q", c.Event.Stdout)
+	if c := hostileCheck(t, o, "closes-output", "ends", timedOut); string(c.Event.StdoutData()) != "started\n" {
+		t.Errorf("closes-output: stdout %q", string(c.Event.StdoutData()))
 	}
 	// Guards that the stop does not rely on the program honouring SIGTERM
 	// or SIGINT (a polite stop would leave it running: undetermined, "container
 	// still running after kill", instead of timed out).
-	if c := hostileCheck(t, o, "ignores-signals", "ends", timedOut); c.Event.Stdout != "survived\n" {
-		t.Errorf("ignores-signals: stdout %q, want %q (it must have survived its own TERM, INT, HUP)", c.Event.Stdout, "survived\n")
+	if c := hostileCheck(t, o, "ignores-signals", "ends", timedOut); string(c.Event.StdoutData()) != "survived\n" {
+		t.Errorf("ignores-signals: stdout %q, want %q (it must have survived its own TERM, INT, HUP)", string(c.Event.StdoutData()), "survived\n")
 	}
 
 	// Guards that a run ends with the main process (the container, every
@@ -306,8 +306,8 @@ print("child returncode", r.returncode)
 		exit int
 	}{{"main exits 0", 0}, {"main exits 3", 3}} {
 		c := hostileCheck(t, o, "daemonised-child", cs.name, hostileWant{verdict: verdict.True, exit: cs.exit})
-		if c.Event.Stdout != "main\n" || strings.Contains(c.Event.Stdout+c.Event.Stderr, "late") {
-			t.Errorf("daemonised-child / %s: stdout %q, stderr %q: a child wrote after main exited", cs.name, c.Event.Stdout, c.Event.Stderr)
+		if string(c.Event.StdoutData()) != "main\n" || strings.Contains(string(c.Event.StdoutData())+string(c.Event.StderrData()), "late") {
+			t.Errorf("daemonised-child / %s: stdout %q, stderr %q: a child wrote after main exited", cs.name, string(c.Event.StdoutData()), string(c.Event.StderrData()))
 		}
 	}
 
@@ -324,16 +324,16 @@ print("child returncode", r.returncode)
 	// OOMKilled: a 512 MiB allocation under 64 MiB is killed, never
 	// survives.
 	c := hostileCheck(t, o, "memory-bomb", "survives", hostileWant{verdict: verdict.False, exit: 137, limit: runner.LimitMemory, reason: "killed: memory limit 64MiB"})
-	if strings.Contains(c.Event.Stdout, "survived") {
-		t.Errorf("memory-bomb survived: %q", c.Event.Stdout)
+	if strings.Contains(string(c.Event.StdoutData()), "survived") {
+		t.Errorf("memory-bomb survived: %q", string(c.Event.StdoutData()))
 	}
 	// Guards that OOMKilled covers every process of the container: a
 	// child killed at the limit makes the case false even though the
 	// parent exits 0 (under runsc the same program would see its child
 	// exit 137; this rule gives both runtimes the same verdict).
 	c = hostileCheck(t, o, "oom-child", "parent exits 0", hostileWant{verdict: verdict.False, exit: 0, limit: runner.LimitMemory, reason: "killed: memory limit 64MiB"})
-	if c.Event.Stdout != "child returncode -9\n" {
-		t.Errorf("oom-child: stdout %q, want the child SIGKILLed and the parent alive", c.Event.Stdout)
+	if string(c.Event.StdoutData()) != "child returncode -9\n" {
+		t.Errorf("oom-child: stdout %q, want the child SIGKILLed and the parent alive", string(c.Event.StdoutData()))
 	}
 }
 
@@ -423,17 +423,17 @@ print("forked=%d refused=%s current=%s max=%s" % (kids, refused, read("pids.curr
 	// Guards the pids limit: the bomb's forks are refused (EAGAIN), and it
 	// is stopped at the timeout like any endless program.
 	c := hostileCheck(t, o, "fork-bomb", "ends", hostileWant{verdict: verdict.False, exit: 137, timedOut: true, reason: "timed out after 3s"})
-	if !strings.Contains(c.Event.Stderr, "can't fork") {
-		t.Errorf("fork-bomb: no refused fork in stderr %q", hostileShort(c.Event.Stderr))
+	if !strings.Contains(string(c.Event.StderrData()), "can't fork") {
+		t.Errorf("fork-bomb: no refused fork in stderr %q", hostileShort(string(c.Event.StderrData())))
 	}
 	// Guards the pids limit precisely: forks are refused with EAGAIN
 	// before the container holds more than pids (32) processes, and the
 	// verdict follows what the program then did (exit 0 with the expected
 	// output: true).
 	c = hostileCheck(t, o, "process-spawner", "is refused", hostileWant{verdict: verdict.True, exit: 0})
-	m := regexp.MustCompile(`^forked=(\d+) refused=BlockingIOError/11 current=(\d+) max=(\d+)\n$`).FindStringSubmatch(c.Event.Stdout)
+	m := regexp.MustCompile(`^forked=(\d+) refused=BlockingIOError/11 current=(\d+) max=(\d+)\n$`).FindStringSubmatch(string(c.Event.StdoutData()))
 	if m == nil {
-		t.Errorf("process-spawner: stdout %q", c.Event.Stdout)
+		t.Errorf("process-spawner: stdout %q", string(c.Event.StdoutData()))
 	} else {
 		forked, _ := strconv.Atoi(m[1])
 		current, _ := strconv.Atoi(m[2])
@@ -623,13 +623,13 @@ print("end: ok")
 	if sh.Event.StdoutTruncated || py.Event.StdoutTruncated {
 		t.Fatalf("the inspection output was cut: raise output_limit")
 	}
-	s := hostileSections(sh.Event.Stdout)
+	s := hostileSections(string(sh.Event.StdoutData()))
 	pyOut := map[string]string{}
-	for _, line := range sectionLines(t, map[string]string{"python": py.Event.Stdout}, "python") {
+	for _, line := range sectionLines(t, map[string]string{"python": string(py.Event.StdoutData())}, "python") {
 		k, v, _ := strings.Cut(line, ": ")
 		pyOut[k] = v
 	}
-	t.Logf("python inspection:\n%s", indent(py.Event.Stdout))
+	t.Logf("python inspection:\n%s", indent(string(py.Event.StdoutData())))
 
 	t.Run("network", func(t *testing.T) {
 		// Guards NetworkMode none: a namespace with loopback alone.

@@ -296,9 +296,9 @@ except OSError as e:
 	// sandbox. Both are recorded as the pids limit of every event.
 	for _, rt := range []string{"runc", "runsc"} {
 		p, c := runscCase(t, o, "process-spawner-"+rt)
-		m := regexp.MustCompile(`^forked=(\d+) refused=`).FindStringSubmatch(c.Event.Stdout)
+		m := regexp.MustCompile(`^forked=(\d+) refused=`).FindStringSubmatch(string(c.Event.StdoutData()))
 		if m == nil {
-			t.Errorf("process-spawner-%s: stdout %q", rt, c.Event.Stdout)
+			t.Errorf("process-spawner-%s: stdout %q", rt, string(c.Event.StdoutData()))
 			continue
 		}
 		if n, _ := strconv.Atoi(m[1]); n <= 0 || n >= 32 {
@@ -324,8 +324,8 @@ except OSError as e:
 	// reach nproc before its timeout (seen in CI), so a refused fork is
 	// required of runc only; the bound under runsc is proved by the
 	// process-spawner row above, which is refused at 32.
-	if _, c := runscCase(t, o, "fork-bomb-runc"); !strings.Contains(c.Event.Stderr, "can't fork") {
-		t.Errorf("fork-bomb-runc: no refused fork in stderr %q", runscCut(c.Event.Stderr))
+	if _, c := runscCase(t, o, "fork-bomb-runc"); !strings.Contains(string(c.Event.StderrData()), "can't fork") {
+		t.Errorf("fork-bomb-runc: no refused fork in stderr %q", runscCut(string(c.Event.StderrData())))
 	}
 
 	// Right after the bombs, a new runsc container starts and passes.

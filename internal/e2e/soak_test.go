@@ -729,11 +729,11 @@ func soakCheckCase(bad func(string, ...any), p report.Program, c report.Case, ex
 	}
 	reasonOK := strings.HasPrefix(c.Reason, w.reason) && (w.verdict != verdict.True || c.Reason == "")
 	if c.Verdict != w.verdict || exit != w.exit || e.TimedOut != w.timedOut || e.ResourceLimit != w.limit || !reasonOK ||
-		(w.stdout != "" && e.Stdout != w.stdout) {
+		(w.stdout != "" && string(e.StdoutData()) != w.stdout) {
 		bad("%s: verdict %s, exit %d, timed_out %v, resource_limit %q, reason %q, stdout %q;\n"+
 			"want verdict %s, exit %d, timed_out %v, resource_limit %q, reason %q…, stdout %q\nstderr %q",
-			where, c.Verdict, exit, e.TimedOut, e.ResourceLimit, c.Reason, soakShort(e.Stdout),
-			w.verdict, w.exit, w.timedOut, w.limit, w.reason, w.stdout, soakShort(e.Stderr))
+			where, c.Verdict, exit, e.TimedOut, e.ResourceLimit, c.Reason, soakShort(string(e.StdoutData())),
+			w.verdict, w.exit, w.timedOut, w.limit, w.reason, w.stdout, soakShort(string(e.StderrData())))
 	}
 
 	// Every field of the event is there and agrees with the spec.
