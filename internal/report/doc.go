@@ -11,5 +11,9 @@
 // workflow command.
 //
 // Build is a pure assembly of the spec, the observations and the verdicts;
-// it runs nothing and judges nothing.
+// it runs nothing and judges nothing. A run writes its report through a
+// Writer, which spools each case's entry next to the report as soon as it
+// is judged, keeps only a bounded summary in memory, holds the case
+// entries within a size budget (--max-report-size) and renames the
+// assembled report into place at the end.
 package report
