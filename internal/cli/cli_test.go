@@ -444,3 +444,25 @@ func TestReportUnwritable(t *testing.T) {
 		t.Errorf("--max-report-size 0B: exit code %d, want %d", r.code, ExitUsage)
 	}
 }
+
+// TestMaxOutputLimitFlag guards --max-output-limit on run and validate: a
+// profile above it (here the default output_limit, 64KiB) is a spec error
+// naming both values, and nothing runs.
+func TestMaxOutputLimitFlag(t *testing.T) {
+	t.Parallel()
+	path := shSpec(t, `[{name: c1}]`)
+	for _, cmd := range []string{"validate", "run"} {
+		sb := &recordingSandbox{}
+		args := []string{cmd, "--spec", path, "--max-output-limit", "32KiB"}
+		if cmd == "run" {
+			args = append(args, "--report", filepath.Join(t.TempDir(), "r.json"))
+		}
+		r := runMain(t, context.Background(), fixed(sb), args...)
+		if r.code != ExitUsage || !strings.Contains(r.stderr, "64KiB exceeds --max-output-limit 32KiB") {
+			t.Errorf("%s: exit code %d, stderr %q; want %d naming both values", cmd, r.code, r.stderr, ExitUsage)
+		}
+		if len(sb.seen) != 0 {
+			t.Errorf("%s: something ran", cmd)
+		}
+	}
+}
