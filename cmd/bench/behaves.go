@@ -9,11 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/behaves-dev/behaves/internal/peakrss"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -60,7 +60,7 @@ type behavesRun struct {
 	CPU  time.Duration // user + system time of the process
 	// MaxRSSKiB is the process's own peak resident set size: the largest
 	// VmHWM of /proc/<pid>/status seen while it ran (polled every
-	// rssPollInterval; VmHWM is the high-water mark of the memory the
+	// peakrss.Interval; VmHWM is the high-water mark of the memory the
 	// process got at exec, so a peak between polls is not missed, only
 	// growth in the last interval before exit). It falls back to
 	// RusageMaxRSSKiB where /proc cannot be read.
@@ -72,45 +72,6 @@ type behavesRun struct {
 	RusageMaxRSSKiB int64
 	Report          report.Report
 	ReportPath      string
-}
-
-// rssPollInterval is how often the peak RSS of a behaves process is read.
-const rssPollInterval = 20 * time.Millisecond
-
-// pollHWM reads the VmHWM of pid every rssPollInterval until stop is
-// closed, and returns the largest value in KiB (0 if none could be read).
-func pollHWM(pid int, stop <-chan struct{}) int64 {
-	path := fmt.Sprintf("/proc/%d/status", pid)
-	var peak int64
-	t := time.NewTicker(rssPollInterval)
-	defer t.Stop()
-	for {
-		peak = max(peak, readHWM(path))
-		select {
-		case <-stop:
-			return peak
-		case <-t.C:
-		}
-	}
-}
-
-// readHWM is the VmHWM line of a /proc/<pid>/status file, in KiB (0 when
-// absent: a zombie has none).
-func readHWM(path string) int64 {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			f := strings.Fields(rest)
-			if len(f) >= 1 {
-				n, _ := strconv.ParseInt(f[0], 10, 64)
-				return n
-			}
-		}
-	}
-	return 0
 }
 
 // runBehaves runs `behaves run --spec specPath` plus args as a separate
@@ -147,7 +108,7 @@ func runBehavesProcess(ctx context.Context, bin, specPath string, args ...string
 	if err == nil {
 		// Start returns after the child's exec: VmHWM is behaves' own.
 		stop, peak := make(chan struct{}), make(chan int64, 1)
-		go func() { peak <- pollHWM(cmd.Process.Pid, stop) }()
+		go func() { peak <- peakrss.Poll(cmd.Process.Pid, stop) >> 10 }()
 		err = cmd.Wait()
 		r.Wall = time.Since(t0)
 		close(stop)

@@ -280,16 +280,3 @@ func statPaths(v any, prefix string, empty *[]string) {
 		}
 	}
 }
-
-func TestReadHWM(t *testing.T) {
-	t.Parallel()
-	if _, err := os.Stat("/proc/self/status"); err != nil {
-		t.Skip("no /proc")
-	}
-	if got := readHWM("/proc/self/status"); got <= 0 {
-		t.Errorf("readHWM(/proc/self/status) = %d, want the test's own peak RSS", got)
-	}
-	if got := readHWM("/proc/self/no-such-file"); got != 0 {
-		t.Errorf("readHWM of a missing file = %d, want 0", got)
-	}
-}

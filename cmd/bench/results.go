@@ -10,6 +10,8 @@ import (
 	"slices"
 	"text/tabwriter"
 	"time"
+
+	"github.com/behaves-dev/behaves/internal/peakrss"
 )
 
 // Schema names the JSON format of the results. A change that removes a
@@ -447,7 +449,7 @@ func (r *Results) print(w io.Writer) {
 	tw.Flush()
 	fmt.Fprintf(w, "delivery est. = programs × the delivery above, per invocation (engine time, not divided by the parallelism)\n")
 	fmt.Fprintf(w, "peak RSS = the behaves process's VmHWM, polled every %s (wait4's ru_maxrss, %.1f MiB for the flood, also counts the bench's own memory)\n",
-		rssPollInterval, f.Flood.RusageMaxRSSKiB.Median/1024)
+		peakrss.Interval, f.Flood.RusageMaxRSSKiB.Median/1024)
 
 	fmt.Fprintf(w, "\ntargets (median of the per-repetition ratios; min–max)\n")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
