@@ -74,8 +74,10 @@ type Writer struct {
 	omitted  int
 	excerpts []*entry // summaries holding an excerpt
 	err      error    // the first spool failure: Commit fails with it
-	full     bytes.Buffer
-	short    bytes.Buffer
+	// full holds the entry being added, encoded without its output (which
+	// spliceOutput streams in), short the same entry marked omitted.
+	full  bytes.Buffer
+	short bytes.Buffer
 }
 
 // entry is one case as the Writer holds it.
