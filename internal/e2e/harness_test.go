@@ -67,6 +67,16 @@ func writeTree(tb testing.TB, files map[string]string) string {
 func runBehaves(tb testing.TB, ctx context.Context, spec string, files map[string]string, args ...string) outcome {
 	tb.Helper()
 	cl := dockertest.Client(tb)
+	o := runSpec(tb, ctx, spec, files, args...)
+	dockertest.AssertNothingLeft(tb, cl, o.report.RunID)
+	return o
+}
+
+// runSpec writes the spec and its files into a fresh folder, runs `behaves
+// run` there with extra args (the Docker client from the environment), and
+// decodes the report. It checks nothing about leftovers: its callers do.
+func runSpec(tb testing.TB, ctx context.Context, spec string, files map[string]string, args ...string) outcome {
+	tb.Helper()
 	if files == nil {
 		files = map[string]string{}
 	}
@@ -84,12 +94,11 @@ func runBehaves(tb testing.TB, ctx context.Context, spec string, files map[strin
 	o := outcome{code: code, stdout: stdout.String(), stderr: stderr.String()}
 	b, err := os.ReadFile(reportPath)
 	if err != nil {
-		tb.Fatalf("no report (exit %d): %v\nstderr:\n%s", code, err, o.stderr)
+		tb.Fatalf("no report (exit %d): %v\nstderr:\n%s", code, err, indent(o.stderr))
 	}
 	if err := json.Unmarshal(b, &o.report); err != nil {
 		tb.Fatalf("the report is not valid JSON: %v", err)
 	}
-	dockertest.AssertNothingLeft(tb, cl, o.report.RunID)
 	return o
 }
 

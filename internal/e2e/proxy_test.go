@@ -2,9 +2,7 @@ package e2e
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -188,9 +186,8 @@ func closeWrite(c net.Conn) {
 // through the real daemon when the test ends, whatever the run could do.
 func runThroughProxy(t *testing.T, real *client.Client, host, spec string, files map[string]string, args ...string) outcome {
 	t.Helper()
-	files["behaves.yml"] = spec
-	dir := writeTree(t, files)
-	reportPath := filepath.Join(t.TempDir(), "report.json")
+	// The report names the run; until it is read, the cleanup has no ID
+	// to remove (and runSpec fails the test without a report).
 	var runID string
 	t.Cleanup(func() {
 		if runID != "" {
@@ -198,22 +195,7 @@ func runThroughProxy(t *testing.T, real *client.Client, host, spec string, files
 		}
 	})
 	t.Setenv("DOCKER_HOST", host)
-	var stdout, stderr bytes.Buffer
-	argv := append([]string{"run", "--spec", filepath.Join(dir, "behaves.yml"), "--report", reportPath}, args...)
-	code := cli.Main(context.Background(), argv, cli.Env{
-		Stdout:     &stdout,
-		Stderr:     &stderr,
-		Getenv:     os.Getenv,
-		NewSandbox: cli.DockerSandbox(context.Background()),
-	})
-	o := outcome{code: code, stdout: stdout.String(), stderr: stderr.String()}
-	b, err := os.ReadFile(reportPath)
-	if err != nil {
-		t.Fatalf("no report (exit %d): %v\nstderr:\n%s", code, err, indent(o.stderr))
-	}
-	if err := json.Unmarshal(b, &o.report); err != nil {
-		t.Fatalf("the report is not valid JSON: %v", err)
-	}
+	o := runSpec(t, context.Background(), spec, files, args...)
 	runID = o.report.RunID
 	return o
 }
