@@ -38,6 +38,8 @@ shopt -s inherit_errexit # set -e also inside $(...)
 
 log() { printf 'images.sh: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 env_file="${BEHAVES_IMAGES_ENV:-/tmp/behaves-images.env}"
 force=0
@@ -66,111 +68,7 @@ if ! flock -n 9; then
 fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/behaves-images.XXXXXX")"
-cleanup() {
-	# debootstrap may leave /proc, /sys or /dev mounted under its target on failure:
-	# unmount everything below $work (deepest first) before deleting, and never
-	# cross into another file system while deleting.
-	local m
-	if [ -d "$work" ]; then
-		awk -v w="$work/" 'index($2, w) == 1 { print $2 }' /proc/mounts | sort -r | while read -r m; do
-			umount -l "$m" 2>/dev/null || true
-		done
-		rm -rf --one-file-system "$work"
-	fi
-}
-trap cleanup EXIT
-
-ensure_packages() {
-	local missing=() p
-	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-	done
-	[ ${#missing[@]} -eq 0 ] && return 0
-	log "installing ${missing[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update >&2
-	apt-get install -y --no-install-recommends "${missing[@]}" >&2
-}
-
-sha() { printf '%s\n' "$@" | sha256sum | cut -d' ' -f1; }
-
-# recipe FUNCTION...: a hash of the functions' own text, so that an edit to a recipe
-# rebuilds its image while an edit elsewhere in this script (logging, options) does not.
-recipe() { declare -f "$@" | sha256sum | cut -d' ' -f1; }
-
-# cached_id REPO KEY: prints the ID of REPO:<key12> if its label matches KEY.
-cached_id() {
-	local repo="$1" key="$2" got
-	[ "$force" = 1 ] && return 1
-	got="$(docker image inspect -f '{{index .Config.Labels "behaves.cache-key"}}' "$repo:${key:0:12}" 2>/dev/null)" || return 1
-	[ "$got" = "$key" ] || return 1
-	docker image inspect -f '{{.Id}}' "$repo:${key:0:12}"
-}
-
-# tag_image ID REPO KEY: tags ID as REPO:<key12> and REPO:latest, and drops the
-# tags of older keys (an image a container still uses stays: no -f).
-tag_image() {
-	local old
-	docker tag "$1" "$2:${3:0:12}"
-	docker tag "$1" "$2:latest"
-	docker image ls --format '{{.Repository}}:{{.Tag}}' "$2" | while read -r old; do
-		case "$old" in
-		"$2:${3:0:12}" | "$2:latest") ;;
-		*) docker rmi "$old" >/dev/null 2>&1 && log "removed the stale $old" || true ;;
-		esac
-	done
-}
-
-# debian_mirror: the first Debian archive URI apt uses for a main (non -updates/-security) suite.
-debian_mirror() {
-	if [ -n "${BEHAVES_DEBIAN_MIRROR:-}" ]; then
-		printf '%s\n' "${BEHAVES_DEBIAN_MIRROR%/}"
-		return
-	fi
-	local files=() f uri=""
-	[ -f /etc/apt/sources.list ] && files+=(/etc/apt/sources.list)
-	for f in /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] && files+=("$f")
-	done
-	if [ ${#files[@]} -gt 0 ]; then
-		uri="$(awk '
-			function pick(u, suites,   n, i, s) {
-				if (found || u !~ /^https?:\/\//) return
-				n = split(suites, s, /[ \t]+/)
-				for (i = 1; i <= n; i++)
-					if (s[i] != "" && s[i] !~ /-(security|updates|backports|proposed-updates)$/ && s[i] !~ /\//) {
-						print u; found = 1; return
-					}
-			}
-			function flush() {
-				if (types ~ /(^|[ \t])deb([ \t]|$)/ && enabled !~ /^[Nn][Oo]$/) pick(uris, suites)
-				types = ""; uris = ""; suites = ""; enabled = ""
-			}
-			FILENAME ~ /\.sources$/ {
-				if (FNR == 1) flush()
-				if ($0 ~ /^[ \t]*$/) { flush(); next }
-				if ($0 ~ /^#/) next
-				k = tolower($1)
-				v = $0; sub(/^[^:]*:[ \t]*/, "", v)
-				if (k == "types:") types = v
-				else if (k == "uris:") { split(v, a, /[ \t]+/); uris = a[1] }
-				else if (k == "suites:") suites = v
-				else if (k == "enabled:") enabled = v
-				next
-			}
-			{
-				if (FNR == 1) flush()
-				sub(/#.*/, "")
-				if ($1 != "deb") next
-				i = 2
-				if ($2 ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
-				pick($i, $(i + 1))
-			}
-			END { flush() }
-		' "${files[@]}" | head -n1)"
-	fi
-	printf '%s\n' "${uri:-http://deb.debian.org/debian}" | sed 's:/*$::'
-}
+trap remove_work EXIT
 
 # ---------------------------------------------------------------- busybox
 build_busybox() {
@@ -324,15 +222,12 @@ for v in "$busybox_id" "$entrypoint_id" "$python_id"; do
 	[[ "$v" =~ ^sha256:[0-9a-f]{64}$ ]] || die "unexpected image ID: $v"
 done
 
-out="BEHAVES_IMAGE_BUSYBOX=$busybox_id
-BEHAVES_IMAGE_PYTHON=$python_id
-BEHAVES_IMAGE_ENTRYPOINT=$entrypoint_id"
-mkdir -p "$(dirname "$env_file")"
+out=(
+	"BEHAVES_IMAGE_BUSYBOX=$busybox_id"
+	"BEHAVES_IMAGE_PYTHON=$python_id"
+	"BEHAVES_IMAGE_ENTRYPOINT=$entrypoint_id"
+)
 # Keep the other scripts' lines (registry.sh's digest): replace only ours.
-{
-	[ ! -f "$env_file" ] || grep -v -e '^BEHAVES_IMAGE_BUSYBOX=' -e '^BEHAVES_IMAGE_PYTHON=' -e '^BEHAVES_IMAGE_ENTRYPOINT=' "$env_file" || true
-	printf '%s\n' "$out"
-} >"$env_file.tmp.$$"
-mv -f "$env_file.tmp.$$" "$env_file"
-printf '%s\n' "$out"
+write_env "$env_file" "${out[@]}"
+printf '%s\n' "${out[@]}"
 log "done in $((SECONDS - start))s; wrote $env_file"
