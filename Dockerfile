@@ -1,0 +1,52 @@
+# The behaves GitHub Action's image: behaves as one static binary, CA
+# certificates and an empty /tmp, FROM scratch. Container actions run as root
+# (the runner mounts the workspace and the Docker socket), so there is no USER.
+#
+# A build pulls one base image, the Go toolchain image of the builder stage; the
+# final stage is scratch and takes the CA certificates from the builder.
+#
+#   docker build -t behaves-action .                   # as the runner's `image: Dockerfile` does
+#   docker build --network none --build-arg GOPROXY=off \
+#     --build-arg BUILDER_IMAGE=<local image with Go and a filled module cache> .
+#                                                      # offline: scripts/action-image.sh
+#
+# Build arguments:
+#   BUILDER_IMAGE  the builder stage's image: Go (the go.mod version, found
+#                  first on PATH), /etc/ssl/certs/ca-certificates.crt, a shell.
+#                  The default names the release's Go image by tag. A release
+#                  build pins it by digest, resolved when it builds
+#                  (examples/workflows/release.yml):
+#                  golang:1.26.8-bookworm@sha256:<digest>. No digest is written
+#                  here: this repository is developed where no registry can be
+#                  reached to look one up, and an unverified one would break
+#                  every build; see the README, "The action's image".
+#   GOPROXY        where the modules come from: the default proxy, or "off"
+#                  when BUILDER_IMAGE already holds them in its module cache
+#                  (GOMODCACHE), as the offline build's image does.
+ARG BUILDER_IMAGE=golang:1.26.8-bookworm
+
+FROM ${BUILDER_IMAGE} AS build
+ARG GOPROXY=https://proxy.golang.org,direct
+# GOTOOLCHAIN=local: never download another toolchain; a builder whose Go is
+# older than go.mod's fails here instead. -buildvcs=false: the runner builds
+# from a tarball without .git, and the version then comes from the committed
+# internal/cli/VERSION. CGO_ENABLED=0: a static binary for scratch.
+ENV CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS="-mod=readonly -buildvcs=false" GOPROXY=${GOPROXY}
+WORKDIR /src
+# The modules first, in a layer of their own: a source change reuses it.
+COPY go.mod go.sum ./
+RUN go version && go mod download && go mod verify
+COPY . .
+RUN go build -trimpath -ldflags="-s -w" -o /out/usr/local/bin/behaves . \
+	&& /out/usr/local/bin/behaves version \
+	&& mkdir -p /out/tmp /out/etc/ssl/certs \
+	&& chmod 1777 /out/tmp \
+	&& cp /etc/ssl/certs/ca-certificates.crt /out/etc/ssl/certs/
+
+FROM scratch
+COPY --from=build /out/ /
+ENV PATH=/usr/local/bin SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt
+LABEL org.opencontainers.image.title="behaves" \
+	org.opencontainers.image.description="Judges untrusted programs in hardened Docker containers: the behaves GitHub Action" \
+	org.opencontainers.image.source="https://github.com/behaves-dev/behaves"
+ENTRYPOINT ["/usr/local/bin/behaves"]
