@@ -8,7 +8,10 @@
 #                         --include=ca-certificates), this machine's Go toolchain
 #                         (go env GOROOT) at /usr/local/go, and the module cache
 #                         of go.sum at /go/pkg/mod (filled by go mod download,
-#                         from this machine's module cache first, then GOPROXY)
+#                         from this machine's module cache first, then GOPROXY),
+#                         and a build cache holding the packages behaves imports
+#                         from other modules, built as the Dockerfile builds
+#                         (a source change then recompiles only behaves)
 #   behaves-action        docker build of the Dockerfile with
 #                         BUILDER_IMAGE=<behaves-build/go>, GOPROXY=off and
 #                         --network none: nothing is downloaded while it builds
@@ -21,7 +24,7 @@
 # Both images are cached by content, like scripts/images.sh: a key stored as
 # the label behaves.cache-key and as the tag <repo>:<first 12 hex of the key>.
 # The builder's key: its recipe, the Debian mirror, suite and architecture, the
-# Go version and go.sum. The action's key: its recipe, the builder's ID and the
+# Go version, go.sum and the imported packages. The action's key: its recipe, the builder's ID and the
 # hash of the whole build context (the Dockerfile and .dockerignore included).
 # The Debian root is also kept as a tarball under
 # ${XDG_CACHE_HOME:-$HOME/.cache}/behaves. A warm run (nothing changed) takes
@@ -95,13 +98,19 @@ docker_build() {
 
 # ---------------------------------------------------------------- builder
 build_builder() {
-	local suite="${BEHAVES_DEBIAN_SUITE:-bookworm}" mirror arch goroot goversion key id tarball base ctx
+	local suite="${BEHAVES_DEBIAN_SUITE:-bookworm}" mirror arch goroot goversion deps key id tarball base ctx
 	mirror="$(debian_mirror)"
 	arch="$(dpkg --print-architecture)"
 	goroot="$(go env GOROOT)"
 	goversion="$(go env GOVERSION)"
+	# The packages behaves imports from other modules, as the Dockerfile builds
+	# it: compiled into the builder's build cache, so that a change to behaves
+	# recompiles only behaves.
+	deps="$(cd "$repo" && CGO_ENABLED=0 GOFLAGS=-mod=readonly go list -deps \
+		-f '{{if not .Standard}}{{if ne .Module.Path "'"$(cd "$repo" && go list -m)"'"}}{{.ImportPath}}{{end}}{{end}}' .)" ||
+		die "go list -deps failed"
 	key="$(sha "$(recipe build_builder debian_tarball debootstrap_root)" builder "$mirror" "$suite" "$arch" \
-		"$goversion" "$(go env GOOS)/$(go env GOARCH)" "$(sha256sum <"$repo/go.sum")")"
+		"$goversion" "$(go env GOOS)/$(go env GOARCH)" "$(sha256sum <"$repo/go.sum")" "$deps")"
 	if id="$(cached_id behaves-build/go "$key")"; then
 		log "builder: cached $id ($goversion, $suite)"
 		printf '%s\n' "$id"
@@ -133,8 +142,14 @@ build_builder() {
 		    GOPATH=/go GOTOOLCHAIN=local GOTELEMETRY=off LANG=C.UTF-8
 		LABEL behaves.cache-key=$key \
 		    org.opencontainers.image.description="behaves build image: debootstrap minbase + ca-certificates, $goversion, the module cache of go.sum"
-		RUN go version
+		COPY warm /tmp/warm
+		# The Dockerfile's build environment (its ENV and flags): the same cache keys.
+		RUN cd /tmp/warm && CGO_ENABLED=0 GOFLAGS="-mod=readonly -buildvcs=false" GOPROXY=off \
+		    go build -trimpath \$(cat deps.txt) && rm -rf /tmp/warm && go version
 	EOF
+	mkdir -p "$ctx/warm"
+	cp "$repo/go.mod" "$repo/go.sum" "$ctx/warm/"
+	printf '%s\n' "$deps" >"$ctx/warm/deps.txt"
 	log "builder: docker build ($(du -sh "$ctx" | cut -f1) of context)"
 	id="$(docker_build -q "$ctx")"
 	tag_image "$id" behaves-build/go "$key"
