@@ -41,34 +41,9 @@ die() { log "error: $*"; exit 1; }
 # shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-env_file="${BEHAVES_IMAGES_ENV:-/tmp/behaves-images.env}"
-force=0
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--env-file) [ $# -ge 2 ] || die "--env-file needs a path"; env_file="$2"; shift 2 ;;
-	--env-file=*) env_file="${1#--env-file=}"; shift ;;
-	--force) force=1; shift ;;
-	-h | --help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2; exit 0 ;;
-	*) die "unknown argument: $1 (see --help)" ;;
-	esac
-done
+image_script_args "${BASH_SOURCE[0]}" "$@"
 
-[ "$(id -u)" = 0 ] || die "run as root (debootstrap and the image file ownership need it)"
-command -v docker >/dev/null || die "docker CLI not found"
-docker info >/dev/null 2>&1 || die "the Docker daemon is not reachable (docker info failed)"
-
-cache_dir="${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/behaves"
-mkdir -p "$cache_dir"
-
-# One build at a time on this machine: concurrent runs wait instead of racing.
-exec 9>"$cache_dir/images.lock"
-if ! flock -n 9; then
-	log "another images.sh is running; waiting for it"
-	flock 9
-fi
-
-work="$(mktemp -d "${TMPDIR:-/tmp}/behaves-images.XXXXXX")"
-trap remove_work EXIT
+image_script_start images
 
 # ---------------------------------------------------------------- busybox
 build_busybox() {

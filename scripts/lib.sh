@@ -175,3 +175,41 @@ debian_tarball() {
 	rm -rf --one-file-system "$root"
 	printf '%s\n' "$tarball"
 }
+
+# image_script_args SCRIPT ARGS...: the options of the image scripts, into
+# env_file (--env-file PATH, default $BEHAVES_IMAGES_ENV or
+# /tmp/behaves-images.env) and force (--force); --help prints SCRIPT's header.
+image_script_args() {
+	local script="$1"
+	shift
+	env_file="${BEHAVES_IMAGES_ENV:-/tmp/behaves-images.env}"
+	force=0
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--env-file) [ $# -ge 2 ] || die "--env-file needs a path"; env_file="$2"; shift 2 ;;
+		--env-file=*) env_file="${1#--env-file=}"; shift ;;
+		--force) force=1; shift ;;
+		-h | --help) sed -n '2,/^set -euo/p' "$script" | sed '$d; s/^# \{0,1\}//' >&2; exit 0 ;;
+		*) die "unknown argument: $1 (see --help)" ;;
+		esac
+	done
+}
+
+# image_script_start NAME: what an image script needs before it builds: root,
+# a reachable daemon, the cache folder (cache_dir), the lock NAME.lock in it
+# (one build at a time on this machine: a concurrent run waits instead of
+# racing), and a temporary folder (work) removed on exit.
+image_script_start() {
+	[ "$(id -u)" = 0 ] || die "run as root (debootstrap and the image file ownership need it)"
+	command -v docker >/dev/null || die "docker CLI not found"
+	docker info >/dev/null 2>&1 || die "the Docker daemon is not reachable (docker info failed)"
+	cache_dir="${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/behaves"
+	mkdir -p "$cache_dir"
+	exec 9>"$cache_dir/$1.lock"
+	if ! flock -n 9; then
+		log "another run is building ($cache_dir/$1.lock); waiting for it"
+		flock 9
+	fi
+	work="$(mktemp -d "${TMPDIR:-/tmp}/behaves-$1.XXXXXX")"
+	trap remove_work EXIT
+}
