@@ -30,6 +30,8 @@ export DEBIAN_FRONTEND=noninteractive
 
 log() { printf 'runsc.sh: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # ensure_packages
 
 env_file="${BEHAVES_IMAGES_ENV:-/tmp/behaves-images.env}"
 while [ $# -gt 0 ]; do
@@ -52,17 +54,6 @@ entry='{"path": "/usr/bin/runsc", "runtimeArgs": ["--network=none"]}'
 [ "$(id -u)" = 0 ] || die "run as root (apt-get and $config need it)"
 command -v docker >/dev/null || die "docker CLI not found"
 docker info >/dev/null 2>&1 || die "the Docker daemon is not reachable (docker info failed; run scripts/docker-up.sh)"
-
-ensure_packages() {
-	local missing=() p
-	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-	done
-	[ ${#missing[@]} -eq 0 ] && return 0
-	log "installing ${missing[*]}"
-	apt-get update >&2
-	apt-get install -y --no-install-recommends "${missing[@]}" >&2
-}
 
 # has_runsc: whether the daemon lists the runsc runtime.
 has_runsc() {
