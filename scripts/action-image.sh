@@ -120,13 +120,14 @@ build_builder() {
 		COPY warm /tmp/warm
 		# The Dockerfile's build environment (its ENV and flags): the same cache keys.
 		RUN cd /tmp/warm && CGO_ENABLED=0 GOFLAGS="-mod=readonly -buildvcs=false" GOPROXY=off \
-		    go build -trimpath \$(cat deps.txt) && rm -rf /tmp/warm && go version
+		    go build -trimpath \$(cat deps.txt) && cd / && rm -rf /tmp/warm && go version
 	EOF
 	mkdir -p "$ctx/warm"
 	cp "$repo/go.mod" "$repo/go.sum" "$ctx/warm/"
 	printf '%s\n' "$deps" >"$ctx/warm/deps.txt"
 	log "builder: docker build ($(du -sh "$ctx" | cut -f1) of context)"
-	id="$(docker_build -q "$ctx")"
+	# A failed build leaves the imported root untagged and unused: remove it.
+	id="$(docker_build -q "$ctx")" || { docker rmi "$base" >/dev/null 2>&1 || true; die "the builder image failed to build"; }
 	tag_image "$id" behaves-build/go "$key"
 	log "builder: built $id"
 	printf '%s\n' "$id"
