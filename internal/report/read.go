@@ -1,0 +1,213 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+
+	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// A report read back from disk may come from another workflow (the
+// fork-safe pattern: a pull request's author controls that artifact), so
+// Read treats it as hostile: bounded in size, every key the format always
+// writes present, enums known, numbers in range, and every count and
+// verdict recomputed from the cases and compared. A report that was edited
+// to turn a false program into a true one fails here, since its counts or
+// its program verdicts no longer fold from its cases.
+
+var (
+	// runIDPattern bounds the run ID (behaves draws 16 hex digits) to the
+	// characters a label value and a log line take without escaping.
+	runIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	// digitsPattern is GITHUB_RUN_ID and GITHUB_RUN_ATTEMPT ("" outside
+	// Actions).
+	digitsPattern = regexp.MustCompile(`^([0-9]{1,20})?$`)
+	// shaPattern is a commit ID ("" when unknown).
+	shaPattern = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})?$`)
+)
+
+// The keys Encode always writes: a report lacking one was not written by
+// behaves (or was cut), so Read refuses it rather than read a zero value.
+var (
+	reportKeys  = []string{"schema", "tool", "run_id", "spec", "spec_file", "verdict", "counts", "interrupted", "error", "spec_errors", "github", "programs"}
+	programKeys = []string{"id", "name", "file", "profile", "line", "col", "verdict", "reason", "acquisition", "cases"}
+	caseKeys    = []string{"name", "line", "col", "args", "verdict", "reason", "expect", "event"}
+)
+
+// ReadFile reads and checks the report at path (see Read), reading at most
+// limit bytes of it.
+func ReadFile(path string, limit int64) (Report, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Report{}, fmt.Errorf("reading report %s: %w", path, err)
+	}
+	defer f.Close()
+	r, err := Read(f, limit)
+	if err != nil {
+		return Report{}, fmt.Errorf("reading report %s: %w", path, err)
+	}
+	return r, nil
+}
+
+// Read decodes a report from untrusted input and checks it: at most limit
+// bytes; schema Schema and tool ToolName; every key Encode writes present;
+// verdicts, acquisitions and resource limits among the known values; lines
+// and counts not negative; the run ID and the github block in their forms;
+// and every program's verdict, the counts and the overall verdict equal to
+// what the cases fold to (verdict.Program, then the rule Build applies). It
+// returns the first problem found.
+func Read(rd io.Reader, limit int64) (Report, error) {
+	data, err := io.ReadAll(io.LimitReader(rd, limit+1))
+	if err != nil {
+		return Report{}, err
+	}
+	if int64(len(data)) > limit {
+		return Report{}, fmt.Errorf("it is larger than %s", verdict.FormatSize(limit))
+	}
+	if err := requireKeys(data); err != nil {
+		return Report{}, err
+	}
+	var r Report
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&r); err != nil {
+		return Report{}, fmt.Errorf("not a report: %w", err)
+	}
+	if dec.More() {
+		return Report{}, errors.New("not a report: data after the JSON object")
+	}
+	if err := checkReport(&r); err != nil {
+		return Report{}, err
+	}
+	return r, nil
+}
+
+// requireKeys checks that the report, each program and each case hold every
+// key Encode writes.
+func requireKeys(data []byte) error {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return fmt.Errorf("not a report: %w", err)
+	}
+	if err := hasKeys(top, reportKeys, "the report"); err != nil {
+		return err
+	}
+	var programs []map[string]json.RawMessage
+	if err := json.Unmarshal(top["programs"], &programs); err != nil {
+		return fmt.Errorf("not a report: programs: %w", err)
+	}
+	for i, p := range programs {
+		where := fmt.Sprintf("program %d", i+1)
+		if err := hasKeys(p, programKeys, where); err != nil {
+			return err
+		}
+		var cases []map[string]json.RawMessage
+		if err := json.Unmarshal(p["cases"], &cases); err != nil {
+			return fmt.Errorf("not a report: %s: cases: %w", where, err)
+		}
+		for k, c := range cases {
+			if err := hasKeys(c, caseKeys, fmt.Sprintf("%s, case %d", where, k+1)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func hasKeys(m map[string]json.RawMessage, keys []string, where string) error {
+	if m == nil {
+		return fmt.Errorf("not a report: %s is not an object", where)
+	}
+	for _, k := range keys {
+		v, ok := m[k]
+		if !ok || string(v) == "null" {
+			return fmt.Errorf("not a report: %s has no %q", where, k)
+		}
+	}
+	return nil
+}
+
+// checkReport checks the decoded report's values and recomputes its verdicts.
+func checkReport(r *Report) error {
+	if r.Schema != Schema {
+		return fmt.Errorf("schema %q is not %q", r.Schema, Schema)
+	}
+	if r.Tool.Name != ToolName {
+		return fmt.Errorf("tool %q is not %q", r.Tool.Name, ToolName)
+	}
+	if !runIDPattern.MatchString(r.RunID) {
+		return fmt.Errorf("run_id %q is not a run ID", r.RunID)
+	}
+	g := r.GitHub
+	if !digitsPattern.MatchString(g.RunID) || !digitsPattern.MatchString(g.RunAttempt) {
+		return errors.New("github.run_id and github.run_attempt must be decimal numbers")
+	}
+	if !shaPattern.MatchString(g.SHA) || !shaPattern.MatchString(g.HeadSHA) {
+		return errors.New("github.sha and github.head_sha must be commit IDs")
+	}
+	if r.DurationMS < 0 {
+		return errors.New("duration_ms is negative")
+	}
+	for i, e := range r.SpecErrors {
+		if e.Line < 0 || e.Col < 0 {
+			return fmt.Errorf("spec error %d has a negative position", i+1)
+		}
+	}
+	if len(r.SpecErrors) > 0 && (len(r.Programs) > 0 || r.Error == "") {
+		return errors.New("a report with spec errors ran nothing and says why in error")
+	}
+	var counts Counts
+	for i := range r.Programs {
+		p := &r.Programs[i]
+		if err := checkProgram(p); err != nil {
+			return fmt.Errorf("program %d: %w", i+1, err)
+		}
+		counts.Programs.Add(p.Verdict)
+		for _, c := range p.Cases {
+			counts.Cases.Add(c.Verdict)
+		}
+	}
+	if r.Counts != counts {
+		return fmt.Errorf("counts %+v are not the programs' and cases' verdicts %+v", r.Counts, counts)
+	}
+	if want := overall(*r); r.Verdict != want {
+		return fmt.Errorf("verdict %s is not what the programs fold to (%s)", r.Verdict, want)
+	}
+	return nil
+}
+
+func checkProgram(p *Program) error {
+	if p.Line < 0 || p.Col < 0 || p.DurationMS < 0 {
+		return errors.New("negative line, col or duration_ms")
+	}
+	switch p.Acquisition {
+	case runner.AcquisitionComplete, runner.AcquisitionPartial, runner.AcquisitionError, "":
+	default:
+		return fmt.Errorf("unknown acquisition %q", p.Acquisition)
+	}
+	results := make([]verdict.CaseResult, len(p.Cases))
+	for k := range p.Cases {
+		c := &p.Cases[k]
+		if c.Line < 0 || c.Col < 0 {
+			return fmt.Errorf("case %d: negative line or col", k+1)
+		}
+		switch c.Event.ResourceLimit {
+		case runner.LimitNone, runner.LimitMemory, runner.LimitOutput:
+		default:
+			return fmt.Errorf("case %d: unknown resource_limit %q", k+1, c.Event.ResourceLimit)
+		}
+		if c.Event.DurationMS < 0 || c.Event.StdoutBytes < 0 || c.Event.StderrBytes < 0 || c.Event.StdinBytes < 0 {
+			return fmt.Errorf("case %d: negative size or duration", k+1)
+		}
+		results[k] = verdict.CaseResult{Verdict: c.Verdict, Reason: c.Reason}
+	}
+	if want, _ := verdict.Program(results); p.Verdict != want {
+		return fmt.Errorf("verdict %s is not what its cases fold to (%s)", p.Verdict, want)
+	}
+	return nil
+}

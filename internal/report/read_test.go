@@ -1,0 +1,112 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// TestReadRoundTrip guards that a report behaves wrote reads back equal.
+func TestReadRoundTrip(t *testing.T) {
+	t.Parallel()
+	want := fixture()
+	var buf bytes.Buffer
+	if err := Encode(&buf, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	if got.Verdict != want.Verdict || got.Counts != want.Counts || len(got.Programs) != len(want.Programs) {
+		t.Errorf("Read = verdict %s counts %+v, want %s %+v", got.Verdict, got.Counts, want.Verdict, want.Counts)
+	}
+	if _, err := Read(bytes.NewReader(buf.Bytes()), int64(buf.Len()-1)); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("Read over the limit: err = %v, want larger than", err)
+	}
+}
+
+// TestReadRefusesForgery guards Read against edited reports: each edit of
+// the golden report must be refused with a message naming the problem.
+func TestReadRefusesForgery(t *testing.T) {
+	t.Parallel()
+	golden, err := os.ReadFile("testdata/report.golden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	programs := func(m map[string]any) []any { return m["programs"].([]any) }
+	program := func(m map[string]any, i int) map[string]any { return programs(m)[i].(map[string]any) }
+	tests := []struct {
+		name string
+		edit func(m map[string]any)
+		want string
+	}{
+		{"schema", func(m map[string]any) { m["schema"] = "behaves.report/v2" }, "schema"},
+		{"tool", func(m map[string]any) { m["tool"].(map[string]any)["name"] = "other" }, "tool"},
+		{"missing key", func(m map[string]any) { delete(m, "counts") }, `"counts"`},
+		{"null programs", func(m map[string]any) { m["programs"] = nil }, `"programs"`},
+		{"missing case key", func(m map[string]any) {
+			delete(program(m, 0)["cases"].([]any)[0].(map[string]any), "verdict")
+		}, `case 1 has no "verdict"`},
+		{"overall verdict", func(m map[string]any) { m["verdict"] = "true" }, "verdict true is not"},
+		{"unknown verdict", func(m map[string]any) { m["verdict"] = "maybe" }, "unknown verdict"},
+		{"program verdict", func(m map[string]any) {
+			for _, p := range programs(m) {
+				if p := p.(map[string]any); p["verdict"] == "false" {
+					p["verdict"] = "true"
+				}
+			}
+		}, "is not what its cases fold to"},
+		{"counts", func(m map[string]any) {
+			m["counts"].(map[string]any)["programs"].(map[string]any)["false"] = 0.0
+		}, "counts"},
+		{"all true", func(m map[string]any) {
+			// A consistent forgery that flips every case still needs
+			// consistent counts: left as they were, they give it away.
+			for _, p := range programs(m) {
+				p := p.(map[string]any)
+				p["verdict"] = "true"
+				for _, c := range p["cases"].([]any) {
+					c.(map[string]any)["verdict"] = "true"
+				}
+			}
+			m["verdict"] = "true"
+		}, "counts"},
+		{"run id", func(m map[string]any) { m["run_id"] = "x\n::error::forged" }, "run_id"},
+		{"github run", func(m map[string]any) { m["github"].(map[string]any)["run_id"] = "12; rm" }, "github.run_id"},
+		{"head sha", func(m map[string]any) { m["github"].(map[string]any)["head_sha"] = "HEAD" }, "head_sha"},
+		{"negative line", func(m map[string]any) { program(m, 0)["line"] = -1.0 }, "negative"},
+		{"acquisition", func(m map[string]any) { program(m, 0)["acquisition"] = "<b>" }, "acquisition"},
+		{"spec errors with programs", func(m map[string]any) {
+			m["spec_errors"] = []any{map[string]any{"file": "x", "line": 1.0, "col": 1.0, "message": "m"}}
+		}, "spec errors"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var m map[string]any
+			if err := json.Unmarshal(golden, &m); err != nil {
+				t.Fatal(err)
+			}
+			tt.edit(m)
+			b, err := json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Read(bytes.NewReader(b), 1<<20)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Read = %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := Read(bytes.NewReader(append(golden, "{}"...)), 1<<20); err == nil {
+		t.Error("Read accepted data after the report")
+	}
+	if r, err := Read(bytes.NewReader(golden), 1<<20); err != nil || r.Verdict != verdict.False {
+		t.Errorf("Read(golden) = %v, %v; want false, nil", r.Verdict, err)
+	}
+}
