@@ -26,7 +26,7 @@ func main() {
 		abandon()
 	}()
 
-	os.Exit(cli.Main(ctx, os.Args[1:], cli.Env{
+	os.Exit(cli.Main(ctx, cli.Args(os.Args), cli.Env{
 		Stdout:     os.Stdout,
 		Stderr:     os.Stderr,
 		Getenv:     os.Getenv,

@@ -47,6 +47,9 @@ commands:
   validate  check the spec without Docker
   pull      pull the spec's images that Docker lacks, by digest
   gc        remove the containers and volumes that dead runs left behind
+  publish   publish a report to GitHub: annotations, summary, comment, check run
+  action    the GitHub Action's entry point: inputs from INPUT_*, run, then publish
+  action-post  the action's post step: remove this job's run's containers and volumes
   version   print the version
 
 exit codes: 0 all true · 1 some false · 2 usage or spec error ·
@@ -74,6 +77,12 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return gcCommand(ctx, args[1:], env)
 	case "pull":
 		return pullCommand(ctx, args[1:], env)
+	case "publish":
+		return publishCommand(ctx, args[1:], env)
+	case "action":
+		return actionCommand(ctx, args[1:], env)
+	case "action-post":
+		return actionPostCommand(ctx, args[1:], env)
 	case "version":
 		fmt.Fprintf(env.Stdout, "behaves %s\n", version())
 		return ExitTrue
@@ -181,6 +190,7 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	sf.register(fs)
 	sf.registerPullImages(fs)
 	pullTimeout := registerPullTimeout(fs)
+	chosenID := registerRunID(fs)
 	reportPath := fs.String("report", "behaves-report.json", "where to write the JSON report")
 	parallel := fs.Int("parallel", 0, "invocations at once (default: fits the CPUs and the profiles' memory)")
 	failOn := fs.String("fail-on", string(FailOnUndetermined), "which verdicts fail the command: false or undetermined")
@@ -208,6 +218,9 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 
 	started := time.Now()
 	runID := newRunID()
+	if *chosenID != "" {
+		runID = string(*chosenID) // behaves action saved it as state first
+	}
 	origin, warnings := githubOrigin(env.Getenv)
 	if len(warnings) > 0 {
 		printMessages(env.Stderr, env, warnings...)

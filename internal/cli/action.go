@@ -1,0 +1,129 @@
+package cli
+
+// behaves action and behaves action-post: the container action's main and
+// post entry points. action reads its inputs from INPUT_* only (inputs.go),
+// then either runs the spec exactly as `behaves run` does (the same
+// runCommand, given the flags the inputs stand for) and publishes the report
+// it wrote, in one process, or only publishes (command: publish).
+//
+// The post step runs in a new container of the same image at the end of
+// the job, even after a failure or a cancellation, and shares nothing with
+// the main step but the environment and the workspace. The runner starts
+// runs.post-entrypoint as one plain executable path and passes it the main
+// step's runs.args, so the post step cannot be told by its arguments: it is
+// the binary invoked under a second name (PostName), which Args maps to
+// action-post. The main step hands it the run ID through the action's
+// state (GITHUB_STATE), saved before the run creates anything.
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/behaves-dev/behaves/internal/publish"
+)
+
+// PostName is the name under which the binary is the action's post step:
+// the image holds behaves a second time as /usr/local/bin/behaves-post (a
+// link), and action.yml's runs.post-entrypoint names that path.
+const PostName = "behaves-post"
+
+// stateRunID is the action state holding the main step's run ID: written
+// as run-id=<id> to GITHUB_STATE, read back by the post step from
+// STATE_run-id.
+const stateRunID = "run-id"
+
+// Args returns the command line Main takes for the process's argv: argv
+// without its program name, or, for the binary invoked as PostName,
+// action-post whatever the arguments (the runner passes the post step the
+// main step's runs.args).
+func Args(argv []string) []string {
+	if len(argv) > 0 && filepath.Base(argv[0]) == PostName {
+		return []string{"action-post"}
+	}
+	if len(argv) == 0 {
+		return nil
+	}
+	return argv[1:]
+}
+
+// actionCommand is `behaves action`, the action's main entry point.
+func actionCommand(ctx context.Context, args []string, env Env) int {
+	if len(args) > 0 {
+		fmt.Fprintf(env.Stderr, "behaves action: takes no arguments (its inputs come from INPUT_* variables), got %q\n", args[0])
+		return ExitUsage
+	}
+	in, err := readInputs(env)
+	if err != nil {
+		command(env.Stdout, publish.LevelError, "behaves action: "+err.Error())
+		return ExitUsage
+	}
+	if in.command == actionPublish {
+		return publishReport(ctx, env, in.publish, ExitTrue)
+	}
+	// The post step removes what carries this run ID, so it is saved
+	// before anything is created. Without it the post step has nothing to
+	// do, and a cancelled run's leftovers wait for `behaves gc`.
+	runID := newRunID()
+	if path := env.Getenv("GITHUB_STATE"); path != "" {
+		if err := appendFile(path, stateRunID+"="+runID+"\n"); err != nil {
+			command(env.Stdout, publish.LevelWarning, "behaves action: the post step will not clean up: saving the run ID: "+err.Error())
+		}
+	}
+	code := runCommand(ctx, append(in.runArgs, "--run-id="+runID), env)
+	return publishReport(ctx, env, in.publish, code)
+}
+
+// actionPostCommand is `behaves action-post` (the binary as PostName): it
+// removes the containers and volumes that carry the main step's run ID
+// (STATE_run-id), whatever their owner's state, and nothing else. Without
+// the state (the main step published only, or stopped before saving it)
+// there is nothing to do.
+func actionPostCommand(ctx context.Context, _ []string, env Env) int {
+	id := env.Getenv("STATE_" + stateRunID)
+	if id == "" {
+		fmt.Fprintln(env.Stdout, "behaves: no run ID saved by the main step: nothing to clean up")
+		return ExitTrue
+	}
+	if !runIDPattern.MatchString(id) {
+		fmt.Fprintf(env.Stderr, "behaves: the saved run ID %s is not one behaves draws: nothing removed\n", printable(id))
+		return ExitRunFailed
+	}
+	if env.NewSweeper == nil {
+		fmt.Fprintln(env.Stderr, "behaves: no Docker connection is configured")
+		return ExitRunFailed
+	}
+	sw, err := env.NewSweeper()
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "behaves: %v\n", err)
+		return ExitRunFailed
+	}
+	defer sw.Close()
+	plan, err := sw.Plan(ctx, 0)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "behaves: %s\n", printable(err.Error()))
+		return ExitRunFailed
+	}
+	var removed, failed int
+	for _, p := range plan {
+		if p.ID != id {
+			continue
+		}
+		// Removed whatever Decide says: the owner's PID namespace was the
+		// main step's container, which this one cannot see.
+		for _, r := range sw.Remove(ctx, p.Run) {
+			if r.Err != nil {
+				failed++
+				fmt.Fprintf(env.Stderr, "behaves: %s\n", printable(r.Err.Error()))
+				continue
+			}
+			removed++
+			fmt.Fprintf(env.Stdout, "behaves: removed %s %s (%s)\n", r.Kind, printable(r.Name), printable(r.Role))
+		}
+	}
+	fmt.Fprintf(env.Stdout, "behaves: run %s: removed %d leftover(s)\n", id, removed)
+	if failed > 0 {
+		return ExitRunFailed
+	}
+	return ExitTrue
+}

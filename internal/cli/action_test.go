@@ -1,0 +1,481 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/behaves-dev/behaves/internal/actionstest"
+	"github.com/behaves-dev/behaves/internal/dockertest"
+	"github.com/behaves-dev/behaves/internal/gittest"
+	"github.com/behaves-dev/behaves/internal/goldentest"
+	"github.com/behaves-dev/behaves/internal/publish"
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/runner/docker"
+)
+
+// The run the emulated runner runs in, as the recorded payloads name it
+// (testdata/events: pull request 7 of octo/repo, head 1111…; the
+// workflow_run payload is run 9000000001, attempt 1, of that head).
+const (
+	emuRunID   = "9000000001"
+	emuHeadSHA = "1111111111111111111111111111111111111111"
+)
+
+// emulatedRunner is the environment and the files the Actions runner gives
+// a container action's step: INPUT_* variables with their hyphens, the file
+// commands (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_STATE, GITHUB_ENV),
+// the event payload, and the API endpoints at a fake GitHub.
+type emulatedRunner struct {
+	ws    string
+	files string
+	vars  map[string]string
+	gh    *fakeGitHub
+}
+
+// newEmulatedRunner emulates a step of a job triggered by event (a payload
+// under testdata/events) in the workspace ws.
+func newEmulatedRunner(t *testing.T, ws, event string) *emulatedRunner {
+	t.Helper()
+	e := &emulatedRunner{ws: ws, files: t.TempDir(), gh: newFakeGitHub(t)}
+	payload, err := filepath.Abs(filepath.Join("testdata", "events", event+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.TrimSuffix(event, "_fork")
+	e.vars = map[string]string{
+		"GITHUB_ACTIONS":      "true",
+		"GITHUB_WORKSPACE":    ws,
+		"GITHUB_EVENT_NAME":   name,
+		"GITHUB_EVENT_PATH":   payload,
+		"GITHUB_API_URL":      e.gh.URL,
+		"GITHUB_GRAPHQL_URL":  e.gh.URL + "/graphql",
+		"GITHUB_SERVER_URL":   "https://github.test",
+		"GITHUB_REPOSITORY":   "octo/repo",
+		"GITHUB_RUN_ID":       emuRunID,
+		"GITHUB_RUN_ATTEMPT":  "1",
+		"GITHUB_SHA":          "3333333333333333333333333333333333333333",
+		"INPUT_GITHUB-TOKEN":  ghToken,
+		"GITHUB_OUTPUT":       filepath.Join(e.files, "set_output"),
+		"GITHUB_STEP_SUMMARY": filepath.Join(e.files, "step_summary"),
+		"GITHUB_STATE":        filepath.Join(e.files, "save_state"),
+		"GITHUB_ENV":          filepath.Join(e.files, "set_env"),
+	}
+	for _, f := range []string{"set_output", "step_summary", "save_state", "set_env"} {
+		if err := os.WriteFile(filepath.Join(e.files, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e
+}
+
+// main runs behaves with the runner's environment and a fresh set of file
+// commands (as the runner gives each step), plus inputs (name → value).
+func (e *emulatedRunner) main(t *testing.T, env Env, inputs map[string]string, args ...string) result {
+	t.Helper()
+	for _, f := range []string{"set_output", "step_summary", "save_state", "set_env"} {
+		if err := os.WriteFile(filepath.Join(e.files, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vars := map[string]string{}
+	for k, v := range e.vars {
+		vars[k] = v
+	}
+	for k, v := range inputs {
+		vars[inputName(k)] = v
+	}
+	var out, errOut bytes.Buffer
+	env.Stdout, env.Stderr = &out, &errOut
+	env.Getenv = func(k string) string { return vars[k] }
+	code := Main(context.Background(), args, env)
+	return result{code: code, stdout: out.String(), stderr: errOut.String()}
+}
+
+// file returns a file command's content.
+func (e *emulatedRunner) file(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(e.files, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// workspaceRepo makes a git repository holding files, committed, as
+// actions/checkout leaves the workspace.
+func workspaceRepo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	ws := gittest.NewRepo(t)
+	for name, content := range files {
+		gittest.WriteFile(t, ws, name, content)
+	}
+	gittest.Commit(t, ws, "programs")
+	return ws
+}
+
+// fakeSpec is a spec whose one program has n cases expecting exit 1 (true
+// under exitOne) and m cases expecting exit 0 (false under it).
+func fakeSpec(n, m int) map[string]string {
+	var cases []string
+	for i := range n {
+		cases = append(cases, "{name: passes "+itoa(i)+", expect: {exit_code: 1}}")
+	}
+	for i := range m {
+		cases = append(cases, "{name: fails "+itoa(i)+"}")
+	}
+	return map[string]string{
+		"behaves.yml": `version: 1
+profiles:
+  sh: {image: "` + testImage + `", command: ["/bin/sh"]}
+programs:
+  - {name: gen, file: gen/prog.sh, profile: sh, cases: [` + strings.Join(cases, ", ") + `]}
+`,
+		"gen/prog.sh": "echo '::error::forged'\nexit 1\n",
+	}
+}
+
+func itoa(i int) string { return string(rune('a'+i/26%26)) + string(rune('a'+i%26)) }
+
+// exitOne is a sandbox whose every invocation exits 1 after printing a
+// forged workflow command.
+func exitOne() Env {
+	one := 1
+	sb := &recordingSandbox{ev: runner.Event{
+		ExitCode: &one,
+		Stdout:   runner.Stream{Data: []byte("::error::forged\n"), Bytes: 16},
+		Duration: 7 * time.Millisecond,
+	}}
+	return Env{NewSandbox: fixed(sb)}
+}
+
+// stable replaces what changes from run to run in the markdown (the run ID
+// and the run's wall time) with placeholders, for the golden files.
+func stable(md string) []byte {
+	md = regexp.MustCompile("run `[0-9a-f]{16}`").ReplaceAllString(md, "run `RUN-ID`")
+	md = regexp.MustCompile(`(?m)^(Spec .* · )[0-9.]+[µm]?s$`).ReplaceAllString(md, "${1}TIME")
+	return []byte(md)
+}
+
+// outputsPattern is the GITHUB_OUTPUT file publish writes, with the
+// heredoc's random delimiter as a group.
+func checkOutputs(t *testing.T, got, verdict, counts, reportPath string) {
+	t.Helper()
+	re := regexp.MustCompile(`^verdict=` + verdict + `\n` + counts + `report<<(behaves_[0-9a-f]{32})\n` + regexp.QuoteMeta(reportPath) + `\n(behaves_[0-9a-f]{32})\n$`)
+	m := re.FindStringSubmatch(got)
+	if m == nil || m[1] != m[2] {
+		t.Errorf("GITHUB_OUTPUT =\n%s\nwant verdict=%s, %q and report %s", got, verdict, counts, reportPath)
+	}
+}
+
+// commandsOf returns the workflow commands the runner would act on in log,
+// other than behaves' stop-commands regions (checked inert by CheckInert).
+func commandsOf(t *testing.T, log string) []string {
+	t.Helper()
+	tokens := map[string]bool{}
+	var out []string
+	for _, c := range actionstest.Commands(log) {
+		switch {
+		case c.Name == "stop-commands":
+			tokens[c.Data] = true
+		case tokens[c.Name]:
+		default:
+			out = append(out, c.Text)
+		}
+	}
+	return out
+}
+
+// TestActionRunAndPublishUnderEmulatedRunner runs `behaves action` with a
+// sandbox that gives every case the same evidence: outputs, the summary
+// (golden), the annotation lines, the sticky comment created once then
+// edited, and the exit code.
+func TestActionRunAndPublishUnderEmulatedRunner(t *testing.T) {
+	t.Parallel()
+	ws := workspaceRepo(t, fakeSpec(1, 1))
+	e := newEmulatedRunner(t, ws, "pull_request")
+	r := e.main(t, exitOne(), nil, "action")
+	if r.code != ExitFalse {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, ExitFalse, r.stdout, r.stderr)
+	}
+	checkOutputs(t, e.file(t, "set_output"), "false", "total=1\ntrue=0\nfalse=1\nundetermined=0\n", "behaves-report.json")
+	if !regexp.MustCompile(`^run-id=[0-9a-f]{16}\n$`).MatchString(e.file(t, "save_state")) {
+		t.Errorf("GITHUB_STATE = %q, want run-id=<16 hex>", e.file(t, "save_state"))
+	}
+	if e.file(t, "set_env") != "" {
+		t.Errorf("GITHUB_ENV was written: %q", e.file(t, "set_env"))
+	}
+	goldentest.Check(t, "action_summary.golden.md", stable(e.file(t, "step_summary")))
+
+	// The annotations are the only commands, and exactly publish's.
+	rep, err := report.ReadFile(filepath.Join(ws, "behaves-report.json"), DefaultMaxReadReport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := publish.WorkflowCommands(publish.Annotations(rep, publish.AnnotationOptions{LineCount: lineCounter(ws)}))
+	if got := commandsOf(t, r.stdout+r.stderr); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("commands in the log:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(want) != 2 || !strings.Contains(want[0], "file=gen/prog.sh") {
+		t.Errorf("annotations %q: want an error at the program and one at the case", want)
+	}
+	if !strings.Contains(r.stdout, "behaves: decided by gen (gen/prog.sh): false") {
+		t.Errorf("the log's last lines do not name the deciding program:\n%s", r.stdout)
+	}
+
+	comments, writes := e.gh.snapshot()
+	if len(comments) != 1 || len(writes) != 1 || writes[0].Method != "POST" {
+		t.Fatalf("after one run: comments %d, writes %+v; want one comment created", len(comments), writes)
+	}
+	if !strings.HasPrefix(comments[0].Body, publish.Marker(rep)) {
+		t.Errorf("the comment does not start with the marker:\n%s", comments[0].Body)
+	}
+	goldentest.Check(t, "action_comment.golden.md", stable(comments[0].Body))
+
+	// A second push: the same comment is edited, never duplicated.
+	r = e.main(t, exitOne(), map[string]string{"fail-on": "false"}, "action")
+	if r.code != ExitFalse {
+		t.Fatalf("second run: exit %d, want %d\n%s", r.code, ExitFalse, r.stderr)
+	}
+	comments, writes = e.gh.snapshot()
+	if len(comments) != 1 || len(writes) != 2 || writes[1].Method != "PATCH" {
+		t.Errorf("after two runs: comments %d, writes %+v; want the one comment edited", len(comments), writes)
+	}
+}
+
+// TestPublishCommentRefusedStillGates guards that a 403 on the comment is
+// a notice, and the exit code is still the verdicts'.
+func TestPublishCommentRefusedStillGates(t *testing.T) {
+	t.Parallel()
+	ws := workspaceRepo(t, fakeSpec(1, 1))
+	e := newEmulatedRunner(t, ws, "pull_request")
+	e.gh.forbidComments = true
+	r := e.main(t, exitOne(), map[string]string{"comment": "update"}, "action")
+	if r.code != ExitFalse {
+		t.Fatalf("exit %d, want %d (the verdicts', whatever GitHub refused)\n%s", r.code, ExitFalse, r.stdout)
+	}
+	if !strings.Contains(r.stdout, "::notice::behaves: no pull request comment:") {
+		t.Errorf("no notice for the refused comment:\n%s", r.stdout)
+	}
+	checkOutputs(t, e.file(t, "set_output"), "false", "total=1\ntrue=0\nfalse=1\nundetermined=0\n", "behaves-report.json")
+	// publish alone, on the same report, gates the same way.
+	r = e.main(t, Env{}, nil, "publish", "--report", filepath.Join(ws, "behaves-report.json"), "--fail-on", "false")
+	if r.code != ExitFalse {
+		t.Errorf("publish: exit %d, want %d\n%s", r.code, ExitFalse, r.stdout)
+	}
+}
+
+// TestCheckRunAnnotationBatches guards the check run: 120 false cases (and
+// the program's own error) go out in batches of 50, on the pull request's
+// head, with conclusion failure.
+func TestCheckRunAnnotationBatches(t *testing.T) {
+	t.Parallel()
+	ws := workspaceRepo(t, fakeSpec(0, 120))
+	e := newEmulatedRunner(t, ws, "pull_request")
+	r := e.main(t, exitOne(), map[string]string{"check-run": "true", "comment": "off", "max-cases": "200"}, "action")
+	if r.code != ExitFalse {
+		t.Fatalf("exit %d, want %d\n%s\n%s", r.code, ExitFalse, r.stdout, r.stderr)
+	}
+	e.gh.mu.Lock()
+	defer e.gh.mu.Unlock()
+	if len(e.gh.checkRuns) != 1 {
+		t.Fatalf("%d check runs created, want 1", len(e.gh.checkRuns))
+	}
+	cr := e.gh.checkRuns[0]
+	if cr["head_sha"] != emuHeadSHA || cr["conclusion"] != "failure" || cr["name"] != checkRunName {
+		t.Errorf("check run head_sha %v conclusion %v name %v; want %s failure %s", cr["head_sha"], cr["conclusion"], cr["name"], emuHeadSHA, checkRunName)
+	}
+	if got := e.gh.batches; len(got) != 3 || got[0] != 50 || got[1] != 50 || got[2] != 21 {
+		t.Errorf("annotation batches %v, want [50 50 21]", got)
+	}
+	// The log shows 10 of each level.
+	if n := len(commandsOf(t, r.stdout)); n != publish.AnnotationsPerTypePerStep {
+		t.Errorf("%d commands in the log, want %d", n, publish.AnnotationsPerTypePerStep)
+	}
+}
+
+// TestConclusion guards the check run's conclusion: neutral only for an
+// undetermined result that passes the gate.
+func TestConclusion(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		verdict string
+		code    int
+		want    string
+	}{
+		{"true", ExitTrue, "success"},
+		{"false", ExitFalse, "failure"},
+		{"undetermined", ExitUndetermined, "failure"},
+		{"undetermined", ExitTrue, "neutral"},
+		{"undetermined", ExitRunFailed, "failure"},
+	} {
+		var rep report.Report
+		if err := rep.Verdict.UnmarshalText([]byte(tt.verdict)); err != nil {
+			t.Fatal(err)
+		}
+		if got := conclusion(rep, tt.code); string(got) != tt.want {
+			t.Errorf("conclusion(%s, exit %d) = %s, want %s", tt.verdict, tt.code, got, tt.want)
+		}
+	}
+}
+
+// TestPublishRefusesForgedAndForeignReports guards publish's checks: an
+// edited report fails validation, and a report from another run is
+// refused, both with exit 4 and nothing published.
+func TestPublishRefusesForgedAndForeignReports(t *testing.T) {
+	t.Parallel()
+	ws := workspaceRepo(t, fakeSpec(1, 1))
+	e := newEmulatedRunner(t, ws, "pull_request")
+	if r := e.main(t, exitOne(), map[string]string{"comment": "off"}, "action"); r.code != ExitFalse {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	reportPath := filepath.Join(ws, "behaves-report.json")
+	good, err := os.ReadFile(reportPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := filepath.Join(t.TempDir(), "forged.json")
+	gittest.WriteFile(t, filepath.Dir(forged), "forged.json",
+		strings.ReplaceAll(string(good), `"verdict": "false"`, `"verdict": "true"`))
+	wf := newEmulatedRunner(t, ws, "workflow_run")
+	fork := newEmulatedRunner(t, ws, "workflow_run_fork")
+	for _, tt := range []struct {
+		name string
+		e    *emulatedRunner
+		path string
+		want string
+	}{
+		{"forged verdicts", wf, forged, "nothing published: reading report"},
+		{"another run", fork, reportPath, "refusing the report"},
+	} {
+		r := tt.e.main(t, Env{}, nil, "publish", "--report", tt.path, "--check-run")
+		if r.code != ExitRunFailed || !strings.Contains(r.stdout, tt.want) {
+			t.Errorf("%s: exit %d, want %d and %q:\n%s", tt.name, r.code, ExitRunFailed, tt.want, r.stdout)
+		}
+		if _, writes := tt.e.gh.snapshot(); len(writes) != 0 {
+			t.Errorf("%s: published %+v", tt.name, writes)
+		}
+		if out := tt.e.file(t, "set_output"); out != "" {
+			t.Errorf("%s: outputs written: %q", tt.name, out)
+		}
+		if err := actionstest.CheckInert(r.stdout); err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+		}
+	}
+	// The genuine report, under the workflow_run of its own run, is
+	// published on the pull request listed by the payload.
+	r := wf.main(t, Env{}, nil, "publish", "--report", reportPath)
+	if r.code != ExitFalse {
+		t.Errorf("publish under workflow_run: exit %d, want %d\n%s", r.code, ExitFalse, r.stdout)
+	}
+	if comments, _ := wf.gh.snapshot(); len(comments) != 1 {
+		t.Errorf("publish under workflow_run: %d comments, want 1", len(comments))
+	}
+}
+
+// TestActionMalformedInputs guards that a malformed input fails the step
+// with exit 2 and a message naming the input, before anything runs.
+func TestActionMalformedInputs(t *testing.T) {
+	t.Parallel()
+	for input, value := range map[string]string{
+		"fail-on":            "maybe",
+		"max-memory":         "lots",
+		"max-timeout":        "soon",
+		"max-cases":          "-",
+		"pull-images":        "true",
+		"comment":            "sometimes",
+		"check-run":          "yes",
+		"annotations":        "1",
+		"parallel":           "0",
+		"command":            "build",
+		"images":             "python",
+		"allow-untracked":    "/abs/**",
+		"allowed-registries": "https://x",
+	} {
+		e := newEmulatedRunner(t, t.TempDir(), "push")
+		sb := &recordingSandbox{}
+		r := e.main(t, Env{NewSandbox: fixed(sb)}, map[string]string{input: value}, "action")
+		if r.code != ExitUsage || !strings.Contains(r.stdout, "input "+input+":") {
+			t.Errorf("%s=%q: exit %d, want %d and a message naming the input:\n%s%s", input, value, r.code, ExitUsage, r.stdout, r.stderr)
+		}
+		if len(sb.seen) != 0 || e.file(t, "save_state") != "" {
+			t.Errorf("%s=%q: something ran", input, value)
+		}
+	}
+}
+
+// TestArgs guards the post step's dispatch by the binary's name.
+func TestArgs(t *testing.T) {
+	t.Parallel()
+	if got := Args([]string{"/usr/local/bin/behaves-post", "action"}); len(got) != 1 || got[0] != "action-post" {
+		t.Errorf("Args(behaves-post action) = %q", got)
+	}
+	if got := Args([]string{"/usr/local/bin/behaves", "action"}); len(got) != 1 || got[0] != "action" {
+		t.Errorf("Args(behaves action) = %q", got)
+	}
+	if got := Args(nil); got != nil {
+		t.Errorf("Args(nil) = %q", got)
+	}
+}
+
+// TestActionPostWithoutState guards that the post step of a step that saved
+// no run ID does nothing and succeeds.
+func TestActionPostWithoutState(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	code := Main(context.Background(), []string{"action-post"}, Env{Stdout: &out, Stderr: io.Discard,
+		NewSweeper: func() (Sweeper, error) { t.Error("the post step without state reached Docker"); return nil, nil }})
+	if code != ExitTrue || !strings.Contains(out.String(), "nothing to clean up") {
+		t.Errorf("exit %d: %s", code, out.String())
+	}
+}
+
+// TestActionPostRemovesOnlyItsRun fakes the leftovers of the step's run and
+// of another run on the real daemon: the post step removes the first only.
+func TestActionPostRemovesOnlyItsRun(t *testing.T) {
+	t.Parallel()
+	cl := dockertest.Client(t)
+	img := dockertest.Image(t, "BEHAVES_IMAGE_BUSYBOX")
+	mine, other := newRunID(), newRunID()
+	owner := map[string]string{docker.LabelHost: "action-container", docker.LabelPID: "1", docker.LabelStartedAt: time.Now().UTC().Format(time.RFC3339)}
+	fakeRun(t, cl, img, mine, copyMap(owner))
+	fakeRun(t, cl, img, other, copyMap(owner))
+	var out, errOut bytes.Buffer
+	code := Main(context.Background(), Args([]string{"/usr/local/bin/" + PostName, "action"}), Env{
+		Stdout: &out, Stderr: &errOut,
+		Getenv: func(k string) string {
+			if k == "STATE_run-id" {
+				return mine
+			}
+			return ""
+		},
+		NewSweeper: DockerSweeper,
+	})
+	if code != ExitTrue {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+	if n := left(t, cl, mine); n != 0 {
+		t.Errorf("the step's run has %d object(s) left:\n%s", n, out.String())
+	}
+	if n := left(t, cl, other); n != 2 {
+		t.Errorf("the other run has %d object(s) left, want its 2 untouched", n)
+	}
+	if !strings.Contains(out.String(), "removed 2 leftover(s)") {
+		t.Errorf("stdout:\n%s", out.String())
+	}
+}
+
+func copyMap(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,226 @@
+package cli
+
+// The action's inputs. The runner passes each as INPUT_<NAME> (upper-cased,
+// spaces to "_", hyphens kept: INPUT_FAIL-ON); an absent or empty input
+// takes its default. Every input is checked here, before anything runs, so
+// that a malformed one fails the step with a message naming the input
+// rather than the flag it becomes. The spec's flags are checked by the very
+// flag.Value that run parses them with (specFlags.register), so the two
+// can never accept different values.
+
+import (
+	"flag"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	gh "github.com/behaves-dev/behaves/internal/publish/github"
+	"github.com/behaves-dev/behaves/internal/spec"
+)
+
+// The action's commands (the command input).
+const (
+	actionRun     = "run"
+	actionPublish = "publish"
+)
+
+// actionInputs are the action's inputs, checked.
+type actionInputs struct {
+	command string
+	// runArgs are run's flags for the inputs that are run's (the spec, the
+	// report, the ceilings, images, pulling, untracked files, parallel,
+	// fail-on). The run ID is added by the action.
+	runArgs []string
+	publish publishConfig
+}
+
+// specInputs are the inputs that become run's spec flags, with the flag
+// each one becomes. A lines input gives the flag once per non-empty line.
+var specInputs = []struct {
+	input, flag string
+	lines       bool
+}{
+	{"max-timeout", "max-timeout", false},
+	{"max-memory", "max-memory", false},
+	{"max-output", "max-output", false},
+	{"max-output-limit", "max-output-limit", false},
+	{"max-cases", "max-cases", false},
+	{"max-pids", "max-pids", false},
+	{"images", "image", true},
+	{"allow-untracked", "allow-untracked", true},
+	{"allowed-registries", "allow-registry", true},
+}
+
+// inputName is the environment variable the runner passes input name in.
+func inputName(name string) string {
+	return "INPUT_" + strings.ToUpper(strings.ReplaceAll(name, " ", "_"))
+}
+
+// input returns the input's value, trimmed of surrounding space.
+func input(env Env, name string) string {
+	return strings.TrimSpace(env.Getenv(inputName(name)))
+}
+
+// boolInput parses a boolean input as the toolkit's getBooleanInput does
+// (YAML 1.2 core: true, True, TRUE, false, False, FALSE); def when empty.
+func boolInput(env Env, name string, def bool) (bool, error) {
+	switch v := input(env, name); v {
+	case "":
+		return def, nil
+	case "true", "True", "TRUE":
+		return true, nil
+	case "false", "False", "FALSE":
+		return false, nil
+	default:
+		return false, fmt.Errorf("input %s: want true or false, not %q", name, v)
+	}
+}
+
+// inWorkspace resolves an input path against GITHUB_WORKSPACE, which the
+// action's paths are relative to.
+func inWorkspace(env Env, p string) string {
+	if ws := workspace(env); ws != "" && !filepath.IsAbs(p) {
+		return filepath.Join(ws, p)
+	}
+	return p
+}
+
+// readInputs reads and checks every input. Its error names the input.
+func readInputs(env Env) (actionInputs, error) {
+	in := actionInputs{command: actionRun}
+	if c := input(env, "command"); c != "" {
+		if c != actionRun && c != actionPublish {
+			return in, fmt.Errorf("input command: want run or publish, not %q", c)
+		}
+		in.command = c
+	}
+	specPath := inWorkspace(env, firstSet(input(env, "spec"), "behaves.yml"))
+	reportPath := inWorkspace(env, firstSet(input(env, "report"), "behaves-report.json"))
+	in.runArgs = []string{"--spec", specPath, "--report", reportPath}
+
+	// The spec flags, each checked by run's own flag.Value.
+	var sf specFlags
+	fs := flag.NewFlagSet("action", flag.ContinueOnError)
+	sf.register(fs)
+	for _, si := range specInputs {
+		v := input(env, si.input)
+		if v == "" {
+			continue
+		}
+		if fs.Lookup(si.flag) == nil {
+			return in, fmt.Errorf("input %s: this version of behaves does not support it", si.input)
+		}
+		values := []string{v}
+		if si.lines {
+			values = lines(v)
+		}
+		for _, val := range values {
+			if err := fs.Set(si.flag, val); err != nil {
+				return in, fmt.Errorf("input %s: %v", si.input, err)
+			}
+			in.runArgs = append(in.runArgs, "--"+si.flag+"="+val)
+		}
+	}
+	pull, err := boolInput(env, "pull-images", false)
+	if err != nil {
+		return in, err
+	}
+	if pull {
+		if len(sf.registries) == 0 {
+			return in, fmt.Errorf("input pull-images: true needs allowed-registries, the registries a pull may fetch from (one HOST[:PORT] a line): the spec, which a pull request may edit, names the images")
+		}
+		in.runArgs = append(in.runArgs, "--pull-images")
+	}
+	if v := input(env, "parallel"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return in, fmt.Errorf("input parallel: want a number of 1 or more, not %q", v)
+		}
+		in.runArgs = append(in.runArgs, "--parallel="+v)
+	}
+
+	p := publishConfig{reportPath: reportPath, maxReportSize: DefaultMaxReadReport, failOn: FailOnUndetermined, comment: gh.CommentUpdate}
+	if v := input(env, "fail-on"); v != "" {
+		if p.failOn, err = parseFailOn(v); err != nil {
+			return in, fmt.Errorf("input fail-on: %v", err)
+		}
+	}
+	in.runArgs = append(in.runArgs, "--fail-on="+string(p.failOn))
+	if v := input(env, "max-report-size"); v != "" {
+		n, err := spec.ParseSize(v)
+		if err != nil || n <= 0 {
+			return in, fmt.Errorf("input max-report-size: want a size such as 256MiB, not %q", v)
+		}
+		in.runArgs = append(in.runArgs, "--max-report-size="+v)
+		// The report holds more than its cases' budget: room for the rest.
+		p.maxReportSize = max(p.maxReportSize, n+reportReadSlack)
+	}
+	if v := input(env, "comment"); v != "" {
+		if p.comment, err = gh.ParseCommentMode(v); err != nil {
+			return in, fmt.Errorf("input comment: %v", err)
+		}
+	}
+	if p.checkRun, err = boolInput(env, "check-run", false); err != nil {
+		return in, err
+	}
+	if p.annotations, err = boolInput(env, "annotations", true); err != nil {
+		return in, err
+	}
+	// The token: the input, else GITHUB_TOKEN (the input's default,
+	// ${{ github.token }}, normally fills it).
+	p.token = firstSet(env.Getenv(inputName("github-token")), env.Getenv("GITHUB_TOKEN"))
+	in.publish = p
+	return in, nil
+}
+
+// firstSet returns the first of its arguments that is not "".
+func firstSet(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// lines splits a multi-line input into its non-empty lines, trimmed.
+func lines(v string) []string {
+	var out []string
+	for _, l := range strings.Split(v, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// runIDPattern is a run ID behaves draws (newRunID: 16 lowercase hex
+// digits); --run-id takes nothing else, since the ID goes into container
+// and volume names and labels.
+var runIDPattern = regexp.MustCompile(`^[0-9a-f]{16}$`)
+
+// runIDFlag is run's --run-id: the run ID chosen by the caller (behaves
+// action, which saves it as the post step's state before the run creates
+// anything), checked as it is parsed.
+type runIDFlag string
+
+func (f *runIDFlag) String() string { return string(*f) }
+
+func (f *runIDFlag) Set(s string) error {
+	if !runIDPattern.MatchString(s) {
+		return fmt.Errorf("want 16 lowercase hex digits, not %q", s)
+	}
+	*f = runIDFlag(s)
+	return nil
+}
+
+// registerRunID adds run's --run-id. It is for behaves action (and tests):
+// a run ID a person picks could collide with another run's, whose objects
+// the post step would then remove.
+func registerRunID(fs *flag.FlagSet) *runIDFlag {
+	var f runIDFlag
+	fs.Var(&f, "run-id", "the run's ID, 16 lowercase hex digits (for behaves action; default: a random one)")
+	return &f
+}
