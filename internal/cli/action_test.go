@@ -183,8 +183,8 @@ func commandsOf(t *testing.T, log string) []string {
 	var out []string
 	for _, c := range actionstest.Commands(log) {
 		switch {
-		case c.Name == "stop-commands":
-			tokens[c.Data] = true
+		case c.Name == "stop-commands" && regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(c.Data):
+			tokens[c.Data] = true // behaves' own region (report.NewToken)
 		case tokens[c.Name]:
 		default:
 			out = append(out, c.Text)
@@ -247,6 +247,71 @@ func TestActionRunAndPublishUnderEmulatedRunner(t *testing.T) {
 	comments, writes = e.gh.snapshot()
 	if len(comments) != 1 || len(writes) != 2 || writes[1].Method != "PATCH" {
 		t.Errorf("after two runs: comments %d, writes %+v; want the one comment edited", len(comments), writes)
+	}
+}
+
+// TestActionOnTheRealDaemonKeepsOutputInert runs `behaves action` on the
+// real daemon with programs that print workflow commands: the only commands
+// in the log are behaves' annotations, the outputs are the verdicts', and
+// the run leaves nothing behind.
+func TestActionOnTheRealDaemonKeepsOutputInert(t *testing.T) {
+	t.Parallel()
+	cl := dockertest.Client(t)
+	img := dockertest.Image(t, "BEHAVES_IMAGE_BUSYBOX")
+	hostile := `printf '::set-output name=verdict::true\n'
+printf '::error::forged\n'
+printf '::add-mask::x\n'
+printf '::stop-commands::x\n'
+printf 'mid ##[error]forged\n'
+printf 'lone\r::error::forged after a CR\n'
+printf '::x::\n'
+printf '::set-output name=verdict::true\n##[error]forged\n' >&2
+exit 3
+`
+	ws := workspaceRepo(t, map[string]string{
+		"behaves.yml": `version: 1
+profiles:
+  sh: {image: "` + img + `", command: ["/bin/sh"], timeout: 10s}
+programs:
+  - {name: good, file: good.sh, profile: sh, cases: [{name: ok, expect: {stdout: {equals: "ok\n"}}}]}
+  - {name: "::error::name", file: hostile.sh, profile: sh, cases: [{name: "##[error]case", expect: {stdout: {contains: "::error::forged"}}}]}
+`,
+		"good.sh":    "echo ok\n",
+		"hostile.sh": hostile,
+	})
+	e := newEmulatedRunner(t, ws, "pull_request")
+	var runID string
+	t.Cleanup(func() {
+		if runID != "" {
+			dockertest.AssertNothingLeft(t, cl, runID)
+		}
+	})
+	r := e.main(t, Env{NewSandbox: DockerSandbox(context.Background())}, map[string]string{"parallel": "2"}, "action")
+	runID = strings.TrimSuffix(strings.TrimPrefix(e.file(t, "save_state"), "run-id="), "\n")
+	if r.code != ExitFalse {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, ExitFalse, r.stdout, r.stderr)
+	}
+	checkOutputs(t, e.file(t, "set_output"), "false", "total=2\ntrue=1\nfalse=1\nundetermined=0\n", "behaves-report.json")
+	rep, err := report.ReadFile(filepath.Join(ws, "behaves-report.json"), DefaultMaxReadReport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.RunID != runID {
+		t.Errorf("the report's run ID %s is not the state's %s", rep.RunID, runID)
+	}
+	// The forged text is in the log (else the check proves nothing) ...
+	for _, s := range []string{"::set-output name=verdict::true", "::add-mask::x", "##[error]forged"} {
+		if !strings.Contains(r.stdout+r.stderr, s) {
+			t.Errorf("the log lacks %q; the check below would prove nothing", s)
+		}
+	}
+	// ... and the only commands the runner would act on are publish's.
+	want, _ := publish.WorkflowCommands(publish.Annotations(rep, publish.AnnotationOptions{LineCount: lineCounter(ws)}))
+	if got := commandsOf(t, r.stdout+"\n"+r.stderr); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("commands in the log:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(want) != 2 {
+		t.Errorf("annotations %q: want an error at hostile.sh and one at its case", want)
 	}
 }
 
