@@ -89,13 +89,8 @@ func actionPostCommand(ctx context.Context, _ []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "behaves: the saved run ID %s is not one behaves draws: nothing removed\n", printable(id))
 		return ExitRunFailed
 	}
-	if env.NewSweeper == nil {
-		fmt.Fprintln(env.Stderr, "behaves: no Docker connection is configured")
-		return ExitRunFailed
-	}
-	sw, err := env.NewSweeper()
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "behaves: %v\n", err)
+	sw, ok := openSweeper(env, "behaves action-post")
+	if !ok {
 		return ExitRunFailed
 	}
 	defer sw.Close()

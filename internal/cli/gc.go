@@ -62,13 +62,8 @@ func gcCommand(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "behaves gc: --older-than must be positive, not %s\n", olderThan.d)
 		return ExitUsage
 	}
-	if env.NewSweeper == nil {
-		fmt.Fprintln(env.Stderr, "behaves gc: no Docker connection is configured")
-		return ExitRunFailed
-	}
-	sw, err := env.NewSweeper()
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "behaves gc: %v\n", err)
+	sw, ok := openSweeper(env, "behaves gc")
+	if !ok {
 		return ExitRunFailed
 	}
 	defer sw.Close()
@@ -124,6 +119,21 @@ func gcCommand(ctx context.Context, args []string, env Env) int {
 		return ExitRunFailed
 	}
 	return ExitTrue
+}
+
+// openSweeper connects to what a sweep looks at (env.NewSweeper); when it
+// cannot, it prints why, after who, and returns false.
+func openSweeper(env Env, who string) (Sweeper, bool) {
+	if env.NewSweeper == nil {
+		fmt.Fprintf(env.Stderr, "%s: no Docker connection is configured\n", who)
+		return nil, false
+	}
+	sw, err := env.NewSweeper()
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "%s: %v\n", who, err)
+		return nil, false
+	}
+	return sw, true
 }
 
 // warnStaleRuns prints a warning on stderr for each dead run whose
