@@ -201,6 +201,9 @@ func TestActionRunAndPublishUnderEmulatedRunner(t *testing.T) {
 	t.Parallel()
 	ws := workspaceRepo(t, fakeSpec(1, 1))
 	e := newEmulatedRunner(t, ws, "pull_request")
+	// A look-alike: the spec's marker, written by someone else.
+	lookAlike := ghComment{ID: 1, Login: "octocat", Body: publish.Marker(report.Report{SpecFile: "behaves.yml"}) + "\nall true!"}
+	e.gh.comments = []ghComment{lookAlike}
 	r := e.main(t, exitOne(), nil, "action")
 	if r.code != ExitFalse {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, ExitFalse, r.stdout, r.stderr)
@@ -231,13 +234,13 @@ func TestActionRunAndPublishUnderEmulatedRunner(t *testing.T) {
 	}
 
 	comments, writes := e.gh.snapshot()
-	if len(comments) != 1 || len(writes) != 1 || writes[0].Method != "POST" {
-		t.Fatalf("after one run: comments %d, writes %+v; want one comment created", len(comments), writes)
+	if len(comments) != 2 || comments[0] != lookAlike || len(writes) != 1 || writes[0].Method != "POST" {
+		t.Fatalf("after one run: comments %+v, writes %+v; want the look-alike untouched and one comment created", comments, writes)
 	}
-	if !strings.HasPrefix(comments[0].Body, publish.Marker(rep)) {
-		t.Errorf("the comment does not start with the marker:\n%s", comments[0].Body)
+	if !strings.HasPrefix(comments[1].Body, publish.Marker(rep)) {
+		t.Errorf("the comment does not start with the marker:\n%s", comments[1].Body)
 	}
-	goldentest.Check(t, "action_comment.golden.md", stable(comments[0].Body))
+	goldentest.Check(t, "action_comment.golden.md", stable(comments[1].Body))
 
 	// A second push: the same comment is edited, never duplicated.
 	r = e.main(t, exitOne(), map[string]string{"fail-on": "false"}, "action")
@@ -245,7 +248,7 @@ func TestActionRunAndPublishUnderEmulatedRunner(t *testing.T) {
 		t.Fatalf("second run: exit %d, want %d\n%s", r.code, ExitFalse, r.stderr)
 	}
 	comments, writes = e.gh.snapshot()
-	if len(comments) != 1 || len(writes) != 2 || writes[1].Method != "PATCH" {
+	if len(comments) != 2 || comments[0] != lookAlike || len(writes) != 2 || writes[1].Method != "PATCH" || writes[1].Path != "/repos/octo/repo/issues/comments/101" {
 		t.Errorf("after two runs: comments %d, writes %+v; want the one comment edited", len(comments), writes)
 	}
 }
@@ -442,6 +445,72 @@ func TestPublishRefusesForgedAndForeignReports(t *testing.T) {
 	}
 	if comments, _ := wf.gh.snapshot(); len(comments) != 1 {
 		t.Errorf("publish under workflow_run: %d comments, want 1", len(comments))
+	}
+}
+
+// TestPublishForkPullRequest guards the fork-safe pattern's publisher on a
+// fork's pull request: workflow_run.pull_requests is empty, so the pull
+// request is the open one of forker:patch-1 at the run's head; the report
+// of that run is published there.
+func TestPublishForkPullRequest(t *testing.T) {
+	t.Parallel()
+	ws := workspaceRepo(t, fakeSpec(1, 1))
+	e := newEmulatedRunner(t, ws, "pull_request")
+	if r := e.main(t, exitOne(), map[string]string{"comment": "off"}, "action"); r.code != ExitFalse {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	// The fork's run: what the report would record there.
+	b, err := os.ReadFile(filepath.Join(ws, "behaves-report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const forkHead = "4444444444444444444444444444444444444444"
+	fromFork := strings.NewReplacer(`"run_id": "`+emuRunID+`"`, `"run_id": "9000000002"`, `"run_attempt": "1"`, `"run_attempt": "2"`,
+		`"head_sha": "`+emuHeadSHA+`"`, `"head_sha": "`+forkHead+`"`).Replace(string(b))
+	if fromFork == string(b) {
+		t.Fatal("the report's github block was not rewritten")
+	}
+	path := filepath.Join(t.TempDir(), "behaves-report.json")
+	gittest.WriteFile(t, filepath.Dir(path), "behaves-report.json", fromFork)
+
+	pub := newEmulatedRunner(t, ws, "workflow_run_fork")
+	pub.gh.pulls = `[{"number": 9, "head": {"sha": "5555555555555555555555555555555555555555"}}, {"number": 7, "head": {"sha": "` + forkHead + `"}}]`
+	r := pub.main(t, Env{}, map[string]string{"command": "publish", "report": path, "check-run": "true"}, "action")
+	if r.code != ExitFalse {
+		t.Fatalf("exit %d, want %d\n%s", r.code, ExitFalse, r.stdout)
+	}
+	comments, _ := pub.gh.snapshot()
+	if len(comments) != 1 {
+		t.Errorf("%d comments on #7, want 1", len(comments))
+	}
+	pub.gh.mu.Lock()
+	defer pub.gh.mu.Unlock()
+	if len(pub.gh.checkRuns) != 1 || pub.gh.checkRuns[0]["head_sha"] != forkHead {
+		t.Errorf("check runs %v, want one on the fork's head %s", pub.gh.checkRuns, forkHead)
+	}
+}
+
+// TestRunNeverPublishes guards that `behaves run` under Actions publishes
+// nothing: no outputs, no summary, no state, no request to GitHub, and no
+// workflow command in its log.
+func TestRunNeverPublishes(t *testing.T) {
+	t.Parallel()
+	ws := workspaceRepo(t, fakeSpec(1, 1))
+	e := newEmulatedRunner(t, ws, "pull_request")
+	r := e.main(t, exitOne(), nil, "run", "--spec", filepath.Join(ws, "behaves.yml"), "--report", filepath.Join(ws, "r.json"))
+	if r.code != ExitFalse {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	for _, f := range []string{"set_output", "step_summary", "save_state", "set_env"} {
+		if got := e.file(t, f); got != "" {
+			t.Errorf("run wrote %s: %q", f, got)
+		}
+	}
+	if comments, writes := e.gh.snapshot(); len(comments) != 0 || len(writes) != 0 {
+		t.Errorf("run reached GitHub: %+v", writes)
+	}
+	if err := actionstest.CheckInert(r.stdout + "\n" + r.stderr); err != nil {
+		t.Errorf("run's log: %v", err)
 	}
 }
 
