@@ -110,3 +110,33 @@ func TestReadRefusesForgery(t *testing.T) {
 		t.Errorf("Read(golden) = %v, %v; want false, nil", r.Verdict, err)
 	}
 }
+
+// FuzzRead guards Read on any input: it never panics, and a report it
+// accepts is one it accepts again once re-encoded, with the same verdict
+// and counts (nothing it accepted depends on what Encode drops).
+func FuzzRead(f *testing.F) {
+	golden, err := os.ReadFile("testdata/report.golden.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(golden)
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"schema":"behaves.report/v1","programs":null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := Read(bytes.NewReader(data), 1<<20)
+		if err != nil {
+			return
+		}
+		var buf bytes.Buffer
+		if err := Encode(&buf, r); err != nil {
+			t.Fatalf("Encode of an accepted report: %v", err)
+		}
+		again, err := Read(&buf, 4<<20)
+		if err != nil {
+			t.Fatalf("Read refuses its own accepted report re-encoded: %v", err)
+		}
+		if again.Verdict != r.Verdict || again.Counts != r.Counts {
+			t.Fatalf("re-read verdict %s %+v, want %s %+v", again.Verdict, again.Counts, r.Verdict, r.Counts)
+		}
+	})
+}
