@@ -490,6 +490,36 @@ func TestPublishForkPullRequest(t *testing.T) {
 	}
 }
 
+// TestActionSpecErrors guards the action on a spec with errors: exit 2,
+// the errors as annotations at the spec, the outputs of a run that judged
+// nothing, and annotations: false keeps every command out of the log.
+func TestActionSpecErrors(t *testing.T) {
+	t.Parallel()
+	ws := workspaceRepo(t, map[string]string{"behaves.yml": "version: 1\nprograms: [{name: x}]\n"})
+	e := newEmulatedRunner(t, ws, "pull_request")
+	r := e.main(t, exitOne(), map[string]string{"comment": "off"}, "action")
+	if r.code != ExitUsage {
+		t.Fatalf("exit %d, want %d\n%s\n%s", r.code, ExitUsage, r.stdout, r.stderr)
+	}
+	checkOutputs(t, e.file(t, "set_output"), "undetermined", "total=0\ntrue=0\nfalse=0\nundetermined=0\n", "behaves-report.json")
+	cmds := commandsOf(t, r.stdout)
+	if len(cmds) == 0 {
+		t.Fatalf("no annotation for the spec errors:\n%s", r.stdout)
+	}
+	for _, c := range cmds {
+		if !strings.HasPrefix(c, "::error file=behaves.yml,line=") {
+			t.Errorf("command %q is not an error at the spec", c)
+		}
+	}
+	r = e.main(t, exitOne(), map[string]string{"comment": "off", "annotations": "false"}, "action")
+	if r.code != ExitUsage {
+		t.Fatalf("annotations false: exit %d, want %d", r.code, ExitUsage)
+	}
+	if cmds := commandsOf(t, r.stdout+"\n"+r.stderr); len(cmds) != 0 {
+		t.Errorf("annotations false: commands in the log: %q", cmds)
+	}
+}
+
 // TestRunNeverPublishes guards that `behaves run` under Actions publishes
 // nothing: no outputs, no summary, no state, no request to GitHub, and no
 // workflow command in its log.

@@ -160,6 +160,11 @@ func publishReport(ctx context.Context, env Env, cfg publishConfig, runCode int)
 		return ExitRunFailed
 	}
 	code := worse(reportExitCode(rep, cfg.failOn), runCode)
+	if rep.SpecFile == "" {
+		// A run stopped by spec errors never learned the repository root;
+		// the action's paths are relative to the workspace, its checkout.
+		rep.SpecFile = inside(workspace(env), rep.Spec)
+	}
 
 	runURL, err := publish.RunURL(env.Getenv("GITHUB_SERVER_URL"), env.Getenv("GITHUB_REPOSITORY"), env.Getenv("GITHUB_RUN_ID"))
 	if err != nil {
@@ -393,15 +398,30 @@ func deciding(rep report.Report, code int) []string {
 // the workflow, but no value ever ends the heredoc early).
 func outputs(rep report.Report, reportPath, ws string) string {
 	c := rep.Counts.Programs
-	path := reportPath
-	if abs, err := filepath.Abs(reportPath); err == nil && ws != "" {
-		if rel, err := filepath.Rel(ws, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			path = filepath.ToSlash(rel)
-		}
+	path := inside(ws, reportPath)
+	if path == "" {
+		path = reportPath
 	}
 	delim := "behaves_" + randomHex(16)
 	return fmt.Sprintf("verdict=%s\ntotal=%d\ntrue=%d\nfalse=%d\nundetermined=%d\nreport<<%s\n%s\n%s\n",
 		rep.Verdict, c.Total, c.True, c.False, c.Undetermined, delim, path, delim)
+}
+
+// inside returns p relative to ws, slash-separated, when p is inside ws;
+// else "".
+func inside(ws, p string) string {
+	if ws == "" || p == "" {
+		return ""
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return ""
+	}
+	rel, err := filepath.Rel(ws, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	return filepath.ToSlash(rel)
 }
 
 // workspace is GITHUB_WORKSPACE, the folder the action's paths are
