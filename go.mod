@@ -10,6 +10,7 @@ require (
 	github.com/google/go-github/v62 v62.0.0
 	github.com/google/uuid v1.6.0
 	github.com/opencontainers/image-spec v1.1.1
+	github.com/sethvargo/go-githubactions v1.3.0
 	golang.org/x/net v0.59.0
 	gopkg.in/yaml.v3 v3.0.1
 )

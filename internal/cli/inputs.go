@@ -11,10 +11,13 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"io"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/sethvargo/go-githubactions"
 
 	gh "github.com/behaves-dev/behaves/internal/publish/github"
 	"github.com/behaves-dev/behaves/internal/spec"
@@ -58,9 +61,12 @@ func inputName(name string) string {
 	return "INPUT_" + strings.ToUpper(strings.ReplaceAll(name, " ", "_"))
 }
 
-// input returns the input's value, trimmed of surrounding space.
+// input returns the input's value, trimmed of surrounding space, as
+// go-githubactions reads it (from env, never the process). Its writer is
+// discarded: behaves writes outputs and commands itself.
 func input(env Env, name string) string {
-	return strings.TrimSpace(env.Getenv(inputName(name)))
+	a := githubactions.New(githubactions.WithGetenv(env.Getenv), githubactions.WithWriter(io.Discard))
+	return a.GetInput(name)
 }
 
 // boolInput parses a boolean input as the toolkit's getBooleanInput does
@@ -170,7 +176,7 @@ func readInputs(env Env) (actionInputs, error) {
 	}
 	// The token: the input, else GITHUB_TOKEN (the input's default,
 	// ${{ github.token }}, normally fills it).
-	p.token = firstSet(env.Getenv(inputName("github-token")), env.Getenv("GITHUB_TOKEN"))
+	p.token = firstSet(input(env, "github-token"), env.Getenv("GITHUB_TOKEN"))
 	in.publish = p
 	return in, nil
 }
