@@ -520,6 +520,38 @@ func TestActionSpecErrors(t *testing.T) {
 	}
 }
 
+// TestPublishTokenOrder guards where publish takes its token from:
+// --github-token, else INPUT_GITHUB-TOKEN, else GITHUB_TOKEN (the fake
+// GitHub fails the test on any other token).
+func TestPublishTokenOrder(t *testing.T) {
+	t.Parallel()
+	ws := workspaceRepo(t, fakeSpec(1, 0))
+	e := newEmulatedRunner(t, ws, "pull_request")
+	if r := e.main(t, exitOne(), map[string]string{"comment": "off"}, "action"); r.code != ExitTrue {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	reportPath := filepath.Join(ws, "behaves-report.json")
+	for _, tt := range []struct {
+		name  string
+		vars  map[string]string
+		flags []string
+	}{
+		{"flag", map[string]string{"INPUT_GITHUB-TOKEN": "wrong", "GITHUB_TOKEN": "wrong"}, []string{"--github-token", ghToken}},
+		{"input", map[string]string{"INPUT_GITHUB-TOKEN": ghToken, "GITHUB_TOKEN": "wrong"}, nil},
+		{"GITHUB_TOKEN", map[string]string{"INPUT_GITHUB-TOKEN": "", "GITHUB_TOKEN": ghToken}, nil},
+	} {
+		for k, v := range tt.vars {
+			e.vars[k] = v
+		}
+		before, _ := e.gh.snapshot()
+		r := e.main(t, Env{}, nil, append([]string{"publish", "--report", reportPath}, tt.flags...)...)
+		after, _ := e.gh.snapshot()
+		if r.code != ExitTrue || len(after) != 1 || len(before) > 1 {
+			t.Errorf("%s: exit %d, comments %d\n%s", tt.name, r.code, len(after), r.stdout)
+		}
+	}
+}
+
 // TestRunNeverPublishes guards that `behaves run` under Actions publishes
 // nothing: no outputs, no summary, no state, no request to GitHub, and no
 // workflow command in its log.
