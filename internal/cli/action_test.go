@@ -552,6 +552,30 @@ func TestPublishTokenOrder(t *testing.T) {
 	}
 }
 
+// TestActionCeilingInputsReachTheRun guards that max-output-limit and
+// max-report-size become run's flags: a spec above the first is a spec
+// error naming it, and a report budget of 1KiB leaves the output out.
+func TestActionCeilingInputsReachTheRun(t *testing.T) {
+	t.Parallel()
+	ws := workspaceRepo(t, fakeSpec(2, 2))
+	e := newEmulatedRunner(t, ws, "push")
+	r := e.main(t, exitOne(), map[string]string{"max-output-limit": "1KiB"}, "action")
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "1KiB") {
+		t.Errorf("max-output-limit 1KiB: exit %d, want %d and the ceiling named\n%s", r.code, ExitUsage, r.stderr)
+	}
+	r = e.main(t, exitOne(), map[string]string{"max-report-size": "1KiB"}, "action")
+	if r.code != ExitFalse {
+		t.Fatalf("max-report-size 1KiB: exit %d, want %d\n%s", r.code, ExitFalse, r.stderr)
+	}
+	rep, err := report.ReadFile(filepath.Join(ws, "behaves-report.json"), DefaultMaxReadReport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.OutputOmittedCases == 0 {
+		t.Errorf("max-report-size 1KiB: no case's output was left out")
+	}
+}
+
 // TestRunNeverPublishes guards that `behaves run` under Actions publishes
 // nothing: no outputs, no summary, no state, no request to GitHub, and no
 // workflow command in its log.
@@ -594,6 +618,8 @@ func TestActionMalformedInputs(t *testing.T) {
 		"images":             "python",
 		"allow-untracked":    "/abs/**",
 		"allowed-registries": "https://x",
+		"max-output-limit":   "lots",
+		"max-report-size":    "0",
 	} {
 		e := newEmulatedRunner(t, t.TempDir(), "push")
 		sb := &recordingSandbox{}

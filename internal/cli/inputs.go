@@ -115,9 +115,6 @@ func readInputs(env Env) (actionInputs, error) {
 		if v == "" {
 			continue
 		}
-		if fs.Lookup(si.flag) == nil {
-			return in, fmt.Errorf("input %s: this version of behaves does not support it", si.input)
-		}
 		values := []string{v}
 		if si.lines {
 			values = lines(v)
