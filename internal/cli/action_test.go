@@ -394,17 +394,25 @@ func TestConclusion(t *testing.T) {
 	}
 }
 
+// ranAction makes a workspace holding files, runs `behaves action` there
+// under a pull_request event (the exitOne sandbox, no comment), checks its
+// exit code and returns the workspace, the runner and the report's path.
+func ranAction(t *testing.T, files map[string]string, want int) (string, *emulatedRunner, string) {
+	t.Helper()
+	ws := workspaceRepo(t, files)
+	e := newEmulatedRunner(t, ws, "pull_request")
+	if r := e.main(t, exitOne(), map[string]string{"comment": "off"}, "action"); r.code != want {
+		t.Fatalf("behaves action: exit %d, want %d\n%s", r.code, want, r.stderr)
+	}
+	return ws, e, filepath.Join(ws, "behaves-report.json")
+}
+
 // TestPublishRefusesForgedAndForeignReports guards publish's checks: an
 // edited report fails validation, and a report from another run is
 // refused, both with exit 4 and nothing published.
 func TestPublishRefusesForgedAndForeignReports(t *testing.T) {
 	t.Parallel()
-	ws := workspaceRepo(t, fakeSpec(1, 1))
-	e := newEmulatedRunner(t, ws, "pull_request")
-	if r := e.main(t, exitOne(), map[string]string{"comment": "off"}, "action"); r.code != ExitFalse {
-		t.Fatalf("exit %d\n%s", r.code, r.stderr)
-	}
-	reportPath := filepath.Join(ws, "behaves-report.json")
+	ws, _, reportPath := ranAction(t, fakeSpec(1, 1), ExitFalse)
 	good, err := os.ReadFile(reportPath)
 	if err != nil {
 		t.Fatal(err)
@@ -454,13 +462,9 @@ func TestPublishRefusesForgedAndForeignReports(t *testing.T) {
 // of that run is published there.
 func TestPublishForkPullRequest(t *testing.T) {
 	t.Parallel()
-	ws := workspaceRepo(t, fakeSpec(1, 1))
-	e := newEmulatedRunner(t, ws, "pull_request")
-	if r := e.main(t, exitOne(), map[string]string{"comment": "off"}, "action"); r.code != ExitFalse {
-		t.Fatalf("exit %d\n%s", r.code, r.stderr)
-	}
+	ws, _, reportPath := ranAction(t, fakeSpec(1, 1), ExitFalse)
 	// The fork's run: what the report would record there.
-	b, err := os.ReadFile(filepath.Join(ws, "behaves-report.json"))
+	b, err := os.ReadFile(reportPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -525,12 +529,7 @@ func TestActionSpecErrors(t *testing.T) {
 // GitHub fails the test on any other token).
 func TestPublishTokenOrder(t *testing.T) {
 	t.Parallel()
-	ws := workspaceRepo(t, fakeSpec(1, 0))
-	e := newEmulatedRunner(t, ws, "pull_request")
-	if r := e.main(t, exitOne(), map[string]string{"comment": "off"}, "action"); r.code != ExitTrue {
-		t.Fatalf("exit %d\n%s", r.code, r.stderr)
-	}
-	reportPath := filepath.Join(ws, "behaves-report.json")
+	_, e, reportPath := ranAction(t, fakeSpec(1, 0), ExitTrue)
 	for _, tt := range []struct {
 		name  string
 		vars  map[string]string
