@@ -33,12 +33,16 @@ ARG GOPROXY=https://proxy.golang.org,direct
 # internal/cli/VERSION. CGO_ENABLED=0: a static binary for scratch.
 ENV CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS="-mod=readonly -buildvcs=false" GOPROXY=${GOPROXY}
 WORKDIR /src
+# behaves-post is the same binary under the name action.yml's post-entrypoint
+# runs: the runner passes the post step the main step's args, so behaves
+# dispatches on the name it was started by (cli.Args).
 # The modules first, in a layer of their own: a source change reuses it.
 COPY go.mod go.sum ./
 RUN go version && go mod download && go mod verify
 COPY . .
 RUN go build -trimpath -ldflags="-s -w" -o /out/usr/local/bin/behaves . \
 	&& /out/usr/local/bin/behaves version \
+	&& ln -s behaves /out/usr/local/bin/behaves-post \
 	&& mkdir -p /out/tmp /out/etc/ssl/certs \
 	&& chmod 1777 /out/tmp \
 	&& cp /etc/ssl/certs/ca-certificates.crt /out/etc/ssl/certs/

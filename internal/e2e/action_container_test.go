@@ -137,11 +137,19 @@ func daemonSocket(t *testing.T, cl *client.Client) string {
 // socket; the container is removed when the test ends.
 func runActionContainer(t *testing.T, cl *client.Client, image string, binds, env, args []string) actionRun {
 	t.Helper()
+	return runActionEntrypoint(t, cl, image, nil, binds, env, args)
+}
+
+// runActionEntrypoint is runActionContainer with another entry point (nil:
+// the image's), as the runner starts a post-entrypoint.
+func runActionEntrypoint(t *testing.T, cl *client.Client, image string, entrypoint, binds, env, args []string) actionRun {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	binds = append([]string{daemonSocket(t, cl) + ":/var/run/docker.sock"}, binds...)
 	created, err := cl.ContainerCreate(ctx, &container.Config{
 		Image:        image,
+		Entrypoint:   entrypoint,
 		Cmd:          args,
 		Env:          env,
 		WorkingDir:   "/github/workspace",
@@ -426,6 +434,13 @@ func TestActionImage(t *testing.T) {
 	run := runActionContainer(t, cl, action, nil, nil, []string{"version"})
 	if want := "behaves " + committedVersion(t) + "\n"; run.code != 0 || run.stdout != want {
 		t.Errorf("behaves version in the image: exit %d, stdout %q, stderr %q; want exit 0 and %q", run.code, run.stdout, run.stderr, want)
+	}
+	// action.yml's post-entrypoint: the same binary under the name it
+	// dispatches on, started with the main step's args as the runner does.
+	// Without the main step's state it has nothing to remove.
+	post := runActionEntrypoint(t, cl, action, []string{"/usr/local/bin/behaves-post"}, nil, nil, []string{"action"})
+	if post.code != 0 || !strings.Contains(post.stdout, "nothing to clean up") {
+		t.Errorf("the post-entrypoint: exit %d, stdout %q, stderr %q; want exit 0 and nothing to clean up", post.code, post.stdout, post.stderr)
 	}
 }
 
