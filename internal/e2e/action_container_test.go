@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -19,12 +20,16 @@ import (
 	"github.com/docker/docker/api/types/events"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/mount"
+	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
 	"github.com/docker/docker/pkg/stdcopy"
 
+	"github.com/behaves-dev/behaves/internal/actionstest"
 	"github.com/behaves-dev/behaves/internal/dockertest"
 	"github.com/behaves-dev/behaves/internal/gittest"
+	"github.com/behaves-dev/behaves/internal/publish"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/runner/docker"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -268,22 +273,13 @@ func watchBehavesContainers(t *testing.T, cl *client.Client) func() []seenContai
 	}
 }
 
-// TestActionContainer builds nothing: it runs the action's image, as the
-// runner would, on a workspace with a committed spec, with `behaves run`
-// as the step's arguments until the action's own subcommand exists. It
-// checks the verdicts in the report the container wrote into the
-// workspace, that the programs' containers were made by the host's daemon
-// with no host path mounted (the workspace and /github/... exist only in
-// the action's container: programs are delivered through the API), the
-// runner's facts the report records from the rewritten environment, and
-// that nothing of the run is left.
-func TestActionContainer(t *testing.T) {
-	t.Parallel()
-	cl := dockertest.Client(t)
-	action := dockertest.Image(t, "BEHAVES_IMAGE_ACTION")
-	busybox := dockertest.Image(t, "BEHAVES_IMAGE_BUSYBOX")
-
-	ws := gittest.NewRepo(t)
+// actionWorkspace is a workspace with a committed spec for the action's
+// container tests: greet is true, wrong is false, and never-runs is
+// undetermined (its profile's image is absent). The shell profile's image
+// is to be given as busybox.
+func actionWorkspace(t *testing.T) (ws, head string) {
+	t.Helper()
+	ws = gittest.NewRepo(t)
 	gittest.WriteFile(t, ws, "behaves.yml", `version: 1
 profiles:
   shell:
@@ -315,26 +311,29 @@ programs:
 	gittest.WriteFile(t, ws, "programs/wrong.sh", "echo wrong; exit 3\n")
 	gittest.WriteFile(t, ws, "inputs/name.txt", "tracked\n")
 	gittest.Commit(t, ws, "a spec for the action")
-	head := strings.TrimSpace(gittest.Git(t, ws, "rev-parse", "HEAD"))
-	dirs := newRunnerDirs(t, ws, fmt.Sprintf(`{"pull_request": {"number": 7, "head": {"sha": %q}}}`, head))
+	return ws, strings.TrimSpace(gittest.Git(t, ws, "rev-parse", "HEAD"))
+}
 
-	_, statErr := os.Stat("/github")
-	hostHadGithub := statErr == nil
-	seen := watchBehavesContainers(t, cl)
-	run := runActionContainer(t, cl, action,
-		[]string{
-			dirs.workspace + ":/github/workspace",
-			dirs.fileCommands + ":/github/file_commands",
-			dirs.home + ":/github/home",
-			dirs.workflow + ":/github/workflow",
-		},
-		append(dirs.env, "INPUT_SPEC=behaves.yml", "INPUT_FAIL-ON=undetermined", "INPUT_PULL-IMAGES=false"),
-		[]string{"run", "--spec", "behaves.yml", "--report", "behaves-report.json", "--image", "shell=" + busybox},
-	)
-	containers := seen()
+// binds are the runner's mounts of d into the action's container.
+func (d runnerDirs) binds() []string {
+	return []string{
+		d.workspace + ":/github/workspace",
+		d.fileCommands + ":/github/file_commands",
+		d.home + ":/github/home",
+		d.workflow + ":/github/workflow",
+	}
+}
+
+// checkActionRun checks what a run of the action's container on
+// actionWorkspace did, whether as `behaves run` or `behaves action`: the
+// report it wrote into the workspace (at reportName) and its verdicts, the
+// runner's facts it records, that the programs' containers were made by the
+// host's daemon with no host path mounted, and that nothing of the run is
+// left. It returns the report.
+func checkActionRun(t *testing.T, cl *client.Client, ws, head, reportName string, run actionRun, containers []seenContainer, hostHadGithub bool) report.Report {
+	t.Helper()
 	logs := fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", run.code, indent(run.stdout), indent(run.stderr))
-
-	data, err := os.ReadFile(filepath.Join(ws, "behaves-report.json"))
+	data, err := os.ReadFile(filepath.Join(ws, reportName))
 	if err != nil {
 		t.Fatalf("no report in the workspace: %v\n%s", err, logs)
 	}
@@ -357,8 +356,8 @@ programs:
 	if len(want) > 0 {
 		t.Errorf("programs missing from the report: %v\n%s", want, logs)
 	}
-	if rep.Spec != "behaves.yml" || rep.SpecFile != "behaves.yml" {
-		t.Errorf("report spec %q, spec_file %q: want both behaves.yml (relative to /github/workspace)", rep.Spec, rep.SpecFile)
+	if rep.SpecFile != "behaves.yml" {
+		t.Errorf("report spec_file %q: want behaves.yml (relative to the repository, /github/workspace)", rep.SpecFile)
 	}
 	if got := rep.GitHub; got.RunID != "4242" || got.Repository != "behaves-dev/action-test" || got.HeadSHA != head {
 		t.Errorf("the report's github %+v: want run 4242 of behaves-dev/action-test at the event's head %s", got, head)
@@ -398,15 +397,210 @@ programs:
 	if inspected == 0 {
 		t.Errorf("no container of run %s could be inspected before it was removed", rep.RunID)
 	}
+	// A bind of a missing host path makes it: none may appear.
+	if _, err := os.Stat("/github"); err == nil && !hostHadGithub {
+		t.Errorf("/github exists on the host after the run: something bind-mounted a path under it")
+	}
+	return rep
+}
+
+// TestActionContainer builds nothing: it runs the action's image, as the
+// runner would, on a workspace with a committed spec, with `behaves run`
+// as the step's arguments. It checks the verdicts in the report the
+// container wrote into the workspace, that the programs' containers were
+// made by the host's daemon with no host path mounted (the workspace and
+// /github/... exist only in the action's container: programs are
+// delivered through the API), the runner's facts the report records from
+// the rewritten environment, that nothing of the run is left, and that
+// behaves run publishes nothing.
+func TestActionContainer(t *testing.T) {
+	t.Parallel()
+	cl := dockertest.Client(t)
+	action := dockertest.Image(t, "BEHAVES_IMAGE_ACTION")
+	busybox := dockertest.Image(t, "BEHAVES_IMAGE_BUSYBOX")
+	ws, head := actionWorkspace(t)
+	dirs := newRunnerDirs(t, ws, fmt.Sprintf(`{"pull_request": {"number": 7, "head": {"sha": %q}}}`, head))
+
+	_, statErr := os.Stat("/github")
+	hostHadGithub := statErr == nil
+	seen := watchBehavesContainers(t, cl)
+	run := runActionContainer(t, cl, action, dirs.binds(),
+		append(dirs.env, "INPUT_SPEC=behaves.yml", "INPUT_FAIL-ON=undetermined", "INPUT_PULL-IMAGES=false"),
+		[]string{"run", "--spec", "behaves.yml", "--report", "behaves-report.json", "--image", "shell=" + busybox},
+	)
+	rep := checkActionRun(t, cl, ws, head, "behaves-report.json", run, seen(), hostHadGithub)
+	if rep.Spec != "behaves.yml" {
+		t.Errorf("report spec %q: want behaves.yml, as given", rep.Spec)
+	}
 	// behaves run never publishes: the file commands stay empty.
-	for _, name := range []string{"GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_ENV", "GITHUB_PATH"} {
+	for _, name := range []string{"GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_STATE", "GITHUB_ENV", "GITHUB_PATH"} {
 		if got := dirs.fileCommand(t, name); got != "" {
 			t.Errorf("%s holds %q after behaves run, want nothing", name, got)
 		}
 	}
-	// A bind of a missing host path makes it: none may appear.
-	if _, err := os.Stat("/github"); err == nil && !hostHadGithub {
-		t.Errorf("/github exists on the host after the run: something bind-mounted a path under it")
+}
+
+// TestActionContainerAction runs the action's image as the runner runs
+// action.yml: the main step is `behaves action` (runs.args) with the
+// inputs as INPUT_* variables and no GitHub API (comment off, no check
+// run); then the post step, the image's behaves-post with the same args
+// and the main step's state as STATE_run-id. Besides what
+// checkActionRun checks, the main step must publish through the file
+// commands (the enumerated outputs, the job summary, the run ID as state)
+// and annotate the spec in its log with nothing else the runner would act
+// on; the post step must remove the leftovers of that run ID and nothing
+// else.
+func TestActionContainerAction(t *testing.T) {
+	t.Parallel()
+	cl := dockertest.Client(t)
+	action := dockertest.Image(t, "BEHAVES_IMAGE_ACTION")
+	busybox := dockertest.Image(t, "BEHAVES_IMAGE_BUSYBOX")
+	ws, head := actionWorkspace(t)
+	dirs := newRunnerDirs(t, ws, fmt.Sprintf(`{"pull_request": {"number": 7, "head": {"sha": %q}}}`, head))
+	// What the runner sets for every step; publish reaches none of it with
+	// the comment off and no check run.
+	env := append(dirs.env,
+		"GITHUB_SERVER_URL=https://github.com",
+		"GITHUB_API_URL=http://127.0.0.1:9", // discard: never dialled
+		"GITHUB_GRAPHQL_URL=http://127.0.0.1:9/graphql",
+		"INPUT_COMMAND=run",
+		"INPUT_SPEC=behaves.yml",
+		"INPUT_REPORT=out/behaves-report.json",
+		"INPUT_FAIL-ON=undetermined",
+		"INPUT_IMAGES=shell="+busybox+"\n",
+		"INPUT_PULL-IMAGES=false",
+		"INPUT_GITHUB-TOKEN=",
+		"INPUT_COMMENT=off",
+		"INPUT_CHECK-RUN=false",
+		"INPUT_ANNOTATIONS=true",
+	)
+	if err := os.MkdirAll(filepath.Join(ws, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	_, statErr := os.Stat("/github")
+	hostHadGithub := statErr == nil
+	seen := watchBehavesContainers(t, cl)
+	run := runActionContainer(t, cl, action, dirs.binds(), env, []string{"action"})
+	rep := checkActionRun(t, cl, ws, head, "out/behaves-report.json", run, seen(), hostHadGithub)
+	logs := fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", run.code, indent(run.stdout), indent(run.stderr))
+
+	// The step's outputs: exactly the enumerated ones, the report's path
+	// relative to the workspace in a heredoc.
+	outputs := dirs.fileCommand(t, "GITHUB_OUTPUT")
+	got := map[string]string{}
+	lines := strings.Split(strings.TrimSuffix(outputs, "\n"), "\n")
+	for i := 0; i < len(lines); i++ {
+		if name, delim, ok := strings.Cut(lines[i], "<<"); ok {
+			if i+2 >= len(lines) || lines[i+2] != delim {
+				t.Fatalf("GITHUB_OUTPUT: the heredoc %q is not one line closed by its delimiter:\n%s", lines[i], outputs)
+			}
+			got[name] = lines[i+1]
+			i += 2
+			continue
+		}
+		name, value, ok := strings.Cut(lines[i], "=")
+		if !ok {
+			t.Fatalf("GITHUB_OUTPUT: line %q is neither name=value nor a heredoc:\n%s", lines[i], outputs)
+		}
+		if _, dup := got[name]; dup {
+			t.Errorf("GITHUB_OUTPUT sets %s twice:\n%s", name, outputs)
+		}
+		got[name] = value
+	}
+	wantOutputs := map[string]string{"verdict": "false", "total": "3", "true": "1", "false": "1", "undetermined": "1", "report": "out/behaves-report.json"}
+	if fmt.Sprint(got) != fmt.Sprint(wantOutputs) {
+		t.Errorf("GITHUB_OUTPUT holds %v, want %v:\n%s", got, wantOutputs, outputs)
+	}
+	if rep.Verdict != verdict.False {
+		t.Errorf("the report's verdict %s, want false", rep.Verdict)
+	}
+
+	// The job summary: markdown with the headline.
+	summary := dirs.fileCommand(t, "GITHUB_STEP_SUMMARY")
+	if !strings.HasPrefix(summary, "#") || !strings.Contains(summary, publish.Headline(rep)) {
+		t.Errorf("GITHUB_STEP_SUMMARY is not markdown with the headline %q:\n%s", publish.Headline(rep), summary)
+	}
+
+	// The state: the run ID, saved for the post step.
+	state := dirs.fileCommand(t, "GITHUB_STATE")
+	if want := "run-id=" + rep.RunID + "\n"; state != want || !regexp.MustCompile(`^[0-9a-f]{16}$`).MatchString(rep.RunID) {
+		t.Errorf("GITHUB_STATE holds %q, want %q (16 hex digits, the report's run_id)", state, want)
+	}
+	for _, name := range []string{"GITHUB_ENV", "GITHUB_PATH"} {
+		if got := dirs.fileCommand(t, name); got != "" {
+			t.Errorf("%s holds %q, want nothing", name, got)
+		}
+	}
+
+	// The log: annotations (an error at the false case in the spec and one
+	// at its program's file, a warning at the undetermined case in the
+	// spec) and stop-commands regions; nothing else the runner would act on.
+	annotations := map[string]int{}
+	cmds := actionstest.Commands(run.stdout + "\n" + run.stderr)
+	for i := 0; i < len(cmds); i++ {
+		c := cmds[i]
+		switch c.Name {
+		case "stop-commands":
+			if len(c.Data) < 16 || i+1 == len(cmds) || !strings.EqualFold(cmds[i+1].Name, c.Data) {
+				t.Errorf("the log's stop-commands region %q is not closed by its token of 16 characters or more", c.Text)
+			}
+			i++
+		case "error", "warning":
+			file, _, _ := strings.Cut(strings.TrimPrefix(c.Text, "::"+c.Name+" file="), ",")
+			annotations[c.Name+" "+file]++
+		default:
+			t.Errorf("the runner would act on %q", c.Text)
+		}
+	}
+	wantAnnotations := map[string]int{"error behaves.yml": 1, "error programs/wrong.sh": 1, "warning behaves.yml": 1}
+	if fmt.Sprint(annotations) != fmt.Sprint(wantAnnotations) {
+		t.Errorf("the log's annotations by level and file: %v, want %v\n%s", annotations, wantAnnotations, logs)
+	}
+
+	// The post step: a leftover of the main step's run (faked: the main
+	// step removed its own) and one of another run. behaves-post, started
+	// with the main step's args and its state, removes the first only.
+	other := randomHex(t)
+	fakeLeftover(t, cl, rep.RunID)
+	fakeLeftover(t, cl, other)
+	post := runActionEntrypoint(t, cl, action, []string{"/usr/local/bin/behaves-post"}, dirs.binds(),
+		append(append([]string(nil), dirs.env...), "STATE_run-id="+rep.RunID), []string{"action"})
+	postLogs := fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", post.code, indent(post.stdout), indent(post.stderr))
+	if post.code != 0 || !strings.Contains(post.stdout, "removed 1 leftover(s)") {
+		t.Errorf("the post step: want exit 0 and 1 leftover removed\n%s", postLogs)
+	}
+	dockertest.AssertNothingLeft(t, cl, rep.RunID)
+	if cs, vs := dockertest.Leftovers(t, cl, other); len(cs) != 0 || len(vs) != 1 {
+		t.Errorf("another run's leftovers after the post step: containers %v, volumes %v; want its volume untouched\n%s", cs, vs, postLogs)
+	}
+}
+
+// fakeLeftover creates a volume labelled as behaves labels a run's
+// volumes, as a run of runID would leave it, and removes it when the test
+// ends if it is still there.
+func fakeLeftover(t *testing.T, cl *client.Client, runID string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	v, err := cl.VolumeCreate(ctx, volume.CreateOptions{Driver: "local", Labels: map[string]string{
+		docker.LabelRunID:     runID,
+		docker.LabelRole:      docker.RoleVolume,
+		docker.LabelHost:      "action-container",
+		docker.LabelPID:       "1",
+		docker.LabelStartedAt: time.Now().UTC().Format(time.RFC3339),
+	}})
+	if v.Name != "" {
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := cl.VolumeRemove(ctx, v.Name, true); err != nil && !errdefs.IsNotFound(err) {
+				t.Errorf("removing the faked leftover %s: %v", v.Name, err)
+			}
+		})
+	}
+	if err != nil {
+		t.Fatalf("faking a leftover of run %s: %v", runID, err)
 	}
 }
 
