@@ -136,10 +136,10 @@ build_entrypoint() {
 
 # ---------------------------------------------------------------- python
 build_python() {
-	local suite="${BEHAVES_DEBIAN_SUITE:-bookworm}" mirror arch key id root tarball
+	local suite="${BEHAVES_DEBIAN_SUITE:-bookworm}" mirror arch key id tarball
 	mirror="$(debian_mirror)"
 	arch="$(dpkg --print-architecture)"
-	key="$(sha "$(recipe build_python)" python "$mirror" "$suite" "$arch")"
+	key="$(sha "$(recipe build_python debian_tarball debootstrap_root)" python "$mirror" "$suite" "$arch")"
 	if id="$(cached_id behaves-test/python "$key")"; then
 		log "python: cached $id ($suite from $mirror)"
 		printf '%s\n' "$id"
@@ -147,35 +147,7 @@ build_python() {
 	fi
 	# The trimmed root file system is kept as a tarball in the cache, so that a
 	# pruned image store does not mean another debootstrap.
-	tarball="$cache_dir/python-${key:0:12}.tar"
-	if [ "$force" = 1 ] || [ ! -s "$tarball" ]; then
-		ensure_packages debootstrap debian-archive-keyring
-		root="$work/python"
-		log "python: debootstrap --variant=minbase --include=python3-minimal $suite from $mirror"
-		debootstrap --variant=minbase --include=python3-minimal --arch="$arch" \
-			"$suite" "$root" "$mirror" >&2 ||
-			{ [ -f "$root/debootstrap/debootstrap.log" ] && tail -n 30 "$root/debootstrap/debootstrap.log" >&2; die "debootstrap failed"; }
-		if awk -v r="$root/" 'index($2, r) == 1 { found = 1 } END { exit !found }' /proc/mounts; then
-			die "file systems still mounted under $root after debootstrap"
-		fi
-		[ -x "$root/usr/bin/python3" ] || die "debootstrap produced no /usr/bin/python3"
-		# Trim: package caches and lists, docs, logs, the host's resolver and name.
-		rm -rf --one-file-system \
-			"$root"/var/cache/apt/* "$root"/var/lib/apt/lists/* "$root"/var/cache/debconf/*-old \
-			"$root"/var/log/* "$root"/usr/share/doc/* "$root"/usr/share/man/* "$root"/usr/share/info/* \
-			"$root"/usr/share/locale/* "$root"/usr/share/lintian "$root"/debootstrap \
-			"$root"/dev/* "$root"/proc/* "$root"/sys/* "$root"/run/* "$root"/tmp/*
-		: >"$root/etc/resolv.conf"
-		printf 'behaves\n' >"$root/etc/hostname"
-		mkdir -p "$root/tmp"
-		chmod 1777 "$root/tmp"
-		rm -f "$cache_dir"/python-*.tar
-		tar --sort=name --numeric-owner -C "$root" -cf "$tarball.tmp" .
-		mv -f "$tarball.tmp" "$tarball"
-		rm -rf --one-file-system "$root"
-	else
-		log "python: importing the cached root file system $tarball"
-	fi
+	tarball="$(debian_tarball python "$key" "$suite" "$mirror" "$arch" python3-minimal usr/bin/python3)"
 	id="$(docker import \
 		--change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
 		--change 'ENV LANG=C.UTF-8' \
