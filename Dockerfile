@@ -19,7 +19,7 @@
 #                  golang:1.26.8-bookworm@sha256:<digest>. No digest is written
 #                  here: this repository is developed where no registry can be
 #                  reached to look one up, and an unverified one would break
-#                  every build; see the README, "The action's image".
+#                  every build; see docs/action-image.md.
 #   GOPROXY        where the modules come from: the default proxy, or "off"
 #                  when BUILDER_IMAGE already holds them in its module cache
 #                  (GOMODCACHE), as the offline build's image does.

@@ -175,7 +175,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	envFile := fs.String("images-env", defaultImagesEnv(), "the env file scripts/images.sh writes")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the work folder (specs, programs, reports)")
 	fs.StringVar(&cfg.from, "from", "", "print the table of an earlier -json file instead of measuring")
-	fs.IntVar(&cfg.memory, "memory", 0, "run only the memory scenario: this many invocations (issue 14: 10000), each writing 64KiB of control characters to stdout and to stderr; prints behaves' peak RSS and the report's size next to the README's bounds")
+	fs.IntVar(&cfg.memory, "memory", 0, "run only the memory scenario: this many invocations (issue 14: 10000), each writing 64KiB of control characters to stdout and to stderr; prints behaves' peak RSS and the report's size next to the bounds of docs/security.md")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}

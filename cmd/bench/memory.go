@@ -28,8 +28,8 @@ const (
 	memoryFalseEvery  = 10
 )
 
-// MemoryResult is what the memory scenario measured, next to the README's
-// formulas (cli.MemoryBound, cli.ReportBound).
+// MemoryResult is what the memory scenario measured, next to the
+// formulas of docs/security.md (cli.MemoryBound, cli.ReportBound).
 type MemoryResult struct {
 	Invocations int `json:"invocations"`
 	Programs    int `json:"programs"`

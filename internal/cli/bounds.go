@@ -1,9 +1,10 @@
 package cli
 
-// The README's formulas for behaves' own peak memory and the report's size,
-// as code, so that the extreme-output test and the benchmark check the
-// figures the README states. The constants were measured (README,
-// "Memory and report size") and rounded up.
+// The formulas of docs/security.md ("Memory and report size") for behaves'
+// own peak memory and the report's size, as code, so that the extreme-output
+// test and the benchmark check the figures stated there. The constants were
+// measured (docs/performance.md, "Memory and report size at scale") and
+// rounded up.
 const (
 	// memoryBase is behaves without any output: the Go runtime, the
 	// Docker client, the spec and the bookkeeping of a small run.
@@ -18,7 +19,7 @@ const (
 	// not true), with its share of the runner's bookkeeping, the copies
 	// the end of the run makes while it assembles the report, and the
 	// garbage collector's headroom (measured: about 9.5 KiB a case over
-	// 2,000 cases, README "Performance").
+	// 2,000 cases, docs/performance.md).
 	memoryPerCase = 16 << 10
 	// reportPerCase bounds a case's entry in the report without its
 	// output, and its share of its program's entry (settings), beyond the
@@ -28,19 +29,20 @@ const (
 	reportBase = 4 << 10
 )
 
-// MemoryBound is the README's bound on behaves' peak memory (RSS) for a run
-// at parallel invocations in flight, a --max-output-limit of outputLimit and
-// cases invocations: what the spec asks for is bounded by the flags, so the
-// spec cannot raise it (beyond its own text and files, which are loaded).
+// MemoryBound is docs/security.md's bound on behaves' peak memory (RSS) for
+// a run at parallel invocations in flight, a --max-output-limit of
+// outputLimit and cases invocations: what the spec asks for is bounded by the
+// flags, so the spec cannot raise it (beyond its own text and files, which
+// are loaded).
 func MemoryBound(parallel int, outputLimit int64, cases int) int64 {
 	return memoryBase + int64(parallel)*2*outputLimit*memoryPerStream + int64(cases)*memoryPerCase
 }
 
-// ReportBound is the README's bound on the report's size for kept bytes of
-// output over cases invocations under a --max-report-size of maxReport (0:
-// none): output as text or base64, whichever is shorter, so at most 4/3 of
-// the kept bytes, and never more than maxReport of case entries, plus each
-// case's entry without its output (which no budget can drop).
+// ReportBound is docs/security.md's bound on the report's size for kept
+// bytes of output over cases invocations under a --max-report-size of
+// maxReport (0: none): output as text or base64, whichever is shorter, so at
+// most 4/3 of the kept bytes, and never more than maxReport of case entries,
+// plus each case's entry without its output (which no budget can drop).
 func ReportBound(kept int64, cases int, maxReport int64) int64 {
 	entries := (kept+2)/3*4 + int64(cases)*reportPerCase
 	if maxReport > 0 {

@@ -47,8 +47,8 @@ programs:
 // the extreme a spec can ask for by default: 30 programs × 2 streams ×
 // 1MiB of "\x01" kept (60 MiB) at the default parallelism. The behaves
 // binary runs as a child, so that its peak RSS (VmHWM, see peakrss) is its
-// own. Both must stay within the README's formulas: well under 128 MiB of
-// RSS, and a report under 1.5 × the kept bytes. Before the report was
+// own. Both must stay within docs/security.md's formulas: well under 128 MiB
+// of RSS, and a report under 1.5 × the kept bytes. Before the report was
 // spooled, behaves held every case's output several times over (about 7
 // copies, 6 bytes of JSON for each byte) and the report was about 6 × the
 // kept bytes.
@@ -128,7 +128,7 @@ func TestExtremeOutput(t *testing.T) {
 		t.Errorf("the report is %.1f MiB, over the formula's %.1f MiB (or 1.5 × the %d MiB kept)", mib(size), mib(reportBound), kept>>20)
 	}
 	if runtime.NumCPU() > 2 {
-		t.Logf("note: %d CPUs, the default parallelism is higher than on the 2-CPU machine the README's figures come from", runtime.NumCPU())
+		t.Logf("note: %d CPUs, the default parallelism is higher than on the 2-CPU machine docs/performance.md's figures come from", runtime.NumCPU())
 	}
 }
 

@@ -282,7 +282,8 @@ programs:
 // "got \"\"", never true), the engine is still reachable, so the run is not
 // failed (exit 3) and removes everything it made. The programs wait a
 // moment before printing, so that they are surely still running when the
-// stream ends (see the README for the moment this cannot cover).
+// stream ends (see docs/sandbox.md, "Streams and time", for the moment this
+// cannot cover).
 // It does not run in parallel: it sets DOCKER_HOST.
 func TestProxyHalfCloseCutsOutput(t *testing.T) {
 	img := testImages(t)

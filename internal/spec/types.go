@@ -22,7 +22,7 @@ type Ceilings struct {
 	MaxMemory  int64
 	MaxOutput  int64 // caps output_ceiling
 	// MaxOutputLimit caps output_limit, the bytes kept per stream: behaves'
-	// own memory and the report grow with it (see the README's formula).
+	// own memory and the report grow with it (see docs/security.md).
 	MaxOutputLimit int64
 	MaxCases       int // invocations in a run (programs × cases)
 	// MaxPids caps pids: a process limit in the millions is no limit at all
