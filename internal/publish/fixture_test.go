@@ -103,6 +103,7 @@ func fixture() report.Report {
 	loop.Event.TimedOut = true
 	loop.Expect.ExitCodeVerdict, loop.Expect.ExitCodeReason = verdict.False, "timed out after 5s"
 	loop.Expect.Stdout = nil
+	loop.StdinSize, loop.StdinExcerpt, loop.Event.StdinBytes = 4, "3\n5\n", 4
 	big := kase("many lines", 44, verdict.Undetermined, "stdout: truncated at 25 of 1048576 bytes; the kept part agrees",
 		intp(0), "line 1\n", "line 1\nline 2\nline 3\nli", "")
 	big.Event.StdoutTruncated, big.Event.StdoutBytes = true, 1<<20
@@ -167,6 +168,7 @@ func hostileReport() report.Report {
 	c.Expect.Stdout.Reason = h
 	c.Expect.Stdout.Kind = verdict.Kind(h)
 	c.StdinFile = h
+	c.StdinSize, c.StdinExcerpt = int64(len(h))+100, h
 	c.Event.ResourceLimit = runner.ResourceLimit(h)
 	c.Event.SandboxError = h
 	u := kase("u"+h, 15, verdict.Undetermined, h, nil, h, "", h)

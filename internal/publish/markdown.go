@@ -515,13 +515,16 @@ func (d *doc) caseBlock(p *report.Program, c *report.Case) string {
 		sb.WriteString(" " + code(a, argMaxRunes))
 	}
 	sb.WriteString("\n")
-	// The report keeps stdin's size and digest, not its text.
-	if c.StdinFile != "" || e.StdinBytes > 0 {
+	// The report keeps the start of stdin (report.StdinExcerptMax bytes),
+	// its size and what the program accepted of it; the block follows the
+	// list.
+	stdin := c.StdinExcerptData()
+	if c.StdinFile != "" || c.StdinSize > 0 || e.StdinBytes > 0 {
 		sb.WriteString("- stdin:")
 		if c.StdinFile != "" {
 			sb.WriteString(" file " + code(c.StdinFile, nameMaxRunes+40) + ",")
 		}
-		fmt.Fprintf(&sb, " %d bytes accepted\n", e.StdinBytes)
+		fmt.Fprintf(&sb, " %d bytes, %d accepted by the program\n", c.StdinSize, e.StdinBytes)
 	}
 	got := "none (did not exit)"
 	if e.ExitCode != nil {
@@ -539,6 +542,14 @@ func (d *doc) caseBlock(p *report.Program, c *report.Case) string {
 		fmt.Fprintf(&sb, "- sandbox error: %s\n", code(e.SandboxError, reasonMaxRunes))
 	}
 	sb.WriteString("\n")
+	if len(stdin) > 0 {
+		if int64(len(stdin)) < c.StdinSize {
+			fmt.Fprintf(&sb, "**stdin** (the first %d of %d bytes):\n\n", len(stdin), c.StdinSize)
+		} else {
+			fmt.Fprintf(&sb, "**stdin** (%d bytes):\n\n", len(stdin))
+		}
+		d.block(&sb, stdin, false)
+	}
 	d.stream(&sb, "stdout", c.Expect.Stdout, e.StdoutData(), e.StdoutBytes, e.StdoutTruncated)
 	d.stream(&sb, "stderr", c.Expect.Stderr, e.StderrData(), e.StderrBytes, e.StderrTruncated)
 	sb.WriteString("</details>\n\n")

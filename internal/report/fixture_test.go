@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/behaves-dev/behaves/internal/runner"
@@ -80,6 +81,11 @@ func kase(name string, line int, exp verdict.Expectation, args ...string) spec.C
 	}
 }
 
+func withStdin(c spec.Case, stdin string) spec.Case {
+	c.Invocation.Stdin = []byte(stdin)
+	return c
+}
+
 func equals(s string) *verdict.Matcher {
 	return &verdict.Matcher{Kind: verdict.Equals, Value: s, Normalize: verdict.NormalizeTrailing}
 }
@@ -101,11 +107,11 @@ func fixtureInput() Input {
 		Programs: []spec.Program{
 			prog("fizzbuzz", "solutions/fizzbuzz.py", 10,
 				kase("up to 5", 14, verdict.Expectation{Stdout: equals(fizz), Stderr: equals("")}, "5"),
-				kase("binary", 20, verdict.Expectation{Stdout: &verdict.Matcher{Kind: verdict.Contains, Value: "ok", IgnoreCase: true}}, "--binary"),
+				withStdin(kase("binary", 20, verdict.Expectation{Stdout: &verdict.Matcher{Kind: verdict.Contains, Value: "ok", IgnoreCase: true}}, "--binary"), "\x00\x01\x02\xff"),
 			),
 			prog("samples/wrong.py", "samples/wrong.py", 30,
 				kase("up to 5", 14, verdict.Expectation{Stdout: equals(fizz), Stderr: equals("")}, "5"),
-				kase("loop", 24, verdict.Expectation{ExitCode: 0}, "--forever"),
+				withStdin(kase("loop", 24, verdict.Expectation{ExitCode: 0}, "--forever"), strings.Repeat("y\n", 300)),
 			),
 			prog("big-output", "solutions/big.py", 40,
 				kase("many lines", 44, verdict.Expectation{Stdout: &verdict.Matcher{Kind: verdict.Regex, Value: `^line \d+$`, Normalize: verdict.NormalizeExact}}),

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -181,6 +182,31 @@ func checkReport(r *Report) error {
 	return nil
 }
 
+// checkStdinExcerpt checks a case's stdin excerpt: one encoding, valid
+// base64, at most StdinExcerptMax bytes and no more than stdin_size.
+func checkStdinExcerpt(c *Case) error {
+	if c.StdinExcerpt != "" && c.StdinExcerptBase64 != "" {
+		return errors.New("both stdin_excerpt and stdin_excerpt_base64")
+	}
+	n := len(c.StdinExcerpt)
+	if c.StdinExcerptBase64 != "" {
+		b, err := base64.StdEncoding.DecodeString(c.StdinExcerptBase64)
+		if err != nil {
+			return fmt.Errorf("stdin_excerpt_base64: %w", err)
+		}
+		n = len(b)
+	}
+	switch {
+	case c.StdinSize < 0:
+		return errors.New("negative stdin_size")
+	case n > StdinExcerptMax:
+		return fmt.Errorf("a stdin excerpt of %d bytes (at most %d)", n, StdinExcerptMax)
+	case int64(n) > c.StdinSize:
+		return fmt.Errorf("a stdin excerpt of %d bytes from a stdin of %d", n, c.StdinSize)
+	}
+	return nil
+}
+
 func checkProgram(p *Program) error {
 	if p.Line < 0 || p.Col < 0 || p.DurationMS < 0 {
 		return errors.New("negative line, col or duration_ms")
@@ -203,6 +229,9 @@ func checkProgram(p *Program) error {
 		}
 		if c.Event.DurationMS < 0 || c.Event.StdoutBytes < 0 || c.Event.StderrBytes < 0 || c.Event.StdinBytes < 0 {
 			return fmt.Errorf("case %d: negative size or duration", k+1)
+		}
+		if err := checkStdinExcerpt(c); err != nil {
+			return fmt.Errorf("case %d: %w", k+1, err)
 		}
 		results[k] = verdict.CaseResult{Verdict: c.Verdict, Reason: c.Reason}
 	}

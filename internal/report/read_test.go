@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -27,6 +28,53 @@ func TestReadRoundTrip(t *testing.T) {
 	}
 	if _, err := Read(bytes.NewReader(buf.Bytes()), int64(buf.Len()-1)); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("Read over the limit: err = %v, want larger than", err)
+	}
+}
+
+// TestStdinExcerpt guards what a case's entry keeps of its stdin: all of a
+// short one, the first StdinExcerptMax bytes of a long one (cut at a rune
+// boundary when it is text), base64 for bytes that are not text, and
+// nothing without stdin; and that a report without the three keys (an
+// earlier behaves) still reads.
+func TestStdinExcerpt(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", StdinExcerptMax) // 2 bytes a rune
+	tests := []struct {
+		stdin, text, b64 string
+	}{
+		{"", "", ""},
+		{"3\n", "3\n", ""},
+		{"\x00\x01\xff", "", "AAH/"},
+		{long, long[:StdinExcerptMax], ""},
+		{"x" + long, "x" + long[:StdinExcerptMax-2], ""}, // 511 would split a rune
+	}
+	for _, tt := range tests {
+		c := caseOf(withStdin(kase("k", 1, verdict.Expectation{}), tt.stdin), nil, nil)
+		if c.StdinSize != int64(len(tt.stdin)) || c.StdinExcerpt != tt.text || c.StdinExcerptBase64 != tt.b64 {
+			t.Errorf("stdin %q: size %d, excerpt %q, base64 %q; want %d, %q, %q",
+				tt.stdin, c.StdinSize, c.StdinExcerpt, c.StdinExcerptBase64, len(tt.stdin), tt.text, tt.b64)
+		}
+		if got := c.StdinExcerptData(); !strings.HasPrefix(tt.stdin, string(got)) {
+			t.Errorf("stdin %q: StdinExcerptData = %q, not its start", tt.stdin, got)
+		}
+	}
+	golden, err := os.ReadFile("testdata/report.golden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := golden
+	for _, key := range []string{"stdin_size", "stdin_excerpt", "stdin_excerpt_base64"} {
+		old = regexp.MustCompile(`\n *"`+key+`": [^\n]*`).ReplaceAll(old, nil)
+	}
+	if bytes.Contains(old, []byte("stdin_excerpt")) || len(old) == len(golden) {
+		t.Fatal("the test did not remove the stdin keys")
+	}
+	r, err := Read(bytes.NewReader(old), 1<<20)
+	if err != nil {
+		t.Fatalf("Read of a report without the stdin keys: %v", err)
+	}
+	if c := r.Programs[1].Cases[1]; c.StdinSize != 0 || len(c.StdinExcerptData()) != 0 {
+		t.Errorf("a case without the stdin keys read as size %d, excerpt %q", c.StdinSize, c.StdinExcerptData())
 	}
 }
 
@@ -81,6 +129,21 @@ func TestReadRefusesForgery(t *testing.T) {
 		{"head sha", func(m map[string]any) { m["github"].(map[string]any)["head_sha"] = "HEAD" }, "head_sha"},
 		{"negative line", func(m map[string]any) { program(m, 0)["line"] = -1.0 }, "negative"},
 		{"acquisition", func(m map[string]any) { program(m, 0)["acquisition"] = "<b>" }, "acquisition"},
+		{"stdin excerpt too long", func(m map[string]any) {
+			c := program(m, 1)["cases"].([]any)[1].(map[string]any)
+			c["stdin_size"] = 4096.0
+			c["stdin_excerpt_base64"] = ""
+			c["stdin_excerpt"] = strings.Repeat("y", StdinExcerptMax+1)
+		}, "stdin excerpt of 513 bytes"},
+		{"stdin excerpt beyond its size", func(m map[string]any) {
+			program(m, 0)["cases"].([]any)[1].(map[string]any)["stdin_size"] = 3.0
+		}, "from a stdin of 3"},
+		{"stdin excerpt twice", func(m map[string]any) {
+			program(m, 0)["cases"].([]any)[1].(map[string]any)["stdin_excerpt"] = "x"
+		}, "both stdin_excerpt"},
+		{"stdin excerpt not base64", func(m map[string]any) {
+			program(m, 0)["cases"].([]any)[1].(map[string]any)["stdin_excerpt_base64"] = "!!"
+		}, "stdin_excerpt_base64"},
 		{"spec errors with programs", func(m map[string]any) {
 			m["spec_errors"] = []any{map[string]any{"file": "x", "line": 1.0, "col": 1.0, "message": "m"}}
 		}, "spec errors"},

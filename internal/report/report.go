@@ -160,8 +160,17 @@ type Case struct {
 	Args []string `json:"args"`
 	// StdinFile is the stdin file's path relative to the root ("" for none
 	// or inline stdin).
-	StdinFile string          `json:"stdin_file"`
-	Verdict   verdict.Verdict `json:"verdict"`
+	StdinFile string `json:"stdin_file"`
+	// StdinSize is the size of the stdin the spec gave the case (inline or
+	// from stdin_file), and StdinExcerpt its first StdinExcerptMax bytes at
+	// most, as text or, when that is shorter in JSON, as base64 in
+	// StdinExcerptBase64: enough for a reader of the summary to see what
+	// the program was given. Read accepts a case without them (a report of
+	// an earlier behaves): no stdin.
+	StdinSize          int64           `json:"stdin_size"`
+	StdinExcerpt       string          `json:"stdin_excerpt"`
+	StdinExcerptBase64 string          `json:"stdin_excerpt_base64"`
+	Verdict            verdict.Verdict `json:"verdict"`
 	// Reason is one line a person can read; "" when the case is true.
 	Reason string `json:"reason"`
 	Expect Expect `json:"expect"`
@@ -255,6 +264,28 @@ type Event struct {
 	// observed to its end).
 	SandboxError string `json:"sandbox_error"`
 }
+
+// StdinExcerptMax bounds the stdin a case's entry repeats: the spec (or its
+// stdin_file) holds the whole of it.
+const StdinExcerptMax = 512
+
+// stdinExcerpt is the start of stdin, at most StdinExcerptMax bytes, cut
+// at a UTF-8 boundary when stdin is text so that the excerpt stays text.
+func stdinExcerpt(stdin []byte) []byte {
+	if len(stdin) <= StdinExcerptMax {
+		return stdin
+	}
+	cut := StdinExcerptMax
+	if utf8.Valid(stdin) {
+		for cut > 0 && !utf8.RuneStart(stdin[cut]) {
+			cut--
+		}
+	}
+	return stdin[:cut]
+}
+
+// StdinExcerptData returns the case's stdin excerpt exactly.
+func (c Case) StdinExcerptData() []byte { return streamBytes(c.StdinExcerpt, c.StdinExcerptBase64) }
 
 // StdoutData returns the retained stdout bytes exactly.
 func (e Event) StdoutData() []byte { return streamBytes(e.Stdout, e.StdoutBase64) }
@@ -436,6 +467,10 @@ func caseOf(sc spec.Case, ev *runner.Event, res *verdict.CaseResult) Case {
 		Col:       sc.Pos.Col,
 		Args:      append([]string{}, sc.Invocation.Args...),
 		StdinFile: sc.StdinFile,
+	}
+	if stdin := sc.Invocation.Stdin; len(stdin) > 0 {
+		c.StdinSize = int64(len(stdin))
+		c.StdinExcerpt, c.StdinExcerptBase64 = encodeStream(stdinExcerpt(stdin))
 	}
 	if ev != nil {
 		c.Event = buildEvent(*ev)
