@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -369,14 +370,20 @@ func TestGCOnTheRealDaemon(t *testing.T) {
 	prefix := gcTestPrefix + randomHex(6) + "-"
 	rfc := func(d time.Duration) string { return time.Now().Add(-d).UTC().Format(time.RFC3339) }
 	owner := func(h string, pid int, startedAgo time.Duration) map[string]string {
-		return map[string]string{docker.LabelHost: h, docker.LabelPID: strconv.Itoa(pid), docker.LabelStartedAt: rfc(startedAgo)}
+		return map[string]string{docker.LabelHost: h, docker.LabelPID: strconv.Itoa(pid), docker.LabelPIDNamespace: docker.PIDNamespace(), docker.LabelStartedAt: rfc(startedAgo)}
 	}
+	// A run of a process with this host's name but other processes (a
+	// container on the host's network): its PID is free here, yet it may
+	// be alive in its own namespace.
+	otherNS := owner(host, dockertest.FreePID(t), time.Hour)
+	otherNS[docker.LabelPIDNamespace] = "pid:[1]"
 	me := os.Getpid()
 	runs := map[string]map[string]string{
 		"dead":      owner(host, dockertest.FreePID(t), time.Minute), // no process holds its PID
 		"reused":    owner(host, me, time.Hour),                      // its PID now belongs to this test, which started later
 		"live":      owner(host, me, 2*time.Minute),                  // this test is its owner, alive
 		"otherhost": owner("elsewhere.invalid", me, time.Hour),       // another host's
+		"otherns":   otherNS,                                         // this host's name, another PID namespace
 		"malformed": {docker.LabelHost: host, docker.LabelPID: "not-a-pid", docker.LabelStartedAt: rfc(time.Hour)},
 	}
 	for name, lbl := range runs {
@@ -416,6 +423,9 @@ func TestGCOnTheRealDaemon(t *testing.T) {
 	if !strings.Contains(r.stdout, "kept run "+prefix+"malformed: its labels do not name its owner") {
 		t.Errorf("gc does not report the malformed run:\n%s", r.stdout)
 	}
+	if !regexp.MustCompile(`kept run ` + regexp.QuoteMeta(prefix) + `otherns \([^)]*\): its owner runs on this host but in another PID namespace`).MatchString(r.stdout) {
+		t.Errorf("gc does not say why it keeps the other PID namespace's run:\n%s", r.stdout)
+	}
 	r = gc("--older-than", "1m")
-	check("gc --older-than 1m", r, ExitTrue, "dead", "reused", "live", "otherhost")
+	check("gc --older-than 1m", r, ExitTrue, "dead", "reused", "live", "otherhost", "otherns")
 }

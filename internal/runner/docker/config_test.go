@@ -312,14 +312,15 @@ func TestSettingsAndLimitsFromConfig(t *testing.T) {
 
 func TestLabels(t *testing.T) {
 	t.Parallel()
-	opt := Options{RunID: "0123456789abcdef", Host: "ci-1", PID: 4242, StartedAt: time.Date(2026, 5, 7, 21, 9, 36, 5, time.FixedZone("x", 3600))}
+	opt := Options{RunID: "0123456789abcdef", Host: "ci-1", PID: 4242, PIDNamespace: "pid:[4026532301]", StartedAt: time.Date(2026, 5, 7, 21, 9, 36, 5, time.FixedZone("x", 3600))}
 	for _, role := range []string{RoleProgram, RoleHelper, RoleVolume} {
 		want := map[string]string{
-			"behaves.run-id":     "0123456789abcdef",
-			"behaves.host":       "ci-1",
-			"behaves.pid":        "4242",
-			"behaves.started-at": "2026-05-07T20:09:36Z",
-			"behaves.role":       role,
+			"behaves.run-id":        "0123456789abcdef",
+			"behaves.host":          "ci-1",
+			"behaves.pid":           "4242",
+			"behaves.pid-namespace": "pid:[4026532301]",
+			"behaves.started-at":    "2026-05-07T20:09:36Z",
+			"behaves.role":          role,
 		}
 		if diff := cmp.Diff(want, labels(opt, role)); diff != "" {
 			t.Errorf("labels(%s) (-want +got):\n%s", role, diff)

@@ -34,11 +34,16 @@ import (
 // Label keys put on every container and volume the sandbox creates, so that
 // a sweep can tell a dead run's leftovers from a live run's.
 const (
-	LabelRunID     = "behaves.run-id"
-	LabelHost      = "behaves.host"
-	LabelPID       = "behaves.pid"
-	LabelStartedAt = "behaves.started-at"
-	LabelRole      = "behaves.role"
+	LabelRunID = "behaves.run-id"
+	LabelHost  = "behaves.host"
+	LabelPID   = "behaves.pid"
+	// LabelPIDNamespace names the PID namespace behaves.pid is a PID of
+	// (PIDNamespace). Two containers on one machine share its hostname
+	// (host networking, or an action's container under act) but not their
+	// processes: a PID is only looked up from the namespace it belongs to.
+	LabelPIDNamespace = "behaves.pid-namespace"
+	LabelStartedAt    = "behaves.started-at"
+	LabelRole         = "behaves.role"
 )
 
 // Values of LabelRole.
@@ -60,11 +65,13 @@ type Options struct {
 	// RunID labels every container and volume (behaves.run-id) and names
 	// the containers (see shortRunID). Required.
 	RunID string
-	// Host, PID and StartedAt label everything too; they default to
-	// os.Hostname(), os.Getpid() and the time New is called.
-	Host      string
-	PID       int
-	StartedAt time.Time
+	// Host, PID, PIDNamespace and StartedAt label everything too; they
+	// default to os.Hostname(), os.Getpid(), PIDNamespace() and the time
+	// New is called.
+	Host         string
+	PID          int
+	PIDNamespace string
+	StartedAt    time.Time
 	// EngineTimeout bounds each engine call (ping, image inspect, volume
 	// and container create, attach, the acknowledgement of wait, start,
 	// kill, inspect). Default 60s.
@@ -153,6 +160,9 @@ func newSandbox(ctx context.Context, cli engine, opt Options) (*Sandbox, error) 
 	if opt.PID == 0 {
 		opt.PID = os.Getpid()
 	}
+	if opt.PIDNamespace == "" {
+		opt.PIDNamespace = PIDNamespace()
+	}
 	if opt.StartedAt.IsZero() {
 		opt.StartedAt = time.Now()
 	}
@@ -230,11 +240,12 @@ func runIDLetters(id string) string {
 // labels is the label set of a container or volume with the given role.
 func labels(opt Options, role string) map[string]string {
 	return map[string]string{
-		LabelRunID:     opt.RunID,
-		LabelHost:      opt.Host,
-		LabelPID:       strconv.Itoa(opt.PID),
-		LabelStartedAt: opt.StartedAt.UTC().Format(time.RFC3339),
-		LabelRole:      role,
+		LabelRunID:        opt.RunID,
+		LabelHost:         opt.Host,
+		LabelPID:          strconv.Itoa(opt.PID),
+		LabelPIDNamespace: opt.PIDNamespace,
+		LabelStartedAt:    opt.StartedAt.UTC().Format(time.RFC3339),
+		LabelRole:         role,
 	}
 }
 

@@ -46,10 +46,13 @@ const (
 
 // Owner is the run that made a container or volume, read from its labels.
 type Owner struct {
-	RunID     string
-	Host      string
-	PID       int
-	StartedAt time.Time
+	RunID string
+	Host  string
+	PID   int
+	// PIDNamespace is the behaves.pid-namespace label: "" when behaves
+	// could not read it, or the run predates the label.
+	PIDNamespace string
+	StartedAt    time.Time
 }
 
 // ParseOwner reads the owner labels (behaves.run-id, behaves.host,
@@ -71,6 +74,7 @@ func ParseOwner(labels map[string]string) (Owner, error) {
 		errs = append(errs, fmt.Errorf("%s %q is not a process ID", LabelPID, labels[LabelPID]))
 	}
 	o.PID = pid
+	o.PIDNamespace = labels[LabelPIDNamespace]
 	at, err := time.Parse(time.RFC3339, labels[LabelStartedAt])
 	if err != nil {
 		errs = append(errs, fmt.Errorf("%s %q is not an RFC 3339 time", LabelStartedAt, labels[LabelStartedAt]))
@@ -84,7 +88,7 @@ func ParseOwner(labels map[string]string) (Owner, error) {
 
 // same reports whether two owners are the same run.
 func (o Owner) same(p Owner) bool {
-	return o.RunID == p.RunID && o.Host == p.Host && o.PID == p.PID && o.StartedAt.Equal(p.StartedAt)
+	return o.RunID == p.RunID && o.Host == p.Host && o.PID == p.PID && o.PIDNamespace == p.PIDNamespace && o.StartedAt.Equal(p.StartedAt)
 }
 
 // Leftover is one container or volume a run made.
@@ -182,6 +186,9 @@ type Process struct {
 type Policy struct {
 	// Host is this host's name, as behaves.host would say it.
 	Host string
+	// PIDNamespace is this process's PID namespace, as
+	// behaves.pid-namespace would say it (PIDNamespace()).
+	PIDNamespace string
 	// Now is the time the ages are measured at.
 	Now time.Time
 	// OlderThan, when positive, also removes every run that started more
@@ -202,10 +209,10 @@ type Decision struct {
 }
 
 // Decide decides whether a run's leftovers go. A run is dead when its host
-// is this host and its owner process is gone: no process holds its PID, the
+// and PID namespace are this process's and its owner process is gone: no process holds its PID, the
 // process is a zombie, or the process holding the PID started more than
 // StartSlack after the run (the PID was reused). A dead run is removed.
-// Another host's run and a live run are kept unless p.OlderThan is set and
+// Another host's or PID namespace's run and a live run are kept unless p.OlderThan is set and
 // the run started longer ago than that. A run whose labels do not name one
 // owner is always kept.
 func Decide(r Run, p Policy) Decision {
@@ -220,6 +227,16 @@ func Decide(r Run, p Policy) Decision {
 	}
 	if o.Host != p.Host {
 		why := fmt.Sprintf("its owner runs on host %q, not this one", o.Host)
+		if older {
+			return olderReason(why)
+		}
+		return Decision{Reason: why + " (only --older-than removes it)"}
+	}
+	if o.PIDNamespace != p.PIDNamespace {
+		// Same host name, other processes: a container with the host's
+		// network (an action's container under act, --network host) or
+		// a run from before this label. Its PID means nothing here.
+		why := fmt.Sprintf("its owner runs on this host but in another PID namespace (%q, not %q), where its process cannot be looked up", o.PIDNamespace, p.PIDNamespace)
 		if older {
 			return olderReason(why)
 		}
@@ -249,6 +266,19 @@ func roundAge(d time.Duration) time.Duration {
 		return d.Round(time.Minute)
 	}
 	return d.Round(time.Second)
+}
+
+// PIDNamespace names this process's PID namespace: the target of
+// /proc/self/ns/pid ("pid:[4026531836]"), "" where there is none to read
+// (not Linux). An inode number is reused only after its namespace is gone,
+// and with it every process of a run that lived there, so a reused name
+// with a live PID still meets the start-time check.
+func PIDNamespace() string {
+	ns, err := os.Readlink("/proc/self/ns/pid")
+	if err != nil {
+		return ""
+	}
+	return ns
 }
 
 // clockTicks is USER_HZ, the unit of /proc/<pid>/stat's starttime: 100 on
@@ -354,6 +384,8 @@ type sweepEngine interface {
 type SweepOptions struct {
 	// Host is this host's name; default os.Hostname().
 	Host string
+	// PIDNamespace is this process's PID namespace; default PIDNamespace().
+	PIDNamespace string
 	// Process looks a process up on this host; default LocalProcess.
 	Process func(pid int) Process
 	// Now is the clock; default time.Now.
@@ -386,6 +418,9 @@ func NewSweeper(opt SweepOptions) (*Sweeper, error) {
 			return nil, fmt.Errorf("reading this host's name: %w", err)
 		}
 		opt.Host = h
+	}
+	if opt.PIDNamespace == "" {
+		opt.PIDNamespace = PIDNamespace()
 	}
 	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
 	if err != nil {
@@ -439,7 +474,7 @@ func (s *Sweeper) Plan(ctx context.Context, olderThan time.Duration) ([]Planned,
 	if err != nil {
 		return nil, fmt.Errorf("listing volumes labelled %s: %w", LabelRunID, err)
 	}
-	p := Policy{Host: s.opt.Host, Now: s.opt.Now(), OlderThan: olderThan, Process: s.opt.Process}
+	p := Policy{Host: s.opt.Host, PIDNamespace: s.opt.PIDNamespace, Now: s.opt.Now(), OlderThan: olderThan, Process: s.opt.Process}
 	runs := GroupRuns(cs, vs.Volumes, s.opt.Only)
 	plan := make([]Planned, len(runs))
 	for i, r := range runs {

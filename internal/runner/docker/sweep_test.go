@@ -21,14 +21,18 @@ import (
 
 var sweepNow = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 
+// sweepNS is the PID namespace of the fake runs and sweeps.
+const sweepNS = "pid:[4026531836]"
+
 // ownerLabels are the labels the sandbox puts on what a run makes.
 func ownerLabels(runID, host string, pid int, startedAt time.Time, role string) map[string]string {
 	return map[string]string{
-		LabelRunID:     runID,
-		LabelHost:      host,
-		LabelPID:       strconv.Itoa(pid),
-		LabelStartedAt: startedAt.UTC().Format(time.RFC3339),
-		LabelRole:      role,
+		LabelRunID:        runID,
+		LabelHost:         host,
+		LabelPID:          strconv.Itoa(pid),
+		LabelPIDNamespace: sweepNS,
+		LabelStartedAt:    startedAt.UTC().Format(time.RFC3339),
+		LabelRole:         role,
 	}
 }
 
@@ -36,7 +40,7 @@ func TestParseOwner(t *testing.T) {
 	t.Parallel()
 	good := ownerLabels("r1", "h", 42, sweepNow, RoleProgram)
 	o, err := ParseOwner(good)
-	if err != nil || o != (Owner{RunID: "r1", Host: "h", PID: 42, StartedAt: sweepNow}) {
+	if err != nil || o != (Owner{RunID: "r1", Host: "h", PID: 42, PIDNamespace: sweepNS, StartedAt: sweepNow}) {
 		t.Fatalf("ParseOwner(good) = %+v, %v", o, err)
 	}
 	// The labels the sandbox writes are the labels the sweep reads.
@@ -70,9 +74,15 @@ func TestParseOwner(t *testing.T) {
 func TestDecide(t *testing.T) {
 	t.Parallel()
 	const host, otherHost = "this-host", "other-host"
+	const ns, otherNS = "pid:[4026531836]", "pid:[4026532301]"
 	started := sweepNow.Add(-time.Hour)
 	run := func(h string, pid int, at time.Time) Run {
-		return Run{ID: "r", Owner: Owner{RunID: "r", Host: h, PID: pid, StartedAt: at}}
+		return Run{ID: "r", Owner: Owner{RunID: "r", Host: h, PID: pid, PIDNamespace: ns, StartedAt: at}}
+	}
+	inNS := func(pidNS string, pid int) Run {
+		r := run(host, pid, started)
+		r.Owner.PIDNamespace = pidNS
+		return r
 	}
 	// processes on this host, by PID
 	procs := map[int]Process{
@@ -98,6 +108,10 @@ func TestDecide(t *testing.T) {
 		{"this host, pid gone, older-than not reached → still dead", run(host, 999, sweepNow.Add(-time.Minute)), 24 * time.Hour, true, true, []string{"gone"}},
 		{"this host, pid alive, older than --older-than → removed", run(host, 100, started), 30 * time.Minute, true, false, []string{"still running", "started 1h0m0s ago", "--older-than 30m0s"}},
 		{"this host, pid alive, younger than --older-than → kept", run(host, 100, started), 2 * time.Hour, false, false, []string{"still running"}},
+		{"this host's name, another PID namespace, pid free here → kept", inNS(otherNS, 999), 0, false, false, []string{"another PID namespace", otherNS, "only --older-than"}},
+		{"this host's name, another PID namespace, pid reused here → kept", inNS(otherNS, 101), 0, false, false, []string{"another PID namespace"}},
+		{"this host's name, no namespace label (an earlier behaves) → kept", inNS("", 999), 0, false, false, []string{"another PID namespace"}},
+		{"another PID namespace, older than --older-than → removed", inNS(otherNS, 999), 30 * time.Minute, true, false, []string{"another PID namespace", "--older-than 30m0s"}},
 		{"other host → kept", run(otherHost, 999, started), 0, false, false, []string{`host "other-host"`, "only --older-than"}},
 		{"other host, older than --older-than → removed", run(otherHost, 999, started), 30 * time.Minute, true, false, []string{`host "other-host"`, "--older-than 30m0s"}},
 		{"other host, younger than --older-than → kept", run(otherHost, 999, started), 2 * time.Hour, false, false, []string{"only --older-than"}},
@@ -107,7 +121,7 @@ func TestDecide(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			d := Decide(tc.run, Policy{Host: host, Now: sweepNow, OlderThan: tc.olderThan, Process: lookup})
+			d := Decide(tc.run, Policy{Host: host, PIDNamespace: ns, Now: sweepNow, OlderThan: tc.olderThan, Process: lookup})
 			if d.Remove != tc.remove || d.Dead != tc.dead {
 				t.Errorf("Decide = %+v, want remove %v, dead %v", d, tc.remove, tc.dead)
 			}
@@ -312,10 +326,11 @@ func TestSweeperPlanAndRemove(t *testing.T) {
 		},
 	}
 	sw := newSweeper(eng, SweepOptions{
-		Host:    "here",
-		Now:     func() time.Time { return sweepNow },
-		Process: func(pid int) Process { return Process{Alive: pid == 11} },
-		Only:    func(id string) bool { return id != "not-mine" },
+		Host:         "here",
+		PIDNamespace: sweepNS,
+		Now:          func() time.Time { return sweepNow },
+		Process:      func(pid int) Process { return Process{Alive: pid == 11} },
+		Only:         func(id string) bool { return id != "not-mine" },
 	})
 	plan, err := sw.Plan(context.Background(), 0)
 	if err != nil {
