@@ -619,6 +619,7 @@ func TestActionMalformedInputs(t *testing.T) {
 		"allowed-registries": "https://x",
 		"max-output-limit":   "lots",
 		"max-report-size":    "0",
+		"pass-at":            "0,5",
 	} {
 		e := newEmulatedRunner(t, t.TempDir(), "push")
 		sb := &recordingSandbox{}

@@ -196,7 +196,13 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	failOn := fs.String("fail-on", string(FailOnUndetermined), "which verdicts fail the command: false or undetermined")
 	maxReport := sizeFlag(report.DefaultMaxReportSize)
 	fs.Var(&maxReport, "max-report-size", "the most bytes the report's cases take; past it, output is left out (true cases' first) (KiB, MiB, GiB)")
+	passAt := fs.String("pass-at", "1", "K,…: the k of pass@k for each files: entry's samples, e.g. 1,5,10")
 	if !parse(fs, args, env) {
+		return ExitUsage
+	}
+	ks, err := verdict.ParsePassAt(*passAt)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "behaves run: --pass-at: %v\n", err)
 		return ExitUsage
 	}
 	if maxReport <= 0 {
@@ -378,6 +384,7 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		Err:          runErr,
 		Version:      version(),
 		GitHub:       origin,
+		PassAt:       ks,
 	})
 	code := exitCode(rep.Verdict, runErr != nil, FailOn(*failOn))
 	rep, err = out.Commit(rep)

@@ -306,6 +306,7 @@ func TestUsageAndSpecErrorsExit2(t *testing.T) {
 		{"frobnicate"},
 		{"run", "--fail-on", "maybe"},
 		{"run", "--parallel", "-1"},
+		{"run", "--pass-at", "1,x"},
 		{"run", "extra-arg"},
 		{"run", "--spec", bad, "--report", filepath.Join(t.TempDir(), "r.json")},
 		{"validate", "--spec", bad},

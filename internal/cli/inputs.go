@@ -21,6 +21,7 @@ import (
 
 	gh "github.com/behaves-dev/behaves/internal/publish/github"
 	"github.com/behaves-dev/behaves/internal/spec"
+	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
 // The action's commands (the command input).
@@ -135,6 +136,12 @@ func readInputs(env Env) (actionInputs, error) {
 			return in, fmt.Errorf("input pull-images: true needs allowed-registries, the registries a pull may fetch from (one HOST[:PORT] a line): the spec, which a pull request may edit, names the images")
 		}
 		in.runArgs = append(in.runArgs, "--pull-images")
+	}
+	if v := input(env, "pass-at"); v != "" {
+		if _, err := verdict.ParsePassAt(v); err != nil {
+			return in, fmt.Errorf("input pass-at: %v", err)
+		}
+		in.runArgs = append(in.runArgs, "--pass-at="+v)
 	}
 	if v := input(env, "parallel"); v != "" {
 		n, err := strconv.Atoi(v)

@@ -78,6 +78,7 @@ func finish(r report.Report) report.Report {
 			r.Counts.Cases.Add(c.Verdict)
 		}
 	}
+	r.Groups = report.GroupsOf(r.Programs, []int{1, 2})
 	switch {
 	case r.Counts.Programs.False > 0:
 		r.Verdict = verdict.False
@@ -118,6 +119,7 @@ func fixture() report.Report {
 			reason = `stdout: expected "1\n2\nFizz\n4\nBuzz", got "1\n2\n3"`
 		}
 		p := program("samples/"+base, "samples/fizzbuzz/"+base, 70, kase("up to 5", 14, v, reason, intp(0), fizz, out, "", "5"))
+		p.Group = "samples"
 		return p
 	}
 	crash := kase("up to 5", 14, verdict.False, "exit code: expected 0, got 1", intp(1), fizz, "", traceback, "5")
@@ -173,6 +175,7 @@ func hostileReport() report.Report {
 	c.Event.SandboxError = h
 	u := kase("u"+h, 15, verdict.Undetermined, h, nil, h, "", h)
 	p := program(h, h, 10, c, u)
+	p.Group = h // a files: entry's name, in the samples lines
 	p.Reason = h
 	p.Settings.Image = h
 	p.Acquisition, p.AcquisitionReasons, p.SandboxWarnings = runner.AcquisitionPartial, []string{h}, []string{h}

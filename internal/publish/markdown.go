@@ -2,9 +2,10 @@ package publish
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
-	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -327,43 +328,28 @@ func imageCell(p *report.Program) string {
 	return cell(digest, 80)
 }
 
-// samples writes "k of n samples true" for every files: glob entry. The
-// spec names a glob's programs "<entry>/<file base name>" and gives them
-// all the entry's position; two or more programs at one position with
-// such names are one entry's samples (a glob that matched one file is not
-// told apart from a file entry, and gets no line).
+// samplesMaxEntries bounds the files: entries the summary lists.
+const samplesMaxEntries = 50
+
+// samples writes, for every files: glob entry (the report's groups), how
+// many of its samples are true and pass@k.
 func (d *doc) samples() {
-	type group struct {
-		entry       string
-		true, total int
-		ok          bool
-	}
-	type pos struct{ line, col int }
-	var order []pos
-	groups := map[pos]*group{}
-	for i := range d.r.Programs {
-		p := &d.r.Programs[i]
-		k := pos{p.Line, p.Col}
-		entry, ok := "", false
-		if base := "/" + path.Base(p.File); p.File != "" && strings.HasSuffix(p.Name, base) {
-			entry, ok = strings.TrimSuffix(p.Name, base), true
-		}
-		g := groups[k]
-		if g == nil {
-			g = &group{entry: entry, ok: ok}
-			groups[k] = g
-			order = append(order, k)
-		}
-		g.ok = g.ok && ok && entry == g.entry
-		g.total++
-		if p.Verdict == verdict.True {
-			g.true++
-		}
-	}
 	var lines []string
-	for _, k := range order {
-		if g := groups[k]; g.ok && g.total >= 2 {
-			lines = append(lines, fmt.Sprintf("- %s: %d of %d samples true\n", code(g.entry, nameMaxRunes), g.true, g.total))
+	for i, g := range d.r.Groups {
+		if i == samplesMaxEntries {
+			lines = append(lines, fmt.Sprintf("- … %d more entries in the JSON report\n", len(d.r.Groups)-i))
+			break
+		}
+		l := fmt.Sprintf("- %s: %d of %d samples true", code(g.Name, nameMaxRunes), g.True, g.N)
+		if g.Undetermined > 0 {
+			l += fmt.Sprintf(", %d undetermined", g.Undetermined)
+		}
+		if pk := g.PassAtText(); pk != "" {
+			l += " · " + pk
+		}
+		lines = append(lines, l+"\n")
+		for _, k := range slices.Sorted(maps.Keys(g.PassAtReasons)) {
+			lines = append(lines, fmt.Sprintf("  - pass@%s: %s\n", k, code(g.PassAtReasons[k], reasonMaxRunes)))
 		}
 	}
 	if len(lines) == 0 {

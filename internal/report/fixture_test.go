@@ -136,6 +136,9 @@ func fixtureInput() Input {
 	failEv := runner.Event{Command: []string{"python3", "-I", "/program/main.py"}, Limits: limits,
 		SandboxError: "creating container: connection reset"}
 
+	// samples/wrong.py and big-output are two samples of one files:
+	// entry: one false, one undetermined.
+	sp.Programs[1].Group, sp.Programs[2].Group = "samples", "samples"
 	return Input{
 		Spec: sp,
 		Observations: []runner.Observation{
@@ -194,6 +197,7 @@ func fixtureInput() Input {
 		StartedAt: startedAt,
 		Duration:  6789 * time.Millisecond,
 		Version:   "v0.1.0-test",
+		PassAt:    []int{1, 2},
 	}
 }
 

@@ -176,6 +176,10 @@ func checkReport(r *Report) error {
 	if r.Counts != counts {
 		return fmt.Errorf("counts %+v are not the programs' and cases' verdicts %+v", r.Counts, counts)
 	}
+	// groups is absent from a report of an earlier behaves: no groups.
+	if err := checkGroups(r); err != nil {
+		return err
+	}
 	if want := overall(*r); r.Verdict != want {
 		return fmt.Errorf("verdict %s is not what the programs fold to (%s)", r.Verdict, want)
 	}

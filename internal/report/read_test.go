@@ -144,6 +144,21 @@ func TestReadRefusesForgery(t *testing.T) {
 		{"stdin excerpt not base64", func(m map[string]any) {
 			program(m, 0)["cases"].([]any)[1].(map[string]any)["stdin_excerpt_base64"] = "!!"
 		}, "stdin_excerpt_base64"},
+		{"pass@k raised", func(m map[string]any) {
+			m["groups"].([]any)[0].(map[string]any)["pass_at"].(map[string]any)["1"] = 1.0
+		}, "pass@1 is 1, not what its samples give (0)"},
+		{"pass@k null without reason", func(m map[string]any) {
+			m["groups"].([]any)[0].(map[string]any)["pass_at_reasons"] = map[string]any{}
+		}, "pass@2 is null without a reason"},
+		{"group counts", func(m map[string]any) {
+			g := m["groups"].([]any)[0].(map[string]any)
+			g["undetermined"], g["true"] = 0.0, 1.0
+		}, "not its samples'"},
+		{"group dropped", func(m map[string]any) { m["groups"] = []any{} }, "0 groups, but the programs name 1"},
+		{"program left its group", func(m map[string]any) { program(m, 2)["group"] = "" }, "counts n 2"},
+		{"pass_at key", func(m map[string]any) {
+			m["groups"].([]any)[0].(map[string]any)["pass_at"].(map[string]any)["01"] = 0.0
+		}, `pass_at key "01"`},
 		{"spec errors with programs", func(m map[string]any) {
 			m["spec_errors"] = []any{map[string]any{"file": "x", "line": 1.0, "col": 1.0, "message": "m"}}
 		}, "spec errors"},

@@ -58,6 +58,9 @@ type Report struct {
 	// of the report to stay within its size budget (--max-report-size);
 	// their events say so (stdout_omitted, stderr_omitted).
 	OutputOmittedCases int `json:"output_omitted_cases"`
+	// Groups holds one Group per `files:` entry, in spec order; [] when the
+	// spec has none.
+	Groups []Group `json:"groups"`
 	// Programs stays the last field: Writer streams it (see spliceOpen).
 	Programs []Program `json:"programs"`
 }
@@ -125,6 +128,9 @@ type Program struct {
 	// program file's path).
 	ID   string `json:"id"`
 	Name string `json:"name"`
+	// Group is the `files:` entry whose sample this program is ("" for a
+	// `file:` entry): the key of its Group.
+	Group string `json:"group"`
 	// File is the program file's path relative to the repository root.
 	File    string `json:"file"`
 	Profile string `json:"profile"`
@@ -333,6 +339,8 @@ type Input struct {
 	// SpecErrors are the spec's problems when it could not be loaded.
 	SpecErrors []spec.Error
 	GitHub     GitHub
+	// PassAt are the k of pass@k for the groups (DefaultPassAt when empty).
+	PassAt []int
 }
 
 // Reasons used when the input lacks an entry.
@@ -377,6 +385,11 @@ func Build(in Input) Report {
 		}
 	}
 	r.Verdict = overall(r)
+	ks := in.PassAt
+	if len(ks) == 0 {
+		ks = DefaultPassAt
+	}
+	r.Groups = groups(r.Programs, ks)
 	return normalize(r)
 }
 
@@ -396,6 +409,7 @@ func buildProgram(in Input, i int, sp spec.Program) Program {
 	p := Program{
 		ID:            sp.ID,
 		Name:          sp.Name,
+		Group:         sp.Group,
 		File:          sp.File,
 		Profile:       sp.Profile,
 		Line:          sp.Pos.Line,
@@ -663,6 +677,16 @@ func relSlash(root, path string) string {
 func normalize(r Report) Report {
 	if r.SpecErrors == nil {
 		r.SpecErrors = []SpecError{}
+	}
+	r.Groups = append([]Group{}, r.Groups...) // a copy, never null
+	for i := range r.Groups {
+		g := &r.Groups[i]
+		if g.PassAt == nil {
+			g.PassAt = map[string]*float64{}
+		}
+		if g.PassAtReasons == nil {
+			g.PassAtReasons = map[string]string{}
+		}
 	}
 	if r.Programs == nil {
 		r.Programs = []Program{}

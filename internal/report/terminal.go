@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -392,6 +394,27 @@ func (t *term) table(r Report) {
 			p.Verdict, tally.True, tally.False, tally.Undetermined, ms(p.DurationMS))
 	}
 	_ = tw.Flush() // writes to a bytes.Buffer
+	t.printf("\n")
+	t.groups(r)
+}
+
+// groups writes a table of the `files:` entries: their samples' verdicts
+// and pass@k.
+func (t *term) groups(r Report) {
+	if len(r.Groups) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(&t.buf, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "SAMPLES	N	TRUE	FALSE	UNDETERMINED	PASS@K\n")
+	for _, g := range r.Groups {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\n", shorten(esc(g.Name), nameMaxRunes), g.N, g.True, g.False, g.Undetermined, g.PassAtText())
+	}
+	_ = tw.Flush()
+	for _, g := range r.Groups {
+		for _, k := range slices.Sorted(maps.Keys(g.PassAtReasons)) {
+			t.printf("%s: pass@%s: %s\n", shorten(esc(g.Name), nameMaxRunes), k, oneLine(g.PassAtReasons[k]))
+		}
+	}
 	t.printf("\n")
 }
 

@@ -587,18 +587,30 @@ func TestProgramIDStable(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, p := range s.Programs {
-			ids[i] = append(ids[i], p.ID+" "+p.Name+" "+p.File)
+			ids[i] = append(ids[i], p.ID+" "+p.Name+" "+p.File+" group="+p.Group)
 		}
 	}
 	want := []string{
-		programID("p", "solutions/a.py") + " p/a.py solutions/a.py",
-		programID("p", "solutions/b.py") + " p/b.py solutions/b.py",
+		programID("p", "solutions/a.py") + " p/a.py solutions/a.py group=p",
+		programID("p", "solutions/b.py") + " p/b.py solutions/b.py group=p",
 	}
 	if diff := cmp.Diff(want, ids[0]); diff != "" {
 		t.Errorf("ids (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(ids[0], ids[1]); diff != "" {
 		t.Errorf("ids differ across roots (-first +second):\n%s", diff)
+	}
+	// A file: entry is no group's sample.
+	repo := repoDir(t)
+	write(t, filepath.Join(repo, "x"), "x")
+	write(t, filepath.Join(repo, "behaves.yml"), specWith("x", ""))
+	track(t, repo)
+	s, err := Load(filepath.Join(repo, "behaves.yml"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := s.Programs[0].Group; g != "" {
+		t.Errorf("a file: entry's Group = %q, want \"\"", g)
 	}
 }
 

@@ -351,10 +351,15 @@ func (l *loader) expand(programsKey *yaml.Node, profiles map[string]*profileStat
 			if entryName != "" {
 				entry = entryName
 			}
+			group := ""
+			if e.glob {
+				group = e.name
+			}
 			progs = append(progs, pending{
 				prog: Program{
 					ID:      programID(e.name, ref.rel),
 					Name:    name,
+					Group:   group,
 					File:    ref.rel,
 					Profile: e.profile,
 					Pos:     e.pos,

@@ -69,6 +69,9 @@ type Program struct {
 	ID string
 	// Name is the entry's name, or "<name>/<file base name>" for a glob match.
 	Name string
+	// Group is the entry's name for a program a `files:` glob matched (one
+	// of that entry's samples), "" for a `file:` entry.
+	Group string
 	// File is the program file's path relative to the repository root.
 	File string
 	// Profile is the profile's name.

@@ -1,0 +1,173 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// Group is one `files:` entry of the spec (many samples of one problem):
+// how its samples were judged, and pass@k over them.
+type Group struct {
+	Name string `json:"name"`
+	// N counts every sample; True, False and Undetermined its verdicts.
+	N            int `json:"n"`
+	True         int `json:"true"`
+	False        int `json:"false"`
+	Undetermined int `json:"undetermined"`
+	// PassAt maps each k asked for (in decimal) to pass@k over the
+	// N − Undetermined determined samples (verdict.PassAtK, rounded to 4
+	// decimals): undetermined samples are left out, never counted as
+	// failures. It is null when k exceeds the determined samples, and
+	// PassAtReasons then says why.
+	PassAt        map[string]*float64 `json:"pass_at"`
+	PassAtReasons map[string]string   `json:"pass_at_reasons"`
+}
+
+// DefaultPassAt is the k of pass@k when none is asked for.
+var DefaultPassAt = []int{1}
+
+// GroupsOf folds the programs of each `files:` entry (Program.Group) into a
+// Group, in the order the entries first appear, with pass@k for each of ks.
+// Build uses it; so does whatever recomputes a report's groups.
+func GroupsOf(programs []Program, ks []int) []Group { return groups(programs, ks) }
+
+func groups(programs []Program, ks []int) []Group {
+	var out []Group
+	at := map[string]int{}
+	for _, p := range programs {
+		if p.Group == "" {
+			continue
+		}
+		i, ok := at[p.Group]
+		if !ok {
+			i = len(out)
+			at[p.Group] = i
+			out = append(out, Group{Name: p.Group})
+		}
+		g := &out[i]
+		g.N++
+		switch p.Verdict {
+		case verdict.True:
+			g.True++
+		case verdict.False:
+			g.False++
+		default:
+			g.Undetermined++
+		}
+	}
+	for i := range out {
+		out[i].PassAt, out[i].PassAtReasons = passAt(out[i], ks)
+	}
+	return out
+}
+
+// passAt computes a group's pass@k values and the reasons of the null ones.
+func passAt(g Group, ks []int) (map[string]*float64, map[string]string) {
+	values := map[string]*float64{}
+	reasons := map[string]string{}
+	determined := g.N - g.Undetermined
+	for _, k := range ks {
+		key := strconv.Itoa(k)
+		p, ok := verdict.PassAtK(determined, g.True, k)
+		if !ok {
+			values[key] = nil
+			reasons[key] = fmt.Sprintf("k = %d exceeds the number of determined samples, %d (%d of %d undetermined)", k, determined, g.Undetermined, g.N)
+			continue
+		}
+		p = verdict.RoundPassAt(p)
+		values[key] = &p
+	}
+	return values, reasons
+}
+
+// checkGroups recomputes the groups from the programs (their group and
+// verdict) and the k values the report asked for, and compares: a forged
+// pass@k or count does not fold from its samples.
+func checkGroups(r *Report) error {
+	var ks []int
+	for i, g := range r.Groups {
+		for key := range g.PassAt {
+			k, err := strconv.Atoi(key)
+			if err != nil || k < 1 || k > verdict.MaxPassAtK || strconv.Itoa(k) != key {
+				return fmt.Errorf("group %d: pass_at key %q is not a k", i+1, key)
+			}
+			if i == 0 {
+				ks = append(ks, k)
+			}
+		}
+	}
+	want := groups(r.Programs, ks)
+	if len(want) != len(r.Groups) {
+		return fmt.Errorf("%d groups, but the programs name %d", len(r.Groups), len(want))
+	}
+	for i := range want {
+		if err := sameGroup(r.Groups[i], want[i]); err != nil {
+			return fmt.Errorf("group %d (%q): %w", i+1, r.Groups[i].Name, err)
+		}
+	}
+	return nil
+}
+
+func sameGroup(got, want Group) error {
+	if got.Name != want.Name || got.N != want.N || got.True != want.True || got.False != want.False || got.Undetermined != want.Undetermined {
+		return fmt.Errorf("counts n %d, true %d, false %d, undetermined %d are not its samples' (%s: n %d, true %d, false %d, undetermined %d)",
+			got.N, got.True, got.False, got.Undetermined, want.Name, want.N, want.True, want.False, want.Undetermined)
+	}
+	if len(got.PassAt) != len(want.PassAt) {
+		return fmt.Errorf("pass_at has %d values of k, the first group %d", len(got.PassAt), len(want.PassAt))
+	}
+	for k, w := range want.PassAt {
+		g, ok := got.PassAt[k]
+		switch {
+		case !ok:
+			return fmt.Errorf("pass_at has no k = %s", k)
+		case (g == nil) != (w == nil) || g != nil && *g != *w:
+			return fmt.Errorf("pass@%s is %s, not what its samples give (%s)", k, show(g), show(w))
+		case g == nil && got.PassAtReasons[k] == "":
+			return fmt.Errorf("pass@%s is null without a reason", k)
+		}
+	}
+	for k := range got.PassAtReasons {
+		if got.PassAt[k] != nil {
+			return fmt.Errorf("pass_at_reasons explains k = %s, which has a value", k)
+		}
+	}
+	return nil
+}
+
+func show(p *float64) string {
+	if p == nil {
+		return "null"
+	}
+	return strconv.FormatFloat(*p, 'f', -1, 64)
+}
+
+// PassAtText is a group's pass@k values in one line, k in increasing
+// order: "pass@1 0.6667 · pass@5 1 · pass@10 n/a (k = 10 exceeds …)".
+// Undetermined samples are named apart, since pass@k leaves them out.
+func (g Group) PassAtText() string {
+	ks := make([]int, 0, len(g.PassAt))
+	for key := range g.PassAt {
+		if k, err := strconv.Atoi(key); err == nil {
+			ks = append(ks, k)
+		}
+	}
+	slices.Sort(ks)
+	parts := make([]string, 0, len(ks)+1)
+	for _, k := range ks {
+		key := strconv.Itoa(k)
+		if v := g.PassAt[key]; v != nil {
+			parts = append(parts, "pass@"+key+" "+show(v))
+		} else {
+			parts = append(parts, "pass@"+key+" n/a")
+		}
+	}
+	if g.Undetermined > 0 {
+		parts = append(parts, fmt.Sprintf("over %d determined samples (%d undetermined left out)", g.N-g.Undetermined, g.Undetermined))
+	}
+	return strings.Join(parts, " · ")
+}
