@@ -45,6 +45,7 @@ const usage = `usage: behaves <command> [flags]
 commands:
   run       run every program's cases and judge them
   validate  check the spec without Docker
+  rescore   judge an earlier report's stored events against the spec, running nothing
   pull      pull the spec's images that Docker lacks, by digest
   gc        remove the containers and volumes that dead runs left behind
   publish   publish a report to GitHub: annotations, summary, comment, check run
@@ -73,6 +74,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return runCommand(ctx, args[1:], env)
 	case "validate":
 		return validateCommand(args[1:], env)
+	case "rescore":
+		return rescoreCommand(args[1:], env)
 	case "gc":
 		return gcCommand(ctx, args[1:], env)
 	case "pull":

@@ -1,0 +1,38 @@
+package report
+
+import (
+	"time"
+
+	"github.com/behaves-dev/behaves/internal/runner"
+)
+
+// RunnerEvent turns a stored event back into the evidence it was built
+// from (the inverse of buildEvent), for judging it again. ok is false when
+// a stream's kept bytes were left out of the report (its size budget): the
+// digest alone cannot be judged.
+func (e Event) RunnerEvent() (ev runner.Event, ok bool) {
+	ev = runner.Event{
+		Stdout:        runner.Stream{Data: e.StdoutData(), Truncated: e.StdoutTruncated, Bytes: e.StdoutBytes},
+		Stderr:        runner.Stream{Data: e.StderrData(), Truncated: e.StderrTruncated, Bytes: e.StderrBytes},
+		StdinBytes:    e.StdinBytes,
+		StdinSHA256:   e.StdinSHA256,
+		TimedOut:      e.TimedOut,
+		ResourceLimit: e.ResourceLimit,
+		Command:       append([]string{}, e.Command...),
+		ImageDigest:   e.ImageDigest,
+		RepoDigest:    e.RepoDigest,
+		Duration:      time.Duration(e.DurationMS) * time.Millisecond,
+		ProgramSHA256: e.ProgramSHA256,
+		Limits:        e.Limits,
+		SandboxError:  e.SandboxError,
+	}
+	if e.ExitCode != nil {
+		code := *e.ExitCode
+		ev.ExitCode = &code
+	}
+	return ev, !e.StdoutOmitted && !e.StderrOmitted
+}
+
+// ProgramDigest is the lowercase hex SHA-256 of a program's entry file, as
+// a report's program_sha256 records it ("" without one).
+func ProgramDigest(p runner.Program) string { return entrySHA256(p) }

@@ -1,0 +1,51 @@
+package report
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/behaves-dev/behaves/internal/runner"
+)
+
+// TestRunnerEventRoundTrip guards RunnerEvent as buildEvent's inverse: every
+// event of the fixture comes back from its report entry as it went in
+// (durations to the millisecond), and an omitted stream is not whole.
+func TestRunnerEventRoundTrip(t *testing.T) {
+	t.Parallel()
+	in := fixtureInput()
+	n := 0
+	for i, obs := range in.Observations {
+		for k, ev := range obs.Events {
+			e := buildEvent(ev)
+			e.Stdout, e.StdoutBase64 = encodeStream(ev.Stdout.Data)
+			e.Stderr, e.StderrBase64 = encodeStream(ev.Stderr.Data)
+			got, whole := e.RunnerEvent()
+			want := ev
+			want.Duration = want.Duration.Truncate(1e6)
+			norm := func(s runner.Stream) runner.Stream {
+				if len(s.Data) == 0 {
+					s.Data = []byte{}
+				}
+				return s
+			}
+			want.Stdout, want.Stderr = norm(want.Stdout), norm(want.Stderr)
+			got.Stdout, got.Stderr = norm(got.Stdout), norm(got.Stderr)
+			if want.Command == nil {
+				want.Command = []string{}
+			}
+			if diff := cmp.Diff(want, got); diff != "" || !whole {
+				t.Errorf("program %d, case %d: whole %v, (-want +got):\n%s", i, k, whole, diff)
+			}
+			n++
+		}
+	}
+	if n < 4 {
+		t.Fatalf("only %d events checked", n)
+	}
+	e := buildEvent(in.Observations[0].Events[0])
+	e.StdoutOmitted = true
+	if _, whole := e.RunnerEvent(); whole {
+		t.Error("an event whose stdout was omitted counts as whole")
+	}
+}

@@ -1,0 +1,215 @@
+// Package rescore judges stored evidence again: the events of an earlier
+// report against the spec's current expectations, without running
+// anything. It owns the rule of when stored evidence can answer: the
+// program, how it ran and each case's input must be what the spec says
+// now; anything else is an error that names what differs, never a silent
+// re-run.
+package rescore
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/spec"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// ReasonOmitted is the reason of a case whose stored output was left out of
+// the report (its size budget): its digest cannot be judged.
+const ReasonOmitted = "the stored report kept only a digest of this case's output (its size budget left the bytes out): rescoring cannot judge it; run it again"
+
+// Evidence is what Match found: for each spec program, the stored
+// observation and each case's judgement against the current spec, ready
+// for report.Build.
+type Evidence struct {
+	Observations []runner.Observation
+	Results      [][]verdict.CaseResult
+	Programs     []report.ProgramResult
+}
+
+// Match pairs each program of sp with its stored entry in old (by id) and
+// each case with its stored case (by name), checks that the stored
+// evidence answers for the spec as it is now, and judges it. Every
+// mismatch is a spec.Error at the program's or the case's position in sp,
+// naming what differs; any makes the result nil.
+func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Errors) {
+	var errs spec.Errors
+	fail := func(pos spec.Pos, format string, args ...any) {
+		errs = append(errs, spec.Error{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+	}
+	if len(old.SpecErrors) > 0 {
+		fail(spec.Pos{File: sp.Path, Line: 1, Col: 1}, "%s holds no evidence: its run stopped at spec errors and ran nothing", oldPath)
+		return nil, errs
+	}
+	byID := make(map[string]*report.Program, len(old.Programs))
+	for i := range old.Programs {
+		byID[old.Programs[i].ID] = &old.Programs[i]
+	}
+	ev := &Evidence{
+		Observations: make([]runner.Observation, len(sp.Programs)),
+		Results:      make([][]verdict.CaseResult, len(sp.Programs)),
+		Programs:     make([]report.ProgramResult, len(sp.Programs)),
+	}
+	for i, p := range sp.Programs {
+		op := byID[p.ID]
+		if op == nil {
+			fail(p.Pos, "program %q (%s): %s has no evidence for it (id %s): run it with behaves run", p.Name, p.File, oldPath, p.ID)
+			continue
+		}
+		prof := sp.Job(p).Profile // ProgramName set as the run sets it
+		before := len(errs)
+		if want := report.ProgramDigest(p.Program); op.ProgramSHA256 != want {
+			fail(p.Pos, "program %q: %s changed since the stored run (sha256 %s, stored %s): run it again", p.Name, p.File, short(want), short(op.ProgramSHA256))
+		}
+		for _, d := range settingsDiff(prof, op.Settings) {
+			fail(p.Pos, "program %q: profile %q's %s: run it again", p.Name, p.Profile, d)
+		}
+		stored := make(map[string]*report.Case, len(op.Cases))
+		for k := range op.Cases {
+			stored[op.Cases[k].Name] = &op.Cases[k]
+		}
+		obs := runner.Observation{
+			ExecutionID:     op.ExecutionID,
+			Acquisition:     op.Acquisition,
+			Reasons:         slices.Clone(op.AcquisitionReasons),
+			SandboxWarnings: slices.Clone(op.SandboxWarnings),
+			Settings:        op.Settings,
+			Events:          make([]runner.Event, len(p.Cases)),
+		}
+		results := make([]verdict.CaseResult, len(p.Cases))
+		for k, c := range p.Cases {
+			oc := stored[c.Name]
+			if oc == nil {
+				fail(c.Pos, "case %q of program %q: %s has no such case: run it with behaves run", c.Name, p.Name, oldPath)
+				continue
+			}
+			for _, d := range caseDiff(prof, p, c, oc) {
+				fail(c.Pos, "case %q of program %q: %s: run it again", c.Name, p.Name, d)
+			}
+			e, whole := oc.Event.RunnerEvent()
+			obs.Events[k] = e
+			if !whole {
+				results[k] = verdict.CaseResult{Verdict: verdict.Undetermined, Reason: ReasonOmitted}
+				continue
+			}
+			results[k] = verdict.Judge(c.Expect, e)
+		}
+		if len(errs) > before {
+			continue
+		}
+		v, reason := verdict.Program(results)
+		ev.Observations[i] = obs
+		ev.Results[i] = results
+		ev.Programs[i] = report.ProgramResult{Verdict: v, Reason: reason, Duration: time.Duration(op.DurationMS) * time.Millisecond}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return ev, nil
+}
+
+// settingsDiff lists how the profile's declared fields (image, user,
+// runtime, env, tmpfs) differ from the settings the stored attempt applied.
+// Settings the engine derives (the image's ENV, the per-run volume, the
+// image's VOLUME tmpfs) are not the profile's and are not compared. An
+// attempt that stopped before running anything recorded no settings (its
+// cases are undetermined, and stay so).
+func settingsDiff(prof runner.Profile, st runner.Settings) []string {
+	if st.ImageID == "" && st.Image == "" {
+		return nil
+	}
+	var d []string
+	if st.Image != prof.Image {
+		d = append(d, fmt.Sprintf("image is %q, the stored run used %q", prof.Image, st.Image))
+	}
+	if st.User != prof.User {
+		d = append(d, fmt.Sprintf("user is %q, the stored run used %q", prof.User, st.User))
+	}
+	if st.Runtime != prof.Runtime {
+		d = append(d, fmt.Sprintf("runtime is %q, the stored run used %q", prof.Runtime, st.Runtime))
+	}
+	env := make([]string, 0, len(prof.Env))
+	for _, k := range slices.Sorted(maps.Keys(prof.Env)) {
+		env = append(env, k+"="+prof.Env[k])
+	}
+	if !slices.Equal(env, st.Env) {
+		d = append(d, fmt.Sprintf("env is %q, the stored run used %q", env, st.Env))
+	}
+	for _, path := range slices.Sorted(maps.Keys(prof.Tmpfs)) {
+		if got, ok := tmpfsSize(st.Tmpfs[path]); !ok || got != prof.Tmpfs[path] {
+			d = append(d, fmt.Sprintf("tmpfs %s is %d bytes, the stored run had %q", path, prof.Tmpfs[path], st.Tmpfs[path]))
+		}
+	}
+	return d
+}
+
+// tmpfsSize reads size=N from a tmpfs options string.
+func tmpfsSize(opts string) (int64, bool) {
+	for _, o := range strings.Split(opts, ",") {
+		if v, ok := strings.CutPrefix(o, "size="); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
+}
+
+// caseDiff lists how a case's input (args, stdin) and how it ran (the
+// command, the profile's limits) differ from the stored case's event. An
+// event that never ran (a sandbox error before start) recorded neither
+// command nor limits, and is not compared on them.
+func caseDiff(prof runner.Profile, p spec.Program, c spec.Case, oc *report.Case) []string {
+	var d []string
+	if !slices.Equal(c.Invocation.Args, oc.Args) {
+		d = append(d, fmt.Sprintf("args are %q, the stored case had %q", c.Invocation.Args, oc.Args))
+	}
+	sum := sha256.Sum256(c.Invocation.Stdin)
+	if want := hex.EncodeToString(sum[:]); oc.Event.StdinSHA256 != "" && oc.Event.StdinSHA256 != want {
+		d = append(d, fmt.Sprintf("stdin changed (sha256 %s, stored %s)", short(want), short(oc.Event.StdinSHA256)))
+	}
+	e := oc.Event
+	if len(e.Command) > 0 {
+		// The command ends with the stored args, compared above.
+		want := append(slices.Clone(prof.Command), "/program/"+prof.ProgramName)
+		want = append(want, oc.Args...)
+		if !slices.Equal(want, e.Command) {
+			d = append(d, fmt.Sprintf("command is %q, the stored run ran %q", want, e.Command))
+		}
+	}
+	if e.Limits != (runner.Limits{}) {
+		want := runner.Limits{
+			TimeoutMS: prof.Timeout.Milliseconds(), MemoryBytes: prof.Memory, CPUs: prof.CPUs, Pids: prof.Pids,
+			OutputLimit: prof.OutputLimit, OutputCeiling: prof.OutputCeiling,
+		}
+		got := e.Limits
+		got.NoFile, got.FileSize = 0, 0 // the sandbox's own, derived: not the profile's
+		if got != want {
+			d = append(d, fmt.Sprintf("limits are %s, the stored run had %s", limits(want), limits(got)))
+		}
+	}
+	return d
+}
+
+func limits(l runner.Limits) string {
+	return fmt.Sprintf("timeout %s, memory %s, cpus %g, pids %d, output_limit %s, output_ceiling %s",
+		time.Duration(l.TimeoutMS)*time.Millisecond, verdict.FormatSize(l.MemoryBytes), l.CPUs, l.Pids,
+		verdict.FormatSize(l.OutputLimit), verdict.FormatSize(l.OutputCeiling))
+}
+
+func short(digest string) string {
+	if len(digest) > 12 {
+		return digest[:12]
+	}
+	if digest == "" {
+		return "none"
+	}
+	return digest
+}
