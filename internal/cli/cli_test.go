@@ -467,3 +467,41 @@ func TestMaxOutputLimitFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestPublishAnnotationsOnlyUnderActions guards that behaves publish prints
+// workflow-command annotations only where a runner reads them: under
+// GITHUB_ACTIONS=true, or when --annotations says so.
+func TestPublishAnnotationsOnlyUnderActions(t *testing.T) {
+	t.Parallel()
+	reportPath := filepath.Join(t.TempDir(), "r.json")
+	spec := shSpec(t, `[{name: c1}]`)
+	if r := runMain(t, context.Background(), fixed(&recordingSandbox{ev: runner.Event{TimedOut: true}}), "run", "--spec", spec, "--report", reportPath); r.code != ExitFalse {
+		t.Fatalf("run: exit %d, want %d\n%s", r.code, ExitFalse, r.stderr)
+	}
+	for _, tt := range []struct {
+		name    string
+		actions bool
+		flags   []string
+		want    bool
+	}{
+		{"terminal", false, nil, false},
+		{"terminal, --annotations", false, []string{"--annotations"}, true},
+		{"actions", true, nil, true},
+		{"actions, --annotations=false", true, []string{"--annotations=false"}, false},
+	} {
+		var out, errOut bytes.Buffer
+		getenv := func(k string) string {
+			if k == "GITHUB_ACTIONS" && tt.actions {
+				return "true"
+			}
+			return ""
+		}
+		code := Main(context.Background(), append([]string{"publish", "--report", reportPath}, tt.flags...), Env{Stdout: &out, Stderr: &errOut, Getenv: getenv})
+		if code != ExitFalse {
+			t.Errorf("%s: exit %d, want %d\n%s%s", tt.name, code, ExitFalse, out.String(), errOut.String())
+		}
+		if got := strings.Contains(out.String(), "::error "); got != tt.want {
+			t.Errorf("%s: annotations printed %v, want %v:\n%s", tt.name, got, tt.want, out.String())
+		}
+	}
+}

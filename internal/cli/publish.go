@@ -95,7 +95,7 @@ func publishCommand(ctx context.Context, args []string, env Env) int {
 	failOn := fs.String("fail-on", string(FailOnUndetermined), "which verdicts fail the command: false or undetermined")
 	comment := fs.String("comment", string(gh.CommentUpdate), "the pull request comment: update (one sticky comment), new, or off")
 	fs.BoolVar(&cfg.checkRun, "check-run", false, "create a check run on the pull request's head (needs checks: write)")
-	fs.BoolVar(&cfg.annotations, "annotations", true, "print annotations as workflow commands")
+	fs.BoolVar(&cfg.annotations, "annotations", true, "print annotations as workflow commands (default: under GitHub Actions only)")
 	fs.Var((*sizeFlag)(&cfg.maxReportSize), "max-report-size", "the largest report read (KiB, MiB, GiB)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), publishUsage)
@@ -103,6 +103,11 @@ func publishCommand(ctx context.Context, args []string, env Env) int {
 	}
 	if !parse(fs, args, env) {
 		return ExitUsage
+	}
+	// Outside Actions nobody reads workflow commands: on a terminal they
+	// are noise. --annotations given says what to do either way.
+	if !flagSet(fs, "annotations") {
+		cfg.annotations = env.Getenv("GITHUB_ACTIONS") == "true"
 	}
 	var err error
 	if cfg.failOn, err = parseFailOn(*failOn); err != nil {
@@ -124,6 +129,13 @@ func publishCommand(ctx context.Context, args []string, env Env) int {
 		cfg.token = env.Getenv("GITHUB_TOKEN")
 	}
 	return publishReport(ctx, env, cfg, ExitTrue)
+}
+
+// flagSet reports whether the named flag was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // parseFailOn parses a --fail-on value (or the fail-on input).
