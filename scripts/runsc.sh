@@ -4,17 +4,25 @@
 #
 #   1. installs Debian's runsc package when /usr/bin/runsc is missing;
 #   2. merges
-#        "runtimes": {"runsc": {"path": "/usr/bin/runsc", "runtimeArgs": ["--network=none"]}}
-#      into /etc/docker/daemon.json (created when missing; every other key is
-#      kept), then sends the running dockerd a SIGHUP, which reloads its
-#      runtimes without a restart (running containers are not touched), and
-#      waits until `docker info` lists runsc;
+#        "runtimes": {
+#          "runsc": {"path": "/usr/bin/runsc", "runtimeArgs": ["--network=none"]},
+#          "runsc-netstack": {"path": "/usr/bin/runsc"}
+#        }
+#      into /etc/docker/daemon.json (created when missing; every other key,
+#      other runtimes included, is kept), then sends the running dockerd a
+#      SIGHUP, which reloads its runtimes without a restart (running
+#      containers are not touched), and waits until `docker info` lists both.
+#      runsc is the registration behaves recommends (gVisor's own network
+#      stack off: loopback only). runsc-netstack is the same binary with
+#      runsc's default network mode, which the tests use to prove that
+#      behaves keeps the engine's network sandbox for such a registration
+#      (under it gVisor gives no loopback unless the engine sets lo up);
 #   3. checks that runsc really runs a container here: the busybox test image
 #      under --runtime runsc with the settings behaves uses (no network,
 #      read-only root, all capabilities dropped, a memory limit, non-root).
 #
-# Idempotent: a daemon that already lists runsc with this configuration is
-# left alone. Exits non-zero with the reason when runsc cannot run containers
+# Idempotent: a daemon that already lists both runtimes with this
+# configuration is left alone. Exits non-zero with the reason when runsc cannot run containers
 # on this machine. Runs as root (apt-get, /etc/docker). A runsc container costs
 # about 1.2 s, so the check runs one container.
 #
@@ -45,41 +53,49 @@ done
 
 runsc=/usr/bin/runsc
 config="${BEHAVES_DOCKER_CONFIG:-/etc/docker/daemon.json}"
-# The runtime entry behaves needs. --network=none: the sandbox gets only a
-# loopback device, whatever network Docker asks for (behaves asks for none).
-# The platform is runsc's default (ptrace in Debian bookworm's runsc; systrap
-# in newer ones): neither needs /dev/kvm.
-entry='{"path": "/usr/bin/runsc", "runtimeArgs": ["--network=none"]}'
+# The runtime entries, by name. runsc, the one behaves needs: --network=none,
+# the sandbox gets only gVisor's own loopback device, whatever network Docker
+# asks for (behaves asks for none). runsc-netstack: runsc's default network
+# mode (gVisor's netstack over the container's namespace), for the tests of
+# that mode. The platform is runsc's default (ptrace in Debian bookworm's
+# runsc; systrap in newer ones): neither needs /dev/kvm.
+entries='{"runsc": {"path": "/usr/bin/runsc", "runtimeArgs": ["--network=none"]}, "runsc-netstack": {"path": "/usr/bin/runsc"}}'
 
 [ "$(id -u)" = 0 ] || die "run as root (apt-get and $config need it)"
 command -v docker >/dev/null || die "docker CLI not found"
 docker info >/dev/null 2>&1 || die "the Docker daemon is not reachable (docker info failed; run scripts/docker-up.sh)"
 
-# has_runsc: whether the daemon lists the runsc runtime.
-has_runsc() {
-	local names
+# has_runtimes: whether the daemon lists every runtime of $entries.
+has_runtimes() {
+	local names name
 	names="$(docker info --format '{{range $name, $_ := .Runtimes}}{{println $name}}{{end}}' 2>/dev/null)" || return 1
-	[[ $'\n'"$names"$'\n' == *$'\n'runsc$'\n'* ]]
+	for name in $(jq -rn --argjson e "$entries" '$e | keys[]'); do
+		[[ $'\n'"$names"$'\n' == *$'\n'"$name"$'\n'* ]] || return 1
+	done
 }
 
-# config_entry: the daemon.json runsc entry, compact, or "" when there is none.
-config_entry() {
-	[ -s "$config" ] || return 0
-	jq -c '.runtimes.runsc // empty' "$config"
+# config_entries: the daemon.json entries of the runtimes named in $entries,
+# compact ({} when there are none).
+config_entries() {
+	if [ -s "$config" ]; then
+		jq -c --argjson e "$entries" '(.runtimes // {}) | with_entries(select(.key as $k | $e | has($k)))' "$config"
+	else
+		echo '{}'
+	fi
 }
 
-# merge_config: writes $config with runtimes.runsc set to $entry, keeping
-# every other key; atomically, with the old file's mode.
+# merge_config: writes $config with each runtime of $entries set, keeping
+# every other key (other runtimes too); atomically, with the old file's mode.
 merge_config() {
 	local tmp
 	mkdir -p "$(dirname "$config")"
 	tmp="$(mktemp "$config.behaves.XXXXXX")"
 	if [ -s "$config" ]; then
-		jq --argjson e "$entry" '.runtimes.runsc = $e' "$config" >"$tmp" ||
-			{ rm -f "$tmp"; die "could not merge the runsc entry into $config"; }
+		jq --argjson e "$entries" '.runtimes = ((.runtimes // {}) + $e)' "$config" >"$tmp" ||
+			{ rm -f "$tmp"; die "could not merge the runsc entries into $config"; }
 		chmod --reference="$config" "$tmp"
 	else
-		jq -n --argjson e "$entry" '{runtimes: {runsc: $e}}' >"$tmp"
+		jq -n --argjson e "$entries" '{runtimes: $e}' >"$tmp"
 		chmod 0644 "$tmp"
 	fi
 	mv -f "$tmp" "$config"
@@ -104,25 +120,25 @@ register() {
 	if [ -s "$config" ] && ! jq empty "$config" >/dev/null 2>&1; then
 		die "$config is not valid JSON: not touching it (dockerd would not start with it either)"
 	fi
-	want="$(jq -cn --argjson e "$entry" '$e')"
-	have="$(config_entry)"
-	if [ "$have" = "$want" ] && has_runsc; then
-		log "the daemon already lists runsc ($config: $have)"
+	want="$(jq -cS -n --argjson e "$entries" '$e')"
+	have="$(config_entries | jq -cS .)"
+	if [ "$have" = "$want" ] && has_runtimes; then
+		log "the daemon already lists runsc and runsc-netstack ($config: $have)"
 		return
 	fi
-	if [ -n "$have" ] && [ "$have" != "$want" ]; then
-		log "replacing the runsc entry of $config: $have"
+	if [ "$have" != '{}' ] && [ "$have" != "$want" ]; then
+		log "replacing the runsc entries of $config: $have"
 	fi
 	merge_config
 	local pid i
 	pid="$(dockerd_pid)"
-	log "registered runsc in $config; reloading dockerd (pid $pid) with SIGHUP"
+	log "registered runsc and runsc-netstack in $config; reloading dockerd (pid $pid) with SIGHUP"
 	kill -HUP "$pid"
 	for i in $(seq 1 50); do
-		has_runsc && { log "the daemon lists runsc"; return; }
+		has_runtimes && { log "the daemon lists runsc and runsc-netstack"; return; }
 		sleep 0.2
 	done
-	die "dockerd did not list runsc within 10 s of SIGHUP (its log may say why; $config: $(cat "$config"))"
+	die "dockerd did not list runsc and runsc-netstack within 10 s of SIGHUP (its log may say why; $config: $(cat "$config"))"
 }
 
 # check: one busybox container under runsc with behaves' hardening.
