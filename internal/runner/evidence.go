@@ -44,7 +44,28 @@ type Profile struct {
 	// Runtime is the OCI runtime ("" for the engine's default, "runsc" for
 	// gVisor).
 	Runtime string
+	// NetworkFiles says whether the engine manages the container's
+	// /etc/hosts and /etc/resolv.conf. "" is NetworkFilesNone.
+	NetworkFiles NetworkFiles
 }
+
+// NetworkFiles is a profile's network_files: whether the engine sets up its
+// network sandbox for each container, which is what manages /etc/hosts and
+// /etc/resolv.conf. Either way the container has its own network namespace
+// with only loopback.
+type NetworkFiles string
+
+// The values of NetworkFiles.
+const (
+	// NetworkFilesNone skips the engine's network sandbox where the
+	// runtime allows it (the default): /etc/hosts and /etc/resolv.conf are
+	// empty, so localhost resolves by address only.
+	NetworkFilesNone NetworkFiles = "none"
+	// NetworkFilesManaged keeps it: the engine writes /etc/hosts (localhost)
+	// and /etc/resolv.conf (nameserver 127.0.0.1), at the cost of its
+	// network setup on every start.
+	NetworkFilesManaged NetworkFiles = "managed"
+)
 
 // Program is what runs: a file tree, path (relative to /program) to bytes.
 // Entry names the file that Profile.Command runs.
@@ -124,30 +145,34 @@ type Event struct {
 
 // Settings records the container settings an attempt applied, for the report.
 type Settings struct {
-	Image          string            `json:"image"`
-	ImageID        string            `json:"image_id"`
-	RepoDigest     string            `json:"repo_digest"`
-	ImageEnv       []string          `json:"image_env"`
-	Entrypoint     []string          `json:"entrypoint"`
-	User           string            `json:"user"`
-	Hostname       string            `json:"hostname"`
-	NetworkMode    string            `json:"network_mode"`
-	DNS            []string          `json:"dns"`
-	ReadonlyRootfs bool              `json:"readonly_rootfs"`
-	CapDrop        []string          `json:"cap_drop"`
-	SecurityOpt    []string          `json:"security_opt"`
-	Memory         int64             `json:"memory"`
-	MemorySwap     int64             `json:"memory_swap"`
-	NanoCPUs       int64             `json:"nano_cpus"`
-	PidsLimit      int64             `json:"pids_limit"`
-	Ulimits        map[string]int64  `json:"ulimits"`
-	IpcMode        string            `json:"ipc_mode"`
-	LogDriver      string            `json:"log_driver"`
-	Init           bool              `json:"init"`
-	Runtime        string            `json:"runtime"`
-	Tmpfs          map[string]string `json:"tmpfs"`
-	ProgramMount   string            `json:"program_mount"`
-	Env            []string          `json:"env"`
+	Image       string   `json:"image"`
+	ImageID     string   `json:"image_id"`
+	RepoDigest  string   `json:"repo_digest"`
+	ImageEnv    []string `json:"image_env"`
+	Entrypoint  []string `json:"entrypoint"`
+	User        string   `json:"user"`
+	Hostname    string   `json:"hostname"`
+	NetworkMode string   `json:"network_mode"`
+	// NetworkDisabled is set when the engine's network sandbox is skipped:
+	// the container then has no engine-managed /etc/hosts or
+	// /etc/resolv.conf, and DNS is empty (it would not apply).
+	NetworkDisabled bool              `json:"network_disabled"`
+	DNS             []string          `json:"dns"`
+	ReadonlyRootfs  bool              `json:"readonly_rootfs"`
+	CapDrop         []string          `json:"cap_drop"`
+	SecurityOpt     []string          `json:"security_opt"`
+	Memory          int64             `json:"memory"`
+	MemorySwap      int64             `json:"memory_swap"`
+	NanoCPUs        int64             `json:"nano_cpus"`
+	PidsLimit       int64             `json:"pids_limit"`
+	Ulimits         map[string]int64  `json:"ulimits"`
+	IpcMode         string            `json:"ipc_mode"`
+	LogDriver       string            `json:"log_driver"`
+	Init            bool              `json:"init"`
+	Runtime         string            `json:"runtime"`
+	Tmpfs           map[string]string `json:"tmpfs"`
+	ProgramMount    string            `json:"program_mount"`
+	Env             []string          `json:"env"`
 }
 
 // Sandbox prepares programs to run. Preparing checks the image (never pulling

@@ -9,6 +9,7 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/mount"
+	"github.com/docker/docker/api/types/system"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/behaves-dev/behaves/internal/runner"
@@ -34,6 +35,14 @@ func testProfile() runner.Profile {
 	}
 }
 
+// The runtimes as runtimeFrom resolves them from this daemon's registrations:
+// runc, runsc with --network=none, and runsc in its default network mode.
+var (
+	runcRuntime     = ociRuntime{LoopbackWithoutSandbox: true}
+	runscRuntime    = ociRuntime{GVisor: true, LoopbackWithoutSandbox: true}
+	netstackRuntime = ociRuntime{GVisor: true}
+)
+
 func testImage() imageInfo {
 	return imageInfo{
 		Ref:        "python@sha256:2222222222222222222222222222222222222222222222222222222222222222",
@@ -47,7 +56,7 @@ func testImage() imageInfo {
 func TestContainerConfig(t *testing.T) {
 	t.Parallel()
 	lbl := map[string]string{"behaves.run-id": "r1"}
-	cfg, hc := containerConfig(testProfile(), testImage(), "vol1",
+	cfg, hc := containerConfig(testProfile(), testImage(), runcRuntime, "vol1",
 		runner.Invocation{Args: []string{"5", "a b"}, Stdin: []byte("ignored here")}, lbl)
 
 	wantCfg := &container.Config{
@@ -64,7 +73,9 @@ func TestContainerConfig(t *testing.T) {
 		AttachStderr: true,
 		OpenStdin:    true,
 		StdinOnce:    true,
-		Labels:       lbl,
+		// The engine's network sandbox is skipped: the default.
+		NetworkDisabled: true,
+		Labels:          lbl,
 	}
 	if diff := cmp.Diff(wantCfg, cfg); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
@@ -73,8 +84,8 @@ func TestContainerConfig(t *testing.T) {
 	pids := int64(64)
 	init := true
 	wantHC := &container.HostConfig{
-		NetworkMode:    "none",
-		DNS:            []string{"127.0.0.1"},
+		NetworkMode: "none",
+		// No DNS: with the sandbox skipped it would not apply.
 		ReadonlyRootfs: true,
 		CapDrop:        []string{"ALL"},
 		SecurityOpt:    []string{"no-new-privileges"},
@@ -123,7 +134,7 @@ func TestContainerConfig(t *testing.T) {
 func TestContainerConfigDoesNotAliasProfile(t *testing.T) {
 	t.Parallel()
 	prof := testProfile()
-	cfg, _ := containerConfig(prof, testImage(), "v", runner.Invocation{}, nil)
+	cfg, _ := containerConfig(prof, testImage(), runcRuntime, "v", runner.Invocation{}, nil)
 	cfg.Entrypoint[0] = "changed"
 	if prof.Command[0] != "python3" {
 		t.Fatal("the config shares the profile's command slice")
@@ -183,7 +194,7 @@ func TestContainerConfigSizes(t *testing.T) {
 			prof.Memory, prof.Tmpfs = tt.memory, tt.tmpfs
 			img := testImage()
 			img.Volumes = tt.volumes
-			_, hc := containerConfig(prof, img, "v", runner.Invocation{}, nil)
+			_, hc := containerConfig(prof, img, runcRuntime, "v", runner.Invocation{}, nil)
 			if diff := cmp.Diff(tt.wantTmpfs, hc.Tmpfs); diff != "" {
 				t.Errorf("tmpfs (-want +got):\n%s", diff)
 			}
@@ -198,7 +209,7 @@ func TestContainerConfigGVisor(t *testing.T) {
 	t.Parallel()
 	prof := testProfile()
 	prof.Runtime = "runsc"
-	_, hc := containerConfig(prof, testImage(), "v", runner.Invocation{}, nil)
+	_, hc := containerConfig(prof, testImage(), runscRuntime, "v", runner.Invocation{}, nil)
 	if hc.Runtime != "runsc" {
 		t.Errorf("Runtime = %q", hc.Runtime)
 	}
@@ -230,9 +241,148 @@ func TestContainerConfigGVisor(t *testing.T) {
 	}
 	// Under the default runtime nproc is never set: it counts per uid
 	// across the whole host.
-	_, hc = containerConfig(testProfile(), testImage(), "v", runner.Invocation{}, nil)
+	_, hc = containerConfig(testProfile(), testImage(), runcRuntime, "v", runner.Invocation{}, nil)
 	if _, ok := ulimit(hc, "nproc"); ok {
 		t.Error("nproc set under runc")
+	}
+}
+
+// TestContainerConfigNetworkSandbox: the engine's network sandbox is skipped
+// (NetworkDisabled, no DNS) by default under runc and under runsc registered
+// with --network=none; network_files: managed, or runsc in its default
+// network mode, keeps it, with DNS 127.0.0.1. The recorded settings say
+// which, and nothing else of the configuration changes.
+func TestContainerConfigNetworkSandbox(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		files    runner.NetworkFiles
+		runtime  string
+		rt       ociRuntime
+		skipped  bool
+		wantPids bool // the pids cgroup (runc) rather than nproc (gVisor)
+	}{
+		{"runc, default", "", "", runcRuntime, true, true},
+		{"runc, none", runner.NetworkFilesNone, "", runcRuntime, true, true},
+		{"runc, managed", runner.NetworkFilesManaged, "", runcRuntime, false, true},
+		{"runsc --network=none, none", runner.NetworkFilesNone, "runsc", runscRuntime, true, false},
+		{"runsc --network=none, managed", runner.NetworkFilesManaged, "runsc", runscRuntime, false, false},
+		{"runsc default network, none", runner.NetworkFilesNone, "runsc-netstack", netstackRuntime, false, false},
+		{"runsc default network, managed", runner.NetworkFilesManaged, "runsc-netstack", netstackRuntime, false, false},
+	}
+	_, base := containerConfig(testProfile(), testImage(), runcRuntime, "v", runner.Invocation{}, nil)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			prof, img := testProfile(), testImage()
+			prof.NetworkFiles, prof.Runtime = tt.files, tt.runtime
+			cfg, hc := containerConfig(prof, img, tt.rt, "v", runner.Invocation{}, nil)
+			var wantDNS []string
+			if !tt.skipped {
+				wantDNS = []string{"127.0.0.1"}
+			}
+			if cfg.NetworkDisabled != tt.skipped || !cmp.Equal([]string(hc.DNS), wantDNS) {
+				t.Errorf("NetworkDisabled %v, DNS %q; want %v, %q", cfg.NetworkDisabled, hc.DNS, tt.skipped, wantDNS)
+			}
+			if hc.NetworkMode != "none" {
+				t.Errorf("NetworkMode = %q: isolation does not depend on the sandbox", hc.NetworkMode)
+			}
+			if (hc.PidsLimit != nil) != tt.wantPids {
+				t.Errorf("PidsLimit %v: gVisor %v", hc.PidsLimit, tt.rt.GVisor)
+			}
+			// Only the network settings (and the runtime's own) differ from
+			// the default.
+			other := *hc
+			other.DNS, other.Runtime, other.Resources = base.DNS, base.Runtime, base.Resources
+			if diff := cmp.Diff(base, &other); diff != "" {
+				t.Errorf("other host settings changed (-runc default +%s):\n%s", tt.name, diff)
+			}
+			st := settingsFrom(prof, img, cfg, hc)
+			if st.NetworkDisabled != tt.skipped || !cmp.Equal(st.DNS, wantDNS) || st.NetworkMode != "none" {
+				t.Errorf("settings: network_disabled %v, dns %q, network_mode %q; want %v, %q, none", st.NetworkDisabled, st.DNS, st.NetworkMode, tt.skipped, wantDNS)
+			}
+		})
+	}
+}
+
+// TestRuntimeFrom: gVisor is told by the registered runtime's path (its base
+// name runsc) or shim type, not by its name, and the network sandbox may be
+// skipped under it only when it is registered with --network=none.
+func TestRuntimeFrom(t *testing.T) {
+	t.Parallel()
+	reg := func(p string, args ...string) system.RuntimeWithStatus {
+		return system.RuntimeWithStatus{Runtime: system.Runtime{Path: p, Args: args}}
+	}
+	info := system.Info{
+		DefaultRuntime: "runc",
+		Runtimes: map[string]system.RuntimeWithStatus{
+			"runc":             reg("runc"),
+			"crun":             reg("/usr/bin/crun"),
+			"runsc":            reg("/usr/bin/runsc", "--network=none"),
+			"runsc-netstack":   reg("/usr/bin/runsc"),
+			"runsc-host":       reg("/usr/bin/runsc", "--network=host"),
+			"runsc-two-args":   reg("/usr/bin/runsc", "--platform", "ptrace", "-network", "none"),
+			"runsc-last-wins":  reg("/usr/bin/runsc", "--network=none", "--network=sandbox"),
+			"runsc-after-dash": reg("/usr/bin/runsc", "--", "--network=none"),
+			"runsc-dangling":   reg("/usr/bin/runsc", "--network"),
+			"gvisor":           reg("/opt/gvisor/bin/runsc", "-network=none"),
+			"runsc-shim":       {Runtime: system.Runtime{Type: "io.containerd.runsc.v1"}},
+			"not-runsc":        reg("/usr/bin/runsc-wrapper.sh", "--network=none"),
+		},
+	}
+	for name, want := range map[string]ociRuntime{
+		"":                 runcRuntime,
+		"runc":             runcRuntime,
+		"crun":             runcRuntime,
+		"runsc":            runscRuntime,
+		"runsc-netstack":   netstackRuntime,
+		"runsc-host":       netstackRuntime,
+		"runsc-two-args":   runscRuntime,
+		"runsc-last-wins":  netstackRuntime,
+		"runsc-after-dash": netstackRuntime,
+		"runsc-dangling":   netstackRuntime,
+		"gvisor":           runscRuntime,
+		"runsc-shim":       netstackRuntime,
+		"not-runsc":        runcRuntime,
+	} {
+		got, err := runtimeFrom(info, name)
+		if err != nil || got != want {
+			t.Errorf("runtimeFrom(%q) = %+v, %v; want %+v", name, got, err, want)
+		}
+	}
+
+	// The daemon's default runtime is resolved like a named one.
+	def := info
+	def.DefaultRuntime = "runsc-netstack"
+	if got, err := runtimeFrom(def, ""); err != nil || got != netstackRuntime {
+		t.Errorf("default runsc-netstack: %+v, %v", got, err)
+	}
+	// A default the engine does not name or list is runc, the engine's own.
+	for _, d := range []string{"", "io.containerd.runc.v2"} {
+		def.DefaultRuntime = d
+		if got, err := runtimeFrom(def, ""); err != nil || got != runcRuntime {
+			t.Errorf("default %q: %+v, %v; want runc", d, got, err)
+		}
+	}
+	// A named runtime the engine lacks is an error that names it.
+	if got, err := runtimeFrom(info, "nosuchruntime"); err == nil || !strings.Contains(err.Error(), `"nosuchruntime"`) || !strings.Contains(err.Error(), "runsc-netstack") {
+		t.Errorf("runtimeFrom(nosuchruntime) = %+v, %v; want an error naming it and the registered ones", got, err)
+	}
+}
+
+// TestProgramContainerConfigByName: the exported builder has no engine to
+// ask, so runsc by name is gVisor with its network sandbox kept.
+func TestProgramContainerConfigByName(t *testing.T) {
+	t.Parallel()
+	prof := testProfile()
+	cfg, hc := ProgramContainerConfig(prof, testImageID, nil, "v", runner.Invocation{}, nil)
+	if !cfg.NetworkDisabled || hc.DNS != nil || hc.PidsLimit == nil {
+		t.Errorf("runc: NetworkDisabled %v, DNS %q, PidsLimit %v", cfg.NetworkDisabled, hc.DNS, hc.PidsLimit)
+	}
+	prof.Runtime = "runsc"
+	cfg, hc = ProgramContainerConfig(prof, testImageID, nil, "v", runner.Invocation{}, nil)
+	if cfg.NetworkDisabled || len(hc.DNS) != 1 || hc.PidsLimit != nil {
+		t.Errorf("runsc: NetworkDisabled %v, DNS %q, PidsLimit %v", cfg.NetworkDisabled, hc.DNS, hc.PidsLimit)
 	}
 }
 
@@ -245,6 +395,9 @@ func TestHelperConfig(t *testing.T) {
 	}
 	if hc.NetworkMode != "none" || hc.LogConfig.Type != "none" || hc.AutoRemove || !cmp.Equal([]string(hc.CapDrop), []string{"ALL"}) {
 		t.Errorf("helper host config = %+v", hc)
+	}
+	if !cfg.NetworkDisabled || hc.DNS != nil {
+		t.Errorf("helper: NetworkDisabled %v, DNS %q; want the network sandbox skipped", cfg.NetworkDisabled, hc.DNS)
 	}
 	wantMounts := []mount.Mount{
 		{Type: mount.TypeVolume, Source: "vol1", Target: "/.behaves-delivery/0", VolumeOptions: &mount.VolumeOptions{NoCopy: true}},
@@ -264,32 +417,32 @@ func TestHelperConfig(t *testing.T) {
 func TestSettingsAndLimitsFromConfig(t *testing.T) {
 	t.Parallel()
 	prof, img := testProfile(), testImage()
-	cfg, hc := containerConfig(prof, img, "vol1", runner.Invocation{}, nil)
+	cfg, hc := containerConfig(prof, img, runcRuntime, "vol1", runner.Invocation{}, nil)
 	got := settingsFrom(prof, img, cfg, hc)
 	want := runner.Settings{
-		Image:          prof.Image,
-		ImageID:        testImageID,
-		RepoDigest:     img.RepoDigest,
-		ImageEnv:       []string{"PATH=/usr/bin:/bin", "FROM_IMAGE=1"},
-		Entrypoint:     []string{"python3", "-I"},
-		User:           "65534:65534",
-		Hostname:       "behaves",
-		NetworkMode:    "none",
-		DNS:            []string{"127.0.0.1"},
-		ReadonlyRootfs: true,
-		CapDrop:        []string{"ALL"},
-		SecurityOpt:    []string{"no-new-privileges"},
-		Memory:         128 << 20,
-		MemorySwap:     128 << 20,
-		NanoCPUs:       500_000_000,
-		PidsLimit:      64,
-		Ulimits:        map[string]int64{"nofile": 256, "fsize": 64 << 20, "core": 0},
-		IpcMode:        "private",
-		LogDriver:      "none",
-		Init:           true,
-		Tmpfs:          map[string]string{"/tmp": "rw,nosuid,nodev,noexec,size=16777216", "/data": "rw,nosuid,nodev,noexec,size=67108864"},
-		ProgramMount:   "volume:vol1:/program:ro",
-		Env:            []string{"A=1", "LANG=C.UTF-8"},
+		Image:           prof.Image,
+		ImageID:         testImageID,
+		RepoDigest:      img.RepoDigest,
+		ImageEnv:        []string{"PATH=/usr/bin:/bin", "FROM_IMAGE=1"},
+		Entrypoint:      []string{"python3", "-I"},
+		User:            "65534:65534",
+		Hostname:        "behaves",
+		NetworkMode:     "none",
+		NetworkDisabled: true,
+		ReadonlyRootfs:  true,
+		CapDrop:         []string{"ALL"},
+		SecurityOpt:     []string{"no-new-privileges"},
+		Memory:          128 << 20,
+		MemorySwap:      128 << 20,
+		NanoCPUs:        500_000_000,
+		PidsLimit:       64,
+		Ulimits:         map[string]int64{"nofile": 256, "fsize": 64 << 20, "core": 0},
+		IpcMode:         "private",
+		LogDriver:       "none",
+		Init:            true,
+		Tmpfs:           map[string]string{"/tmp": "rw,nosuid,nodev,noexec,size=16777216", "/data": "rw,nosuid,nodev,noexec,size=67108864"},
+		ProgramMount:    "volume:vol1:/program:ro",
+		Env:             []string{"A=1", "LANG=C.UTF-8"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("settings (-want +got):\n%s", diff)

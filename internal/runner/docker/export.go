@@ -12,9 +12,12 @@ import (
 
 // ProgramContainerConfig is the configuration of the container that runs one
 // invocation, for a profile whose ProgramName is set, an image (its ID and
-// its cleaned, sorted VOLUME paths) and a filled program volume.
+// its cleaned, sorted VOLUME paths) and a filled program volume. The
+// runtime is judged by the profile's runtime name alone, without asking the
+// engine for its registration: "runsc" is gVisor in an unknown network mode
+// (the network sandbox is kept), anything else is taken as runc.
 func ProgramContainerConfig(prof runner.Profile, imageID string, imageVolumes []string, volume string, inv runner.Invocation, labels map[string]string) (*container.Config, *container.HostConfig) {
-	return containerConfig(prof, imageInfo{ID: imageID, Volumes: imageVolumes}, volume, inv, labels)
+	return containerConfig(prof, imageInfo{ID: imageID, Volumes: imageVolumes}, runtimeNameOnly(prof.Runtime), volume, inv, labels)
 }
 
 // HelperContainerConfig is the configuration of the never-started helper

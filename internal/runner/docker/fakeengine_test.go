@@ -130,6 +130,9 @@ type fakeDaemon struct {
 	volumes    map[string]map[string]string
 	eventLog   []events.Message // container events, in order
 	logged     chan struct{}    // closed (and replaced) when an event is logged
+	// created holds the body of every container create, in order, so that
+	// a test can see what was asked of the engine.
+	created []container.CreateRequest
 }
 
 // newFakeDaemon starts a fake engine that holds fakeImageID and closes it
@@ -203,6 +206,13 @@ func (d *fakeDaemon) Calls() []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return slices.Clone(d.calls)
+}
+
+// createdRequests returns the body of every container create so far.
+func (d *fakeDaemon) createdRequests() []container.CreateRequest {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.created)
 }
 
 // count is how many calls of op (for any role) the fake received.
@@ -312,7 +322,8 @@ func (d *fakeDaemon) serve(w http.ResponseWriter, r *http.Request) {
 		})
 	case p == "/info" && m == http.MethodGet:
 		d.handle(w, r, "info", nil, func(w http.ResponseWriter, r *http.Request, _ *fakeCtr) {
-			writeJSON(w, http.StatusOK, map[string]any{"NCPU": fakeCPUs, "OSType": "linux", "ServerVersion": "20.10.0-fake"})
+			writeJSON(w, http.StatusOK, map[string]any{"NCPU": fakeCPUs, "OSType": "linux", "ServerVersion": "20.10.0-fake",
+				"DefaultRuntime": "runc", "Runtimes": map[string]any{"runc": map[string]any{"path": "runc"}}})
 		})
 	case p == "/images/create":
 		d.handle(w, r, "image-pull", nil, func(w http.ResponseWriter, r *http.Request, _ *fakeCtr) {
@@ -494,17 +505,15 @@ func (d *fakeDaemon) volumeRemove(w http.ResponseWriter, r *http.Request, _ *fak
 }
 
 func (d *fakeDaemon) create(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Labels     map[string]string
-		HostConfig struct {
-			Mounts []struct{ Source string }
-		}
-	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+	var req container.CreateRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Config == nil || req.HostConfig == nil {
 		d.record("create", "")
-		writeError(w, http.StatusBadRequest, err.Error())
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("fake: a create needs a config and a host config (%v)", err))
 		return
 	}
+	d.mu.Lock()
+	d.created = append(d.created, req)
+	d.mu.Unlock()
 	c := &fakeCtr{
 		id:        fakeHex(32),
 		name:      r.URL.Query().Get("name"),

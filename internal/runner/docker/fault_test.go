@@ -155,7 +155,8 @@ func TestFakeEngineRunsCases(t *testing.T) {
 	}
 	assertNoLeftovers(t, d)
 	want := []string{
-		"image-inspect", "volume-create",
+		// info: the runtime's registration, once per sandbox.
+		"image-inspect", "info", "volume-create",
 		"create helper", "archive helper", "remove helper",
 		"create program", "attach program", "wait program", "events program", "start program", "inspect program", "remove program",
 		"create program", "attach program", "wait program", "events program", "start program", "inspect program", "remove program",

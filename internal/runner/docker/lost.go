@@ -11,6 +11,7 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/api/types/network"
+	"github.com/docker/docker/api/types/system"
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -81,6 +82,11 @@ func (w watchedEngine) note(what string, err error) error {
 func (w watchedEngine) Ping(ctx context.Context) (types.Ping, error) {
 	p, err := w.engine.Ping(ctx)
 	return p, w.note("pinging", err)
+}
+
+func (w watchedEngine) Info(ctx context.Context) (system.Info, error) {
+	i, err := w.engine.Info(ctx)
+	return i, w.note("asking for the engine's information", err)
 }
 
 func (w watchedEngine) ImageInspect(ctx context.Context, ref string, opts ...client.ImageInspectOption) (image.InspectResponse, error) {

@@ -38,7 +38,7 @@ import (
 // which runs on a fresh context with its own deadline.
 func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Event, err error) {
 	s := a.sb
-	cfg, hc := containerConfig(a.prof, a.img, a.volume, inv, labels(s.opt, RoleProgram))
+	cfg, hc := containerConfig(a.prof, a.img, a.rt, a.volume, inv, labels(s.opt, RoleProgram))
 	ev = a.newEvent(cfg, inv)
 	if ctx.Err() != nil {
 		ev.SandboxError = "interrupted"

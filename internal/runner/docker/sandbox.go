@@ -128,6 +128,11 @@ type Sandbox struct {
 	// missing.
 	pullFailures map[string]string
 
+	// rtMu guards runtimes, the engine's registered runtimes, asked once
+	// (see runtime).
+	rtMu     sync.Mutex
+	runtimes *system.Info
+
 	// lost is the first failure to reach the engine (see lost.go): once
 	// set, every Prepare and Run reports it, and the run stops.
 	lost atomic.Pointer[runner.LostError]
@@ -372,11 +377,12 @@ func (s *Sandbox) Prepare(ctx context.Context, batch []runner.Request) []runner.
 			out[d.index].Err = d.err
 			continue
 		}
-		cfg, hc := containerConfig(d.prof, d.img, d.volume, runner.Invocation{}, labels(s.opt, RoleProgram))
+		cfg, hc := containerConfig(d.prof, d.img, d.rt, d.volume, runner.Invocation{}, labels(s.opt, RoleProgram))
 		out[d.index].Attempt = &Attempt{
 			sb:            s,
 			prof:          d.prof,
 			img:           d.img,
+			rt:            d.rt,
 			volume:        d.volume,
 			programSHA256: d.programSHA256,
 			settings:      settingsFrom(d.prof, d.img, cfg, hc),
@@ -398,6 +404,7 @@ type delivery struct {
 	index         int // in the batch
 	prof          runner.Profile
 	img           imageInfo
+	rt            ociRuntime
 	layout        []archiveEntry // the files as under /program
 	programSHA256 string
 	volume        string
@@ -415,11 +422,15 @@ func (s *Sandbox) plan(ctx context.Context, prog runner.Program, prof runner.Pro
 	if err != nil {
 		return nil, err
 	}
+	rt, err := s.runtime(ctx, prof.Runtime)
+	if err != nil {
+		return nil, fmt.Errorf("profile %s: %w", prof.Name, err)
+	}
 	files, err := programFiles(prog, prof.ProgramName)
 	if err == nil {
 		var layout []archiveEntry
 		if layout, err = programLayout(files); err == nil {
-			return &delivery{prof: prof, img: img, layout: layout, programSHA256: sha256Hex(prog.Files[prog.Entry])}, nil
+			return &delivery{prof: prof, img: img, rt: rt, layout: layout, programSHA256: sha256Hex(prog.Files[prog.Entry])}, nil
 		}
 	}
 	return nil, fmt.Errorf("laying out the program: %w", err)
@@ -634,6 +645,7 @@ type Attempt struct {
 	sb            *Sandbox
 	prof          runner.Profile
 	img           imageInfo
+	rt            ociRuntime
 	volume        string
 	programSHA256 string
 	settings      runner.Settings
