@@ -27,7 +27,7 @@
 // Profile defaults: timeout DefaultTimeout (10s), memory DefaultMemory
 // (256MiB), cpus 1, pids 64, output_limit 64KiB, output_ceiling
 // min(64 × output_limit, --max-output), user "65534:65534", no tmpfs, no
-// env, the engine's default runtime, and program_name the program file's
-// base name. Limits above a ceiling (Options.Ceilings) are errors naming
+// env, the engine's default runtime, network_files none, and program_name
+// the program file's base name. Limits above a ceiling (Options.Ceilings) are errors naming
 // both values; nothing is clamped.
 package spec

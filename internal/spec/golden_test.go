@@ -253,6 +253,7 @@ func dump(t *testing.T, s *Spec) string {
 		Tmpfs         map[string]string `json:"tmpfs"`
 		Env           map[string]string `json:"env"`
 		Runtime       string            `json:"runtime"`
+		NetworkFiles  string            `json:"network_files"`
 	}
 	type spec struct {
 		Path     string             `json:"path"`
@@ -274,7 +275,7 @@ func dump(t *testing.T, s *Spec) string {
 			Pos: pos(p.Pos), Name: r.Name, Image: r.Image, Command: r.Command, ProgramName: r.ProgramName,
 			Timeout: formatDuration(r.Timeout), Memory: verdict.FormatSize(r.Memory), CPUs: r.CPUs, Pids: r.Pids,
 			OutputLimit: verdict.FormatSize(r.OutputLimit), OutputCeiling: verdict.FormatSize(r.OutputCeiling),
-			User: r.User, Tmpfs: tmpfs, Env: r.Env, Runtime: r.Runtime,
+			User: r.User, Tmpfs: tmpfs, Env: r.Env, Runtime: r.Runtime, NetworkFiles: string(r.NetworkFiles),
 		}
 	}
 	for _, p := range s.Programs {

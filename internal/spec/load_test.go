@@ -553,6 +553,7 @@ func TestJob(t *testing.T) {
 			Name: "sh", Image: testImage, Command: []string{"sh"}, ProgramName: "x.py",
 			Timeout: DefaultTimeout, Memory: DefaultMemory, CPUs: DefaultCPUs, Pids: DefaultPids,
 			OutputLimit: DefaultOutputLimit, OutputCeiling: 64 * DefaultOutputLimit, User: DefaultUser,
+			NetworkFiles: runner.NetworkFilesNone,
 		},
 		Invocations: []runner.Invocation{{Args: []string{"a", "b"}, Stdin: []byte("hi")}},
 	}

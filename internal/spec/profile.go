@@ -26,6 +26,9 @@ const (
 	// min(DefaultOutputCeilingFactor × output_limit, --max-output).
 	DefaultOutputCeilingFactor = 64
 	DefaultUser                = "65534:65534"
+	// DefaultNetworkFiles skips the engine's network sandbox where the
+	// runtime allows it (see runner.NetworkFilesNone).
+	DefaultNetworkFiles = runner.NetworkFilesNone
 )
 
 // Limits the engine imposes, checked here so that a spec fails at load
@@ -39,6 +42,7 @@ const (
 var profileKeys = []string{
 	"image", "command", "program_name", "timeout", "memory", "cpus", "pids",
 	"output_limit", "output_ceiling", "user", "tmpfs", "env", "runtime",
+	"network_files",
 }
 
 var (
@@ -96,13 +100,14 @@ func (l *loader) profile(name string, key, n *yaml.Node) *profileState {
 	}
 	st := &profileState{prof: Profile{Pos: l.pos(key), CPUsPos: l.pos(key)}}
 	rt := runner.Profile{
-		Name:        name,
-		Timeout:     DefaultTimeout,
-		Memory:      DefaultMemory,
-		CPUs:        DefaultCPUs,
-		Pids:        DefaultPids,
-		OutputLimit: DefaultOutputLimit,
-		User:        DefaultUser,
+		Name:         name,
+		Timeout:      DefaultTimeout,
+		Memory:       DefaultMemory,
+		CPUs:         DefaultCPUs,
+		Pids:         DefaultPids,
+		OutputLimit:  DefaultOutputLimit,
+		User:         DefaultUser,
+		NetworkFiles: DefaultNetworkFiles,
 	}
 	fs, ok := l.mapping(n, what, "a mapping with at least image and command", profileKeys)
 	if !ok {
@@ -265,6 +270,17 @@ func (l *loader) profile(name string, key, n *yaml.Node) *profileState {
 				l.errorf(f.val, "runtime %q must be an OCI runtime name like runsc (letters, digits, '.', '_', '-'), or \"\" for the engine's default", short(s))
 			} else {
 				rt.Runtime = s
+			}
+		}
+	}
+
+	if f, ok := fs.get("network_files"); ok {
+		if s, ok := l.strLike(f.val, "network_files", "none or managed"); ok {
+			switch v := runner.NetworkFiles(s); v {
+			case runner.NetworkFilesNone, runner.NetworkFilesManaged:
+				rt.NetworkFiles = v
+			default:
+				l.errorf(f.val, "network_files %q must be none (the default: empty /etc/hosts and /etc/resolv.conf, so localhost resolves by address only) or managed (the engine writes them, so localhost resolves by name, at a cost on every start)", short(s))
 			}
 		}
 	}
