@@ -17,6 +17,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -514,14 +515,37 @@ esac
 	}
 }
 
-// TestHostileInspection looks at the sandbox from inside, by inspection only:
-// the network (nothing but loopback, no route, no resolver but 127.0.0.1,
-// raw and packet sockets refused), what of the host is reachable (the Docker
-// socket, masked kernel files) and privilege (user, capabilities, setuid,
-// mount, namespaces, chown, setuid(0)). One shell and one Python program.
+// TestHostileInspection looks at the sandbox from inside, by inspection only,
+// under both network_files modes (the engine's network sandbox skipped, and
+// kept): the network (a namespace of its own with nothing but loopback, up,
+// no route, no resolver but 127.0.0.1 or none at all, raw and packet
+// sockets refused), what of the host is reachable (the Docker socket,
+// masked kernel files) and privilege (user, capabilities, setuid, mount,
+// namespaces, chown, setuid(0)). One shell and one Python program per mode.
 func TestHostileInspection(t *testing.T) {
 	t.Parallel()
 	img := testImages(t)
+	for _, mode := range []runner.NetworkFiles{runner.NetworkFilesNone, runner.NetworkFilesManaged} {
+		t.Run("network_files="+string(mode), func(t *testing.T) {
+			t.Parallel()
+			hostileInspection(t, img, mode)
+		})
+	}
+}
+
+// hostNetNS is the network namespace of this test process (for instance
+// "net:[4026531833]"): a program container's must differ.
+func hostNetNS(t *testing.T) string {
+	t.Helper()
+	ns, err := os.Readlink("/proc/self/ns/net")
+	if err != nil || !strings.HasPrefix(ns, "net:[") {
+		t.Fatalf("reading this process's network namespace: %q, %v", ns, err)
+	}
+	return ns
+}
+
+// hostileInspection is TestHostileInspection under one network_files mode.
+func hostileInspection(t *testing.T, img images, mode runner.NetworkFiles) {
 	spec := `version: 1
 profiles:
   sh:
@@ -530,11 +554,13 @@ profiles:
     timeout: 20s
     memory: 64MiB
     tmpfs: {/tmp: 1MiB}
+    network_files: ` + string(mode) + `
   py:
     image: {{python}}
     command: ["python3", "-I"]
     timeout: 20s
     memory: 64MiB
+    network_files: ` + string(mode) + `
 programs:
   - name: inspect-sh
     file: inspect.sh
@@ -549,6 +575,7 @@ programs:
 `
 	files := map[string]string{
 		"inspect.sh": `s() { echo "@@ $1"; }
+s netns; readlink /proc/self/ns/net
 s links; ip -o link 2>&1
 s netdev; cat /proc/net/dev
 s route; cat /proc/net/route
@@ -556,6 +583,7 @@ s route6; cat /proc/net/ipv6_route
 s iproute; ip route 2>&1; ip -6 route 2>&1
 s routeget; ip route get 192.0.2.1 2>&1; echo "rc=$?"
 s resolv; cat /etc/resolv.conf
+s hosts; cat /etc/hosts
 s unix; cat /proc/net/unix
 s sockets-tcp; cat /proc/net/tcp /proc/net/tcp6
 s connect; nc -w 2 127.0.0.1 8080 </dev/null 2>&1; echo "rc=$?"
@@ -598,6 +626,17 @@ attempt("packet", lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0))
 attempt("packet-dgram", lambda: socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, 0))
 attempt("icmp-dgram", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_ICMP))
 attempt("connect", lambda: socket.create_connection(("127.0.0.1", 9), timeout=5))
+def loopback(family, addr):
+    with socket.socket(family, socket.SOCK_STREAM) as l:
+        l.bind((addr, 0))
+        l.listen(1)
+        with socket.create_connection((addr, l.getsockname()[1]), timeout=5) as c:
+            s, _ = l.accept()
+            with s:
+                c.sendall(b"ping")
+                return s.recv(4).decode()
+attempt("loopback-tcp", lambda: loopback(socket.AF_INET, "127.0.0.1"))
+attempt("loopback-tcp6", lambda: loopback(socket.AF_INET6, "::1"))
 attempt("setuid", lambda: os.setuid(0))
 attempt("setgid", lambda: os.setgid(0))
 attempt("setgroups", lambda: os.setgroups([0]))
@@ -632,16 +671,33 @@ print("end: ok")
 	t.Logf("python inspection:\n%s", indent(string(py.Event.StdoutData())))
 
 	t.Run("network", func(t *testing.T) {
-		// Guards NetworkMode none: a namespace with loopback alone.
+		// Guards NetworkMode none: a network namespace of the container's
+		// own (not the one behaves runs in), with loopback alone, and
+		// loopback up whether or not the engine set up its sandbox.
+		if ns := strings.TrimSpace(s["netns"]); !strings.HasPrefix(ns, "net:[") || ns == hostNetNS(t) {
+			t.Errorf("the container's network namespace is %q, behaves' is %q: want its own", ns, hostNetNS(t))
+		}
 		var links []string
 		for _, line := range sectionLines(t, s, "links") {
-			if f := strings.Fields(line); len(f) > 1 {
+			if f := strings.Fields(line); len(f) > 2 {
 				links = append(links, strings.TrimSuffix(f[1], ":"))
+				if flags := strings.Split(strings.Trim(f[2], "<>"), ","); !slices.Contains(flags, "UP") {
+					t.Errorf("%s is not up: %s", links[len(links)-1], line)
+				}
 			}
 		}
 		if !slices.Equal(links, []string{"lo"}) {
 			t.Errorf("ip -o link shows %q, want only lo:\n%s", links, s["links"])
 		}
+		// Guards that loopback works: a listener inside the container
+		// answers a connection to 127.0.0.1.
+		if v := pyOut["loopback-tcp"]; v != "opened 'ping'" {
+			t.Errorf("tcp over 127.0.0.1 inside the container: %q, want the listener's answer", v)
+		}
+		// ::1 exists when the engine set up no sandbox (Engine 20.10's
+		// sandbox turns IPv6 off in the namespace): recorded, not
+		// asserted, since it is the engine's choice and loopback either way.
+		t.Logf("tcp over ::1: %s", pyOut["loopback-tcp6"])
 		var ifaces []string
 		for _, line := range sectionLines(t, s, "netdev") {
 			if name, _, ok := strings.Cut(line, ":"); ok && !strings.Contains(name, "|") {
@@ -670,16 +726,46 @@ print("end: ok")
 		if !strings.Contains(s["routeget"], "Network is unreachable") || strings.Contains(s["routeget"], "rc=0") {
 			t.Errorf("ip route get 192.0.2.1: %q, want Network is unreachable", s["routeget"])
 		}
-		// Guards DNS: 127.0.0.1 (an address inside the empty namespace)
-		// is the only resolver.
-		var servers []string
-		for _, line := range sectionLines(t, s, "resolv") {
+		// Guards the resolver: with the engine's sandbox skipped,
+		// /etc/resolv.conf and /etc/hosts are the init layer's empty files
+		// (nothing of the host's or the image's); with it, DNS: 127.0.0.1
+		// (an address inside the empty namespace) is the only resolver and
+		// /etc/hosts names only loopback addresses.
+		var servers, hosts []string
+		for _, line := range strings.Split(s["resolv"], "\n") {
 			if f := strings.Fields(line); len(f) >= 2 && f[0] == "nameserver" {
 				servers = append(servers, f[1])
 			}
 		}
-		if !slices.Equal(servers, []string{"127.0.0.1"}) {
-			t.Errorf("resolv.conf names %q, want only 127.0.0.1:\n%s", servers, s["resolv"])
+		for _, line := range strings.Split(s["hosts"], "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && !strings.HasPrefix(f[0], "#") {
+				hosts = append(hosts, f[0]+" "+strings.Join(f[1:], ","))
+			}
+		}
+		st := o.program(t, "inspect-sh").Settings
+		switch mode {
+		case runner.NetworkFilesNone:
+			if strings.TrimSpace(s["resolv"]) != "" || strings.TrimSpace(s["hosts"]) != "" {
+				t.Errorf("network_files none: resolv.conf %q, hosts %q; want both empty", s["resolv"], s["hosts"])
+			}
+			if !st.NetworkDisabled || len(st.DNS) != 0 {
+				t.Errorf("settings: network_disabled %v, dns %q; want true, none", st.NetworkDisabled, st.DNS)
+			}
+		case runner.NetworkFilesManaged:
+			if !slices.Equal(servers, []string{"127.0.0.1"}) {
+				t.Errorf("resolv.conf names %q, want only 127.0.0.1:\n%s", servers, s["resolv"])
+			}
+			if !slices.Contains(hosts, "127.0.0.1 localhost") {
+				t.Errorf("/etc/hosts does not map localhost to 127.0.0.1:\n%s", s["hosts"])
+			}
+			for _, h := range hosts {
+				if a, _, _ := strings.Cut(h, " "); !strings.HasPrefix(a, "127.") && a != "::1" && !strings.HasPrefix(a, "fe00::") && !strings.HasPrefix(a, "ff0") {
+					t.Errorf("/etc/hosts names an address off loopback: %s", h)
+				}
+			}
+			if st.NetworkDisabled || !slices.Equal(st.DNS, []string{"127.0.0.1"}) {
+				t.Errorf("settings: network_disabled %v, dns %q; want false, 127.0.0.1", st.NetworkDisabled, st.DNS)
+			}
 		}
 		// Guards the namespace's separation from the host's: no unix
 		// socket (the host's abstract sockets, containerd's among them,
@@ -718,8 +804,8 @@ print("end: ok")
 		} else {
 			t.Logf("ICMP datagram socket: %s (no route: only loopback exists)", v)
 		}
-		if st := o.program(t, "inspect-sh").Settings; st.NetworkMode != "none" || !slices.Equal(st.DNS, []string{"127.0.0.1"}) {
-			t.Errorf("settings: network_mode %q, dns %q", st.NetworkMode, st.DNS)
+		if st.NetworkMode != "none" {
+			t.Errorf("settings: network_mode %q", st.NetworkMode)
 		}
 	})
 
