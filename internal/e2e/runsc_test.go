@@ -21,6 +21,7 @@ import (
 	"context"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,6 +41,13 @@ const runscRunTimeout = 4 * time.Minute
 // BEHAVES_REQUIRE_RUNSC=1).
 func requireRunsc(t *testing.T) {
 	t.Helper()
+	requireRuntime(t, "runsc")
+}
+
+// requireRuntime is requireRunsc for any runtime scripts/runsc.sh registers
+// (runsc, runsc-netstack).
+func requireRuntime(t *testing.T, name string) {
+	t.Helper()
 	cl := dockertest.Client(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -47,10 +55,10 @@ func requireRunsc(t *testing.T) {
 	if err != nil {
 		t.Fatalf("docker info: %v", err)
 	}
-	if _, ok := info.Runtimes["runsc"]; ok {
+	if _, ok := info.Runtimes[name]; ok {
 		return
 	}
-	msg := "the Docker daemon does not list the runsc runtime (bash scripts/runsc.sh registers it)"
+	msg := "the Docker daemon does not list the " + name + " runtime (bash scripts/runsc.sh registers it)"
 	if dockertest.Required() && os.Getenv("BEHAVES_REQUIRE_RUNSC") == "1" {
 		t.Fatal("BEHAVES_REQUIRE_RUNSC=1: " + msg)
 	}
@@ -65,6 +73,8 @@ func requireRunsc(t *testing.T) {
 //     on a loaded machine, and these rows must not time out).
 //   - loop: busybox with a short timeout, for the rows that never end.
 //   - py: python3 with 64MiB, for the sockets and the memory bomb.
+//   - shm, pym: sh and py with network_files: managed (the others take the
+//     default, none), for the network rows under both modes.
 //   - spawn: python3 with 256MiB, for forks. A process costs more memory
 //     under runsc (measured: a forked, sleeping python3 ≈ 4 MiB there,
 //     0.5 MiB under runc; the sandbox itself ≈ 17 MiB), and with 128MiB the
@@ -78,11 +88,13 @@ func runscProfiles(img images) string {
 		if rt == "runsc" {
 			runtime = "runsc"
 		}
-		for _, p := range []struct{ name, image, command, timeout, memory string }{
-			{"sh", img.busybox, `["/bin/sh"]`, "20s", "64MiB"},
-			{"loop", img.busybox, `["/bin/sh"]`, "2s", "64MiB"},
-			{"py", img.python, `["python3", "-I"]`, "20s", "64MiB"},
-			{"spawn", img.python, `["python3", "-I"]`, "20s", "256MiB"},
+		for _, p := range []struct{ name, image, command, timeout, memory, files string }{
+			{"sh", img.busybox, `["/bin/sh"]`, "20s", "64MiB", ""},
+			{"shm", img.busybox, `["/bin/sh"]`, "20s", "64MiB", "managed"},
+			{"loop", img.busybox, `["/bin/sh"]`, "2s", "64MiB", ""},
+			{"py", img.python, `["python3", "-I"]`, "20s", "64MiB", ""},
+			{"pym", img.python, `["python3", "-I"]`, "20s", "64MiB", "managed"},
+			{"spawn", img.python, `["python3", "-I"]`, "20s", "256MiB", ""},
 		} {
 			b.WriteString("  " + p.name + "-" + rt + ":\n" +
 				"    image: " + strconv.Quote(p.image) + "\n" +
@@ -91,6 +103,9 @@ func runscProfiles(img images) string {
 				"    memory: " + p.memory + "\n" +
 				"    pids: 32\n" +
 				"    runtime: " + runtime + "\n")
+			if p.files != "" {
+				b.WriteString("    network_files: " + p.files + "\n")
+			}
 		}
 	}
 	return b.String()
@@ -141,22 +156,103 @@ func runscCut(s string) string {
 	return s
 }
 
+// runscNetworkWant is network.sh's output under network_files none (the
+// engine's sandbox skipped: no resolver, no hosts entry) or managed.
+func runscNetworkWant(managed bool) string {
+	want := "own netns: yes\nlinks: lo\nlo up: yes\nroutes off loopback: 0\ndefault route: none\n"
+	if managed {
+		return want + "nameservers: 127.0.0.1\nlocalhost in hosts: 127.0.0.1"
+	}
+	return want + "nameservers:\nlocalhost in hosts: no"
+}
+
+// runscNetworkSh is network.sh, by inspection only. Its argument is the
+// network namespace behaves runs in. gVisor lists its loopback routes in the
+// main table (runc keeps them in the local one): what must hold under both
+// is that the namespace is the container's own, lo is the only link and is
+// up, every route goes through lo, none is a default route, and the
+// resolver is 127.0.0.1 (managed) or none at all.
+const runscNetworkSh = `ns="$(readlink /proc/self/ns/net)"
+if [ -n "$ns" ] && [ "$ns" != "$1" ]; then echo "own netns: yes"; else echo "own netns: no ($ns, behaves: $1)"; fi
+echo "links: $(ip -o link show | sed -n 's/^[0-9]*: \([^:@]*\).*/\1/p' | sort | tr '\n' ' ')"
+if ip -o link show lo | grep -q '[<,]UP[,>]'; then echo "lo up: yes"; else echo "lo up: no"; fi
+ip -o link show lo >&2
+routes="$( { ip route show table all; ip -6 route show table all; } 2>&1)"
+printf '%s\n' "$routes" >&2
+echo "routes off loopback: $(printf '%s\n' "$routes" | grep -v '^$' | grep -v -c ' dev lo\( \|$\)')"
+if printf '%s\n' "$routes" | grep -q '^default'; then echo "default route: yes"; else echo "default route: none"; fi
+echo "nameservers: $(sed -n 's/^nameserver[ \t]*//p' /etc/resolv.conf | tr '\n' ' ')"
+echo "localhost in hosts: $(awk '$2 == "localhost" || $3 == "localhost" { print $1; exit }' /etc/hosts | grep . || echo no)"
+`
+
+// runscSocketsPy is sockets.py. Opening a raw or packet socket sends
+// nothing; the connections go to ports on 127.0.0.1 inside the container:
+// one where nothing listens, one to a listener of its own.
+const runscSocketsPy = `import socket, sys
+def attempt(name, family, kind, proto):
+    try:
+        s = socket.socket(family, kind, proto)
+    except OSError as e:
+        print("%s: refused" % name)
+        print("%s: %s/%s" % (name, type(e).__name__, e.errno), file=sys.stderr)
+    else:
+        s.close()
+        print("%s: opened" % name)
+attempt("raw socket", socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+attempt("packet socket", socket.AF_PACKET, socket.SOCK_RAW, 0)
+s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+s.settimeout(5)
+try:
+    s.connect(("127.0.0.1", 9))
+    print("tcp 127.0.0.1:9: connected")
+except ConnectionRefusedError:
+    print("tcp 127.0.0.1:9: refused")
+except OSError as e:
+    print("tcp 127.0.0.1:9: %s/%s" % (type(e).__name__, e.errno))
+try:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as l:
+        l.bind(("127.0.0.1", 0))
+        l.listen(1)
+        with socket.create_connection(("127.0.0.1", l.getsockname()[1]), timeout=5) as c:
+            a, _ = l.accept()
+            with a:
+                c.sendall(b"ping")
+                print("tcp listener on 127.0.0.1: %s" % a.recv(4).decode())
+except OSError as e:
+    print("tcp listener on 127.0.0.1: %s/%s" % (type(e).__name__, e.errno))
+`
+
+// runscSocketsWant is sockets.py's output.
+const runscSocketsWant = "raw socket: refused\npacket socket: refused\ntcp 127.0.0.1:9: refused\ntcp listener on 127.0.0.1: ping"
+
 // TestRunscSameVerdicts runs the hostile network, memory, timeout and
-// process rows under runc and under runsc, and requires of each pair the
-// same verdict, timed_out, resource_limit and reason, and the expected ones;
-// then a healthy program under runsc right after the bombs.
+// process rows under runc and under runsc, the network rows under both
+// network_files modes, and requires of each pair the same verdict,
+// timed_out, resource_limit and reason, and the expected ones; then a
+// healthy program under runsc right after the bombs.
 func TestRunscSameVerdicts(t *testing.T) {
 	t.Parallel()
 	requireRunsc(t)
 	img := testImages(t)
+	netns := strconv.Quote(hostNetNS(t))
 	spec := "version: 1\n" + runscProfiles(img) + runscPrograms(
 		`  - name: network-{{rt}}
     file: network.sh
     profile: sh-{{rt}}
     cases:
       - name: only loopback
+        args: [`+netns+`]
         expect:
-          stdout: {equals: "links: lo\nroutes off loopback: 0\ndefault route: none\nnameservers: 127.0.0.1"}
+          stdout: {equals: `+strconv.Quote(runscNetworkWant(false))+`}
+`,
+		`  - name: network-managed-{{rt}}
+    file: network.sh
+    profile: shm-{{rt}}
+    cases:
+      - name: only loopback
+        args: [`+netns+`]
+        expect:
+          stdout: {equals: `+strconv.Quote(runscNetworkWant(true))+`}
 `,
 		`  - name: sockets-{{rt}}
     file: sockets.py
@@ -164,7 +260,15 @@ func TestRunscSameVerdicts(t *testing.T) {
     cases:
       - name: refused
         expect:
-          stdout: {equals: "raw socket: refused\npacket socket: refused\ntcp 127.0.0.1:9: refused"}
+          stdout: {equals: `+strconv.Quote(runscSocketsWant)+`}
+`,
+		`  - name: sockets-managed-{{rt}}
+    file: sockets.py
+    profile: pym-{{rt}}
+    cases:
+      - name: refused
+        expect:
+          stdout: {equals: `+strconv.Quote(runscSocketsWant)+`}
 `,
 		`  - name: memory-bomb-{{rt}}
     file: memory_bomb.py
@@ -192,42 +296,8 @@ func TestRunscSameVerdicts(t *testing.T) {
 `,
 	)
 	files := map[string]string{
-		// Inspection only. gVisor lists its loopback routes in the main
-		// table (runc keeps them in the local one): what must hold under
-		// both is that lo is the only link, every route goes through lo,
-		// none is a default route, and 127.0.0.1 is the only resolver.
-		"network.sh": `echo "links: $(ip -o link show | sed -n 's/^[0-9]*: \([^:@]*\).*/\1/p' | sort | tr '\n' ' ')"
-routes="$( { ip route show table all; ip -6 route show table all; } 2>&1)"
-printf '%s\n' "$routes" >&2
-echo "routes off loopback: $(printf '%s\n' "$routes" | grep -v '^$' | grep -v -c ' dev lo\( \|$\)')"
-if printf '%s\n' "$routes" | grep -q '^default'; then echo "default route: yes"; else echo "default route: none"; fi
-echo "nameservers: $(sed -n 's/^nameserver[ \t]*//p' /etc/resolv.conf | tr '\n' ' ')"
-`,
-		// Opening a raw or packet socket sends nothing; the one connection
-		// goes to a port on 127.0.0.1 inside the container, where nothing
-		// listens.
-		"sockets.py": `import socket, sys
-def attempt(name, family, kind, proto):
-    try:
-        s = socket.socket(family, kind, proto)
-    except OSError as e:
-        print("%s: refused" % name)
-        print("%s: %s/%s" % (name, type(e).__name__, e.errno), file=sys.stderr)
-    else:
-        s.close()
-        print("%s: opened" % name)
-attempt("raw socket", socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
-attempt("packet socket", socket.AF_PACKET, socket.SOCK_RAW, 0)
-s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-s.settimeout(5)
-try:
-    s.connect(("127.0.0.1", 9))
-    print("tcp 127.0.0.1:9: connected")
-except ConnectionRefusedError:
-    print("tcp 127.0.0.1:9: refused")
-except OSError as e:
-    print("tcp 127.0.0.1:9: %s/%s" % (type(e).__name__, e.errno))
-`,
+		"network.sh":     runscNetworkSh,
+		"sockets.py":     runscSocketsPy,
 		"memory_bomb.py": memoryBombPy,
 		"cpu_loop.sh":    "while :; do :; done\necho done\n",
 		"fork_bomb.sh":   forkBombSh,
@@ -255,8 +325,10 @@ except OSError as e:
 		// guards says what the row protects.
 		guards string
 	}{
-		{"network", verdict.True, false, "", "", "network mode none (and runsc's --network=none): only lo, no route off it, no resolver but 127.0.0.1"},
-		{"sockets", verdict.True, false, "", "", "CapDrop ALL: no raw or packet socket; nothing listens on loopback"},
+		{"network", verdict.True, false, "", "", "network mode none with the engine's sandbox skipped (and runsc's --network=none): an own namespace, only lo, up, no route off it, no resolver"},
+		{"network-managed", verdict.True, false, "", "", "network mode none with the engine's sandbox (and runsc's --network=none): an own namespace, only lo, up, no route off it, no resolver but 127.0.0.1"},
+		{"sockets", verdict.True, false, "", "", "CapDrop ALL: no raw or packet socket; loopback works, and nothing else listens on it"},
+		{"sockets-managed", verdict.True, false, "", "", "the same with the engine's network sandbox"},
 		{"memory-bomb", verdict.False, false, runner.LimitMemory, "killed: memory limit 64MiB", "the memory limit and OOMKilled, under runsc too (the sandbox is in the container's memory cgroup)"},
 		{"cpu-loop", verdict.False, true, "", "timed out after 2s", "the timeout kill, which stops a runsc sandbox like a runc container"},
 		{"fork-bomb", verdict.False, true, "", "timed out after 2s", "the process bound (runc: the pids cgroup; runsc: RLIMIT_NPROC in gVisor's kernel) and the timeout"},
@@ -278,6 +350,14 @@ except OSError as e:
 			}
 			if p.Settings.Runtime != wantRuntime {
 				t.Errorf("%s-%s: settings runtime %q, want %q", r.program, rt, p.Settings.Runtime, wantRuntime)
+			}
+			// Under both runtimes (runsc is registered with
+			// --network=none) the sandbox is skipped unless the profile
+			// says managed.
+			skipped := !strings.HasSuffix(r.program, "-managed")
+			if p.Settings.NetworkDisabled != skipped || (len(p.Settings.DNS) == 0) != skipped {
+				t.Errorf("%s-%s: settings network_disabled %v, dns %q; want the network sandbox skipped: %v",
+					r.program, rt, p.Settings.NetworkDisabled, p.Settings.DNS, skipped)
 			}
 			if c.Verdict != r.verdict || e.TimedOut != r.timedOut || e.ResourceLimit != r.limit ||
 				(r.reason == "" && c.Reason != "") || !strings.HasPrefix(c.Reason, r.reason) {
@@ -339,6 +419,71 @@ except OSError as e:
 	o = runBehaves(t, ctx, after, map[string]string{"healthy.sh": "echo alive\n"})
 	if _, c := runscCase(t, o, "after-the-bombs"); o.code != 0 || c.Verdict != verdict.True {
 		t.Errorf("after the bombs: exit %d, verdict %s, reason %q, sandbox error %q", o.code, c.Verdict, c.Reason, c.Event.SandboxError)
+	}
+}
+
+// runscRootNSError is how Debian bookworm's runsc (20221219) refuses every
+// container in its default network mode on kernels where
+// /proc/sys/net/core/rmem_default exists in every network namespace (6.18
+// here): it takes that file for the mark of the host's namespace.
+const runscRootNSError = "cannot run with network enabled in root network namespace"
+
+// TestRunscNetstackKeepsSandbox: under gVisor registered without
+// --network=none (scripts/runsc.sh registers the same binary as
+// runsc-netstack), behaves keeps the engine's network sandbox even for
+// network_files: none, since the fresh namespace's lo would be down and
+// gVisor would give no loopback; it still treats the runtime as gVisor
+// (nproc in place of the pids cgroup), by its path, not its name. Where
+// this runsc can start such a container, the network row must hold as under
+// runsc; where it refuses every container in this mode (runscRootNSError),
+// the case is undetermined with that reason and only the settings are
+// checked.
+func TestRunscNetstackKeepsSandbox(t *testing.T) {
+	t.Parallel()
+	requireRuntime(t, "runsc-netstack")
+	img := testImages(t)
+	spec := `version: 1
+profiles:
+  sh:
+    image: ` + strconv.Quote(img.busybox) + `
+    command: ["/bin/sh"]
+    timeout: 20s
+    memory: 64MiB
+    pids: 32
+    runtime: runsc-netstack
+    network_files: none
+programs:
+  - name: network
+    file: network.sh
+    profile: sh
+    cases:
+      - name: only loopback
+        args: [` + strconv.Quote(hostNetNS(t)) + `]
+        expect:
+          stdout: {equals: ` + strconv.Quote(runscNetworkWant(true)) + `}
+`
+	ctx, cancel := context.WithTimeout(context.Background(), runscRunTimeout)
+	defer cancel()
+	o := runBehaves(t, ctx, spec, map[string]string{"network.sh": runscNetworkSh})
+	p, c := runscCase(t, o, "network")
+	st := p.Settings
+	if st.Runtime != "runsc-netstack" || st.NetworkDisabled || !slices.Equal(st.DNS, []string{"127.0.0.1"}) {
+		t.Errorf("settings: runtime %q, network_disabled %v, dns %q; want runsc-netstack with the network sandbox kept (dns 127.0.0.1)",
+			st.Runtime, st.NetworkDisabled, st.DNS)
+	}
+	if st.PidsLimit != 0 || st.Ulimits["nproc"] != 32 {
+		t.Errorf("settings: pids_limit %d, nproc %d; want none and 32 (gVisor, told by the runtime's path)", st.PidsLimit, st.Ulimits["nproc"])
+	}
+	if strings.Contains(c.Event.SandboxError, runscRootNSError) {
+		if o.code != 3 || c.Verdict != verdict.Undetermined {
+			t.Errorf("runsc refused the container, yet behaves exited %d with verdict %s", o.code, c.Verdict)
+		}
+		t.Logf("this runsc cannot start a container in its default network mode on this kernel (%q): only the settings were checked", runscRootNSError)
+		return
+	}
+	if o.code != 0 || c.Verdict != verdict.True || c.Event.SandboxError != "" {
+		t.Errorf("runsc-netstack: exit %d, verdict %s, reason %q, sandbox error %q\nstdout %q\nstderr %q",
+			o.code, c.Verdict, c.Reason, c.Event.SandboxError, runscCut(c.Event.Stdout), runscCut(c.Event.Stderr))
 	}
 }
 
