@@ -16,6 +16,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -275,11 +276,21 @@ func TestIntegrationReadOnlyRoot(t *testing.T) {
 	}
 }
 
-// TestIntegrationIsolation inspects, from inside one container, the network
-// (only lo, no route), the resolver (127.0.0.1 only), the user, the hostname,
-// the scratch tmpfs and the ulimits.
+// TestIntegrationIsolation inspects, from inside one container, under both
+// network_files modes: the network (a namespace of its own, only lo, up, no
+// route), the resolver (none at all, or 127.0.0.1 only), the user, the
+// hostname, the scratch tmpfs and the ulimits.
 func TestIntegrationIsolation(t *testing.T) {
 	t.Parallel()
+	for _, mode := range []runner.NetworkFiles{runner.NetworkFilesNone, runner.NetworkFilesManaged} {
+		t.Run("network_files="+string(mode), func(t *testing.T) {
+			t.Parallel()
+			integrationIsolation(t, mode)
+		})
+	}
+}
+
+func integrationIsolation(t *testing.T, mode runner.NetworkFiles) {
 	sb := newTestSandbox(t)
 	script := `id; echo @@
 hostname; echo @@
@@ -289,17 +300,33 @@ cat /etc/resolv.conf; echo @@
 grep -E ' /tmp | /program ' /proc/mounts; echo @@
 grep -E '^Max (open files|file size|core file size|processes)' /proc/self/limits; echo @@
 ls -lan /program; ls -ldn /program/lib; cat lib/data.txt; echo @@
-pwd
+pwd; echo @@
+readlink /proc/self/ns/net; echo @@
+ip -o link show; echo @@
+cat /etc/hosts
 `
 	prog := shProgram(script)
 	prog.Files["lib/data.txt"] = []byte("payload\n")
-	att := prepare(t, sb, prog, shProfile(dockertest.Image(t, "BEHAVES_IMAGE_BUSYBOX")))
+	prof := shProfile(dockertest.Image(t, "BEHAVES_IMAGE_BUSYBOX"))
+	prof.NetworkFiles = mode
+	att := prepare(t, sb, prog, prof)
 	ev := runOK(t, att, runner.Invocation{})
 	parts := strings.Split(string(ev.Stdout.Data), "@@\n")
-	if exitCode(ev) != "0" || len(parts) != 9 {
+	if exitCode(ev) != "0" || len(parts) != 12 {
 		t.Fatalf("exit %s, stdout %q, stderr %q", exitCode(ev), ev.Stdout.Data, ev.Stderr.Data)
 	}
 	id, host, netdev, route, resolv, mounts, limits, listing, pwd := parts[0], parts[1], parts[2], parts[3], parts[4], parts[5], parts[6], parts[7], parts[8]
+	netns, links, hosts := strings.TrimSpace(parts[9]), parts[10], parts[11]
+
+	// A network namespace of the container's own, whose only link, lo, is
+	// up, with or without the engine's network sandbox.
+	own, err := os.Readlink("/proc/self/ns/net")
+	if err != nil || !strings.HasPrefix(netns, "net:[") || netns == own {
+		t.Errorf("the container's network namespace is %q, this process's %q (%v): want its own", netns, own, err)
+	}
+	if lines := strings.Split(strings.TrimSpace(links), "\n"); len(lines) != 1 || !regexpMatch(`^1: lo: <[A-Z_,]*\bUP\b`, lines[0]) {
+		t.Errorf("links: want only lo, up:\n%s", links)
+	}
 
 	if !strings.HasPrefix(id, "uid=65534") || !strings.Contains(id, "gid=65534") {
 		t.Errorf("id = %q", id)
@@ -325,8 +352,26 @@ pwd
 			servers = append(servers, f[1])
 		}
 	}
-	if !slices.Equal(servers, []string{"127.0.0.1"}) {
-		t.Errorf("resolv.conf names %q, want only 127.0.0.1:\n%s", servers, resolv)
+	st := att.Settings()
+	switch mode {
+	case runner.NetworkFilesNone:
+		// The engine's sandbox skipped: its init layer's empty files.
+		if strings.TrimSpace(resolv) != "" || strings.TrimSpace(hosts) != "" {
+			t.Errorf("resolv.conf %q, hosts %q: want both empty", resolv, hosts)
+		}
+		if !st.NetworkDisabled || len(st.DNS) != 0 {
+			t.Errorf("settings: network_disabled %v, dns %q; want true, none", st.NetworkDisabled, st.DNS)
+		}
+	case runner.NetworkFilesManaged:
+		if !slices.Equal(servers, []string{"127.0.0.1"}) {
+			t.Errorf("resolv.conf names %q, want only 127.0.0.1:\n%s", servers, resolv)
+		}
+		if !regexpMatch(`(?m)^127\.0\.0\.1\s+localhost$`, hosts) {
+			t.Errorf("/etc/hosts does not map localhost to 127.0.0.1:\n%s", hosts)
+		}
+		if st.NetworkDisabled || !slices.Equal(st.DNS, []string{"127.0.0.1"}) {
+			t.Errorf("settings: network_disabled %v, dns %q; want false, 127.0.0.1", st.NetworkDisabled, st.DNS)
+		}
 	}
 	if !strings.Contains(mounts, "tmpfs /tmp tmpfs rw,nosuid,nodev,noexec") || !strings.Contains(mounts, " /program ") || !strings.Contains(mounts, " /program ") {
 		t.Errorf("mounts:\n%s", mounts)
