@@ -126,7 +126,7 @@ func TestDockerRunArgs(t *testing.T) {
 	for _, want := range []string{
 		"run --rm -i --name c1 ",
 		"--hostname behaves ", "--user 65534:65534 ", "--workdir /program ",
-		"--network none ", "--dns 127.0.0.1 ", "--ipc private ", "--shm-size 67108864 ", "--log-driver none ",
+		"--network none ", "--ipc private ", "--shm-size 67108864 ", "--log-driver none ",
 		"--memory 67108864 ", "--memory-swap 67108864 ", "--cpus 1 ", "--pids-limit 64 ",
 		"--read-only ", "--init ", "--no-healthcheck ", "--cap-drop ALL ", "--security-opt no-new-privileges ",
 		"--ulimit nofile=256:256 ", "--ulimit fsize=67108864:67108864 ", "--ulimit core=0:0 ",
