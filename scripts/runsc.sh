@@ -20,6 +20,9 @@
 #   3. checks that runsc really runs a container here: the busybox test image
 #      under --runtime runsc with the settings behaves uses (no network,
 #      read-only root, all capabilities dropped, a memory limit, non-root).
+#      runsc-netstack is not checked: Debian bookworm's runsc refuses every
+#      container in that mode on kernels whose every network namespace has
+#      /proc/sys/net/core/rmem_default (it takes that for the host's).
 #
 # Idempotent: a daemon that already lists both runtimes with this
 # configuration is left alone. Exits non-zero with the reason when runsc cannot run containers
