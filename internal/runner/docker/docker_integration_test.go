@@ -467,15 +467,28 @@ func TestIntegrationEngineFaults(t *testing.T) {
 	sb := newTestSandbox(t)
 	img := dockertest.Image(t, "BEHAVES_IMAGE_BUSYBOX")
 
-	// Create fails: an unknown runtime.
+	// An unknown runtime: Prepare fails, naming it, before anything is
+	// made (the engine's registered runtimes are asked first).
 	prof := shProfile(img)
 	prof.Runtime = "behaves-no-such-runtime"
 	att := prepare(t, sb, shProgram("true\n"), shProfile(img))
+	if a, err := prepareOne(context.Background(), sb, shProgram("true\n"), prof); err == nil || !strings.Contains(err.Error(), `no runtime "behaves-no-such-runtime"`) {
+		if a != nil {
+			a.Close(context.Background())
+		}
+		t.Errorf("Prepare under an unknown runtime: %v", err)
+	}
+
+	// Create fails: a CPU quota above the engine's CPUs, which the engine
+	// refuses at create (the CLI checks it before; the sandbox does not).
+	prof = shProfile(img)
+	prof.CPUs = 1024
 	bad := prepare(t, sb, shProgram("true\n"), prof)
 	ev := run(t, bad, runner.Invocation{})
-	if !strings.HasPrefix(ev.SandboxError, "creating container: ") || ev.ExitCode != nil {
+	if !strings.HasPrefix(ev.SandboxError, "creating container: ") || !strings.Contains(ev.SandboxError, "CPU") || ev.ExitCode != nil {
 		t.Errorf("create failure: %+v", ev)
 	}
+	t.Logf("create failure: %s", ev.SandboxError)
 
 	// Start fails: a tmpfs cannot be mounted over a file.
 	prof = shProfile(img)
