@@ -135,3 +135,29 @@ func TestSandboxRuntimeInfoFails(t *testing.T) {
 		t.Errorf("%d info requests, want 2 (a failure is not kept)", n)
 	}
 }
+
+// TestSandboxRuntimeFromCPUs: run asks for the CPU count first; that answer's
+// runtimes serve Prepare, so a run asks the engine for its information once.
+func TestSandboxRuntimeFromCPUs(t *testing.T) {
+	t.Parallel()
+	d := newFakeDaemon(t)
+	d.fault("info", runtimesInfo)
+	sb := d.sandbox(t, Options{})
+	ctx := context.Background()
+	if n, err := sb.CPUs(ctx); err != nil || n != fakeCPUs {
+		t.Fatalf("CPUs: %d, %v", n, err)
+	}
+	prof := faultProfile()
+	prof.Runtime = "runsc-netstack"
+	att, err := prepareOne(ctx, sb, runner.Program{Files: map[string][]byte{"main.sh": []byte("echo ok\n")}, Entry: "main.sh"}, prof)
+	if err != nil {
+		t.Fatalf("Prepare: %v", err)
+	}
+	defer att.Close(ctx)
+	if att.Settings().NetworkDisabled {
+		t.Error("runsc-netstack: the network sandbox is skipped")
+	}
+	if n := d.count("info"); n != 1 {
+		t.Errorf("%d info requests, want 1", n)
+	}
+}

@@ -198,7 +198,9 @@ func newSandbox(ctx context.Context, cli engine, opt Options) (*Sandbox, error) 
 
 // CPUs returns the number of CPUs the engine has (its NCPU): the most a
 // container's CPU quota may ask for. One request, bounded by the engine
-// deadline; run asks once, before any container.
+// deadline; run asks once, before any container. The same answer's
+// registered runtimes are kept for Prepare (see runtime), which then need
+// not ask again.
 func (s *Sandbox) CPUs(ctx context.Context) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.opt.EngineTimeout)
 	defer cancel()
@@ -206,6 +208,11 @@ func (s *Sandbox) CPUs(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("asking the Docker engine for its CPU count: %w", err)
 	}
+	s.rtMu.Lock()
+	if s.runtimes == nil {
+		s.runtimes = &system.Info{Runtimes: info.Runtimes, DefaultRuntime: info.DefaultRuntime}
+	}
+	s.rtMu.Unlock()
 	return info.NCPU, nil
 }
 
