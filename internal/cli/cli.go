@@ -51,6 +51,7 @@ commands:
   publish   publish a report to GitHub: annotations, summary, comment, check run
   action    the GitHub Action's entry point: inputs from INPUT_*, run, then publish
   action-post  the action's post step: remove this job's run's containers and volumes
+  schema    print the spec's JSON Schema (for editors)
   version   print the version
 
 exit codes: 0 all true · 1 some false · 2 usage or spec error ·
@@ -86,6 +87,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return actionCommand(ctx, args[1:], env)
 	case "action-post":
 		return actionPostCommand(ctx, args[1:], env)
+	case "schema":
+		return schemaCommand(args[1:], env)
 	case "version":
 		fmt.Fprintf(env.Stdout, "behaves %s\n", version())
 		return ExitTrue

@@ -505,3 +505,21 @@ func TestPublishAnnotationsOnlyUnderActions(t *testing.T) {
 		}
 	}
 }
+
+func TestSchemaCommand(t *testing.T) {
+	t.Parallel()
+	r := runMain(t, context.Background(), nil, "schema")
+	if r.code != ExitTrue {
+		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
+	}
+	want, err := os.ReadFile(filepath.Join("..", "..", "docs", "behaves.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.stdout != string(want) {
+		t.Errorf("behaves schema does not print docs/behaves.schema.json")
+	}
+	if r := runMain(t, context.Background(), nil, "schema", "extra"); r.code != ExitUsage {
+		t.Errorf("behaves schema extra: exit %d, want %d", r.code, ExitUsage)
+	}
+}

@@ -9,7 +9,8 @@ import (
 
 // FuzzLoad feeds arbitrary bytes to Load as a spec inside a repository that
 // holds the test files. Load must not panic, must return either a spec or
-// Errors, and every error must carry a line.
+// Errors, and every error must carry a line. A spec Load accepts must pass
+// the JSON Schema too (an editor must never mark a valid spec wrong).
 func FuzzLoad(f *testing.F) {
 	for _, dir := range []string{"ok", "err"} {
 		specs, _ := filepath.Glob(filepath.Join("testdata", "spec", dir, "*.yaml"))
@@ -48,6 +49,9 @@ func FuzzLoad(f *testing.F) {
 				if _, ok := p.Program.Files[p.Program.Entry]; !ok || len(p.Cases) == 0 || len(p.Program.Files) != 1 {
 					t.Fatalf("invalid program accepted: %+v", p)
 				}
+			}
+			if err := validateYAML(t, data); err != nil {
+				t.Fatalf("Load accepts the spec, the schema refuses it: %v", err)
 			}
 			return
 		}

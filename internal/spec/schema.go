@@ -1,0 +1,259 @@
+package spec
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// The JSON Schema of the spec (draft 2020-12), for editors: keys, types,
+// enumerations, required fields and the simple value patterns the loader
+// also checks (sizes, durations, uid:gid, names). It is built from the
+// loader's own key tables (topKeys, profileKeys, programKeys, caseKeys,
+// expectKeys, matcherKeys) and patterns, so a key the loader accepts and
+// the schema lacks, or the reverse, is an error here, not a silent drift.
+// What needs more than one value or the file system stays with Load
+// (behaves validate): unique names, profile references, paths and
+// globs, regex validity, ceilings, NUL bytes, tmpfs paths that cover
+// /program or /proc. The image is checked as written: a --image override
+// that replaces an unpinned image is the workflow's, which the schema
+// cannot see.
+
+// SchemaID is the schema's $id: where the repository publishes it.
+const SchemaID = "https://raw.githubusercontent.com/behaves-dev/behaves/main/docs/behaves.schema.json"
+
+// Patterns that exist only for the schema; the loader checks these rules
+// in code (checkImage, checkUser, time.ParseDuration, name).
+const (
+	// schemaImage is a pinned image: a local image ID, or any name with a
+	// registry digest (the loader also checks the name's grammar).
+	schemaImage = `^(sha256:[0-9a-f]{64}|[^@]+@sha256:[0-9a-f]{64})$`
+	// schemaUser is a numeric uid:gid, both above 0.
+	schemaUser = `^0*[1-9][0-9]*:0*[1-9][0-9]*$`
+	// schemaDuration is Go's duration syntax with a unit on every number.
+	schemaDuration = `^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`
+	// schemaName is a name with something other than a space in it and
+	// no control character (unicode.IsControl: C0, DEL, C1).
+	schemaName = `^[^\x00-\x1f\x7f-\x9f]*[^\x00-\x20\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$`
+)
+
+// schemaObject is one object of the spec: its keys (the loader's table)
+// and what each key's value is.
+type schemaObject struct {
+	def         string
+	description string
+	keys        []string
+	props       map[string]map[string]any
+	required    []string
+	// extra holds further keywords (oneOf, not).
+	extra map[string]any
+}
+
+func jsString(desc string) map[string]any {
+	return map[string]any{"type": "string", "description": desc}
+}
+
+func jsRef(def, desc string) map[string]any {
+	return map[string]any{"$ref": "#/$defs/" + def, "description": desc}
+}
+
+func jsWith(m map[string]any, kv ...any) map[string]any {
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i].(string)] = kv[i+1]
+	}
+	return m
+}
+
+func jsList(desc string) map[string]any {
+	return map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": desc}
+}
+
+func jsSize(desc string) map[string]any {
+	return jsWith(jsString(desc+" (B, KiB, MiB or GiB: 64KiB, 256MiB)"), "pattern", sizeRE.String())
+}
+
+// schemaObjects are the spec's objects, each keyed by the loader's table.
+func schemaObjects() []schemaObject {
+	return []schemaObject{
+		{
+			def:         "spec",
+			description: "A behaves spec (behaves.yml).",
+			keys:        topKeys,
+			props: map[string]map[string]any{
+				"version": {"const": Version, "description": "The spec format version: 1."},
+				"profiles": {
+					"type": "object", "minProperties": 1,
+					"propertyNames":        map[string]any{"pattern": profileNameRE.String()},
+					"additionalProperties": map[string]any{"$ref": "#/$defs/profile"},
+					"description":          "Runtime profiles by name (letters, digits, '.', '_', '-').",
+				},
+				"programs": {
+					"type": "array", "minItems": 1,
+					"items":       map[string]any{"$ref": "#/$defs/program"},
+					"description": "The programs to judge, each with its cases.",
+				},
+			},
+			required: []string{"version", "profiles", "programs"},
+		},
+		{
+			def:         "profile",
+			description: "How a program runs: image, command and limits.",
+			keys:        profileKeys,
+			props: map[string]map[string]any{
+				"image": jsWith(jsString("A pinned image: name@sha256:<64 hex> (a registry digest) or sha256:<64 hex> (a local image ID). Never pulled by tag."),
+					"pattern", schemaImage),
+				"command": jsWith(jsList("The argv; /program/<program_name> and the case's args are appended."),
+					"minItems", 1, "prefixItems", []any{map[string]any{"type": "string", "minLength": 1}}),
+				"program_name": jsWith(jsString("The program's file name under /program (default: the program file's base name)."),
+					"pattern", `^[^/]+$`, "not", map[string]any{"enum": []any{".", ".."}}),
+				"timeout": jsWith(jsString("The program's own run time, a Go duration (default 10s): 5s, 1500ms, 2m."),
+					"pattern", schemaDuration),
+				"memory": jsSize("Memory limit, swap never added (default 256MiB, at least 6MiB)"),
+				"cpus": {"type": "number", "minimum": minCPUs, "maximum": maxCPUs,
+					"description": "CPU quota in cores (default 1)."},
+				"pids": {"type": "integer", "minimum": 1,
+					"description": "Process and thread limit (default 64)."},
+				"output_limit":   jsSize("Bytes kept per stream (default 64KiB)"),
+				"output_ceiling": jsSize("Bytes on one stream past which the container is killed (default min(64 × output_limit, --max-output))"),
+				"user": jsWith(jsString(`Numeric "uid:gid", both above 0 (default "65534:65534").`),
+					"pattern", schemaUser),
+				"tmpfs": {"type": "object",
+					"propertyNames":        map[string]any{"pattern": tmpfsPathRE.String()},
+					"additionalProperties": jsSize("Size"),
+					"description":          "Writable scratch mounts: absolute path to size, like {/tmp: 16MiB}."},
+				"env": {"type": "object",
+					"propertyNames":        map[string]any{"pattern": envNameRE.String()},
+					"additionalProperties": map[string]any{"type": "string"},
+					"description":          "The program's environment, like {LANG: C.UTF-8}; nothing from behaves' own."},
+				"runtime": jsWith(jsString(`An OCI runtime, like runsc (gVisor); "" for the engine's default.`),
+					"pattern", "^("+strings.TrimSuffix(strings.TrimPrefix(runtimeRE.String(), "^"), "$")+")?$"),
+			},
+			required: []string{"image", "command"},
+		},
+		{
+			def:         "program",
+			description: "One program (file) or one per matching file (files), all with the same cases.",
+			keys:        programKeys,
+			props: map[string]map[string]any{
+				"name":    jsWith(jsString("The program's name, unique in the spec."), "pattern", schemaName),
+				"file":    jsString("The program file, relative to the spec's folder."),
+				"files":   jsString("A glob relative to the spec's folder: one program per match, named <name>/<base name>."),
+				"profile": jsString("The name of a profile under profiles."),
+				"cases": {"type": "array", "minItems": 1, "items": map[string]any{"$ref": "#/$defs/case"},
+					"description": "The cases: one invocation each."},
+			},
+			required: []string{"name", "profile", "cases"},
+			extra: map[string]any{"oneOf": []any{
+				map[string]any{"required": []any{"file"}},
+				map[string]any{"required": []any{"files"}},
+			}},
+		},
+		{
+			def:         "case",
+			description: "One invocation and what it expects.",
+			keys:        caseKeys,
+			props: map[string]map[string]any{
+				"name":       jsWith(jsString("The case's name, unique in its program."), "pattern", schemaName),
+				"args":       jsList("Arguments after the program path (default none)."),
+				"stdin":      jsString("The program's stdin (default empty)."),
+				"stdin_file": jsString("A file whose bytes are the stdin, relative to the spec's folder."),
+				"expect":     jsRef("expect", "What counts as behaving (default: exit code 0, streams unchecked)."),
+			},
+			required: []string{"name"},
+			extra:    map[string]any{"not": map[string]any{"required": []any{"stdin", "stdin_file"}}},
+		},
+		{
+			def:         "expect",
+			description: "The exit code and the stream matchers.",
+			keys:        expectKeys,
+			props: map[string]map[string]any{
+				"exit_code": {"type": "integer", "minimum": 0, "maximum": 255, "description": "The expected exit code (default 0)."},
+				"stdout":    jsRef("matcher", "A matcher for stdout; absent: not checked."),
+				"stderr":    jsRef("matcher", "A matcher for stderr; absent: not checked."),
+			},
+		},
+		{
+			def:         "matcher",
+			description: "Exactly one of equals, contains or regex, with ignore_case and normalize.",
+			keys:        matcherKeys,
+			props: map[string]map[string]any{
+				"equals":      jsString("The whole output, after normalize."),
+				"contains":    jsString("A part of the output, after normalize."),
+				"regex":       jsString("An RE2 expression, searched (a match anywhere)."),
+				"ignore_case": {"type": "boolean", "description": "Compare case-insensitively (default false)."},
+				"normalize": {"enum": []any{"trailing", "exact", "whitespace"},
+					"description": "trailing (default): CRLF to LF, line-end blanks and trailing newlines stripped; exact: bytes as they are; whitespace: every run collapsed to one space."},
+			},
+			extra: map[string]any{"oneOf": []any{
+				map[string]any{"required": []any{"equals"}},
+				map[string]any{"required": []any{"contains"}},
+				map[string]any{"required": []any{"regex"}},
+			}},
+		},
+	}
+}
+
+// buildSchema returns the schema document for objs, whose first object is
+// the root. It fails when an object's properties are not exactly its key
+// table, or when a required key is not among them.
+func buildSchema(objs []schemaObject) (map[string]any, error) {
+	defs := map[string]any{}
+	var root map[string]any
+	for i, o := range objs {
+		got := slices.Sorted(maps.Keys(o.props))
+		want := slices.Sorted(slices.Values(o.keys))
+		if !slices.Equal(got, want) {
+			return nil, fmt.Errorf("schema of %s: properties %v are not the loader's keys %v", o.def, got, want)
+		}
+		for _, r := range o.required {
+			if !slices.Contains(o.keys, r) {
+				return nil, fmt.Errorf("schema of %s: required key %q is not one the loader reads", o.def, r)
+			}
+		}
+		props := map[string]any{}
+		for k, v := range o.props {
+			props[k] = v
+		}
+		obj := map[string]any{
+			"type":                 "object",
+			"description":          o.description,
+			"properties":           props,
+			"additionalProperties": false,
+		}
+		if len(o.required) > 0 {
+			obj["required"] = o.required
+		}
+		maps.Copy(obj, o.extra)
+		if i == 0 {
+			root = obj
+			continue
+		}
+		defs[o.def] = obj
+	}
+	root["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+	root["$id"] = SchemaID
+	root["title"] = "behaves spec"
+	root["$defs"] = defs
+	return root, nil
+}
+
+// Schema returns the spec's JSON Schema (draft 2020-12), indented, with a
+// final newline: what `behaves schema` prints and docs/behaves.schema.json
+// holds. Every $ref is a JSON pointer into its own $defs.
+func Schema() ([]byte, error) {
+	doc, err := buildSchema(schemaObjects())
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, fmt.Errorf("encoding the schema: %w", err)
+	}
+	return buf.Bytes(), nil
+}
