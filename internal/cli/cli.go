@@ -51,6 +51,7 @@ commands:
   publish   publish a report to GitHub: annotations, summary, comment, check run
   action    the GitHub Action's entry point: inputs from INPUT_*, run, then publish
   action-post  the action's post step: remove this job's run's containers and volumes
+  junit     convert a JSON report to JUnit XML
   schema    print the spec's JSON Schema (for editors)
   version   print the version
 
@@ -87,6 +88,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return actionCommand(ctx, args[1:], env)
 	case "action-post":
 		return actionPostCommand(ctx, args[1:], env)
+	case "junit":
+		return junitCommand(args[1:], env)
 	case "schema":
 		return schemaCommand(args[1:], env)
 	case "version":
@@ -198,6 +201,7 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	pullTimeout := registerPullTimeout(fs)
 	chosenID := registerRunID(fs)
 	reportPath := fs.String("report", "behaves-report.json", "where to write the JSON report")
+	junitPath := fs.String("junit", "", "also write the report as JUnit XML to this file")
 	parallel := fs.Int("parallel", 0, "invocations at once (default: fits the CPUs and the profiles' memory)")
 	failOn := fs.String("fail-on", string(FailOnUndetermined), "which verdicts fail the command: false or undetermined")
 	maxReport := sizeFlag(report.DefaultMaxReportSize)
@@ -249,6 +253,11 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", err)
 		return ExitRunFailed
 	}
+	// The JUnit file too: a stale one must not pass for this run's.
+	if err := writeJUnit(*junitPath, early(errNotFinished, nil)); err != nil {
+		fmt.Fprintf(env.Stderr, "behaves: %v\n", err)
+		return ExitRunFailed
+	}
 	// specFailed writes the report of a run that stopped at a spec error
 	// and prints the problems.
 	specFailed := func(err error) int {
@@ -258,8 +267,12 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 			why = fmt.Errorf("the spec has %d problem(s); nothing ran", len(list))
 		}
 		code := ExitUsage
-		if werr := report.WriteJSON(*reportPath, early(why, list)); werr != nil {
+		rep := early(why, list)
+		if werr := report.WriteJSON(*reportPath, rep); werr != nil {
 			fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", werr)
+			code = ExitRunFailed
+		} else if jerr := writeJUnit(*junitPath, rep); jerr != nil {
+			fmt.Fprintf(env.Stderr, "behaves: %v\n", jerr)
 			code = ExitRunFailed
 		}
 		printMessages(env.Stderr, env, specErrorLines(err)...)
@@ -396,6 +409,9 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	rep, err = out.Commit(rep)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", err)
+		code = ExitRunFailed
+	} else if err := junitFromReport(*junitPath, *reportPath, int64(maxReport)+reportReadSlack); err != nil {
+		fmt.Fprintf(env.Stderr, "behaves: %v\n", err)
 		code = ExitRunFailed
 	}
 	topts := report.TerminalOptions{GitHubActions: env.Getenv("GITHUB_ACTIONS") == "true", Token: report.NewToken()}

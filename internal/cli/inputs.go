@@ -106,6 +106,15 @@ func readInputs(env Env) (actionInputs, error) {
 	specPath := inWorkspace(env, firstSet(input(env, "spec"), "behaves.yml"))
 	reportPath := inWorkspace(env, firstSet(input(env, "report"), "behaves-report.json"))
 	in.runArgs = []string{"--spec", specPath, "--report", reportPath}
+	// junit: run writes it (replacing a stale one before the spec is read);
+	// publish writes it from the report it checked.
+	junitPath := ""
+	if v := input(env, "junit"); v != "" {
+		junitPath = inWorkspace(env, v)
+		if in.command == actionRun {
+			in.runArgs = append(in.runArgs, "--junit", junitPath)
+		}
+	}
 
 	// The spec flags, each checked by run's own flag.Value.
 	var sf specFlags
@@ -152,6 +161,9 @@ func readInputs(env Env) (actionInputs, error) {
 	}
 
 	p := publishConfig{reportPath: reportPath, maxReportSize: DefaultMaxReadReport, failOn: FailOnUndetermined, comment: gh.CommentUpdate}
+	if in.command == actionPublish {
+		p.junitPath = junitPath
+	}
 	if v := input(env, "fail-on"); v != "" {
 		if p.failOn, err = parseFailOn(v); err != nil {
 			return in, fmt.Errorf("input fail-on: %v", err)

@@ -63,10 +63,13 @@ type publishConfig struct {
 	checkRun      bool
 	annotations   bool
 	maxReportSize int64
+	// junitPath is where to write the report as JUnit XML ("" for none).
+	junitPath string
 }
 
 const publishUsage = `usage: behaves publish [--report FILE] [--github-token TOKEN] [--fail-on false|undetermined]
                        [--comment update|new|off] [--check-run] [--annotations=true|false]
+                       [--junit FILE]
 
 Publishes a report as the GitHub Action does: workflow-command annotations on
 stdout, the job summary (GITHUB_STEP_SUMMARY), the sticky pull request comment
@@ -75,7 +78,9 @@ the step's outputs (GITHUB_OUTPUT) and the exit code. The report is checked
 first (schema, keys, enums, verdicts recomputed from its cases); under a
 workflow_run event it must be from that run (github.run_id, run_attempt,
 head_sha), elsewhere under Actions from this run. A refusal of the GitHub API
-(403, 404) is a notice: publishing never changes the exit code.
+(403, 404) is a notice: publishing never changes the exit code. --junit also
+writes the report as JUnit XML; a report that is refused removes what is at
+that path instead.
 
 The token is --github-token, else INPUT_GITHUB-TOKEN, else GITHUB_TOKEN.
 
@@ -97,6 +102,7 @@ func publishCommand(ctx context.Context, args []string, env Env) int {
 	fs.BoolVar(&cfg.checkRun, "check-run", false, "create a check run on the pull request's head (needs checks: write)")
 	fs.BoolVar(&cfg.annotations, "annotations", true, "print annotations as workflow commands (default: under GitHub Actions only)")
 	fs.Var((*sizeFlag)(&cfg.maxReportSize), "max-report-size", "the largest report read (KiB, MiB, GiB)")
+	fs.StringVar(&cfg.junitPath, "junit", "", "also write the report as JUnit XML to this file")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), publishUsage)
 		fs.PrintDefaults()
@@ -157,18 +163,21 @@ func publishReport(ctx context.Context, env Env, cfg publishConfig, runCode int)
 	rep, err := report.ReadFile(cfg.reportPath, cfg.maxReportSize)
 	if err != nil {
 		printMessages(out, env, "behaves: nothing published: "+err.Error())
+		refuseJUnit(env, cfg)
 		return ExitRunFailed
 	}
 	ev, err := readEvent(env)
 	if err != nil {
 		if env.Getenv("GITHUB_EVENT_NAME") == "workflow_run" {
 			printMessages(out, env, "behaves: nothing published: the report's run cannot be checked: "+err.Error())
+			refuseJUnit(env, cfg)
 			return ExitRunFailed
 		}
 		notice(out, "behaves: no pull request comment or check run: "+err.Error())
 	}
 	if err := checkOrigin(rep, ev, env); err != nil {
 		printMessages(out, env, "behaves: nothing published: "+err.Error())
+		refuseJUnit(env, cfg)
 		return ExitRunFailed
 	}
 	code := worse(reportExitCode(rep, cfg.failOn), runCode)
@@ -176,6 +185,10 @@ func publishReport(ctx context.Context, env Env, cfg publishConfig, runCode int)
 		// A run stopped by spec errors never learned the repository root;
 		// the action's paths are relative to the workspace, its checkout.
 		rep.SpecFile = inside(workspace(env), rep.Spec)
+	}
+	if err := writeJUnit(cfg.junitPath, rep); err != nil {
+		printMessages(out, env, "behaves: "+err.Error())
+		code = worse(code, ExitRunFailed)
 	}
 
 	runURL, err := publish.RunURL(env.Getenv("GITHUB_SERVER_URL"), env.Getenv("GITHUB_REPOSITORY"), env.Getenv("GITHUB_RUN_ID"))
@@ -206,6 +219,14 @@ func publishReport(ctx context.Context, env Env, cfg publishConfig, runCode int)
 	postToGitHub(ctx, env, cfg, rep, ev, anns, opts, code)
 	printMessages(out, env, deciding(rep, code)...)
 	return code
+}
+
+// refuseJUnit removes the JUnit file publishing would have written, for a
+// report it refused.
+func refuseJUnit(env Env, cfg publishConfig) {
+	if err := removeJUnit(cfg.junitPath); err != nil {
+		printMessages(env.Stdout, env, "behaves: "+err.Error())
+	}
 }
 
 // readEvent reads the Actions event (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH);
