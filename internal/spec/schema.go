@@ -83,7 +83,7 @@ func schemaObjects() []schemaObject {
 			description: "A behaves spec (behaves.yml).",
 			keys:        topKeys,
 			props: map[string]map[string]any{
-				"version": {"const": Version, "description": "The spec format version: 1."},
+				"version": {"type": "integer", "const": Version, "description": "The spec format version: 1."},
 				"profiles": {
 					"type": "object", "minProperties": 1,
 					"propertyNames":        map[string]any{"pattern": profileNameRE.String()},
@@ -121,7 +121,7 @@ func schemaObjects() []schemaObject {
 				"user": jsWith(jsString(`Numeric "uid:gid", both above 0 (default "65534:65534").`),
 					"pattern", schemaUser),
 				"tmpfs": {"type": "object",
-					"propertyNames":        map[string]any{"pattern": tmpfsPathRE.String()},
+					"propertyNames":        map[string]any{"pattern": "^/" + strings.TrimPrefix(tmpfsPathRE.String(), "^")},
 					"additionalProperties": jsSize("Size"),
 					"description":          "Writable scratch mounts: absolute path to size, like {/tmp: 16MiB}."},
 				"env": {"type": "object",

@@ -475,6 +475,9 @@ programs:
 		{"version 2", "version: 1", "version: 2"},
 		{"cpus zero", "command: [python3]", "command: [python3]\n    cpus: 0"},
 		{"bad runtime", "command: [python3]", "command: [python3]\n    runtime: run sc"},
+		{"relative tmpfs path", "command: [python3]", "command: [python3]\n    tmpfs: {tmp: 1MiB}"},
+		{"tmpfs size in MB", "command: [python3]", "command: [python3]\n    tmpfs: {/tmp: 1MB}"},
+		{"version 1.5", "version: 1", "version: 1.5"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
