@@ -93,6 +93,14 @@ func TestRunJUnit(t *testing.T) {
 	if r := runMain(t, context.Background(), nil, "junit", "--report", rpath); r.code != ExitTrue || r.stdout != string(data) {
 		t.Errorf("behaves junit to stdout: exit %d, %d bytes", r.code, len(r.stdout))
 	}
+	// So does behaves publish --junit (outside Actions: nothing posted).
+	pub := filepath.Join(dir, "published.xml")
+	if r := runMain(t, context.Background(), nil, "publish", "--report", rpath, "--comment", "off", "--junit", pub); r.code != ExitFalse {
+		t.Fatalf("behaves publish --junit: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if got, _ := os.ReadFile(pub); string(got) != string(data) {
+		t.Errorf("behaves publish --junit wrote another file than run --junit")
+	}
 }
 
 // TestRunJUnitWhileRunning: from the start of a run its JUnit file says the
