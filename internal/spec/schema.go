@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/behaves-dev/behaves/internal/runner"
 )
 
 // The JSON Schema of the spec (draft 2020-12), for editors: keys, types,
@@ -128,6 +130,8 @@ func schemaObjects() []schemaObject {
 					"propertyNames":        map[string]any{"pattern": envNameRE.String()},
 					"additionalProperties": map[string]any{"type": "string"},
 					"description":          "The program's environment, like {LANG: C.UTF-8}; nothing from behaves' own."},
+				"network_files": jsWith(jsString(`none (default): no engine-managed /etc/hosts and resolv.conf, the fast start; managed: the engine writes them (localhost resolves by name), at the cost of its network sandbox.`),
+					"enum", []any{string(runner.NetworkFilesNone), string(runner.NetworkFilesManaged)}),
 				"runtime": jsWith(jsString(`An OCI runtime, like runsc (gVisor); "" for the engine's default.`),
 					"pattern", "^("+strings.TrimSuffix(strings.TrimPrefix(runtimeRE.String(), "^"), "$")+")?$"),
 			},

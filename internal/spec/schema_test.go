@@ -354,6 +354,7 @@ var errSpecKinds = map[string]string{
 	"file_too_big":                 "validate",
 	"forged_text":                  "schema",
 	"image_override":               "schema", // a profile without image, which only --image fills
+	"network_files":                "schema",
 	"matchers":                     "schema",
 	"max_cases":                    "validate",
 	"missing_sections":             "schema",
