@@ -9,7 +9,12 @@
 // checked by hand. Anchors and aliases are refused without being followed,
 // so an alias bomb costs one linear parse.
 //
-// Paths (file, files, stdin_file) are relative to the spec's folder. Each
+// A program entry gives its cases inline (cases) or in a file of their own
+// (cases_file: a YAML list, or JSON Lines with one case object a line),
+// parsed with the same rules and positions in that file; see casesfile.go.
+//
+// Paths (file, files, stdin_file, cases_file) are relative to the spec's
+// folder, except a stdin_file in a cases file: relative to that file's. Each
 // must stay inside the repository root (the nearest folder at or above the
 // spec's folder with a .git entry, else the spec's folder) both as written
 // and after resolving symlinks, must be a regular file (checked with Lstat

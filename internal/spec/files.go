@@ -104,12 +104,13 @@ type cachedFile struct {
 	err  string
 }
 
-// lexical joins a spec-relative path onto the spec's folder and checks it
+// lexical joins a spec-relative path onto the spec's folder (a cases
+// file's folder while one is parsed: see within) and checks it
 // stays inside the root before any symlink is looked at. It returns the
 // joined path and its root-relative form.
 func (l *loader) lexical(n *yaml.Node, key, p string) (joined, rel string, ok bool) {
 	if p == "" {
-		l.errorf(n, "%s must not be empty: give a path relative to the spec's folder", key)
+		l.errorf(n, "%s must not be empty: give a path relative to %s", key, l.folderName())
 		return "", "", false
 	}
 	if strings.IndexFunc(p, unicode.IsControl) >= 0 {
@@ -117,7 +118,7 @@ func (l *loader) lexical(n *yaml.Node, key, p string) (joined, rel string, ok bo
 		return "", "", false
 	}
 	if filepath.IsAbs(p) || strings.HasPrefix(p, "/") || filepath.VolumeName(p) != "" {
-		l.errorf(n, "%s %q is an absolute path: paths are relative to the spec's folder and must stay inside the repository root", key, short(p))
+		l.errorf(n, "%s %q is an absolute path: paths are relative to %s and must stay inside the repository root", key, short(p), l.folderName())
 		return "", "", false
 	}
 	if hasDotGit(p) {
@@ -155,7 +156,7 @@ func (l *loader) resolve(n *yaml.Node, key, shown, joined, rel string) (fileRef,
 	if err != nil {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			l.errorf(n, "%s %q does not exist (paths are relative to the spec's folder)", key, short(shown))
+			l.errorf(n, "%s %q does not exist (paths are relative to %s)", key, short(shown), l.folderName())
 		default:
 			l.errorf(n, "%s %q cannot be resolved: %v", key, short(shown), unwrapPathError(err))
 		}
@@ -181,7 +182,7 @@ func (l *loader) resolve(n *yaml.Node, key, shown, joined, rel string) (fileRef,
 		return fileRef{}, false
 	}
 	if fi.Size() > l.opt.MaxFileSize {
-		l.errorf(n, "%s %q is %s, above the %s cap for program and stdin files", key, short(shown), sizeOf(fi.Size()), verdict.FormatSize(l.opt.MaxFileSize))
+		l.errorf(n, "%s %q is %s, above the %s cap for the files a spec names", key, short(shown), sizeOf(fi.Size()), verdict.FormatSize(l.opt.MaxFileSize))
 		return fileRef{}, false
 	}
 	return fileRef{rel: rel, shown: shown, base: filepath.Base(joined), real: real, info: fi}, true

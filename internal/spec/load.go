@@ -84,7 +84,7 @@ func (o Options) withDefaults() Options {
 // could not be read.
 func Load(path string, opt Options) (*Spec, error) {
 	opt = opt.withDefaults()
-	l := &loader{file: path, opt: opt, cache: map[string]cachedFile{}}
+	l := &loader{file: path, opt: opt, cache: map[string]cachedFile{}, casesFiles: map[string][]Case{}}
 	real, err := l.locate(path)
 	if err != nil {
 		return nil, err
@@ -93,7 +93,7 @@ func Load(path string, opt Options) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc := l.parse(data)
+	doc := l.parse(data, "a spec", "the spec is empty: write a mapping with version: 1, profiles and programs")
 	if doc == nil {
 		l.errs.sort()
 		return nil, l.errs
@@ -141,13 +141,28 @@ type loader struct {
 	opt  Options
 	errs Errors
 	// dir is the spec's folder and root the repository root, both absolute
-	// with symlinks resolved.
+	// with symlinks resolved. While a cases file is parsed, file and dir
+	// are the cases file's and folder is what messages call dir (see
+	// within).
 	dir, root string
+	folder    string
 	// cache holds files already read, by resolved path.
 	cache map[string]cachedFile
 	// repo is what git tracks under the root, nil when the root is not a
 	// git work tree (every file under it may be named).
 	repo *gitindex.Repo
+	// casesFiles holds every cases file parsed, by its path relative to
+	// the root as written, so that a file many programs share is read,
+	// parsed and reported once.
+	casesFiles map[string][]Case
+}
+
+// folderName is what messages call the folder paths are relative to.
+func (l *loader) folderName() string {
+	if l.folder == "" {
+		return "the spec's folder"
+	}
+	return l.folder
 }
 
 // errorf records a problem at n's position.
@@ -174,9 +189,10 @@ func (l *loader) pos(n *yaml.Node) Pos {
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // parse decodes data into a document node, rejecting syntax errors, more
-// than one document, and anchors or aliases. It returns the root mapping's
-// node (nil when nothing more can be checked).
-func (l *loader) parse(data []byte) (root *yaml.Node) {
+// than one document, and anchors or aliases. It returns the document's
+// root node (nil when nothing more can be checked). kind names the file in
+// messages ("a spec"), empty is the message for a file without content.
+func (l *loader) parse(data []byte, kind, empty string) (root *yaml.Node) {
 	defer func() {
 		// yaml.v3 recovers its own errors; anything else is a bug in it
 		// that must not take the CLI down.
@@ -189,7 +205,7 @@ func (l *loader) parse(data []byte) (root *yaml.Node) {
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			l.errorAt(Pos{File: l.file, Line: 1}, "the spec is empty: write a mapping with version: 1, profiles and programs")
+			l.errorAt(Pos{File: l.file, Line: 1}, "%s", empty)
 			return nil
 		}
 		l.syntaxError(err, data)
@@ -198,13 +214,13 @@ func (l *loader) parse(data []byte) (root *yaml.Node) {
 	var next yaml.Node
 	switch err := dec.Decode(&next); {
 	case err == nil:
-		l.errorAt(Pos{File: l.file, Line: next.Line}, `a spec is one YAML document: remove the second document (after "---")`)
+		l.errorAt(Pos{File: l.file, Line: next.Line}, `%s is one YAML document: remove the second document (after "---")`, kind)
 	case !errors.Is(err, io.EOF):
 		l.syntaxError(err, data)
 	}
 	l.checkAnchors(&doc)
 	if len(doc.Content) == 0 {
-		l.errorAt(Pos{File: l.file, Line: 1}, "the spec is empty: write a mapping with version: 1, profiles and programs")
+		l.errorAt(Pos{File: l.file, Line: 1}, "%s", empty)
 		return nil
 	}
 	return doc.Content[0]

@@ -369,7 +369,7 @@ func TestLoadFilesystem(t *testing.T) {
 				return filepath.Join(repo, "behaves.yml")
 			},
 			opt:  Options{MaxFileSize: 1024},
-			want: []string{`file "x.py" is 2048 bytes, above the 1KiB cap for program and stdin files`},
+			want: []string{`file "x.py" is 2048 bytes, above the 1KiB cap for the files a spec names`},
 		},
 		{
 			name: "the default cap is 16MiB",
@@ -752,7 +752,7 @@ func TestSyntaxErrorLines(t *testing.T) {
 	}
 	for _, tt := range tests {
 		l := &loader{file: "s.yml"}
-		if doc := l.parse([]byte(tt.in)); doc != nil && len(l.errs) == 0 {
+		if doc := l.parse([]byte(tt.in), "a spec", "empty"); doc != nil && len(l.errs) == 0 {
 			t.Errorf("parse(%q) succeeded", tt.in)
 			continue
 		}

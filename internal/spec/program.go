@@ -14,7 +14,7 @@ import (
 
 var (
 	topKeys     = []string{"version", "profiles", "programs"}
-	programKeys = []string{"name", "file", "files", "profile", "cases"}
+	programKeys = []string{"name", "file", "files", "profile", "cases", "cases_file"}
 	caseKeys    = []string{"name", "args", "stdin", "stdin_file", "expect"}
 	expectKeys  = []string{"exit_code", "stdout", "stderr"}
 	matcherKeys = []string{"equals", "contains", "regex", "ignore_case", "normalize"}
@@ -136,10 +136,17 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 		l.errorf(n, "%s needs file (one program) or files (a glob, one program per match)", what)
 	}
 
-	if f, ok := fs.get("cases"); ok {
-		e.cases = l.cases(what+".cases", f.val, e.name)
-	} else {
-		l.errorf(n, "%s is missing required key cases: list at least one case", what)
+	cases, hasCases := fs.get("cases")
+	casesFile, hasCasesFile := fs.get("cases_file")
+	switch {
+	case hasCases && hasCasesFile:
+		l.errorf(later(cases.key, casesFile.key), "%s has both cases and cases_file: list the cases in the spec or name the file that holds them, not both", what)
+	case hasCases:
+		e.cases = l.cases(what+".cases", cases.val, e.name)
+	case hasCasesFile:
+		e.cases = l.casesFile(casesFile.val)
+	default:
+		l.errorf(n, "%s is missing required key cases: list at least one case, or name a file of cases with cases_file", what)
 	}
 	return e
 }
@@ -157,13 +164,24 @@ func (l *loader) cases(what string, n *yaml.Node, program string) []Case {
 		l.errorf(n, "cases is empty: list at least one case (an empty list would pass vacuously)")
 		return nil
 	}
+	return l.caseItems(func(i int, _ *yaml.Node) string { return fmt.Sprintf("%s[%d]", what, i) }, n.Content, program)
+}
+
+// caseItems parses a list of case nodes, checking that names are unique.
+// whatOf names item i in messages; program names the program, "" for the
+// cases of a cases file, which can serve many programs.
+func (l *loader) caseItems(whatOf func(int, *yaml.Node) string, items []*yaml.Node, program string) []Case {
 	var out []Case
 	first := map[string]Pos{}
-	for i, item := range n.Content {
-		c, nameNode, ok := l.kase(fmt.Sprintf("%s[%d]", what, i), item)
+	for i, item := range items {
+		c, nameNode, ok := l.kase(whatOf(i, item), item)
 		if nameNode != nil && c.Name != "" {
 			if p, dup := first[c.Name]; dup {
-				l.errorf(nameNode, "duplicate case name %q in program %q (first at line %d): case names must be unique within a program", short(c.Name), short(program), p.Line)
+				if program == "" {
+					l.errorf(nameNode, "duplicate case name %q (first at line %d): case names must be unique within a cases file", short(c.Name), p.Line)
+				} else {
+					l.errorf(nameNode, "duplicate case name %q in program %q (first at line %d): case names must be unique within a program", short(c.Name), short(program), p.Line)
+				}
 				ok = false
 			} else {
 				first[c.Name] = c.Pos
@@ -187,7 +205,13 @@ func (l *loader) kase(what string, n *yaml.Node) (Case, *yaml.Node, bool) {
 	var nameNode *yaml.Node
 	if f, ok := fs.get("name"); ok {
 		nameNode = f.val
-		c.Name, _ = l.name(f.val, "case name")
+		if name, ok := l.name(f.val, "case name"); ok {
+			if strings.HasPrefix(name, "#") {
+				l.errorf(f.val, "case name %q begins with #: names beginning with # are kept for the cases an inputs_file makes (#1, #2, …); rename the case", short(name))
+			} else {
+				c.Name = name
+			}
+		}
 	} else {
 		l.errorf(n, "%s is missing required key name", what)
 	}

@@ -86,8 +86,14 @@ type Program struct {
 // Case is one invocation and what it expects. The runner gets only
 // Invocation; the verdict gets only Expect.
 type Case struct {
-	Name       string
-	Pos        Pos
+	Name string
+	// Pos is where the case is written: in the spec, or in the cases file
+	// that holds it (Pos.File is then that file's path, given the way the
+	// spec's was).
+	Pos Pos
+	// File is the cases file's path relative to the repository root,
+	// slash-separated; "" for a case written in the spec.
+	File       string
 	Invocation runner.Invocation
 	Expect     verdict.Expectation
 	// StdinFile is the stdin file's path relative to the root ("" for none).
