@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -217,4 +218,53 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("re-read verdict %s %+v, want %s %+v", again.Verdict, again.Counts, r.Verdict, r.Counts)
 		}
 	})
+}
+
+// TestCaseFile guards a case's cases file: kept from the spec, written as
+// "file" in the case ("" for a case written in the spec), and read back,
+// while a report whose cases have no "file" (every report before cases
+// files) still reads.
+func TestCaseFile(t *testing.T) {
+	t.Parallel()
+	in := fixtureInput()
+	sc := &in.Spec.Programs[0].Cases[0]
+	sc.File, sc.Pos = "tests/fizz.jsonl", spec.Pos{File: "tests/fizz.jsonl", Line: 3, Col: 1}
+	rep := Build(in)
+	var buf bytes.Buffer
+	if err := Encode(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	var raw struct {
+		Programs []struct {
+			Cases []map[string]json.RawMessage `json:"cases"`
+		} `json:"programs"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(raw.Programs[0].Cases[0]["file"]); got != `"tests/fizz.jsonl"` {
+		t.Errorf("the case from a cases file has file %s", got)
+	}
+	if got := string(raw.Programs[0].Cases[1]["file"]); got != `""` {
+		t.Errorf("a case written in the spec has file %s, want \"\"", got)
+	}
+	back, err := Read(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := back.Programs[0].Cases[0]; c.File != "tests/fizz.jsonl" || c.Line != 3 || c.Col != 1 {
+		t.Errorf("read back: file %q at %d:%d", c.File, c.Line, c.Col)
+	}
+	golden, err := os.ReadFile("testdata/report.golden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	caseFile := regexp.MustCompile(`\n {10}"file": [^\n]*`) // a case's keys are 10 deep
+	old := caseFile.ReplaceAll(golden, nil)
+	if len(old) == len(golden) || !bytes.Contains(old, []byte(`"file"`)) {
+		t.Fatal("the test did not remove the cases' file keys, or removed the programs' too")
+	}
+	if _, err := Read(bytes.NewReader(old), 1<<20); err != nil {
+		t.Errorf("Read of a report whose cases have no file: %v", err)
+	}
 }

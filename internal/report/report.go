@@ -160,7 +160,13 @@ type Program struct {
 // happened and the verdict.
 type Case struct {
 	Name string `json:"name"`
-	// Line and Col locate the case's entry in the spec file.
+	// File is the cases file that holds the case, relative to the
+	// repository root and slash-separated (the program entry's
+	// cases_file); "" for a case written in the spec. Read accepts a case
+	// without it (a report of an earlier behaves): written in the spec.
+	File string `json:"file"`
+	// Line and Col locate the case's entry in its file: File, else the
+	// spec file.
 	Line int      `json:"line"`
 	Col  int      `json:"col"`
 	Args []string `json:"args"`
@@ -477,6 +483,7 @@ func buildCase(sc spec.Case, ev *runner.Event, res *verdict.CaseResult) Case {
 func caseOf(sc spec.Case, ev *runner.Event, res *verdict.CaseResult) Case {
 	c := Case{
 		Name:      sc.Name,
+		File:      sc.File,
 		Line:      sc.Pos.Line,
 		Col:       sc.Pos.Col,
 		Args:      append([]string{}, sc.Invocation.Args...),

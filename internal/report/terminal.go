@@ -149,9 +149,18 @@ type term struct {
 func (t *term) printf(format string, args ...any) { fmt.Fprintf(&t.buf, format, args...) }
 
 func (t *term) pos(line, col int) string {
+	return t.posIn("", line, col)
+}
+
+// posIn is a position in file, or in the spec when file is "" (a case
+// written in the spec).
+func (t *term) posIn(file string, line, col int) string {
 	s := ""
-	if t.spec != "" {
-		s = oneLine(t.spec) + ":"
+	if file == "" {
+		file = t.spec
+	}
+	if file != "" {
+		s = oneLine(file) + ":"
 	}
 	if col > 0 {
 		return fmt.Sprintf("%s%d:%d", s, line, col)
@@ -228,7 +237,7 @@ func isBare(c *Case) bool {
 }
 
 func (t *term) caseDetail(c *Case) {
-	t.printf("   %s  %s  (%s)\n", c.Verdict, oneLine(c.Name), t.pos(c.Line, c.Col))
+	t.printf("   %s  %s  (%s)\n", c.Verdict, oneLine(c.Name), t.posIn(c.File, c.Line, c.Col))
 	if c.Reason != "" {
 		t.printf("     reason: %s\n", oneLine(c.Reason))
 	}

@@ -45,6 +45,36 @@ func TestTerminalAllTrue(t *testing.T) {
 	}
 }
 
+// TestTerminalCaseFile guards a case's position: in its cases file when it
+// has one, else in the spec.
+func TestTerminalCaseFile(t *testing.T) {
+	t.Parallel()
+	r := fixture()
+	var target *Case
+	for i := range r.Programs {
+		for j := range r.Programs[i].Cases {
+			if c := &r.Programs[i].Cases[j]; c.Verdict == verdict.False && target == nil {
+				target = c
+			}
+		}
+	}
+	if target == nil {
+		t.Fatal("the fixture has no false case")
+	}
+	target.File, target.Line, target.Col = "tests/cases.jsonl", 7, 1
+	var buf bytes.Buffer
+	if err := WriteTerminal(&buf, r, TerminalOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.Contains(out, "  "+target.Name+"  (tests/cases.jsonl:7:1)\n") {
+		t.Errorf("the case from a cases file is not placed there:\n%s", out)
+	}
+	if !strings.Contains(out, "(behaves.yml:") {
+		t.Errorf("the cases written in the spec lost their place:\n%s", out)
+	}
+}
+
 func TestTerminalToken(t *testing.T) {
 	t.Parallel()
 	for _, tok := range []string{"short", testToken + "\n::error::x", "pause-logging-is-not-ok!"} {
