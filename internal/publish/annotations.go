@@ -3,6 +3,7 @@ package publish
 import (
 	"fmt"
 	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -76,10 +77,7 @@ func Annotations(r report.Report, opt AnnotationOptions) []Annotation {
 	var out []Annotation
 	specFile := repoPath(r.SpecFile)
 	for _, e := range r.SpecErrors {
-		p := specFile
-		if p == "" {
-			p = repoPath(e.File)
-		}
+		p := repoPath(specErrorFile(&r, e))
 		out = append(out, Annotation{
 			Level: LevelError, Path: p, StartLine: max(e.Line, 1), EndLine: max(e.Line, 1), Col: max(e.Col, 0),
 			Title: "behaves: spec error", Message: oneLine(e.Message, AnnotationMessageLimit),
@@ -140,10 +138,17 @@ func roundRobin(progs []report.Program, v verdict.Verdict, level Level, specFile
 	return out
 }
 
+// caseAnnotation is the annotation at a case: in its cases file when it
+// has one (a path the report makes unusable gives an annotation on no
+// file, never one at the spec's line of another file), else in the spec.
 func caseAnnotation(p *report.Program, c *report.Case, level Level, specFile string) Annotation {
 	line := max(c.Line, 1)
+	file := specFile
+	if c.File != "" {
+		file = repoPath(c.File)
+	}
 	return Annotation{
-		Level: level, Path: specFile, StartLine: line, EndLine: line, Col: max(c.Col, 0),
+		Level: level, Path: file, StartLine: line, EndLine: line, Col: max(c.Col, 0),
 		Title:      title(p.Name, c.Name),
 		Message:    caseMessage(c),
 		RawDetails: rawDetails(c),
@@ -241,6 +246,29 @@ func rawDetails(c *report.Case) string {
 		lines = append(lines, "sandbox: "+oneLine(c.Event.SandboxError, rawDetailsMaxRunes))
 	}
 	return report.Shorten(strings.Join(lines, "\n"), rawDetailsMaxRunes)
+}
+
+// specErrorFile is the file a spec error is in, relative to the repository
+// root when the report says where that is: the spec's spec_file for the
+// spec itself, and for another file the spec names (a cases file), whose
+// path is given the way the spec's is, the same place relative to the
+// spec's folder. Otherwise it is the path as the report gives it (repoPath
+// decides whether an annotation may use it).
+func specErrorFile(r *report.Report, e report.SpecError) string {
+	if e.File == r.Spec || e.File == "" {
+		if r.SpecFile != "" {
+			return r.SpecFile
+		}
+		return e.File
+	}
+	if r.SpecFile == "" {
+		return e.File
+	}
+	rel, err := filepath.Rel(filepath.Dir(r.Spec), e.File)
+	if err != nil {
+		return e.File
+	}
+	return path.Join(path.Dir(r.SpecFile), filepath.ToSlash(rel))
 }
 
 // repoPath returns p when it is a clean, relative, slash-separated path

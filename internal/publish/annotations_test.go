@@ -289,3 +289,72 @@ func TestSpecErrorAnnotations(t *testing.T) {
 		t.Errorf("path %q, want the report's spec_file", a[0].Path)
 	}
 }
+
+// TestCasesFileAnnotations guards the place of a case from a cases file:
+// its annotation is in that file at the case's line, never at that line of
+// the spec; a path the report makes unusable gives an annotation on no
+// file. The summary places the case there too.
+func TestCasesFileAnnotations(t *testing.T) {
+	t.Parallel()
+	fromFile := kase("from a file", 7, verdict.False, "exit code: expected 0, got 1", intp(1), "", "", "")
+	fromFile.File, fromFile.Col = "tests/cases.jsonl", 1
+	hostileFile := kase("hostile file", 8, verdict.Undetermined, "image not present", nil, "", "", "")
+	hostileFile.File = "../../etc/passwd"
+	inline := kase("inline", 14, verdict.False, "exit code: expected 0, got 1", intp(1), "", "", "")
+	r := finish(report.Report{Spec: "behaves.yml", SpecFile: "behaves.yml", Programs: []report.Program{
+		program("p", "p.py", 10, fromFile, hostileFile, inline),
+	}})
+	var got []string
+	for _, a := range Annotations(r, AnnotationOptions{}) {
+		if a.Path != "p.py" { // the program file's own annotation is not a case's
+			got = append(got, fmt.Sprintf("%s %s %s:%d:%d", a.Level, a.Title, a.Path, a.StartLine, a.Col))
+		}
+	}
+	want := []string{
+		"error p / from a file tests/cases.jsonl:7:1",
+		"error p / inline behaves.yml:14:11",
+		"warning p / hostile file :8:11",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("annotations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	md := Summary(r, Options{})
+	for _, w := range []string{"- spec: `tests/cases.jsonl:7:1`", "- spec: `behaves.yml:14:11`"} {
+		if !strings.Contains(md, w) {
+			t.Errorf("the summary lacks %q:\n%s", w, md)
+		}
+	}
+}
+
+// TestSpecErrorInCasesFile guards a spec error inside a cases file: its
+// path is given the way the spec's is, so its annotation and the
+// summary's table place it at the same spot relative to the spec's folder.
+func TestSpecErrorInCasesFile(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		spec, specFile, file, want string
+	}{
+		{"ci/behaves.yml", "ci/behaves.yml", "ci/tests/c.jsonl", "ci/tests/c.jsonl"},
+		{"/github/workspace/ci/behaves.yml", "ci/behaves.yml", "/github/workspace/shared/c.jsonl", "shared/c.jsonl"},
+		{"behaves.yml", "sub/behaves.yml", "cases/c.yaml", "sub/cases/c.yaml"},
+		{"behaves.yml", "", "cases/c.yaml", "cases/c.yaml"},
+		{"behaves.yml", "behaves.yml", "../../outside.jsonl", ""},
+	} {
+		r := finish(report.Report{Spec: tt.spec, SpecFile: tt.specFile, Error: "spec errors", SpecErrors: []report.SpecError{
+			{File: tt.file, Line: 3, Col: 9, Message: "unknown key"},
+			{File: tt.spec, Line: 12, Col: 5, Message: "in the spec"},
+		}})
+		anns := Annotations(r, AnnotationOptions{})
+		if len(anns) != 2 || anns[0].Path != tt.want || anns[0].StartLine != 3 || anns[0].Col != 9 {
+			t.Errorf("%+v: annotation %+v, want at %q:3:9", tt, anns[0], tt.want)
+		}
+		if wantSpec := repoPath(tt.specFile); tt.specFile != "" && anns[1].Path != wantSpec {
+			t.Errorf("%+v: the spec's own error is at %q", tt, anns[1].Path)
+		}
+		if tt.want != "" {
+			if md := Summary(r, Options{}); !strings.Contains(md, tt.want+":3:9") {
+				t.Errorf("%+v: the summary does not place the error at %s:3:9:\n%s", tt, tt.want, md)
+			}
+		}
+	}
+}

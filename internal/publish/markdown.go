@@ -271,7 +271,7 @@ func (d *doc) specErrors() {
 	}
 	d.add("### Spec errors\n\n| Where | Problem |\n| --- | --- |\n")
 	for i, e := range errs {
-		where := fmt.Sprintf("%s:%d:%d", specName(d.r), e.Line, e.Col)
+		where := fmt.Sprintf("%s:%d:%d", specErrorFile(d.r, e), e.Line, e.Col)
 		if !d.add(fmt.Sprintf("| %s | %s |\n", cell(where, nameMaxRunes+20), cell(e.Message, messageRunes))) {
 			d.specErrorsOmitted = len(errs) - i
 			break
@@ -487,7 +487,11 @@ func (d *doc) caseBlock(p *report.Program, c *report.Case) string {
 	sb.WriteString("</summary>\n\n")
 
 	e := &c.Event
-	fmt.Fprintf(&sb, "- spec: %s\n", code(fmt.Sprintf("%s:%d:%d", specName(d.r), c.Line, c.Col), nameMaxRunes+20))
+	caseFile := c.File
+	if caseFile == "" {
+		caseFile = specName(d.r)
+	}
+	fmt.Fprintf(&sb, "- spec: %s\n", code(fmt.Sprintf("%s:%d:%d", caseFile, c.Line, c.Col), nameMaxRunes+20))
 	fmt.Fprintf(&sb, "- program file: %s\n", code(p.File, nameMaxRunes+40))
 	sb.WriteString("- args:")
 	if len(c.Args) == 0 {
