@@ -28,6 +28,11 @@ import (
 // sixteen million brackets must not recurse that far.
 const maxJSONDepth = 32
 
+// maxCasesFileProblems bounds the problems reported for one cases file: a
+// file of a million bad lines must not make a million messages (nor a
+// report that holds them). The first ones are enough to see what is wrong.
+const maxCasesFileProblems = 100
+
 // casesFile reads and parses the cases file that n (a cases_file value)
 // names. It returns nil when the file has problems (each reported once, at
 // its place in the cases file).
@@ -59,8 +64,8 @@ func (l *loader) casesFile(n *yaml.Node) []Case {
 	shown := filepath.Join(filepath.Dir(l.file), filepath.FromSlash(written))
 	dir := filepath.Dir(filepath.Join(l.root, filepath.FromSlash(ref.rel)))
 	var cases []Case
+	before := len(l.errs)
 	l.within(shown, dir, "the cases file's folder", func() {
-		before := len(l.errs)
 		if ext == ".jsonl" {
 			items := l.jsonLines(data)
 			if len(items) == 0 {
@@ -77,10 +82,15 @@ func (l *loader) casesFile(n *yaml.Node) []Case {
 			}
 			cases = l.cases("cases", root, "")
 		}
-		if len(l.errs) > before {
-			cases = nil
-		}
 	})
+	if n := len(l.errs) - before; n > 0 {
+		cases = nil
+		if n > maxCasesFileProblems {
+			l.errs[before:].sort()
+			l.errs = l.errs[:before+maxCasesFileProblems]
+			l.errorAt(l.errs[len(l.errs)-1].Pos, "the cases file has more problems than the %d shown: fix these first", maxCasesFileProblems)
+		}
+	}
 	for i := range cases {
 		cases[i].File = ref.rel
 	}
@@ -103,7 +113,17 @@ func (l *loader) within(file, dir, folder string, fn func()) {
 // line that is not valid JSON is reported and left out.
 func (l *loader) jsonLines(data []byte) []*yaml.Node {
 	var items []*yaml.Node
+	bad := 0
 	for line := 1; len(data) > 0; line++ {
+		if bad > maxCasesFileProblems {
+			// Not a JSON Lines file at all: the rest would say the same.
+			return nil
+		}
+		if len(items) > l.opt.Ceilings.MaxCases {
+			// It can never run; parsing on would only cost memory.
+			l.errorAt(Pos{File: l.file, Line: items[len(items)-1].Line}, "the cases file holds more than %d cases, above --max-cases %d: split it or raise the ceiling", l.opt.Ceilings.MaxCases, l.opt.Ceilings.MaxCases)
+			return nil
+		}
 		text := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
 			text, data = data[:i], data[i+1:]
@@ -114,15 +134,16 @@ func (l *loader) jsonLines(data []byte) []*yaml.Node {
 			continue
 		}
 		if !utf8.Valid(text) {
-			bad := 0
-			for bad < len(text) {
-				r, size := utf8.DecodeRune(text[bad:])
+			at := 0
+			for at < len(text) {
+				r, size := utf8.DecodeRune(text[at:])
 				if r == utf8.RuneError && size <= 1 {
 					break
 				}
-				bad += size
+				at += size
 			}
-			l.errorAt(Pos{File: l.file, Line: line, Col: utf8.RuneCount(text[:bad]) + 1}, "this line is not valid UTF-8: JSON Lines are UTF-8 text (escape other bytes as \\u00XX in a JSON string)")
+			l.errorAt(Pos{File: l.file, Line: line, Col: utf8.RuneCount(text[:at]) + 1}, "this line is not valid UTF-8: JSON Lines are UTF-8 text (escape other bytes as \\u00XX in a JSON string)")
+			bad++
 			continue
 		}
 		n, err := jsonLine(text, line)
@@ -130,6 +151,7 @@ func (l *loader) jsonLines(data []byte) []*yaml.Node {
 			var je *jsonError
 			errors.As(err, &je)
 			l.errorAt(Pos{File: l.file, Line: line, Col: je.col}, `invalid JSON: %s: write one case object a line, like {"name": "one", "args": ["1"]}`, je.msg)
+			bad++
 			continue
 		}
 		items = append(items, n)

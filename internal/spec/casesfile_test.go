@@ -233,3 +233,36 @@ func TestCasesFileSharedParsedOnce(t *testing.T) {
 		t.Errorf("want the unknown key once, got:\n%v", errs)
 	}
 }
+
+// A cases file of many bad lines gives a bounded list of problems, and
+// one of more cases than --max-cases allows is refused without parsing
+// the rest.
+func TestCasesFileBounded(t *testing.T) {
+	t.Parallel()
+	repo := repoDir(t)
+	write(t, filepath.Join(repo, "main.sh"), "cat\n")
+	write(t, filepath.Join(repo, "junk.jsonl"), strings.Repeat("not json\n", 1000))
+	write(t, filepath.Join(repo, "keys.jsonl"), strings.Repeat(`{"name": "same", "argz": []}`+"\n", 1000))
+	var sb strings.Builder
+	for i := range 7 {
+		fmt.Fprintf(&sb, `{"name": "c%d"}`+"\n", i)
+	}
+	write(t, filepath.Join(repo, "seven.jsonl"), sb.String())
+	write(t, filepath.Join(repo, "junk.yml"), casesSpec("junk.jsonl"))
+	write(t, filepath.Join(repo, "keys.yml"), casesSpec("keys.jsonl"))
+	write(t, filepath.Join(repo, "seven.yml"), casesSpec("seven.jsonl"))
+	track(t, repo)
+	for _, name := range []string{"junk.yml", "keys.yml"} {
+		errs := loadErrors(t, filepath.Join(repo, name), Options{})
+		if len(errs) != maxCasesFileProblems+1 || !strings.Contains(errs[len(errs)-1].Msg, "more problems than the 100 shown") {
+			t.Errorf("%s: %d errors, the last %v", name, len(errs), errs[len(errs)-1])
+		}
+		if errs[0].Pos.Line != 1 || errs[maxCasesFileProblems-1].Pos.Line > maxCasesFileProblems {
+			t.Errorf("%s: not the first problems: %v … %v", name, errs[0], errs[maxCasesFileProblems-1])
+		}
+	}
+	errs := loadErrors(t, filepath.Join(repo, "seven.yml"), Options{Ceilings: Ceilings{MaxCases: 5}})
+	if len(errs) != 1 || errs[0].Pos.Line != 6 || !strings.Contains(errs[0].Msg, "more than 5 cases, above --max-cases 5") {
+		t.Errorf("errors: %v", errs)
+	}
+}

@@ -1,11 +1,17 @@
 package spec
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
 )
 
 // FuzzLoad feeds arbitrary bytes to Load as a spec inside a repository that
@@ -74,4 +80,76 @@ func FuzzLoad(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzJSONLine checks the JSON Lines reader against encoding/json: a line
+// json.Valid accepts gives the value json.Unmarshal reads (duplicate keys
+// aside: the last one wins there, and the loader refuses them), unless it
+// nests too deeply; a line it refuses gives an error with a column on the
+// line.
+func FuzzJSONLine(f *testing.F) {
+	for _, s := range []string{
+		`{"name": "a", "args": ["1", "2"], "expect": {"exit_code": 0, "stdout": {"equals": "3"}}}`,
+		`{"name": "\ud83d\ude00 \u00e9", "stdin": "a\u0000b\n"}`,
+		`[1, 2.5, -0, 1e3, true, false, null, {}, []]`,
+		`{"a": 1,}`, `{"a" 1}`, `{} {}`, `"x"`, ` `, `{"a": tru}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n, err := jsonLine(data, 1)
+		if err != nil {
+			var je *jsonError
+			if !errors.As(err, &je) || je.col < 1 || je.col > utf8.RuneCount(data)+1 {
+				t.Fatalf("error %v without a column on the line", err)
+			}
+			if json.Valid(data) && !strings.Contains(je.msg, "nested more than") {
+				t.Fatalf("valid JSON %q refused: %v", data, err)
+			}
+			return
+		}
+		if !json.Valid(data) {
+			t.Fatalf("invalid JSON %q accepted", data)
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		var want any
+		if err := dec.Decode(&want); err != nil {
+			t.Fatal(err)
+		}
+		if got := nodeValue(t, n); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: read %#v, encoding/json reads %#v", data, got, want)
+		}
+	})
+}
+
+// nodeValue turns a node from jsonLine back into what encoding/json
+// decodes (with UseNumber), the last of duplicate keys winning.
+func nodeValue(t *testing.T, n *yaml.Node) any {
+	switch n.Kind {
+	case yaml.MappingNode:
+		m := map[string]any{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			m[n.Content[i].Value] = nodeValue(t, n.Content[i+1])
+		}
+		return m
+	case yaml.SequenceNode:
+		s := []any{}
+		for _, c := range n.Content {
+			s = append(s, nodeValue(t, c))
+		}
+		return s
+	}
+	switch n.Tag {
+	case "!!str":
+		return n.Value
+	case "!!int", "!!float":
+		return json.Number(n.Value)
+	case "!!bool":
+		return n.Value == "true"
+	case "!!null":
+		return nil
+	}
+	t.Fatalf("node with tag %q", n.Tag)
+	return nil
 }
