@@ -100,7 +100,7 @@ programs:
 	for _, e := range bad.report.SpecErrors {
 		got = append(got, fmt.Sprintf("%s:%d:%d", filepath.Base(e.File), e.Line, e.Col))
 	}
-	if strings.Join(got, " ") != "echo.jsonl:2:27 echo.jsonl:3:10" {
-		t.Errorf("spec errors at %v, want echo.jsonl:2:27 and echo.jsonl:3:10: %+v", got, bad.report.SpecErrors)
+	if strings.Join(got, " ") != "echo.jsonl:2:18 echo.jsonl:3:10" {
+		t.Errorf("spec errors at %v, want echo.jsonl:2:18 and echo.jsonl:3:10: %+v", got, bad.report.SpecErrors)
 	}
 }
