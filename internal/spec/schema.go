@@ -148,11 +148,19 @@ func schemaObjects() []schemaObject {
 				"profile": jsString("The name of a profile under profiles."),
 				"cases": {"type": "array", "minItems": 1, "items": map[string]any{"$ref": "#/$defs/case"},
 					"description": "The cases: one invocation each."},
+				"cases_file": jsWith(jsString("A file of cases instead of cases: a YAML list (.yaml, .yml) or one case object a line (.jsonl), relative to the spec's folder."),
+					"pattern", `\.(ya?ml|jsonl)$`),
 			},
-			required: []string{"name", "profile", "cases"},
-			extra: map[string]any{"oneOf": []any{
-				map[string]any{"required": []any{"file"}},
-				map[string]any{"required": []any{"files"}},
+			required: []string{"name", "profile"},
+			extra: map[string]any{"allOf": []any{
+				map[string]any{"oneOf": []any{
+					map[string]any{"required": []any{"file"}},
+					map[string]any{"required": []any{"files"}},
+				}},
+				map[string]any{"oneOf": []any{
+					map[string]any{"required": []any{"cases"}},
+					map[string]any{"required": []any{"cases_file"}},
+				}},
 			}},
 		},
 		{
@@ -160,7 +168,8 @@ func schemaObjects() []schemaObject {
 			description: "One invocation and what it expects.",
 			keys:        caseKeys,
 			props: map[string]map[string]any{
-				"name":       jsWith(jsString("The case's name, unique in its program."), "pattern", schemaName),
+				"name": jsWith(jsString("The case's name, unique in its program; not beginning with # (kept for an inputs_file's #1, #2, …)."),
+					"pattern", schemaName, "not", map[string]any{"pattern": "^#"}),
 				"args":       jsList("Arguments after the program path (default none)."),
 				"stdin":      jsString("The program's stdin (default empty)."),
 				"stdin_file": jsString("A file whose bytes are the stdin, relative to the spec's folder."),

@@ -355,6 +355,12 @@ var errSpecKinds = map[string]string{
 	"forged_text":                  "schema",
 	"image_override":               "schema", // a profile without image, which only --image fills
 	"network_files":                "schema",
+	"case_name_hash":               "schema",
+	"cases_file_both":              "schema",
+	"cases_file_empty":             "validate", // the cases file's contents: the schema sees the spec only
+	"cases_file_jsonl":             "validate",
+	"cases_file_paths":             "schema", // a wrong extension and a list; its path mistakes are validate's
+	"cases_file_yaml":              "validate",
 	"matchers":                     "schema",
 	"max_cases":                    "validate",
 	"missing_sections":             "schema",
