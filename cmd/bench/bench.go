@@ -9,7 +9,9 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
@@ -24,20 +26,25 @@ import (
 // sweepTimeout bounds the final removal of what the bench made.
 const sweepTimeout = 2 * time.Minute
 
-// bench measures everything cfg asks for. Each repetition runs the pairs
-// whose ratios have tight targets back to back (floor and suite, floor at 1
-// and --parallel 1), in ABBA order across repetitions, so that a drift of
-// the machine's load shifts both sides alike; ratios are taken per
-// repetition. The first long-reps repetitions also run the docker run loop
-// and the one-case suite; the scaling points and the flood follow.
-func bench(ctx context.Context, cfg config, logw io.Writer) (res *Results, err error) {
+// bench measures everything cfg asks for; mem is the memory scenario of an
+// earlier run (-memory-from), or nil.
+//
+// Each repetition runs the figures whose ratios have tight targets back
+// to back: the floors at the suites' parallelism, the behaves runs at it
+// (the suite, the scaling points, the one-case suite, the evaluation
+// suite), the floors at 1 and --parallel 1; every other repetition in the
+// opposite order (ABBA), so that a drift of the machine's load shifts
+// both sides of a ratio alike; ratios are taken per repetition. The first
+// long-reps repetitions also run the docker run loop, the parallelism
+// table and the cost of each setting; the floods follow.
+func bench(ctx context.Context, cfg config, mem *MemoryResult, logw io.Writer) (res *Results, err error) {
 	log := logger{w: logw, start: time.Now()}
 	runID := randomHex(8)
 	res = &Results{
 		Schema:        Schema,
 		StartedAt:     time.Now(),
-		BenchRunID:    runID,
 		BehavesRunIDs: []string{},
+		BenchRunID:    runID,
 		Warnings:      []string{},
 		Figures:       emptyFigures(),
 	}
@@ -64,22 +71,28 @@ func bench(ctx context.Context, cfg config, logw io.Writer) (res *Results, err e
 		}
 	}
 
-	floodCeiling := max(2*cfg.floodBytes, 4<<20)
-	ps := newProfiles(cfg.shellImage, cfg.pythonImage, floodCeiling)
-	parallel := cfg.parallel
-	if parallel == 0 {
-		parallel = cli.DefaultParallel(ps.largestMemory())
+	var maxFlood int64
+	for _, n := range cfg.floods {
+		maxFlood = max(maxFlood, n)
 	}
+	floodCeiling := max(2*maxFlood, 4<<20)
+	ps := newProfiles(cfg.shellImage, cfg.pythonImage, floodCeiling)
+	defaultParallel := cli.DefaultParallel(ps.largestMemory())
+	parallel := cfg.parallel
 	var parallelArgs []string
-	if cfg.explicitParallel {
+	if parallel == 0 {
+		parallel = defaultParallel // behaves computes the same itself
+	} else {
 		parallelArgs = []string{"--parallel", strconv.Itoa(parallel)}
 	}
 
 	base := newSuite("suite", cfg.programs, cfg.cases)
 	wide := newSuite("wide", cfg.wide, 1)
-	sample := newSuiteN("sample", cfg.sample, max(1, cfg.cases/2))
+	sample := newSuiteN("sample", cfg.sample, cfg.cases)
+	evalSuite := newEvalSuite("eval", cfg.evalPrograms)
+	evalSample := newEvalSuite("eval-sample", cfg.evalSample)
 	specs := map[string]string{}
-	for _, s := range []suite{base, wide, sample} {
+	for _, s := range []suite{base, wide, sample, evalSuite} {
 		if specs[s.name], err = s.write(work, ps); err != nil {
 			return nil, fmt.Errorf("writing the %s suite: %w", s.name, err)
 		}
@@ -96,8 +109,8 @@ func bench(ctx context.Context, cfg config, logw io.Writer) (res *Results, err e
 		}
 		scaleSuites = append(scaleSuites, s)
 	}
-	if cfg.floodBytes > 0 {
-		if specs["flood"], err = writeFloodSpec(work, ps, cfg.floodBytes); err != nil {
+	for _, n := range cfg.floods {
+		if specs[floodName(n)], err = writeFloodSpec(work, ps, n); err != nil {
 			return nil, fmt.Errorf("writing the flood spec: %w", err)
 		}
 	}
@@ -105,23 +118,41 @@ func bench(ctx context.Context, cfg config, logw io.Writer) (res *Results, err e
 	res.Config = Config{
 		BehavesRevision: rev, Short: cfg.short, Reps: cfg.reps, LongReps: cfg.longReps, Parallel: parallel,
 		Suite: base.shape(), Wide: wide.shape(), Sample: sample.shape(), Scale: cfg.scale,
-		FloodBytes: cfg.floodBytes, ShellImage: cfg.shellImage, PythonImage: cfg.pythonImage,
+		DefaultParallel: defaultParallel, Parallels: cfg.parallels, Eval: evalSuite.shape(), EvalSample: evalSample.shape(),
+		FloodBytes: append([]int64{}, cfg.floods...), MemoryFrom: cfg.memoryFrom,
+		ShellImage: cfg.shellImage, PythonImage: cfg.pythonImage,
 	}
 	f := &res.Figures
-	f.Suite = BehavesFigure{Shape: base.shape(), Invocations: base.size(), Programs: len(base.programs), Parallel: parallel}
-	f.Wide = BehavesFigure{Shape: wide.shape(), Invocations: wide.size(), Programs: len(wide.programs), Parallel: parallel}
-	f.Serial = BehavesFigure{Shape: sample.shape(), Invocations: sample.size(), Programs: len(sample.programs), Parallel: 1}
-	f.Floor = FloorFigure{Shape: sample.shape(), Invocations: sample.size(), Parallel: parallel}
-	f.FloorSer = FloorFigure{Shape: sample.shape(), Invocations: sample.size(), Parallel: 1}
+	f.Memory = MemoryFigure{From: cfg.memoryFrom, Result: mem}
+	behavesFig := func(s suite, p int) BehavesFigure {
+		return BehavesFigure{Shape: s.shape(), Invocations: s.size(), Programs: len(s.programs), Parallel: p}
+	}
+	floorFig := func(s suite, p int, network string) FloorFigure {
+		return FloorFigure{Network: network, Shape: s.shape(), Invocations: s.size(), Parallel: p}
+	}
+	f.Suite, f.Wide, f.Eval = behavesFig(base, parallel), behavesFig(wide, parallel), behavesFig(evalSuite, parallel)
+	f.Eval.Shape = "eval " + f.Eval.Shape
+	f.Serial = behavesFig(sample, 1)
+	f.Floor, f.FloorOld = floorFig(sample, parallel, networkSkipped), floorFig(sample, parallel, networkSandbox)
+	f.FloorSer, f.FloorOldSer = floorFig(sample, 1, networkSkipped), floorFig(sample, 1, networkSandbox)
+	f.EvalFloor, f.EvalFloorOld = floorFig(evalSample, parallel, networkSkipped), floorFig(evalSample, parallel, networkSandbox)
 	f.DockerRun = LoopFigure{Shape: sample.shape(), Invocations: sample.size()}
-	f.Delivery.Programs = len(sample.programs)
-	f.Flood.Bytes = cfg.floodBytes
+	f.Delivery.Programs = len(sample.programs) + len(evalSample.programs)
+	for _, n := range cfg.floods {
+		f.Floods = append(f.Floods, FloodFigure{Bytes: n})
+	}
 	for _, s := range scaleSuites {
 		p := ScalePoint{Invocations: s.size(), Shape: s.shape()}
 		if s.name == base.name {
 			p.SameAs = "suite"
 		}
 		f.Scaling = append(f.Scaling, p)
+	}
+	for _, p := range cfg.parallels {
+		f.Parallelism = append(f.Parallelism, ParallelPoint{Parallel: p, Default: p == defaultParallel})
+	}
+	for _, v := range ablations {
+		f.Ablation = append(f.Ablation, AblationFigure{Name: v.Name, What: v.what(), Adds: v.adds()})
 	}
 	fillStats(f)
 
@@ -180,86 +211,97 @@ func bench(ctx context.Context, cfg config, logw io.Writer) (res *Results, err e
 		fl.Phases.TotalMS.add(per(r.Phases.total()))
 		fl.Phases.EngineRunMS.add(per(r.Phases.EngineRun))
 	}
-
-	// scaleRuns runs every scaling point but the suite's own once.
-	scaleRuns := func() error {
-		for i, s := range scaleSuites {
-			p := &f.Scaling[i]
-			if p.SameAs != "" {
-				continue
+	type step = func() error
+	// floorStep runs the floor (variant v) over s at parallelism p and
+	// records it in fl (if not nil); the result is also passed to then.
+	floorStep := func(tag string, fl *FloorFigure, s suite, vols *[]string, p int, v variant, then func(floorResult)) step {
+		return func() error {
+			what := "floor"
+			if v.NetworkSandbox {
+				what = "old floor"
 			}
-			log.printf("scaling: behaves run %s", s.shape())
-			r, err := runB(s.name, parallelArgs...)
+			if v.Name != "" && v.Name != ablationOldFloor {
+				what = "floor, " + v.what()
+			}
+			log.printf("%s: %s %s, parallel %d", tag, what, s.shape(), p)
+			r, err := e.floor(ctx, ps, s, *vols, p, v)
 			if err != nil {
 				return err
 			}
-			p.WallMS.addDur(r.Wall)
+			if fl != nil {
+				recordFloor(fl, r)
+			}
+			if then != nil {
+				then(r)
+			}
+			log.printf("%s: %s took %s", tag, what, r.Wall.Round(time.Millisecond))
+			return nil
+		}
+	}
+	behavesStep := func(tag, specName string, b *BehavesFigure, then func(behavesRun), args ...string) step {
+		return func() error {
+			log.printf("%s: behaves run %s %s", tag, specName, strings.Join(args, " "))
+			r, err := runB(specName, args...)
+			if err != nil {
+				return err
+			}
+			if b != nil {
+				recordB(b, r)
+			}
+			if then != nil {
+				then(r)
+			}
+			log.printf("%s: behaves took %s", tag, r.Wall.Round(time.Millisecond))
+			return nil
+		}
+	}
+	runSteps := func(steps []step, reverse bool) error {
+		if reverse {
+			steps = slices.Clone(steps)
+			slices.Reverse(steps)
+		}
+		for _, st := range steps {
+			if err := st(); err != nil {
+				return err
+			}
 		}
 		return nil
 	}
+	old := variant{Name: ablationOldFloor, NetworkSandbox: true}
 
 	reps := max(cfg.reps, cfg.longReps)
 	for rep := 1; rep <= reps; rep++ {
 		tag := fmt.Sprintf("rep %d/%d", rep, reps)
-		log.printf("%s: delivering the %d sample programs", tag, len(sample.programs))
-		vols, err := e.deliverAll(ctx, ps, sample, &f.Delivery)
+		abba := rep%2 == 0
+		log.printf("%s: delivering the %d sample programs", tag, len(sample.programs)+len(evalSample.programs))
+		vols, err := e.deliverAll(ctx, ps, []suite{sample, evalSample}, &f.Delivery)
 		if err != nil {
 			return nil, err
 		}
+		sampleVols, evalVols := vols[:len(sample.programs)], vols[len(sample.programs):]
 		if rep <= cfg.reps {
-			// Each pair runs back to back, in the opposite order on every
-			// other repetition (ABBA), so that a drift of the machine's
-			// load does not favour one side of a ratio.
-			floorP := func() error {
-				log.printf("%s: floor %s, parallel %d", tag, sample.shape(), parallel)
-				fl, err := e.floor(ctx, ps, sample, vols, parallel)
-				if err == nil {
-					recordFloor(&f.Floor, fl)
-					log.printf("%s: floor took %s", tag, fl.Wall.Round(time.Millisecond))
+			steps := []step{
+				floorStep(tag, &f.Floor, sample, &sampleVols, parallel, variant{}, nil),
+				floorStep(tag, &f.FloorOld, sample, &sampleVols, parallel, old, nil),
+				floorStep(tag, &f.EvalFloor, evalSample, &evalVols, parallel, variant{}, nil),
+				floorStep(tag, &f.EvalFloorOld, evalSample, &evalVols, parallel, old, nil),
+				behavesStep(tag, "suite", &f.Suite, nil, parallelArgs...),
+			}
+			for i, s := range scaleSuites {
+				if f.Scaling[i].SameAs == "" {
+					p := &f.Scaling[i]
+					steps = append(steps, behavesStep(tag, s.name, nil, func(r behavesRun) { p.WallMS.addDur(r.Wall) }, parallelArgs...))
 				}
-				return err
 			}
-			suiteRun := func() error {
-				log.printf("%s: behaves run %s", tag, base.shape())
-				r, err := runB("suite", parallelArgs...)
-				if err == nil {
-					recordB(&f.Suite, r)
-					log.printf("%s: behaves took %s", tag, r.Wall.Round(time.Millisecond))
-				}
-				return err
-			}
-			floor1 := func() error {
-				log.printf("%s: floor %s, parallel 1", tag, sample.shape())
-				fl, err := e.floor(ctx, ps, sample, vols, 1)
-				if err == nil {
-					recordFloor(&f.FloorSer, fl)
-					log.printf("%s: floor took %s", tag, fl.Wall.Round(time.Millisecond))
-				}
-				return err
-			}
-			serialRun := func() error {
-				log.printf("%s: behaves run --parallel 1 %s", tag, sample.shape())
-				r, err := runB("sample", "--parallel", "1")
-				if err == nil {
-					recordB(&f.Serial, r)
-					log.printf("%s: behaves took %s", tag, r.Wall.Round(time.Millisecond))
-				}
-				return err
-			}
-			// The scaling points run right after the suite run they are
-			// compared with, for the same reason.
-			scale := func() error { return nil }
-			if rep <= cfg.longReps {
-				scale = scaleRuns
-			}
-			steps := []func() error{floorP, suiteRun, scale, floor1, serialRun}
-			if rep%2 == 0 {
-				steps = []func() error{scale, suiteRun, floorP, serialRun, floor1}
-			}
-			for _, step := range steps {
-				if err := step(); err != nil {
-					return nil, err
-				}
+			steps = append(steps,
+				behavesStep(tag, "wide", &f.Wide, nil, parallelArgs...),
+				behavesStep(tag, "eval", &f.Eval, nil, parallelArgs...),
+				floorStep(tag, &f.FloorSer, sample, &sampleVols, 1, variant{}, nil),
+				floorStep(tag, &f.FloorOldSer, sample, &sampleVols, 1, old, nil),
+				behavesStep(tag, "sample", &f.Serial, nil, "--parallel", "1"),
+			)
+			if err := runSteps(steps, abba); err != nil {
+				return nil, err
 			}
 			st, err := validateBehaves(ctx, bin, specs["suite"])
 			if err != nil {
@@ -269,30 +311,66 @@ func bench(ctx context.Context, cfg config, logw io.Writer) (res *Results, err e
 		}
 		if rep <= cfg.longReps {
 			log.printf("%s: docker run loop %s", tag, sample.shape())
-			loop, err := e.cliLoop(ctx, cfg.dockerBin, ps, sample, vols)
+			loop, err := e.cliLoop(ctx, cfg.dockerBin, ps, sample, sampleVols)
 			if err != nil {
 				return nil, err
 			}
 			f.DockerRun.WallMS.addDur(loop)
 			f.DockerRun.PerInvocationMS.add(ms(loop) / float64(sample.size()))
 			log.printf("%s: docker run loop took %s", tag, loop.Round(time.Millisecond))
-			if rep > cfg.reps { // no suite run in this repetition to sit next to
-				if err := scaleRuns(); err != nil {
-					return nil, err
+
+			// The parallelism table: behaves and the floor at each
+			// parallelism, back to back, the pair's order alternating.
+			var steps []step
+			for i, p := range cfg.parallels {
+				pt := &f.Parallelism[i]
+				fs := floorStep(tag, nil, sample, &sampleVols, p, variant{}, func(r floorResult) {
+					pt.FloorWallMS.addDur(r.Wall)
+					pt.FloorPerInvocationMS.add(ms(r.Wall) / float64(max(r.N, 1)))
+				})
+				bs := behavesStep(tag, "sample", nil, func(r behavesRun) {
+					pt.BehavesWallMS.addDur(r.Wall)
+					pt.BehavesPerInvocationMS.add(ms(r.Wall) / float64(sample.size()))
+				}, "--parallel", strconv.Itoa(p))
+				if (i+rep)%2 == 0 {
+					steps = append(steps, fs, bs)
+				} else {
+					steps = append(steps, bs, fs)
 				}
+			}
+			if err := runSteps(steps, false); err != nil {
+				return nil, err
+			}
+
+			// The cost of each setting: the floor at 1 before and after
+			// the variants, which run in the opposite order every other
+			// repetition.
+			var before, after floorResult
+			steps = []step{floorStep(tag, nil, sample, &sampleVols, 1, variant{}, func(r floorResult) { before = r })}
+			results := make([]floorResult, len(ablations))
+			order := make([]int, len(ablations))
+			for i := range order {
+				order[i] = i
+			}
+			if abba {
+				slices.Reverse(order)
+			}
+			for _, i := range order {
+				steps = append(steps, floorStep(tag, nil, sample, &sampleVols, 1, ablations[i], func(r floorResult) { results[i] = r }))
+			}
+			steps = append(steps, floorStep(tag, nil, sample, &sampleVols, 1, variant{}, func(r floorResult) { after = r }))
+			if err := runSteps(steps, false); err != nil {
+				return nil, err
+			}
+			base := (ms(before.Wall)/float64(max(before.N, 1)) + ms(after.Wall)/float64(max(after.N, 1))) / 2
+			for i, r := range results {
+				a := &f.Ablation[i]
+				a.FloorMS.add(base)
+				a.PerInvocationMS.add(ms(r.Wall) / float64(max(r.N, 1)))
 			}
 		}
 		if err := e.removeVolumes(ctx, vols, &f.Delivery); err != nil {
 			return nil, err
-		}
-		if rep <= cfg.longReps {
-			log.printf("%s: behaves run %s", tag, wide.shape())
-			r, err := runB("wide", parallelArgs...)
-			if err != nil {
-				return nil, err
-			}
-			recordB(&f.Wide, r)
-			log.printf("%s: behaves took %s", tag, r.Wall.Round(time.Millisecond))
 		}
 	}
 
@@ -302,21 +380,22 @@ func bench(ctx context.Context, cfg config, logw io.Writer) (res *Results, err e
 		}
 	}
 
-	if cfg.floodBytes > 0 {
+	for i, n := range cfg.floods {
+		fl := &f.Floods[i]
 		for rep := 1; rep <= cfg.longReps; rep++ {
-			log.printf("flood %d/%d: behaves run, %s to stdout", rep, cfg.longReps, humanBytes(cfg.floodBytes))
-			r, err := runB("flood", "--max-output", specSize(floodCeiling))
+			log.printf("flood %d/%d: behaves run, %s to stdout", rep, cfg.longReps, humanBytes(n))
+			r, err := runB(floodName(n), "--max-output", specSize(floodCeiling))
 			if err != nil {
 				return nil, err
 			}
 			ev := r.Report.Programs[0].Cases[0].Event
-			if ev.StdoutBytes != cfg.floodBytes || ev.ResourceLimit != "" {
-				return nil, fmt.Errorf("the flood drained %d of %d bytes (resource limit %q)", ev.StdoutBytes, cfg.floodBytes, ev.ResourceLimit)
+			if ev.StdoutBytes != n || ev.ResourceLimit != "" {
+				return nil, fmt.Errorf("the flood drained %d of %d bytes (resource limit %q)", ev.StdoutBytes, n, ev.ResourceLimit)
 			}
-			f.Flood.StdoutBytes = ev.StdoutBytes
-			f.Flood.WallMS.addDur(r.Wall)
-			f.Flood.MaxRSSKiB.add(float64(r.MaxRSSKiB))
-			f.Flood.RusageMaxRSSKiB.add(float64(r.RusageMaxRSSKiB))
+			fl.StdoutBytes = ev.StdoutBytes
+			fl.WallMS.addDur(r.Wall)
+			fl.MaxRSSKiB.add(float64(r.MaxRSSKiB))
+			fl.RusageMaxRSSKiB.add(float64(r.RusageMaxRSSKiB))
 		}
 	}
 
@@ -327,23 +406,29 @@ func bench(ctx context.Context, cfg config, logw io.Writer) (res *Results, err e
 	return res, nil
 }
 
+// floodName is the spec name of the flood of n bytes.
+func floodName(n int64) string { return fmt.Sprintf("flood-%d", n) }
+
 // emptyFigures has every Stat's Values as an empty list, so that the JSON
 // never holds null.
 func emptyFigures() Figures {
 	var f Figures
 	fillStats(&f)
 	f.Scaling = []ScalePoint{}
+	f.Parallelism = []ParallelPoint{}
+	f.Ablation = []AblationFigure{}
+	f.Floods = []FloodFigure{}
 	return f
 }
 
 // fillStats sets every unset Stat to an empty one.
 func fillStats(f *Figures) {
-	for _, b := range []*BehavesFigure{&f.Suite, &f.Wide, &f.Serial} {
-		for _, s := range []*Stat{&b.WallMS, &b.PerInvocationMS, &b.EventRunMS, &b.CPUMS, &b.MaxRSSKiB, &b.RusageMaxRSSKiB, &b.FloorEquivalentMS, &b.OwnMS, &b.DeliveryEquivalentMS} {
+	for _, b := range []*BehavesFigure{&f.Suite, &f.Wide, &f.Serial, &f.Eval} {
+		for _, s := range []*Stat{&b.WallMS, &b.PerInvocationMS, &b.EventRunMS, &b.CPUMS, &b.MaxRSSKiB, &b.RusageMaxRSSKiB, &b.FloorEquivalentMS, &b.OldFloorEquivalentMS, &b.OwnMS, &b.DeliveryEquivalentMS} {
 			s.update()
 		}
 	}
-	for _, fl := range []*FloorFigure{&f.Floor, &f.FloorSer} {
+	for _, fl := range []*FloorFigure{&f.Floor, &f.FloorSer, &f.FloorOld, &f.FloorOldSer, &f.EvalFloor, &f.EvalFloorOld} {
 		ph := &fl.Phases
 		for _, s := range []*Stat{&fl.WallMS, &fl.PerInvocationMS, &ph.CreateMS, &ph.AttachMS, &ph.StartMS, &ph.RunMS, &ph.InspectMS, &ph.RemoveMS, &ph.TotalMS, &ph.EngineRunMS} {
 			s.update()
@@ -351,24 +436,49 @@ func fillStats(f *Figures) {
 	}
 	d := &f.Delivery
 	for _, s := range []*Stat{&f.DockerRun.WallMS, &f.DockerRun.PerInvocationMS, &d.VolumeCreateMS, &d.HelperCreateMS, &d.CopyMS, &d.HelperRemoveMS, &d.VolumeRemoveMS, &d.TotalMS,
-		&f.Flood.WallMS, &f.Flood.MaxRSSKiB, &f.Flood.RusageMaxRSSKiB, &f.StartupMS, &f.ImageInspectMS} {
+		&f.StartupMS, &f.ImageInspectMS} {
 		s.update()
 	}
+	for i := range f.Floods {
+		fl := &f.Floods[i]
+		for _, s := range []*Stat{&fl.WallMS, &fl.MaxRSSKiB, &fl.RusageMaxRSSKiB} {
+			s.update()
+		}
+	}
 	for i := range f.Scaling {
-		f.Scaling[i].WallMS.update()
-		f.Scaling[i].PerInvocationMS.update()
+		p := &f.Scaling[i]
+		for _, s := range []*Stat{&p.WallMS, &p.PerInvocationMS, &p.FloorRatio, &p.OldFloorRatio} {
+			s.update()
+		}
+	}
+	for i := range f.Parallelism {
+		p := &f.Parallelism[i]
+		for _, s := range []*Stat{&p.BehavesWallMS, &p.BehavesPerInvocationMS, &p.FloorWallMS, &p.FloorPerInvocationMS, &p.Ratio} {
+			s.update()
+		}
+	}
+	for i := range f.Ablation {
+		a := &f.Ablation[i]
+		for _, s := range []*Stat{&a.PerInvocationMS, &a.FloorMS, &a.CostMS} {
+			s.update()
+		}
 	}
 }
 
-// deliverAll fills one volume per program of s, in batches of one kind of
-// up to runner.MaxBatch programs (behaves' largest), and records the mean
-// delivery phases per program (volume removal is recorded by
-// removeVolumes). The volumes are returned in the programs' order.
-func (e *engine) deliverAll(ctx context.Context, ps profiles, s suite, d *DeliveryFigure) ([]string, error) {
+// deliverAll fills one volume per program of the suites, in batches of
+// one kind of up to runner.MaxBatch programs (behaves' largest), and
+// records the mean delivery phases per program (volume removal is recorded
+// by removeVolumes). The volumes are returned in the programs' order, the
+// suites' one after the other.
+func (e *engine) deliverAll(ctx context.Context, ps profiles, suites []suite, d *DeliveryFigure) ([]string, error) {
+	var s suite
+	for _, x := range suites {
+		s.programs = append(s.programs, x.programs...)
+	}
 	vols := make([]string, len(s.programs))
 	var made []string
 	var sum deliveryPhases
-	for _, k := range []kind{kindShell, kindPython} {
+	for _, k := range kinds {
 		var idx []int
 		for i, p := range s.programs {
 			if p.kind == k {

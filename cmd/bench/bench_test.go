@@ -4,15 +4,19 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/docker/docker/api/types/container"
 
 	"github.com/behaves-dev/behaves/internal/dockertest"
 	"github.com/behaves-dev/behaves/internal/spec"
@@ -121,7 +125,7 @@ func TestDockerRunArgs(t *testing.T) {
 	t.Parallel()
 	ps := newProfiles(fakeShell, fakePython, 4<<20)
 	p := newProgram(1, 1)
-	cfg, hc := containerConfig(ps.of(p.kind), imageInfo{ID: fakePython, Volumes: []string{"/data"}}, "vol1", p.file, p.cases[0], map[string]string{"behaves.role": "cli"})
+	cfg, hc := loopConfig(ps.of(p.kind), imageInfo{ID: fakePython, Volumes: []string{"/data"}}, "vol1", p.file, p.cases[0], map[string]string{"behaves.role": "cli"})
 	got := strings.Join(dockerRunArgs("c1", cfg, hc), " ")
 	for _, want := range []string{
 		"run --rm -i --name c1 ",
@@ -176,9 +180,19 @@ func TestShortBench(t *testing.T) {
 			t.Skipf("%s not found: %v", tool, err)
 		}
 	}
-	jsonPath := filepath.Join(t.TempDir(), "bench.json")
+	// (7) comes from an earlier -memory run: a tiny one here.
+	memPath := filepath.Join(t.TempDir(), "memory.json")
 	var stdout, stderr bytes.Buffer
-	code := realMain(t.Context(), []string{"-short", "-json", jsonPath, "-image-shell", shell, "-image-python", python}, &stdout, &stderr)
+	if code := realMain(t.Context(), []string{"-memory", "3", "-json", memPath, "-image-shell", shell, "-image-python", python}, &stdout, &stderr); code != 0 {
+		t.Fatalf("-memory 3: exit %d\nstderr:\n%s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "peak RSS within its bound") {
+		t.Errorf("-memory 3 printed no verdict on its bound:\n%s", stdout.String())
+	}
+	jsonPath := filepath.Join(t.TempDir(), "bench.json")
+	stdout.Reset()
+	stderr.Reset()
+	code := realMain(t.Context(), []string{"-short", "-json", jsonPath, "-memory-from", memPath, "-image-shell", shell, "-image-python", python}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\nstderr:\n%s", code, stderr.String())
 	}
@@ -194,10 +208,11 @@ func TestShortBench(t *testing.T) {
 	for _, id := range append([]string{res.BenchRunID}, res.BehavesRunIDs...) {
 		dockertest.AssertNothingLeft(t, cl, id)
 	}
-	// The suite, the sample at --parallel 1, the one-case suite, the one
-	// scaling point that is not the suite, the flood.
-	if len(res.BehavesRunIDs) != 5 {
-		t.Errorf("%d behaves runs, want 5: %v", len(res.BehavesRunIDs), res.BehavesRunIDs)
+	// The suite, the one scaling point that is not the suite, the
+	// one-case suite, the eval suite, the sample at --parallel 1, the
+	// sample at each of the two parallelisms of the table, the flood.
+	if len(res.BehavesRunIDs) != 8 {
+		t.Errorf("%d behaves runs, want 8: %v", len(res.BehavesRunIDs), res.BehavesRunIDs)
 	}
 
 	// Every key of the full schema is present...
@@ -207,6 +222,10 @@ func TestShortBench(t *testing.T) {
 	}
 	full := Results{Figures: emptyFigures(), Targets: []Target{{}}}
 	full.Figures.Scaling = []ScalePoint{{}}
+	full.Figures.Parallelism = []ParallelPoint{{}}
+	full.Figures.Ablation = []AblationFigure{{}}
+	full.Figures.Floods = []FloodFigure{{}}
+	full.Figures.Memory.Result = &MemoryResult{}
 	want, _ := json.Marshal(full)
 	var wantTree any
 	_ = json.Unmarshal(want, &wantTree)
@@ -229,18 +248,33 @@ func TestShortBench(t *testing.T) {
 	if len(empty) > 0 {
 		t.Errorf("figures without values: %v", empty)
 	}
-	if len(res.Targets) != 6 {
-		t.Errorf("%d targets, want 6", len(res.Targets))
+	wantTargets := []string{"suite_vs_floor", "suite_1_vs_floor", "suite_vs_docker_run", "wide_vs_floor", "serial_vs_floor", "scaling_2n_vs_n",
+		"flood_rss_1048576", "memory_rss_vs_bound", "memory_report_vs_bound", "eval_vs_floor"}
+	if d := res.Config.DefaultParallel; d != res.Config.Parallel && slices.Contains(res.Config.Parallels, d) {
+		wantTargets = append(wantTargets, "default_parallel_vs_floor")
+	}
+	var gotTargets []string
+	for _, tg := range res.Targets {
+		gotTargets = append(gotTargets, tg.ID)
+	}
+	slices.Sort(wantTargets)
+	slices.Sort(gotTargets)
+	if !slices.Equal(gotTargets, wantTargets) {
+		t.Errorf("targets %v, want %v", gotTargets, wantTargets)
+	}
+	if n := len(res.Figures.Ablation); n != len(ablations) {
+		t.Errorf("%d settings' costs, want %d", n, len(ablations))
 	}
 	for _, tg := range res.Targets {
 		if len(tg.Value.Values) == 0 || tg.Value.Median <= 0 {
 			t.Errorf("target %s has no value: %+v", tg.ID, tg.Value)
 		}
 	}
-	if res.Figures.Flood.StdoutBytes != 1<<20 {
-		t.Errorf("the flood drained %d bytes, want %d", res.Figures.Flood.StdoutBytes, 1<<20)
+	if len(res.Figures.Floods) != 1 || res.Figures.Floods[0].StdoutBytes != 1<<20 {
+		t.Errorf("the floods %+v, want one that drained %d bytes", res.Figures.Floods, 1<<20)
 	}
-	for _, s := range []string{"(1) behaves run", "(2) docker run", "(3) floor", "(4) behaves run --parallel 1", "(5) behaves run", "(6) behaves run", "targets", "PASS"} {
+	for _, s := range []string{"(1) behaves run", "(2) docker run", "(3) floor", "(3) old floor (network sandbox)", "(4) behaves run --parallel 1",
+		"(5) behaves run", "(6) behaves run", "(8) behaves run, eval", "(7) the memory scenario", "what each setting costs", "parallelism:", "targets", "PASS"} {
 		if !strings.Contains(stdout.String(), s) {
 			t.Errorf("the table lacks %q:\n%s", s, stdout.String())
 		}
@@ -277,6 +311,235 @@ func statPaths(v any, prefix string, empty *[]string) {
 	case []any:
 		for i, c := range x {
 			statPaths(c, prefix+"["+strconv.Itoa(i)+"]", empty)
+		}
+	}
+}
+
+// TestVariants checks that every floor sets the network fields itself,
+// whatever behaves' configuration says, and changes nothing else but what
+// its variant switches off.
+func TestVariants(t *testing.T) {
+	t.Parallel()
+	ps := newProfiles(fakeShell, fakePython, 4<<20)
+	p := newProgram(1, 1) // python: a tmpfs, an argument
+	img := imageInfo{ID: fakePython}
+	build := func() (*container.Config, *container.HostConfig) {
+		return containerConfig(ps.of(p.kind), img, "vol1", p.file, p.cases[0], nil)
+	}
+	for _, on := range []bool{false, true} {
+		// Both starting points: behaves' configuration before issue 16
+		// and after it.
+		cfg, hc := build()
+		cfg.NetworkDisabled, hc.DNS = on, nil
+		if on {
+			hc.DNS = []string{"10.0.0.1"}
+		}
+		variant{}.apply(cfg, hc, p)
+		if !cfg.NetworkDisabled || hc.DNS != nil || hc.NetworkMode != "none" {
+			t.Errorf("the floor: NetworkDisabled %v, DNS %v, mode %q; want true, none, none", cfg.NetworkDisabled, hc.DNS, hc.NetworkMode)
+		}
+		cfg, hc = build()
+		cfg.NetworkDisabled = !on
+		variant{NetworkSandbox: true}.apply(cfg, hc, p)
+		if cfg.NetworkDisabled || !slices.Equal(hc.DNS, []string{"127.0.0.1"}) || hc.NetworkMode != "none" {
+			t.Errorf("the old floor: NetworkDisabled %v, DNS %v, mode %q; want false, [127.0.0.1], none", cfg.NetworkDisabled, hc.DNS, hc.NetworkMode)
+		}
+	}
+
+	// The floor is behaves' configuration but for the network fields.
+	wantCfg, wantHC := build()
+	withNetworkSandbox(wantCfg, wantHC, false)
+	for _, tc := range []struct {
+		v      variant
+		change func(*container.Config, *container.HostConfig)
+	}{
+		{variant{}, func(*container.Config, *container.HostConfig) {}},
+		{variant{NoInit: true}, func(_ *container.Config, hc *container.HostConfig) { hc.Init = ptr(false) }},
+		{variant{NoTmpfs: true}, func(_ *container.Config, hc *container.HostConfig) { hc.Tmpfs = nil }},
+		{variant{IPC: "none"}, func(_ *container.Config, hc *container.HostConfig) { hc.IpcMode, hc.ShmSize = "none", 0 }},
+		{variant{IPC: "host"}, func(_ *container.Config, hc *container.HostConfig) { hc.IpcMode, hc.ShmSize = "host", 0 }},
+		{variant{NoVolume: true}, func(cfg *container.Config, hc *container.HostConfig) {
+			hc.Mounts, cfg.WorkingDir = nil, "/"
+			cfg.Cmd = []string{"-c", string(p.source), "p001-c00"}
+		}},
+		{variant{OOMWatch: true}, func(*container.Config, *container.HostConfig) {}},
+	} {
+		cfg, hc := build()
+		tc.v.apply(cfg, hc, p)
+		wc, wh := build()
+		withNetworkSandbox(wc, wh, false)
+		tc.change(wc, wh)
+		if !reflect.DeepEqual(cfg, wc) || !reflect.DeepEqual(hc, wh) {
+			t.Errorf("%s: got\n%+v\n%+v\nwant\n%+v\n%+v", tc.v.what(), cfg, hc, wc, wh)
+		}
+	}
+	if len(wantHC.Tmpfs) == 0 || len(wantHC.Mounts) != 1 || wantHC.Init == nil || !*wantHC.Init || wantHC.IpcMode != "private" {
+		t.Fatalf("behaves' configuration changed: the variants above switch off what is no longer there: %+v", wantHC)
+	}
+	names := map[string]bool{}
+	for _, v := range ablations {
+		if v.Name == "" || names[v.Name] || v.what() == "the floor" {
+			t.Errorf("ablation %+v: no name, a duplicate name or no description", v)
+		}
+		names[v.Name] = true
+	}
+}
+
+// TestEvalPrograms runs the evaluation programs with the host's python3:
+// they pass as generated and fail when the function they check is wrong.
+func TestEvalPrograms(t *testing.T) {
+	t.Parallel()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not found")
+	}
+	for _, i := range []int{0, 7, 99} {
+		p := newEvalProgram(i)
+		if len(p.cases) != 1 || p.cases[0].want != "" || len(p.cases[0].args) != 0 || p.cases[0].stdin != "" {
+			t.Errorf("eval program %d: cases %+v, want one without input or output", i, p.cases)
+		}
+		out, err := exec.Command(py, "-I", "-c", string(p.source)).CombinedOutput()
+		if err != nil || len(out) != 0 {
+			t.Errorf("eval program %d: %v, output %q; want exit 0 and no output", i, err, out)
+		}
+		wrong := strings.Replace(string(p.source), "reverse=True", "reverse=False", 1)
+		if wrong == string(p.source) {
+			t.Fatalf("eval program %d: no function to break", i)
+		}
+		if out, err := exec.Command(py, "-I", "-c", wrong).CombinedOutput(); err == nil || !strings.Contains(string(out), "AssertionError") {
+			t.Errorf("eval program %d with a wrong function: %v, output %q; want an AssertionError", i, err, out)
+		}
+	}
+	sp, err := spec.Load(mustWrite(t, newEvalSuite("eval", 3)), spec.Options{})
+	if err != nil {
+		t.Fatalf("spec.Load (eval): %v", err)
+	}
+	if len(sp.Programs) != 3 {
+		t.Errorf("%d eval programs, want 3", len(sp.Programs))
+	}
+}
+
+func mustWrite(t *testing.T, s suite) string {
+	t.Helper()
+	path, err := s.write(t.TempDir(), newProfiles(fakeShell, fakePython, 4<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestDerive checks the targets' arithmetic on made-up figures: paired
+// ratios against the floor and the old floor, the limits, the costs'
+// signs, and (7) only with a memory result.
+func TestDerive(t *testing.T) {
+	t.Parallel()
+	r := Results{Figures: emptyFigures()}
+	f := &r.Figures
+	floor := func(perInv ...float64) FloorFigure {
+		return FloorFigure{PerInvocationMS: newStat(perInv...)}
+	}
+	f.Floor, f.FloorOld = floor(100, 110), floor(200, 220)
+	f.FloorSer, f.FloorOldSer = floor(150, 150), floor(300, 300)
+	f.EvalFloor, f.EvalFloorOld = floor(100, 100), floor(180, 180)
+	f.Suite = BehavesFigure{Shape: "20×10", Invocations: 200, Programs: 20, Parallel: 2, WallMS: newStat(21000, 24200)} // 1.05, 1.10
+	f.Wide = BehavesFigure{Shape: "200×1", Invocations: 200, Programs: 200, Parallel: 2, WallMS: newStat(26000, 26400)} // 1.30, 1.20
+	f.Serial = BehavesFigure{Shape: "6×10", Invocations: 60, Programs: 6, Parallel: 1, WallMS: newStat(9000, 9000)}     // 1.00
+	f.Eval = BehavesFigure{Shape: "100×1", Invocations: 100, Programs: 100, Parallel: 2, WallMS: newStat(11000, 12500)} // 1.10, 1.25
+	f.DockerRun.PerInvocationMS = newStat(250, 250)
+	f.Scaling = []ScalePoint{
+		{Invocations: 200, Shape: "20×10", WallMS: newStat(21000, 24200), SameAs: "suite"},
+		{Invocations: 400, Shape: "40×10", WallMS: newStat(42000, 53240)}, // 2.0, 2.2 → median 2.1
+	}
+	f.Floods = []FloodFigure{{Bytes: 1 << 30, MaxRSSKiB: newStat(20 << 10)}}
+	f.Ablation = []AblationFigure{
+		{Name: "no_init", PerInvocationMS: newStat(140), FloorMS: newStat(150)},
+		{Name: "oom_watch", Adds: true, PerInvocationMS: newStat(155), FloorMS: newStat(150)},
+	}
+	r.derive()
+	got := map[string]Target{}
+	for _, tg := range r.Targets {
+		got[tg.ID] = tg
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	for _, w := range []struct {
+		id     string
+		median float64
+		pass   bool
+		old    float64 // 0: no ratio against the old floor
+	}{
+		{"suite_vs_floor", 1.075, true, 0.5375},
+		{"wide_vs_floor", 1.25, false, 0.625},
+		{"serial_vs_floor", 1, true, 0.5},
+		{"eval_vs_floor", 1.175, true, 1.175 * 100 / 180},
+		{"suite_vs_docker_run", (105 + 121) / 2.0 / 250, false, 0},
+		{"scaling_2n_vs_n", 2.1, true, 0},
+		{"flood_rss_1073741824", 20, true, 0},
+	} {
+		tg, ok := got[w.id]
+		if !ok {
+			t.Errorf("no target %s", w.id)
+			continue
+		}
+		if !near(tg.Value.Median, w.median) || tg.Pass != w.pass {
+			t.Errorf("%s: %v (pass %v), want %v (pass %v)", w.id, tg.Value.Median, tg.Pass, w.median, w.pass)
+		}
+		switch {
+		case w.old == 0 && tg.VsOldFloor != nil:
+			t.Errorf("%s: a ratio against the old floor", w.id)
+		case w.old != 0 && (tg.VsOldFloor == nil || !near(tg.VsOldFloor.Median, w.old)):
+			t.Errorf("%s: against the old floor %+v, want %v", w.id, tg.VsOldFloor, w.old)
+		}
+	}
+	if tg := got["memory_rss_vs_bound"]; len(tg.Value.Values) != 0 || tg.Pass {
+		t.Errorf("(7) without a memory result: %+v, want not measured", tg)
+	}
+	if c := f.Ablation[0].CostMS.Median; c != 10 {
+		t.Errorf("the cost of Init: %v, want 10 (floor − variant)", c)
+	}
+	if c := f.Ablation[1].CostMS.Median; c != 5 {
+		t.Errorf("the cost of the OOM subscription: %v, want 5 (variant − floor)", c)
+	}
+
+	f.Memory.Result = &MemoryResult{Invocations: 10000, PeakRSSKiB: 100 << 10, MemoryBound: 200 << 20, ReportBytes: 300 << 20, ReportBound: 250 << 20}
+	r.derive()
+	for _, tg := range r.Targets {
+		switch tg.ID {
+		case "memory_rss_vs_bound":
+			if tg.Value.Median != 0.5 || !tg.Pass {
+				t.Errorf("(7) peak RSS: %+v, want 0.5 and a pass", tg)
+			}
+		case "memory_report_vs_bound":
+			if tg.Value.Median != 1.2 || tg.Pass {
+				t.Errorf("(7) report: %+v, want 1.2 and a miss", tg)
+			}
+		}
+	}
+}
+
+// TestReadMemoryJSON reads what -memory writes and refuses what it does
+// not.
+func TestReadMemoryJSON(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good := &MemoryResult{Schema: MemorySchema, Invocations: 10, PeakRSSKiB: 1 << 10, MemoryBound: 1 << 20, ReportBytes: 1 << 10, ReportBound: 1 << 20}
+	path := filepath.Join(dir, "m.json")
+	if err := writeMemoryJSON(path, good); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := readMemoryJSON(path); err != nil || !reflect.DeepEqual(got, good) {
+		t.Errorf("readMemoryJSON = %+v, %v; want %+v", got, err, good)
+	}
+	// A file of the main run, or of another schema, is refused.
+	for name, content := range map[string]string{
+		"main.json":   `{"schema": "behaves.bench/v2", "figures": {}}`,
+		"schema.json": `{"schema": "behaves.bench-memory/v0", "invocations": 10, "peak_rss_kib": 1, "memory_bound": 1, "report_bytes": 1, "report_bound": 1}`,
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := readMemoryJSON(p); err == nil {
+			t.Errorf("%s: read without an error", name)
 		}
 	}
 }

@@ -81,6 +81,16 @@ func dockerRunArgs(name string, cfg *container.Config, hc *container.HostConfig)
 	return append(a, cfg.Cmd...)
 }
 
+// loopConfig is the configuration the docker run loop's flags are derived
+// from: behaves' own, with the network sandbox set up, because the CLI
+// cannot skip it (it has no flag for NetworkDisabled; --network none only
+// sets the mode).
+func loopConfig(p profile, img imageInfo, vol, programName string, inv invocation, labels map[string]string) (*container.Config, *container.HostConfig) {
+	cfg, hc := containerConfig(p, img, vol, programName, inv, labels)
+	withNetworkSandbox(cfg, hc, true)
+	return cfg, hc
+}
+
 func sortedKeys(m map[string]string) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -97,7 +107,7 @@ func (e *engine) cliLoop(ctx context.Context, dockerBin string, ps profiles, s s
 	t0 := time.Now()
 	for i, p := range s.programs {
 		for _, inv := range p.cases {
-			cfg, hc := containerConfig(ps.of(p.kind), e.images[p.kind], vols[i], p.file, inv, e.labels("cli"))
+			cfg, hc := loopConfig(ps.of(p.kind), e.images[p.kind], vols[i], p.file, inv, e.labels("cli"))
 			cmd := exec.CommandContext(ctx, dockerBin, dockerRunArgs(e.name("-cli"), cfg, hc)...)
 			cmd.Stdin = strings.NewReader(inv.stdin)
 			var stdout, stderr bytes.Buffer

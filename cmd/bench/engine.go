@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/events"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
@@ -48,6 +50,115 @@ func (p profile) runtimeProfile(programName string) runner.Profile {
 // the same work.
 func containerConfig(p profile, img imageInfo, vol, programName string, inv invocation, labels map[string]string) (*container.Config, *container.HostConfig) {
 	return docker.ProgramContainerConfig(p.runtimeProfile(programName), img.ID, img.Volumes, vol, runner.Invocation{Args: inv.args, Stdin: []byte(inv.stdin)}, labels)
+}
+
+// oldFloorDNS is the DNS setting behaves applied while the engine still
+// set up a network sandbox for program containers: a resolver nobody
+// answers on, so that no name resolves.
+var oldFloorDNS = []string{"127.0.0.1"}
+
+// withNetworkSandbox sets the two fields that decide whether the engine
+// sets up its network sandbox (libnetwork) for a container, explicitly
+// either way, so that a floor measures what it says whatever behaves'
+// own configuration sets: on, as behaves did before issue 16
+// (NetworkDisabled false, DNS 127.0.0.1), or skipped (NetworkDisabled
+// true, no DNS: it would not apply). NetworkMode stays "none" in both.
+func withNetworkSandbox(cfg *container.Config, hc *container.HostConfig, on bool) {
+	hc.NetworkMode = "none"
+	if on {
+		cfg.NetworkDisabled = false
+		hc.DNS = slices.Clone(oldFloorDNS)
+		return
+	}
+	cfg.NetworkDisabled = true
+	hc.DNS = nil
+}
+
+// variant is what a floor changes in behaves' container configuration.
+// The zero variant is the floor the targets use: behaves' settings with
+// the network sandbox skipped. The other fields switch one thing off (or,
+// for OOMWatch, add behaves' event subscription), in the bench's floor
+// only, to show what it costs.
+type variant struct {
+	// Name is the variant's key in the JSON ("" for the floor).
+	Name string
+	// NetworkSandbox sets the engine's network sandbox up (the old floor).
+	NetworkSandbox bool
+	NoInit         bool   // Init false: no docker-init as PID 1
+	NoTmpfs        bool   // no tmpfs mounts (the profile's and the image VOLUMEs')
+	IPC            string // the IPC mode instead of behaves' "private" ("" keeps it)
+	// NoVolume mounts no program volume: the program's source is passed
+	// inline (sh -c / python3 -c) and the working directory is /.
+	NoVolume bool
+	// OOMWatch subscribes to the container's oom and destroy events from
+	// before its start to its removal, as behaves does.
+	OOMWatch bool
+}
+
+// ablationOldFloor is the name of the variant that sets the network
+// sandbox up (the old floor).
+const ablationOldFloor = "network_sandbox"
+
+// ablations are the variants of "what each setting costs", each against
+// the floor at parallelism 1.
+var ablations = []variant{
+	{Name: ablationOldFloor, NetworkSandbox: true},
+	{Name: "no_init", NoInit: true},
+	{Name: "no_tmpfs", NoTmpfs: true},
+	{Name: "ipc_none", IPC: "none"},
+	{Name: "ipc_host", IPC: "host"},
+	{Name: "no_program_volume", NoVolume: true},
+	{Name: "oom_watch", OOMWatch: true},
+}
+
+// what says in words what the variant changes.
+func (v variant) what() string {
+	switch {
+	case v.NetworkSandbox:
+		return "+ the network sandbox (the old floor)"
+	case v.NoInit:
+		return "− Init (docker-init as PID 1)"
+	case v.NoTmpfs:
+		return "− the tmpfs mounts (the python half's /tmp)"
+	case v.IPC == "none":
+		return "IPC none: own namespace, no /dev/shm"
+	case v.IPC == "host":
+		return "IPC host: no IPC namespace, no /dev/shm"
+	case v.IPC != "":
+		return "IPC " + v.IPC
+	case v.NoVolume:
+		return "− the program volume (source passed with -c)"
+	case v.OOMWatch:
+		return "+ behaves' oom/destroy event subscription"
+	}
+	return "the floor"
+}
+
+// adds says whether the variant adds work to the floor.
+func (v variant) adds() bool { return v.NetworkSandbox || v.OOMWatch }
+
+// apply changes behaves' configuration of program p's invocation.
+func (v variant) apply(cfg *container.Config, hc *container.HostConfig, p program) {
+	withNetworkSandbox(cfg, hc, v.NetworkSandbox)
+	if v.NoInit {
+		hc.Init = ptr(false)
+	}
+	if v.NoTmpfs {
+		hc.Tmpfs = nil
+	}
+	if v.IPC != "" {
+		hc.IpcMode = container.IpcMode(v.IPC)
+		if v.IPC != string(container.IPCModePrivate) && v.IPC != "shareable" {
+			hc.ShmSize = 0 // the engine refuses a size for a /dev/shm it does not make
+		}
+	}
+	if v.NoVolume {
+		hc.Mounts = nil
+		cfg.WorkingDir = "/"
+		// The command's first word is the program's path under /program;
+		// its arguments follow it.
+		cfg.Cmd = append([]string{"-c", string(p.source)}, cfg.Cmd[1:]...)
+	}
 }
 
 // helperConfig is behaves' own never-started helper that fills program
@@ -132,6 +243,7 @@ func (e *engine) inspectImages(ctx context.Context, ps profiles) (time.Duration,
 		}
 		e.images[k] = info
 	}
+	e.images[kindEval] = e.images[kindPython] // the python profile
 	return total / 2, nil
 }
 
@@ -222,11 +334,14 @@ func (l lifecyclePhases) total() time.Duration {
 
 // lifecycle runs one invocation through the bare Engine API lifecycle:
 // create, attach, wait (next-exit, registered before start), start, stdin
-// and the streams, inspect, remove. Nothing else. It checks the output, so
-// that the floor did the work behaves does.
-func (e *engine) lifecycle(ctx context.Context, ps profiles, p program, vol string, inv invocation) (lifecyclePhases, error) {
+// and the streams, inspect, remove. Nothing else (but what v changes: with
+// v.OOMWatch, behaves' event subscription is made after the attach and
+// read up to the container's destroy event after the removal). It checks
+// the output, so that the floor did the work behaves does.
+func (e *engine) lifecycle(ctx context.Context, ps profiles, p program, vol string, inv invocation, v variant) (lifecyclePhases, error) {
 	var l lifecyclePhases
 	cfg, hc := containerConfig(ps.of(p.kind), e.images[p.kind], vol, p.file, inv, e.labels(docker.RoleProgram))
+	v.apply(cfg, hc, p)
 	cctx, cancel := context.WithTimeout(ctx, e.timeout)
 	defer cancel()
 	t := time.Now()
@@ -251,6 +366,13 @@ func (e *engine) lifecycle(ctx context.Context, ps profiles, p program, vol stri
 	}
 	defer conn.Close()
 	waitC, waitErrC := e.cli.ContainerWait(cctx, created.ID, container.WaitConditionNextExit)
+	var evs <-chan events.Message
+	var evErrs <-chan error
+	if v.OOMWatch {
+		// The client returns once the engine has answered: the
+		// subscription is in place before the start.
+		evs, evErrs = e.cli.Events(cctx, events.ListOptions{Filters: oomFilters(created.ID)})
+	}
 	l.Attach = lap()
 	if err := e.cli.ContainerStart(cctx, created.ID, container.StartOptions{}); err != nil {
 		return l, fmt.Errorf("starting: %w", err)
@@ -284,6 +406,11 @@ func (e *engine) lifecycle(ctx context.Context, ps profiles, p program, vol stri
 		return l, fmt.Errorf("removing: %w", err)
 	}
 	removed = true
+	if v.OOMWatch {
+		if err := untilDestroy(evs, evErrs, created.ID); err != nil {
+			return l, err
+		}
+	}
 	l.Remove = lap()
 
 	if info.State == nil || info.State.ExitCode != 0 {
@@ -300,6 +427,39 @@ func (e *engine) lifecycle(ctx context.Context, ps profiles, p program, vol stri
 	return l, nil
 }
 
+// oomFilters select one container's "oom" and "destroy" events, as
+// behaves' subscription does.
+func oomFilters(id string) filters.Args {
+	return filters.NewArgs(
+		filters.Arg("type", string(events.ContainerEventType)),
+		filters.Arg("container", id),
+		filters.Arg("event", string(events.ActionOOM)),
+		filters.Arg("event", string(events.ActionDestroy)),
+	)
+}
+
+// untilDestroy reads a subscription up to the container's destroy event,
+// as behaves does after a removal. An oom event is an error: the bench's
+// programs never come near their memory limit.
+func untilDestroy(msgs <-chan events.Message, errs <-chan error, id string) error {
+	for {
+		select {
+		case m := <-msgs:
+			if m.Actor.ID != id {
+				continue
+			}
+			switch m.Action {
+			case events.ActionOOM:
+				return fmt.Errorf("container %s: an oom event", id)
+			case events.ActionDestroy:
+				return nil
+			}
+		case err := <-errs:
+			return fmt.Errorf("following the container's events: %v", err)
+		}
+	}
+}
+
 // floorResult is one pass of the floor over a set of invocations.
 type floorResult struct {
 	Wall   time.Duration
@@ -307,9 +467,9 @@ type floorResult struct {
 	Phases lifecyclePhases // sums over the invocations
 }
 
-// floor runs every invocation of s through lifecycle, parallel at a time,
-// against the filled volumes vols (one per program).
-func (e *engine) floor(ctx context.Context, ps profiles, s suite, vols []string, parallel int) (floorResult, error) {
+// floor runs every invocation of s through lifecycle with the variant v,
+// parallel at a time, against the filled volumes vols (one per program).
+func (e *engine) floor(ctx context.Context, ps profiles, s suite, vols []string, parallel int, v variant) (floorResult, error) {
 	type item struct {
 		p   program
 		vol string
@@ -334,7 +494,7 @@ func (e *engine) floor(ctx context.Context, ps profiles, s suite, vols []string,
 		go func() {
 			defer wg.Done()
 			for it := range ch {
-				l, err := e.lifecycle(fctx, ps, it.p, it.vol, it.inv)
+				l, err := e.lifecycle(fctx, ps, it.p, it.vol, it.inv, v)
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = fmt.Errorf("floor %s/%s: %w", it.p.name, it.inv.name, err)

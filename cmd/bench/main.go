@@ -1,45 +1,70 @@
 // Command bench measures behaves against the alternatives a user has and
-// against the engine's own floor, side by side on one machine (issue 10):
+// against the engine's own floor, side by side on one machine (issues 10
+// and 16):
 //
 //  1. `behaves run` (the real binary, built into a temporary folder and run
-//     as a separate process) on a generated suite of programs × cases at
-//     behaves' default parallelism (20 × 10), and on 200 programs × 1 case,
-//     where program delivery is paid on every case;
+//     as a separate process) on generated suites of N/10 programs × 10
+//     cases (20 × 10, and the scaling sizes 60, 100 and 400) at
+//     parallelism 2 (-parallel), and on 200 programs × 1 case, where
+//     program delivery is paid on every case;
 //  2. the same invocations as a sequential `docker run --rm -i` loop with
-//     the same hardening flags, on a sample, per invocation;
+//     the same hardening flags, on the sample, per invocation;
 //  3. the floor: the same invocations, images and container settings
-//     through the bare Engine API lifecycle (create, attach, start, wait,
-//     inspect, remove, nothing else) with the program volumes already
-//     filled, on the sample, at behaves' parallelism and at 1;
+//     (docker.ProgramContainerConfig, behaves' own) through the bare
+//     Engine API lifecycle (create, attach, start, wait, inspect, remove,
+//     nothing else) with the program volumes already filled, on the sample,
+//     at the suites' parallelism and at 1. The floor of the targets skips
+//     the engine's network sandbox (Config.NetworkDisabled, no DNS); the
+//     old floor sets it up (NetworkDisabled false, DNS 127.0.0.1), as
+//     behaves did before issue 16. Both set these fields themselves, so
+//     they measure the same whatever behaves' configuration says;
 //  4. `behaves run --parallel 1` on the sample, against (3) at parallelism 1;
-//  5. scaling: the wall time of 50, 100, 200 and 400 invocations;
-//  6. the peak RSS of a behaves process while one program writes 1 GiB to
-//     stdout with its output ceiling above that, so all of it is drained.
+//  5. scaling: the wall time of 60, 100, 200 and 400 invocations, each
+//     also against the floor, and 400 against 200;
+//  6. the peak RSS of a behaves process while one program writes 256 MiB,
+//     then 1 GiB, to stdout with its output ceiling above that, so all of
+//     it is drained;
+//  7. the memory scenario of 10,000 invocations (-memory N, a run of its
+//     own), included from its -json file with -memory-from;
+//  8. a Python evaluation-style suite: 100 programs of one case each, each
+//     defining a function and asserting on it, against the floor of such
+//     programs (measured on -eval-sample of them).
+//
+// Beside them: the parallelism table (behaves and the floor on the sample
+// at 1, 2, 3 and 4), the floor's phases, program delivery, and what each
+// setting costs: the floor at parallelism 1 with Init, the tmpfs mounts,
+// the IPC namespace (or only its /dev/shm) or the program volume switched
+// off, or with the network sandbox or behaves' OOM-event subscription
+// added, in the bench's floor only.
 //
 // The programs are trivial and half of each kind: busybox sh reading a line
-// and echoing it, python3 printing its argument. The sample (50
-// invocations: 10 programs × 5 cases of the suite) is shared by (2), (3) and
-// (4); the floor of a whole suite is the floor's wall time per invocation at
-// the same parallelism × the suite's invocations (the lifecycle does not
-// depend on which filled volume is mounted).
+// and echoing it, python3 printing its argument. The sample (60
+// invocations: 6 programs × 10 cases of the suite) is shared by (2), (3)
+// and (4); the floor of a whole suite is the floor's wall time per
+// invocation at the same parallelism × the suite's invocations (the
+// lifecycle does not depend on which filled volume is mounted).
 //
-// Repetitions: -reps (3) of the pairs whose targets are tight, the suite
-// with the floor and --parallel 1 with the floor at 1, back to back and in
-// ABBA order, so that a drift of a shared machine's load shifts both sides
-// of a ratio alike; ratios are taken per repetition, and the median and
-// min–max printed. -long-reps (1) of the rest: the one-case suite, the
-// docker run loop, the scaling points other than the suite, the flood. At
-// the issue's idle figures (about 0.35 s a container lifecycle, 2 cores)
-// that is about 1,850 lifecycles and 13 minutes; -reps 1 about 9 minutes. A
-// daemon shared with other work makes it slower and the figures noisier.
+// Repetitions: -reps (3) of the figures whose targets are tight (the
+// floors, the suites, the scaling points, the one-case and eval suites,
+// --parallel 1 with the floors at 1), back to back and in ABBA order, so
+// that a drift of a shared machine's load shifts both sides of a ratio
+// alike; ratios are taken per repetition, and the median and min–max
+// printed. -long-reps (1) of the rest: the docker run loop, the
+// parallelism table, the cost of each setting, the floods. At the issue's
+// figures (about 0.1–0.2 s a container lifecycle at parallelism 2, 2
+// cores) that is about 20 minutes; a daemon shared with other work makes
+// it slower and the figures noisier.
 //
-// The figures are printed as a table with the issue's targets (PASS/MISS)
-// and the per-phase breakdown, and written as JSON with -json. Timings are
-// not tests: the exit code is 0 whenever the benchmark completed, whatever
-// the figures; 1 when it could not measure; 2 for a usage error.
+// The figures are printed as a table with the issue's targets (PASS/MISS,
+// and each floor ratio also against the old floor) and written as JSON
+// with -json. Timings are not tests: the exit code is 0 whenever the
+// benchmark completed, whatever the figures; 1 when it could not measure;
+// 2 for a usage error.
 //
-//	go run ./cmd/bench [-json bench.json] [-reps 3] [-short] [flags]
-//	go run ./cmd/bench -from bench.json   # the table of an earlier run
+//	go run ./cmd/bench -memory 10000 -json memory.json   # (7), about 30 minutes
+//	go run ./cmd/bench -memory-from memory.json -json bench.json [-reps 3] [flags]
+//	go run ./cmd/bench -short                            # CI: every figure, tiny
+//	go run ./cmd/bench -from bench.json                  # the table of an earlier run
 //
 // It needs the Docker daemon, the docker CLI, Go (to build behaves) and the
 // local images of scripts/images.sh (BEHAVES_IMAGE_BUSYBOX and
@@ -82,8 +107,12 @@ type config struct {
 	wide             int
 	sample           int
 	scale            []int
-	floodBytes       int64
+	floods           []int64
 	parallel         int // 0: behaves' default
+	parallels        []int
+	evalPrograms     int
+	evalSample       int
+	memoryFrom       string
 	jsonPath         string
 	short            bool
 	behavesBin       string
@@ -132,7 +161,14 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		return 0
 	}
-	res, err := bench(ctx, cfg, stderr)
+	var mem *MemoryResult
+	if cfg.memoryFrom != "" {
+		if mem, err = readMemoryJSON(cfg.memoryFrom); err != nil {
+			fmt.Fprintf(stderr, "bench: -memory-from: %v\n", err)
+			return 1
+		}
+	}
+	res, err := bench(ctx, cfg, mem, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 1
@@ -154,20 +190,24 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: go run ./cmd/bench [flags]\n\nMeasures behaves against a docker run loop and the bare Engine API floor (issue 10).\n\nflags:\n")
+		fmt.Fprintf(stderr, "usage: go run ./cmd/bench [flags]\n\nMeasures behaves against a docker run loop and the bare Engine API floor (issues 10 and 16).\n\nflags:\n")
 		fs.PrintDefaults()
 	}
-	fs.IntVar(&cfg.reps, "reps", 3, "repetitions of the suite (1), the floor (3) and --parallel 1 (4)")
-	fs.IntVar(&cfg.longReps, "long-reps", 1, "repetitions of the one-case suite (1), the docker run loop (2), the scaling points other than the suite (5) and the flood (6)")
+	fs.IntVar(&cfg.reps, "reps", 3, "repetitions of the suites (1), (5) and (8), the floors (3) and --parallel 1 (4)")
+	fs.IntVar(&cfg.longReps, "long-reps", 1, "repetitions of the docker run loop (2), the parallelism table, the cost of each setting and the floods (6)")
 	fs.IntVar(&cfg.programs, "programs", 20, "programs in the suite (1)")
 	fs.IntVar(&cfg.cases, "cases", 10, "cases per program in the suite (1) and the scaling runs (5)")
 	fs.IntVar(&cfg.wide, "wide", 200, "programs of one case each in the one-case suite (1)")
-	fs.IntVar(&cfg.sample, "sample", 50, "invocations of the sample for (2), (3) and (4), in programs of cases/2 cases")
-	scale := fs.String("scale", "50,100,200,400", "invocation counts of the scaling runs (5), in programs of -cases cases; the suite's own count reuses (1)")
-	flood := fs.String("flood", "1GiB", "bytes the program of (6) writes to stdout (binary units; 0 skips (6))")
-	fs.IntVar(&cfg.parallel, "parallel", 0, "parallelism of behaves and the floor (0: behaves' default, computed as behaves does; else passed as --parallel)")
+	fs.IntVar(&cfg.sample, "sample", 60, "invocations of the sample for (2), (3), (4), the parallelism table and the cost of each setting, in programs of -cases cases")
+	scale := fs.String("scale", "60,100,200,400", "invocation counts of the scaling runs (5), in programs of -cases cases, each also against the floor (1); the suite's own count reuses (1)")
+	flood := fs.String("flood", "256MiB,1GiB", "bytes the program of (6) writes to stdout, one run per size (binary units; 0 skips (6))")
+	fs.IntVar(&cfg.parallel, "parallel", 2, "parallelism of the suites and their floors, passed as --parallel (0: behaves' default, computed as behaves does)")
+	parallels := fs.String("parallels", "1,2,3,4", "parallelisms of the parallelism table (behaves and the floor on the sample at each)")
+	fs.IntVar(&cfg.evalPrograms, "eval", 100, "programs of one case each in the Python evaluation suite (8)")
+	fs.IntVar(&cfg.evalSample, "eval-sample", 20, "evaluation programs the floor of (8) runs")
+	fs.StringVar(&cfg.memoryFrom, "memory-from", "", "include (7) from the -json file of an earlier -memory run")
 	fs.StringVar(&cfg.jsonPath, "json", "", "write every figure as JSON to this file")
-	fs.BoolVar(&cfg.short, "short", false, "CI mode: tiny suites, 1 repetition, a 1 MiB flood (explicit flags still win)")
+	fs.BoolVar(&cfg.short, "short", false, "CI mode: every figure on tiny suites, 1 repetition, a 1 MiB flood (explicit flags still win)")
 	fs.StringVar(&cfg.behavesBin, "behaves", "", "a behaves binary to measure (default: go build the module into a temporary folder)")
 	fs.StringVar(&cfg.dockerBin, "docker", "docker", "the docker CLI of the docker run loop (2)")
 	fs.StringVar(&cfg.shellImage, "image-shell", "", "image ID of the shell programs (default $BEHAVES_IMAGE_BUSYBOX, else from -images-env)")
@@ -189,14 +229,17 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		// Ten container lifecycles in all: a shell and a Python program
 		// in the suites, one shell invocation in the sample.
 		short := map[string]func(){
-			"reps":      func() { cfg.reps = 1 },
-			"long-reps": func() { cfg.longReps = 1 },
-			"programs":  func() { cfg.programs = 2 },
-			"cases":     func() { cfg.cases = 1 },
-			"wide":      func() { cfg.wide = 2 },
-			"sample":    func() { cfg.sample = 1 },
-			"scale":     func() { *scale = "1,2" },
-			"flood":     func() { *flood = "1MiB" },
+			"reps":        func() { cfg.reps = 1 },
+			"long-reps":   func() { cfg.longReps = 1 },
+			"programs":    func() { cfg.programs = 2 },
+			"cases":       func() { cfg.cases = 1 },
+			"wide":        func() { cfg.wide = 2 },
+			"sample":      func() { cfg.sample = 1 },
+			"scale":       func() { *scale = "1,2" },
+			"flood":       func() { *flood = "1MiB" },
+			"parallels":   func() { *parallels = "1,2" },
+			"eval":        func() { cfg.evalPrograms = 2 },
+			"eval-sample": func() { cfg.evalSample = 1 },
 		}
 		for name, apply := range short {
 			if !set[name] {
@@ -208,12 +251,19 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if cfg.scale, err = parseInts(*scale); err != nil {
 		return cfg, fmt.Errorf("-scale: %w", err)
 	}
-	if *flood == "0" {
-		cfg.floodBytes = 0
-	} else if cfg.floodBytes, err = spec.ParseSize(*flood); err != nil {
-		return cfg, fmt.Errorf("-flood: %w", err)
+	if cfg.parallels, err = parseInts(*parallels); err != nil {
+		return cfg, fmt.Errorf("-parallels: %w", err)
 	}
-	for name, v := range map[string]int{"reps": cfg.reps, "long-reps": cfg.longReps, "programs": cfg.programs, "cases": cfg.cases, "wide": cfg.wide, "sample": cfg.sample} {
+	if *flood != "0" {
+		for _, f := range strings.Split(*flood, ",") {
+			n, err := spec.ParseSize(strings.TrimSpace(f))
+			if err != nil || n < 1 {
+				return cfg, fmt.Errorf("-flood: %q is not a positive size", f)
+			}
+			cfg.floods = append(cfg.floods, n)
+		}
+	}
+	for name, v := range map[string]int{"reps": cfg.reps, "long-reps": cfg.longReps, "programs": cfg.programs, "cases": cfg.cases, "wide": cfg.wide, "sample": cfg.sample, "eval": cfg.evalPrograms, "eval-sample": cfg.evalSample} {
 		if v < 1 {
 			return cfg, fmt.Errorf("-%s must be at least 1", name)
 		}
@@ -223,6 +273,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	if cfg.parallel < 0 {
 		return cfg, errors.New("-parallel must not be negative")
+	}
+	if cfg.evalSample > cfg.evalPrograms {
+		return cfg, errors.New("-eval-sample must not be above -eval (the sample is a subset of the suite)")
 	}
 	if cfg.from != "" {
 		return cfg, nil

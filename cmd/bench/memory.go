@@ -28,12 +28,17 @@ const (
 	memoryFalseEvery  = 10
 )
 
+// MemorySchema names the JSON format of the memory scenario's results
+// (files written before it had a name have none; -memory-from reads both).
+const MemorySchema = "behaves.bench-memory/v1"
+
 // MemoryResult is what the memory scenario measured, next to the
 // formulas of docs/security.md (cli.MemoryBound, cli.ReportBound).
 type MemoryResult struct {
-	Invocations int `json:"invocations"`
-	Programs    int `json:"programs"`
-	Parallel    int `json:"parallel"`
+	Schema      string `json:"schema"`
+	Invocations int    `json:"invocations"`
+	Programs    int    `json:"programs"`
+	Parallel    int    `json:"parallel"`
 	// OutputLimit is the profile's (the default) and MaxOutputLimit the
 	// ceiling the formula uses.
 	OutputLimit    int64 `json:"output_limit"`
@@ -111,6 +116,7 @@ func benchMemory(ctx context.Context, cfg config, n int, stdout, logw io.Writer)
 	res := &MemoryResult{
 		Invocations:    n,
 		Programs:       programs,
+		Schema:         MemorySchema,
 		Parallel:       cfg.parallel,
 		OutputLimit:    spec.DefaultOutputLimit,
 		MaxOutputLimit: spec.DefaultCeilings.MaxOutputLimit,
@@ -120,7 +126,7 @@ func benchMemory(ctx context.Context, cfg config, n int, stdout, logw io.Writer)
 		StartedAt:      time.Now(),
 	}
 	var args []string
-	if cfg.parallel > 0 {
+	if cfg.explicitParallel && cfg.parallel > 0 {
 		args = append(args, "--parallel", fmt.Sprint(cfg.parallel))
 	} else {
 		res.Parallel = cli.DefaultParallel(spec.DefaultMemory)
@@ -178,6 +184,27 @@ func (r *MemoryResult) print(w io.Writer) {
 
 // mibs formats a byte count in MiB with one decimal.
 func mibs(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+
+// readMemoryJSON reads the results of an earlier -memory run, for
+// -memory-from.
+func readMemoryJSON(path string) (*MemoryResult, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r MemoryResult
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if r.Schema != "" && r.Schema != MemorySchema {
+		return nil, fmt.Errorf("%s has schema %q, want %q", path, r.Schema, MemorySchema)
+	}
+	if r.Invocations < 1 || r.MemoryBound < 1 || r.ReportBound < 1 || r.PeakRSSKiB < 1 || r.ReportBytes < 1 {
+		return nil, fmt.Errorf("%s is not the JSON of a -memory run (invocations %d, peak RSS %d KiB, report %d bytes, bounds %d and %d)",
+			path, r.Invocations, r.PeakRSSKiB, r.ReportBytes, r.MemoryBound, r.ReportBound)
+	}
+	return &r, nil
+}
 
 func writeMemoryJSON(path string, r *MemoryResult) error {
 	b, err := json.MarshalIndent(r, "", "  ")

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 
 // Schema names the JSON format of the results. A change that removes a
 // figure or changes its meaning gets a new version.
-const Schema = "behaves.bench/v1"
+const Schema = "behaves.bench/v2"
 
 // Stat is one figure over its repetitions. Values are in the order they
 // were measured; every other field is derived from them.
@@ -113,9 +114,16 @@ type Config struct {
 	Wide            string `json:"wide"`
 	Sample          string `json:"sample"`
 	Scale           []int  `json:"scale"`
-	FloodBytes      int64  `json:"flood_bytes"`
-	ShellImage      string `json:"shell_image"`
-	PythonImage     string `json:"python_image"`
+	// DefaultParallel is behaves' own default on this machine
+	// (cli.DefaultParallel for the suites' largest memory limit).
+	DefaultParallel int     `json:"default_parallel"`
+	Parallels       []int   `json:"parallels"`
+	Eval            string  `json:"eval"`
+	EvalSample      string  `json:"eval_sample"`
+	FloodBytes      []int64 `json:"flood_bytes"`
+	MemoryFrom      string  `json:"memory_from"`
+	ShellImage      string  `json:"shell_image"`
+	PythonImage     string  `json:"python_image"`
 }
 
 // BehavesFigure is a `behaves run` over a suite. Per-invocation figures
@@ -137,9 +145,12 @@ type BehavesFigure struct {
 	// bench's own peak (see behavesRun).
 	MaxRSSKiB       Stat `json:"max_rss_kib"`
 	RusageMaxRSSKiB Stat `json:"rusage_max_rss_kib"`
-	// FloorEquivalentMS is what the floor takes for as many invocations at
-	// the same parallelism (per repetition, paired).
-	FloorEquivalentMS Stat `json:"floor_equivalent_ms"`
+	// FloorEquivalentMS is what the floor (the network sandbox skipped)
+	// takes for as many invocations at the same parallelism (per
+	// repetition, paired); OldFloorEquivalentMS the same for the old floor
+	// (the network sandbox set up).
+	FloorEquivalentMS    Stat `json:"floor_equivalent_ms"`
+	OldFloorEquivalentMS Stat `json:"old_floor_equivalent_ms"`
 	// OwnMS is behaves' own time: wall − floor equivalent.
 	OwnMS Stat `json:"own_ms"`
 	// DeliveryEquivalentMS estimates program delivery: programs × the
@@ -169,8 +180,11 @@ type PhaseStats struct {
 	EngineRunMS Stat `json:"engine_run_ms"`
 }
 
-// FloorFigure is the bare Engine API lifecycle over a suite.
+// FloorFigure is the bare Engine API lifecycle over a suite. Network says
+// whether the engine set up its network sandbox: "skipped" (the floor of
+// the targets) or "sandbox" (the old floor).
 type FloorFigure struct {
+	Network         string     `json:"network"`
 	Shape           string     `json:"shape"`
 	Invocations     int        `json:"invocations"`
 	Parallel        int        `json:"parallel"`
@@ -191,14 +205,57 @@ type DeliveryFigure struct {
 	TotalMS        Stat `json:"total_ms"`
 }
 
-// ScalePoint is one point of the scaling series.
+// ScalePoint is one point of the scaling series, at the suite's
+// parallelism.
 type ScalePoint struct {
 	Invocations     int    `json:"invocations"`
 	Shape           string `json:"shape"`
 	WallMS          Stat   `json:"wall_ms"`
 	PerInvocationMS Stat   `json:"per_invocation_ms"`
+	// FloorRatio is the wall over the floor equivalent (the floor's time
+	// per invocation at the same parallelism × the invocations), paired
+	// per repetition; OldFloorRatio the same over the old floor.
+	FloorRatio    Stat `json:"floor_ratio"`
+	OldFloorRatio Stat `json:"old_floor_ratio"`
 	// SameAs names the figure this point reuses ("suite"), or "".
 	SameAs string `json:"same_as"`
+}
+
+// ParallelPoint is behaves and the floor (the network sandbox skipped) on
+// the sample at one parallelism.
+type ParallelPoint struct {
+	Parallel int `json:"parallel"`
+	// Default says that this is behaves' default parallelism here.
+	Default                bool `json:"default"`
+	BehavesWallMS          Stat `json:"behaves_wall_ms"`
+	BehavesPerInvocationMS Stat `json:"behaves_per_invocation_ms"`
+	FloorWallMS            Stat `json:"floor_wall_ms"`
+	FloorPerInvocationMS   Stat `json:"floor_per_invocation_ms"`
+	// Ratio is behaves' wall over the floor's, paired per repetition.
+	Ratio Stat `json:"ratio"`
+}
+
+// AblationFigure is the floor at parallelism 1 with one thing of
+// behaves' configuration switched off (or added), against the floor
+// measured around it.
+type AblationFigure struct {
+	Name string `json:"name"`
+	What string `json:"what"`
+	// Adds is true when the variant adds work to the floor (its cost is
+	// variant − floor); otherwise it removes some (floor − variant).
+	Adds            bool `json:"adds"`
+	PerInvocationMS Stat `json:"per_invocation_ms"`
+	FloorMS         Stat `json:"floor_ms"`
+	// CostMS is what the thing costs per invocation, paired per
+	// repetition.
+	CostMS Stat `json:"cost_ms"`
+}
+
+// MemoryFigure is the memory scenario (-memory), read from an earlier
+// run's JSON with -memory-from; Result is null without it.
+type MemoryFigure struct {
+	From   string        `json:"from"`
+	Result *MemoryResult `json:"result"`
 }
 
 // FloodFigure is one program writing Bytes to stdout through behaves.
@@ -213,15 +270,27 @@ type FloodFigure struct {
 
 // Figures are all the measurements.
 type Figures struct {
-	Suite     BehavesFigure  `json:"suite"`
-	Wide      BehavesFigure  `json:"wide"`
-	DockerRun LoopFigure     `json:"docker_run"`
-	Floor     FloorFigure    `json:"floor"`
-	FloorSer  FloorFigure    `json:"floor_serial"`
-	Serial    BehavesFigure  `json:"serial"`
-	Scaling   []ScalePoint   `json:"scaling"`
-	Flood     FloodFigure    `json:"flood"`
-	Delivery  DeliveryFigure `json:"delivery"`
+	Suite     BehavesFigure `json:"suite"`
+	Wide      BehavesFigure `json:"wide"`
+	Eval      BehavesFigure `json:"eval"`
+	DockerRun LoopFigure    `json:"docker_run"`
+	// Floor and FloorSer are the floor of the targets (the network
+	// sandbox skipped) on the sample at the suite's parallelism and at 1;
+	// FloorOld and FloorOldSer the old floor (the sandbox set up);
+	// EvalFloor and EvalFloorOld both on the evaluation sample.
+	Floor        FloorFigure      `json:"floor"`
+	FloorSer     FloorFigure      `json:"floor_serial"`
+	FloorOld     FloorFigure      `json:"floor_old"`
+	FloorOldSer  FloorFigure      `json:"floor_old_serial"`
+	EvalFloor    FloorFigure      `json:"eval_floor"`
+	EvalFloorOld FloorFigure      `json:"eval_floor_old"`
+	Serial       BehavesFigure    `json:"serial"`
+	Scaling      []ScalePoint     `json:"scaling"`
+	Parallelism  []ParallelPoint  `json:"parallelism"`
+	Ablation     []AblationFigure `json:"ablation"`
+	Floods       []FloodFigure    `json:"floods"`
+	Delivery     DeliveryFigure   `json:"delivery"`
+	Memory       MemoryFigure     `json:"memory"`
 	// StartupMS is `behaves validate` on the suite: process start-up and
 	// spec loading, without Docker.
 	StartupMS Stat `json:"startup_ms"`
@@ -238,6 +307,9 @@ type Target struct {
 	Limit float64 `json:"limit"`
 	Unit  string  `json:"unit"`
 	Pass  bool    `json:"pass"`
+	// VsOldFloor is the same ratio against the old floor (the network
+	// sandbox set up), for the targets measured against the floor.
+	VsOldFloor *Stat `json:"vs_old_floor,omitempty"`
 }
 
 // pairedRatio is num[i]/den[i] per repetition when both have the same
@@ -280,31 +352,101 @@ func scaled(s Stat, f float64) Stat {
 	return out
 }
 
+// Limits of the issue's targets (issue 16).
+const (
+	limitSuite     = 1.10 // (1) N×10 / floor, and (4) --parallel 1 / floor at 1
+	limitDockerRun = 0.45 // (1) N×10 per invocation / the docker run loop
+	limitWide      = 1.2  // (1) 200×1 / floor
+	limitScaling   = 2.1  // (5) 2N / N
+	limitFloodMiB  = 64   // (6)
+	limitEval      = 1.2  // (8)
+)
+
 // derive fills the figures computed from others and the targets.
 func (r *Results) derive() {
 	f := &r.Figures
-	for _, b := range []*BehavesFigure{&f.Suite, &f.Wide, &f.Serial} {
-		b.PerInvocationMS = scaled(b.WallMS, 1/float64(max(b.Invocations, 1)))
-		floor := f.Floor
-		if b == &f.Serial {
-			floor = f.FloorSer
+	type floors struct{ cur, old FloorFigure }
+	floorsOf := func(b *BehavesFigure) floors {
+		switch b {
+		case &f.Serial:
+			return floors{f.FloorSer, f.FloorOldSer}
+		case &f.Eval:
+			return floors{f.EvalFloor, f.EvalFloorOld}
 		}
-		b.FloorEquivalentMS = scaled(floor.PerInvocationMS, float64(b.Invocations))
+		return floors{f.Floor, f.FloorOld}
+	}
+	for _, b := range []*BehavesFigure{&f.Suite, &f.Wide, &f.Serial, &f.Eval} {
+		fl := floorsOf(b)
+		b.PerInvocationMS = scaled(b.WallMS, 1/float64(max(b.Invocations, 1)))
+		b.FloorEquivalentMS = scaled(fl.cur.PerInvocationMS, float64(b.Invocations))
+		b.OldFloorEquivalentMS = scaled(fl.old.PerInvocationMS, float64(b.Invocations))
 		b.OwnMS = pairedDiff(b.WallMS, b.FloorEquivalentMS)
 		b.DeliveryEquivalentMS = scaled(f.Delivery.TotalMS, float64(b.Programs))
 	}
 	for i := range f.Scaling {
 		p := &f.Scaling[i]
 		p.PerInvocationMS = scaled(p.WallMS, 1/float64(max(p.Invocations, 1)))
+		p.FloorRatio = pairedRatio(p.PerInvocationMS, f.Floor.PerInvocationMS)
+		p.OldFloorRatio = pairedRatio(p.PerInvocationMS, f.FloorOld.PerInvocationMS)
+	}
+	for i := range f.Parallelism {
+		p := &f.Parallelism[i]
+		p.Ratio = pairedRatio(p.BehavesWallMS, p.FloorWallMS)
+	}
+	for i := range f.Ablation {
+		a := &f.Ablation[i]
+		if a.Adds {
+			a.CostMS = pairedDiff(a.PerInvocationMS, a.FloorMS)
+		} else {
+			a.CostMS = pairedDiff(a.FloorMS, a.PerInvocationMS)
+		}
+	}
+
+	vsFloor := func(id, name string, b BehavesFigure, limit float64) Target {
+		t := target(id, name, pairedRatio(b.WallMS, b.FloorEquivalentMS), limit, "×")
+		old := pairedRatio(b.WallMS, b.OldFloorEquivalentMS)
+		t.VsOldFloor = &old
+		return t
 	}
 	r.Targets = []Target{
-		target("suite_vs_floor", fmt.Sprintf("(1) %s wall / floor", f.Suite.Shape), pairedRatio(f.Suite.WallMS, f.Suite.FloorEquivalentMS), 1.15, "×"),
-		target("wide_vs_floor", fmt.Sprintf("(1) %s wall / floor", f.Wide.Shape), pairedRatio(f.Wide.WallMS, f.Wide.FloorEquivalentMS), 1.3, "×"),
-		target("suite_vs_docker_run", fmt.Sprintf("(1) %s per invocation / docker run loop", f.Suite.Shape), pairedRatio(f.Suite.PerInvocationMS, f.DockerRun.PerInvocationMS), 0.5, "×"),
-		target("serial_vs_floor", "(4) --parallel 1 / floor at parallel 1", pairedRatio(f.Serial.WallMS, f.FloorSer.WallMS), 1.15, "×"),
-		target("scaling_400_vs_200", scalingName(f.Scaling), scalingRatio(f.Scaling), 2.2, "×"),
-		target("flood_rss", fmt.Sprintf("(6) peak RSS, %s to stdout", humanBytes(f.Flood.Bytes)), scaled(f.Flood.MaxRSSKiB, 1.0/1024), 64, "MiB"),
+		vsFloor("suite_vs_floor", fmt.Sprintf("(1) %s, parallel %d: wall / floor", f.Suite.Shape, f.Suite.Parallel), f.Suite, limitSuite),
 	}
+	for _, p := range f.Scaling {
+		if p.SameAs != "" {
+			continue
+		}
+		t := target(fmt.Sprintf("suite_%d_vs_floor", p.Invocations), fmt.Sprintf("(1) %s, parallel %d: wall / floor", p.Shape, f.Suite.Parallel), p.FloorRatio, limitSuite, "×")
+		old := p.OldFloorRatio
+		t.VsOldFloor = &old
+		r.Targets = append(r.Targets, t)
+	}
+	for _, p := range f.Parallelism {
+		if p.Default && p.Parallel != f.Suite.Parallel {
+			r.Targets = append(r.Targets, target("default_parallel_vs_floor",
+				fmt.Sprintf("(1) %s at behaves' default, parallel %d: wall / floor", f.Floor.Shape, p.Parallel), p.Ratio, limitSuite, "×"))
+		}
+	}
+	r.Targets = append(r.Targets,
+		target("suite_vs_docker_run", fmt.Sprintf("(1) %s per invocation / docker run loop", f.Suite.Shape), pairedRatio(f.Suite.PerInvocationMS, f.DockerRun.PerInvocationMS), limitDockerRun, "×"),
+		vsFloor("wide_vs_floor", fmt.Sprintf("(1) %s, parallel %d: wall / floor", f.Wide.Shape, f.Wide.Parallel), f.Wide, limitWide),
+		vsFloor("serial_vs_floor", fmt.Sprintf("(4) --parallel 1, %s: wall / floor at parallel 1", f.Serial.Shape), f.Serial, limitSuite),
+		target("scaling_2n_vs_n", scalingName(f.Scaling), scalingRatio(f.Scaling), limitScaling, "×"),
+	)
+	for _, fl := range f.Floods {
+		r.Targets = append(r.Targets, target(fmt.Sprintf("flood_rss_%d", fl.Bytes), fmt.Sprintf("(6) peak RSS, %s to stdout", humanBytes(fl.Bytes)), scaled(fl.MaxRSSKiB, 1.0/1024), limitFloodMiB, "MiB"))
+	}
+	rssBound, reportBound := newStat(), newStat()
+	memName := "(7) memory scenario: not measured (-memory-from)"
+	if m := f.Memory.Result; m != nil {
+		rssBound = newStat(float64(m.PeakRSSKiB<<10) / float64(max(m.MemoryBound, 1)))
+		reportBound = newStat(float64(m.ReportBytes) / float64(max(m.ReportBound, 1)))
+		memName = fmt.Sprintf("(7) %d invocations", m.Invocations)
+	}
+	r.Targets = append(r.Targets,
+		target("memory_rss_vs_bound", memName+": peak RSS / cli.MemoryBound", rssBound, 1, "×"),
+		target("memory_report_vs_bound", memName+": report size / cli.ReportBound", reportBound, 1, "×"),
+		vsFloor("eval_vs_floor", fmt.Sprintf("(8) Python %s, parallel %d: ms per program / floor", f.Eval.Shape, f.Eval.Parallel), f.Eval, limitEval),
+	)
 }
 
 func target(id, name string, v Stat, limit float64, unit string) Target {
@@ -334,18 +476,14 @@ func scalingName(pts []ScalePoint) string {
 	return fmt.Sprintf("(5) wall of %d / wall of %d invocations", full.Invocations, half.Invocations)
 }
 
+// scalingRatio is the largest point's wall over the one of half its
+// size, paired per repetition (every point runs in every repetition).
 func scalingRatio(pts []ScalePoint) Stat {
 	half, full := scalingEnds(pts)
 	if half == nil {
 		return newStat()
 	}
-	// The scaling runs of repetition r run right after its suite run (the
-	// suite may have more repetitions): pair each with that one.
-	den := half.WallMS
-	if n := len(full.WallMS.Values); n > 0 && n < len(den.Values) {
-		den = newStat(den.Values[:n]...)
-	}
-	return pairedRatio(full.WallMS, den)
+	return pairedRatio(full.WallMS, half.WallMS)
 }
 
 // writeJSON writes the results atomically.
@@ -395,8 +533,9 @@ func (r *Results) print(w io.Writer) {
 		m.DockerVersion, m.StorageDriver, m.CgroupVersion, m.GoVersion, m.OSArch)
 	fmt.Fprintf(w, "%s · behaves %s · took %s · load average %.1f at start, %.1f at end\n", r.Command, r.Config.BehavesRevision,
 		(time.Duration(r.DurationMS) * time.Millisecond).Round(time.Second), m.LoadAverageStart, m.LoadAverageEnd)
-	fmt.Fprintf(w, "programs: half busybox sh echoing a stdin line, half python3 printing its argument; fresh hardened container per invocation\n")
-	fmt.Fprintf(w, "repetitions: %d of the suite, the floor and --parallel 1 (ABBA order); %d of the one-case suite, the docker run loop, the other scaling points and the flood\n", r.Config.Reps, r.Config.LongReps)
+	fmt.Fprintf(w, "programs: half busybox sh echoing a stdin line, half python3 printing its argument; the eval suite: python3 defining a function and asserting on it; fresh hardened container per invocation\n")
+	fmt.Fprintf(w, "floor: the bare Engine API lifecycle with behaves' container settings and the network sandbox skipped (NetworkDisabled, no DNS); old floor: the same with the sandbox set up (DNS 127.0.0.1), as behaves did before issue 16\n")
+	fmt.Fprintf(w, "repetitions: %d of the suites, the floors and --parallel 1 (ABBA order); %d of the docker run loop, the parallelism table, the cost of each setting and the floods\n", r.Config.Reps, r.Config.LongReps)
 	fmt.Fprintf(w, "wall: median, min–max, spread = (max−min)/median; per invocation = median wall / n\n\n")
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -407,8 +546,9 @@ func (r *Results) print(w io.Writer) {
 	row(fmt.Sprintf("(1) behaves run %s, parallel %d", f.Suite.Shape, f.Suite.Parallel), f.Suite.Invocations, f.Suite.WallMS)
 	row(fmt.Sprintf("(1) behaves run %s, parallel %d", f.Wide.Shape, f.Wide.Parallel), f.Wide.Invocations, f.Wide.WallMS)
 	row(fmt.Sprintf("(2) docker run --rm -i loop, %s", f.DockerRun.Shape), f.DockerRun.Invocations, f.DockerRun.WallMS)
-	row(fmt.Sprintf("(3) floor %s, parallel %d", f.Floor.Shape, f.Floor.Parallel), f.Floor.Invocations, f.Floor.WallMS)
-	row(fmt.Sprintf("(3) floor %s, parallel 1", f.FloorSer.Shape), f.FloorSer.Invocations, f.FloorSer.WallMS)
+	for _, fl := range []FloorFigure{f.Floor, f.FloorOld, f.FloorSer, f.FloorOldSer} {
+		row(fmt.Sprintf("(3) %s %s, parallel %d", floorName(fl), fl.Shape, fl.Parallel), fl.Invocations, fl.WallMS)
+	}
 	row(fmt.Sprintf("(4) behaves run --parallel 1, %s", f.Serial.Shape), f.Serial.Invocations, f.Serial.WallMS)
 	for _, p := range f.Scaling {
 		name := fmt.Sprintf("(5) behaves run %s, parallel %d", p.Shape, f.Suite.Parallel)
@@ -417,41 +557,84 @@ func (r *Results) print(w io.Writer) {
 		}
 		row(name, p.Invocations, p.WallMS)
 	}
-	if f.Flood.Bytes > 0 {
-		row(fmt.Sprintf("(6) behaves run, %s to stdout", humanBytes(f.Flood.Bytes)), 1, f.Flood.WallMS)
+	for _, fl := range f.Floods {
+		row(fmt.Sprintf("(6) behaves run, %s to stdout", humanBytes(fl.Bytes)), 1, fl.WallMS)
+	}
+	row(fmt.Sprintf("(8) behaves run, %s, parallel %d", f.Eval.Shape, f.Eval.Parallel), f.Eval.Invocations, f.Eval.WallMS)
+	for _, fl := range []FloorFigure{f.EvalFloor, f.EvalFloorOld} {
+		row(fmt.Sprintf("(8) %s, eval %s, parallel %d", floorName(fl), fl.Shape, fl.Parallel), fl.Invocations, fl.WallMS)
 	}
 	tw.Flush()
 
-	ph := f.FloorSer.Phases
-	fmt.Fprintf(w, "\nfloor phases, ms per invocation (parallel 1): create %s · attach+wait %s · start %s · run %s (engine %s) · inspect %s · remove %s = %s\n",
-		msf(ph.CreateMS), msf(ph.AttachMS), msf(ph.StartMS), msf(ph.RunMS), msf(ph.EngineRunMS), msf(ph.InspectMS), msf(ph.RemoveMS), msf(ph.TotalMS))
-	ph = f.Floor.Phases
-	fmt.Fprintf(w, "floor phases, ms per invocation (parallel %d): create %s · attach+wait %s · start %s · run %s (engine %s) · inspect %s · remove %s = %s\n",
-		f.Floor.Parallel, msf(ph.CreateMS), msf(ph.AttachMS), msf(ph.StartMS), msf(ph.RunMS), msf(ph.EngineRunMS), msf(ph.InspectMS), msf(ph.RemoveMS), msf(ph.TotalMS))
+	fmt.Fprintf(w, "\nfloor phases, ms per invocation (create · attach+wait · start · run (engine StartedAt→FinishedAt) · inspect · remove = total)\n")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "floor\tparallel\tcreate\tattach+wait\tstart\trun\t(engine)\tinspect\tremove\ttotal\t")
+	for _, fl := range []FloorFigure{f.FloorSer, f.FloorOldSer, f.Floor, f.FloorOld} {
+		ph := fl.Phases
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t(%s)\t%s\t%s\t%s\t\n", floorName(fl), fl.Parallel,
+			msf(ph.CreateMS), msf(ph.AttachMS), msf(ph.StartMS), msf(ph.RunMS), msf(ph.EngineRunMS), msf(ph.InspectMS), msf(ph.RemoveMS), msf(ph.TotalMS))
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "floor / old floor, per invocation: %.2f× at parallel %d, %.2f× at parallel 1, %.2f× for the eval programs (what skipping the network sandbox bought)\n",
+		pairedRatio(f.Floor.PerInvocationMS, f.FloorOld.PerInvocationMS).Median, f.Floor.Parallel,
+		pairedRatio(f.FloorSer.PerInvocationMS, f.FloorOldSer.PerInvocationMS).Median,
+		pairedRatio(f.EvalFloor.PerInvocationMS, f.EvalFloorOld.PerInvocationMS).Median)
 	d := f.Delivery
 	fmt.Fprintf(w, "program delivery, ms per program (as behaves does it): volume create %s · helper create %s · copy %s · helper remove %s · volume remove %s = %s\n",
 		msf(d.VolumeCreateMS), msf(d.HelperCreateMS), msf(d.CopyMS), msf(d.HelperRemoveMS), msf(d.VolumeRemoveMS), msf(d.TotalMS))
 	fmt.Fprintf(w, "image inspect %s ms · behaves start-up and spec load (behaves validate, %s) %s ms\n", msf(f.ImageInspectMS), f.Suite.Shape, msf(f.StartupMS))
 
+	if len(f.Ablation) > 0 {
+		fmt.Fprintf(w, "\nwhat each setting costs: the floor at parallel 1 on %s with one thing switched off (or added), in the bench's floor only; cost = ms per invocation, paired with the floor measured around it\n", f.FloorSer.Shape)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "variant\tms per invocation\tfloor\tcost\tmin–max\t")
+		for _, a := range f.Ablation {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s–%s\t\n", a.What, msf(a.PerInvocationMS), msf(a.FloorMS), msf(a.CostMS), msv(a.CostMS.Min), msv(a.CostMS.Max))
+		}
+		tw.Flush()
+	}
+
+	if len(f.Parallelism) > 0 {
+		fmt.Fprintf(w, "\nparallelism: behaves and the floor on %s (ms per invocation; ratio paired per repetition)\n", f.Floor.Shape)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "parallel\tbehaves\tfloor\tbehaves / floor\tmin–max\t")
+		for _, p := range f.Parallelism {
+			name := strconv.Itoa(p.Parallel)
+			if p.Default {
+				name += " (behaves' default)"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f×\t%.2f–%.2f\t\n", name, msf(p.BehavesPerInvocationMS), msf(p.FloorPerInvocationMS), p.Ratio.Median, p.Ratio.Min, p.Ratio.Max)
+		}
+		tw.Flush()
+	}
+
 	fmt.Fprintf(w, "\nwhere behaves' time goes (medians; ms per invocation; own = wall − floor at the same parallelism, paired per repetition)\n")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "run\twall\tfloor\town\tdelivery est.\tprogram run (behaves | floor)\tbehaves CPU\tpeak RSS\t")
-	for _, b := range []BehavesFigure{f.Suite, f.Wide, f.Serial} {
+	for _, x := range []struct {
+		b     BehavesFigure
+		floor FloorFigure
+	}{{f.Suite, f.Floor}, {f.Wide, f.Floor}, {f.Serial, f.FloorSer}, {f.Eval, f.EvalFloor}} {
+		b, floorRun := x.b, x.floor.Phases.EngineRunMS
 		n := float64(max(b.Invocations, 1))
-		floorRun := f.Floor.Phases.EngineRunMS
-		if b.Parallel == 1 {
-			floorRun = f.FloorSer.Phases.EngineRunMS
-		}
 		fmt.Fprintf(tw, "%s, parallel %d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f | %.0f\t%.1f\t%.1f MiB\t\n", b.Shape, b.Parallel,
 			b.WallMS.Median/n, b.FloorEquivalentMS.Median/n, b.OwnMS.Median/n, b.DeliveryEquivalentMS.Median/n,
 			b.EventRunMS.Median, floorRun.Median, b.CPUMS.Median/n, b.MaxRSSKiB.Median/1024)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "delivery est. = programs × the delivery above, per invocation (engine time, not divided by the parallelism)\n")
-	fmt.Fprintf(w, "peak RSS = the behaves process's VmHWM, polled every %s (wait4's ru_maxrss, %.1f MiB for the flood, also counts the bench's own memory)\n",
-		peakrss.Interval, f.Flood.RusageMaxRSSKiB.Median/1024)
+	if len(f.Floods) > 0 {
+		last := f.Floods[len(f.Floods)-1]
+		fmt.Fprintf(w, "peak RSS = the behaves process's VmHWM, polled every %s (wait4's ru_maxrss, %.1f MiB for the %s flood, also counts the bench's own memory)\n",
+			peakrss.Interval, last.RusageMaxRSSKiB.Median/1024, humanBytes(last.Bytes))
+	}
 
-	fmt.Fprintf(w, "\ntargets (median of the per-repetition ratios; min–max)\n")
+	if mr := f.Memory.Result; mr != nil {
+		fmt.Fprintf(w, "\n(7) the memory scenario, from %s (measured %s at behaves %s):\n", f.Memory.From, mr.StartedAt.UTC().Format("2006-01-02 15:04 UTC"), mr.Revision)
+		mr.print(w)
+	}
+
+	fmt.Fprintf(w, "\ntargets (median of the per-repetition ratios; min–max; the same ratio against the old floor)\n")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, t := range r.Targets {
 		res := "MISS"
@@ -469,12 +652,32 @@ func (r *Results) print(w io.Writer) {
 			rng = fmt.Sprintf("%.1f–%.1f", t.Value.Min, t.Value.Max)
 			limit = fmt.Sprintf("≤ %g %s", t.Limit, t.Unit)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", t.Name, val, rng, limit, res)
+		old := ""
+		if t.VsOldFloor != nil && len(t.VsOldFloor.Values) > 0 {
+			old = fmt.Sprintf("old floor: %.2f×", t.VsOldFloor.Median)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", t.Name, val, rng, limit, res, old)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "(floor / docker run loop per invocation: %.2f; the issue measured about 0.43 on an idle machine)\n",
-		pairedRatio(f.Floor.PerInvocationMS, f.DockerRun.PerInvocationMS).Median)
+	fmt.Fprintf(w, "(floor / docker run loop per invocation: %.2f at parallel %d; old floor: %.2f; the floor at parallel 1: %.2f)\n",
+		pairedRatio(f.Floor.PerInvocationMS, f.DockerRun.PerInvocationMS).Median, f.Floor.Parallel,
+		pairedRatio(f.FloorOld.PerInvocationMS, f.DockerRun.PerInvocationMS).Median,
+		pairedRatio(f.FloorSer.PerInvocationMS, f.DockerRun.PerInvocationMS).Median)
 }
+
+// floorName says which floor fl is.
+func floorName(fl FloorFigure) string {
+	if fl.Network == networkSandbox {
+		return "old floor (network sandbox)"
+	}
+	return "floor"
+}
+
+// The floors' Network values.
+const (
+	networkSkipped = "skipped"
+	networkSandbox = "sandbox"
+)
 
 // dur formats milliseconds for the table.
 func dur(msv float64) string {
@@ -489,11 +692,13 @@ func dur(msv float64) string {
 	}
 }
 
-func msf(s Stat) string {
-	if math.Abs(s.Median) < 10 {
-		return fmt.Sprintf("%.1f", s.Median)
+func msf(s Stat) string { return msv(s.Median) }
+
+func msv(v float64) string {
+	if math.Abs(v) < 10 {
+		return fmt.Sprintf("%.1f", v)
 	}
-	return fmt.Sprintf("%.0f", s.Median)
+	return fmt.Sprintf("%.0f", v)
 }
 
 func humanBytes(n int64) string {

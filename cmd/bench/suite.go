@@ -20,11 +20,21 @@ const (
 	kindShell kind = iota
 	// kindPython is python3 printing its first argument.
 	kindPython
+	// kindEval is a Python program as evaluation harnesses run them: it
+	// defines a function and checks it with a few asserts (the python
+	// profile; it prints nothing and exits 0).
+	kindEval
 )
 
+// kinds are every kind, in the order their programs are delivered.
+var kinds = []kind{kindShell, kindPython, kindEval}
+
 func (k kind) String() string {
-	if k == kindPython {
+	switch k {
+	case kindPython:
 		return "python"
+	case kindEval:
+		return "eval"
 	}
 	return "shell"
 }
@@ -81,7 +91,7 @@ func newProfiles(shellImage, pythonImage string, floodCeiling int64) profiles {
 }
 
 func (ps profiles) of(k kind) profile {
-	if k == kindPython {
+	if k == kindPython || k == kindEval {
 		return ps.python
 	}
 	return ps.shell
@@ -121,6 +131,23 @@ type suite struct {
 // programSource is program i's file. The index in a comment makes every
 // program's bytes distinct, as generated samples are.
 func programSource(i int, k kind) []byte {
+	if k == kindEval {
+		return fmt.Appendf(nil, `# behaves bench eval program %[1]d
+def solution(xs, k):
+    """The k largest distinct values of xs, largest first."""
+    return sorted(set(xs), reverse=True)[:k]
+
+
+def check(candidate):
+    assert candidate([], 3) == []
+    assert candidate([1, 2, 3], 1) == [3]
+    assert candidate([4, 4, 1, 2], 2) == [4, 2]
+    assert candidate(list(range(%[1]d + 10)), 3) == [%[1]d + 9, %[1]d + 8, %[1]d + 7]
+
+
+check(solution)
+`, i)
+	}
 	if k == kindPython {
 		return fmt.Appendf(nil, "# behaves bench program %d\nimport sys\nprint(sys.argv[1])\n", i)
 	}
@@ -153,6 +180,27 @@ func newProgram(i, cases int) program {
 		p.cases = append(p.cases, inv)
 	}
 	return p
+}
+
+// newEvalProgram is evaluation program i: one case, no input, no output,
+// exit code 0.
+func newEvalProgram(i int) program {
+	return program{
+		name:   fmt.Sprintf("e%03d", i),
+		kind:   kindEval,
+		file:   fmt.Sprintf("e%03d.py", i),
+		source: programSource(i, kindEval),
+		cases:  []invocation{{program: i, kind: kindEval, name: "check"}},
+	}
+}
+
+// newEvalSuite is n evaluation programs of one case each.
+func newEvalSuite(name string, n int) suite {
+	s := suite{name: name}
+	for i := range n {
+		s.programs = append(s.programs, newEvalProgram(i))
+	}
+	return s
 }
 
 // newSuite is programs × cases invocations.
@@ -238,6 +286,11 @@ func (s suite) write(root string, ps profiles) (string, error) {
 			}
 			if c.stdin != "" {
 				fmt.Fprintf(&b, "        stdin: %s\n", jsonString(c.stdin))
+			}
+			if c.kind == kindEval {
+				// As an eval harness judges: the asserts held.
+				b.WriteString("        expect: {exit_code: 0}\n")
+				continue
 			}
 			fmt.Fprintf(&b, "        expect: {exit_code: 0, stdout: {equals: %s}}\n", jsonString(c.want))
 		}
