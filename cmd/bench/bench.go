@@ -78,6 +78,10 @@ func bench(ctx context.Context, cfg config, mem *MemoryResult, logw io.Writer) (
 	floodCeiling := max(2*maxFlood, 4<<20)
 	ps := newProfiles(cfg.shellImage, cfg.pythonImage, floodCeiling)
 	defaultParallel := cli.DefaultParallel(ps.largestMemory())
+	if !slices.Contains(cfg.parallels, defaultParallel) {
+		// The table always shows behaves' default against the floor.
+		cfg.parallels = append(slices.Clone(cfg.parallels), defaultParallel)
+	}
 	parallel := cfg.parallel
 	var parallelArgs []string
 	if parallel == 0 {
