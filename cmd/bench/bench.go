@@ -215,6 +215,24 @@ func bench(ctx context.Context, cfg config, mem *MemoryResult, logw io.Writer) (
 		fl.Phases.TotalMS.add(per(r.Phases.total()))
 		fl.Phases.EngineRunMS.add(per(r.Phases.EngineRun))
 	}
+	// bracket returns the callback of two floor runs (of the same
+	// invocations) that make one figure: the second to finish records
+	// their mean as one pass.
+	bracket := func(fl *FloorFigure) func(floorResult) {
+		var first *floorResult
+		rec := func(r floorResult) {
+			if first == nil {
+				first = &r
+				return
+			}
+			sum := addPhases(first.Phases, r.Phases)
+			recordFloor(fl, floorResult{Wall: (first.Wall + r.Wall) / 2, N: r.N, Phases: lifecyclePhases{
+				Create: sum.Create / 2, Attach: sum.Attach / 2, Start: sum.Start / 2, Run: sum.Run / 2,
+				Inspect: sum.Inspect / 2, Remove: sum.Remove / 2, EngineRun: sum.EngineRun / 2,
+			}})
+		}
+		return rec
+	}
 	type step = func() error
 	// floorStep runs the floor (variant v) over s at parallelism p and
 	// records it in fl (if not nil); the result is also passed to then.
@@ -284,11 +302,16 @@ func bench(ctx context.Context, cfg config, mem *MemoryResult, logw io.Writer) (
 		}
 		sampleVols, evalVols := vols[:len(sample.programs)], vols[len(sample.programs):]
 		if rep <= cfg.reps {
+			// Each floor sits next to the runs compared with it; the
+			// floors at the suites' parallelism are measured before and
+			// after the long stretch of suites, and count as one.
+			floorBoth, oldBoth := bracket(&f.Floor), bracket(&f.FloorOld)
 			steps := []step{
-				floorStep(tag, &f.Floor, sample, &sampleVols, parallel, variant{}, nil),
-				floorStep(tag, &f.FloorOld, sample, &sampleVols, parallel, old, nil),
 				floorStep(tag, &f.EvalFloor, evalSample, &evalVols, parallel, variant{}, nil),
 				floorStep(tag, &f.EvalFloorOld, evalSample, &evalVols, parallel, old, nil),
+				behavesStep(tag, "eval", &f.Eval, nil, parallelArgs...),
+				floorStep(tag, nil, sample, &sampleVols, parallel, variant{}, floorBoth),
+				floorStep(tag, nil, sample, &sampleVols, parallel, old, oldBoth),
 				behavesStep(tag, "suite", &f.Suite, nil, parallelArgs...),
 			}
 			for i, s := range scaleSuites {
@@ -299,7 +322,8 @@ func bench(ctx context.Context, cfg config, mem *MemoryResult, logw io.Writer) (
 			}
 			steps = append(steps,
 				behavesStep(tag, "wide", &f.Wide, nil, parallelArgs...),
-				behavesStep(tag, "eval", &f.Eval, nil, parallelArgs...),
+				floorStep(tag, nil, sample, &sampleVols, parallel, old, oldBoth),
+				floorStep(tag, nil, sample, &sampleVols, parallel, variant{}, floorBoth),
 				floorStep(tag, &f.FloorSer, sample, &sampleVols, 1, variant{}, nil),
 				floorStep(tag, &f.FloorOldSer, sample, &sampleVols, 1, old, nil),
 				behavesStep(tag, "sample", &f.Serial, nil, "--parallel", "1"),

@@ -46,9 +46,10 @@
 //
 // Repetitions: -reps (3) of the figures whose targets are tight (the
 // floors, the suites, the scaling points, the one-case and eval suites,
-// --parallel 1 with the floors at 1), back to back and in ABBA order, so
-// that a drift of a shared machine's load shifts both sides of a ratio
-// alike; ratios are taken per repetition, and the median and min–max
+// --parallel 1 with the floors at 1), each floor next to the runs compared
+// with it (the floors at the suites' parallelism before and after them),
+// in ABBA order, so that a drift of a shared machine's load shifts both
+// sides of a ratio alike; ratios are taken per repetition, and the median and min–max
 // printed. -long-reps (1) of the rest: the docker run loop, the
 // parallelism table, the cost of each setting, the floods. At the issue's
 // figures (about 0.1–0.2 s a container lifecycle at parallelism 2, 2

@@ -436,7 +436,7 @@ func (r *Results) derive() {
 		r.Targets = append(r.Targets, target(fmt.Sprintf("flood_rss_%d", fl.Bytes), fmt.Sprintf("(6) peak RSS, %s to stdout", humanBytes(fl.Bytes)), scaled(fl.MaxRSSKiB, 1.0/1024), limitFloodMiB, "MiB"))
 	}
 	rssBound, reportBound := newStat(), newStat()
-	memName := "(7) memory scenario: not measured (-memory-from)"
+	memName := "(7) the memory scenario (-memory-from FILE)"
 	if m := f.Memory.Result; m != nil {
 		rssBound = newStat(float64(m.PeakRSSKiB<<10) / float64(max(m.MemoryBound, 1)))
 		reportBound = newStat(float64(m.ReportBytes) / float64(max(m.ReportBound, 1)))
@@ -651,6 +651,9 @@ func (r *Results) print(w io.Writer) {
 			val = fmt.Sprintf("%.1f %s", t.Value.Median, t.Unit)
 			rng = fmt.Sprintf("%.1f–%.1f", t.Value.Min, t.Value.Max)
 			limit = fmt.Sprintf("≤ %g %s", t.Limit, t.Unit)
+		}
+		if len(t.Value.Values) == 0 {
+			val, rng = "–", ""
 		}
 		old := ""
 		if t.VsOldFloor != nil && len(t.VsOldFloor.Values) > 0 {
