@@ -122,7 +122,7 @@ func bench(ctx context.Context, cfg config, mem *MemoryResult, logw io.Writer) (
 	res.Config = Config{
 		BehavesRevision: rev, Short: cfg.short, Reps: cfg.reps, LongReps: cfg.longReps, Parallel: parallel,
 		Suite: base.shape(), Wide: wide.shape(), Sample: sample.shape(), Scale: cfg.scale,
-		DefaultParallel: defaultParallel, Parallels: cfg.parallels, Eval: evalSuite.shape(), EvalSample: evalSample.shape(),
+		BehavesNetwork: behavesNetwork(ps), DefaultParallel: defaultParallel, Parallels: cfg.parallels, Eval: evalSuite.shape(), EvalSample: evalSample.shape(),
 		FloodBytes: append([]int64{}, cfg.floods...), MemoryFrom: cfg.memoryFrom,
 		ShellImage: cfg.shellImage, PythonImage: cfg.pythonImage,
 	}
@@ -432,6 +432,29 @@ func bench(ctx context.Context, cfg config, mem *MemoryResult, logw io.Writer) (
 	res.DurationMS = time.Since(res.StartedAt).Milliseconds()
 	log.printf("done")
 	return res, nil
+}
+
+// behavesNetwork says what behaves' own configuration of the suites'
+// program containers does with the network sandbox: "skipped", "sandbox",
+// or "mixed" when the profiles differ.
+func behavesNetwork(ps profiles) string {
+	seen := map[string]bool{}
+	for _, k := range kinds {
+		p := newProgram(int(k), 1)
+		cfg, _ := containerConfig(ps.of(k), imageInfo{ID: ps.of(k).image}, "v", p.file, p.cases[0], nil)
+		if cfg.NetworkDisabled {
+			seen[networkSkipped] = true
+		} else {
+			seen[networkSandbox] = true
+		}
+	}
+	if len(seen) > 1 {
+		return "mixed"
+	}
+	for k := range seen {
+		return k
+	}
+	return ""
 }
 
 // floodName is the spec name of the flood of n bytes.

@@ -250,6 +250,9 @@ func TestShortBench(t *testing.T) {
 	}
 	wantTargets := []string{"suite_vs_floor", "suite_1_vs_floor", "suite_vs_docker_run", "wide_vs_floor", "serial_vs_floor", "scaling_2n_vs_n",
 		"flood_rss_1048576", "memory_rss_vs_bound", "memory_report_vs_bound", "eval_vs_floor"}
+	if n := res.Config.BehavesNetwork; n != networkSkipped && n != networkSandbox {
+		t.Errorf("behaves' network %q, want %q or %q", n, networkSkipped, networkSandbox)
+	}
 	if !slices.Contains(res.Config.Parallels, res.Config.DefaultParallel) {
 		t.Errorf("the parallelism table %v lacks behaves' default %d", res.Config.Parallels, res.Config.DefaultParallel)
 	}

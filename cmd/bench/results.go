@@ -114,6 +114,11 @@ type Config struct {
 	Wide            string `json:"wide"`
 	Sample          string `json:"sample"`
 	Scale           []int  `json:"scale"`
+	// BehavesNetwork is what behaves' own configuration of a program
+	// container does with the engine's network sandbox, for the suites'
+	// profiles: "skipped" (NetworkDisabled) or "sandbox". The floors set
+	// it themselves; this says which of them behaves is like.
+	BehavesNetwork string `json:"behaves_network"`
 	// DefaultParallel is behaves' own default on this machine
 	// (cli.DefaultParallel for the suites' largest memory limit).
 	DefaultParallel int     `json:"default_parallel"`
@@ -534,7 +539,7 @@ func (r *Results) print(w io.Writer) {
 	fmt.Fprintf(w, "%s · behaves %s · took %s · load average %.1f at start, %.1f at end\n", r.Command, r.Config.BehavesRevision,
 		(time.Duration(r.DurationMS) * time.Millisecond).Round(time.Second), m.LoadAverageStart, m.LoadAverageEnd)
 	fmt.Fprintf(w, "programs: half busybox sh echoing a stdin line, half python3 printing its argument; the eval suite: python3 defining a function and asserting on it; fresh hardened container per invocation\n")
-	fmt.Fprintf(w, "floor: the bare Engine API lifecycle with behaves' container settings and the network sandbox skipped (NetworkDisabled, no DNS); old floor: the same with the sandbox set up (DNS 127.0.0.1), as behaves did before issue 16\n")
+	fmt.Fprintf(w, "floor: the bare Engine API lifecycle with behaves' container settings and the network sandbox skipped (NetworkDisabled, no DNS); old floor: the same with the sandbox set up (DNS 127.0.0.1), as behaves did before issue 16; behaves' own program containers: network %s\n", r.Config.BehavesNetwork)
 	fmt.Fprintf(w, "repetitions: %d of the suites, the floors and --parallel 1 (ABBA order); %d of the docker run loop, the parallelism table, the cost of each setting and the floods\n", r.Config.Reps, r.Config.LongReps)
 	fmt.Fprintf(w, "wall: median, min–max, spread = (max−min)/median; per invocation = median wall / n\n\n")
 
