@@ -149,7 +149,7 @@ func (v variant) apply(cfg *container.Config, hc *container.HostConfig, p progra
 	if v.IPC != "" {
 		hc.IpcMode = container.IpcMode(v.IPC)
 		if v.IPC != string(container.IPCModePrivate) && v.IPC != "shareable" {
-			hc.ShmSize = 0 // the engine refuses a size for a /dev/shm it does not make
+			hc.ShmSize = 0 // these modes make no /dev/shm of the container's own to size
 		}
 	}
 	if v.NoVolume {
