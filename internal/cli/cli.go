@@ -49,6 +49,7 @@ commands:
   pull      pull the spec's images that Docker lacks, by digest
   gc        remove the containers and volumes that dead runs left behind
   publish   publish a report to GitHub: annotations, summary, comment, check run
+  html      render a report as one self-contained HTML page
   action    the GitHub Action's entry point: inputs from INPUT_*, run, then publish
   action-post  the action's post step: remove this job's run's containers and volumes
   junit     convert a JSON report to JUnit XML
@@ -84,6 +85,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return pullCommand(ctx, args[1:], env)
 	case "publish":
 		return publishCommand(ctx, args[1:], env)
+	case "html":
+		return htmlCommand(args[1:], env)
 	case "action":
 		return actionCommand(ctx, args[1:], env)
 	case "action-post":

@@ -1,0 +1,92 @@
+package cli
+
+// behaves html: the HTML report, one self-contained page rendered from a
+// JSON report (package htmlreport). The report is untrusted input (another
+// workflow may have written it): report.ReadFile checks it first.
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/behaves-dev/behaves/internal/htmlreport"
+	"github.com/behaves-dev/behaves/internal/report"
+)
+
+const htmlUsage = `usage: behaves html [--report FILE] [-o FILE] [--max-report-size SIZE]
+
+Renders a JSON report as one self-contained HTML page: the verdict counts,
+filters by verdict and by program, expected next to actual output with the
+differing lines marked, and pass@k tables. The page makes no request, and
+its Content-Security-Policy admits only its own inline style and script.
+The report is checked first, as publish checks it.
+
+exit codes: 0 written · 2 usage · 4 the report is unreadable or invalid, or
+            the page could not be written
+
+flags:
+`
+
+// htmlCommand is `behaves html`.
+func htmlCommand(args []string, env Env) int {
+	fs := flag.NewFlagSet("html", flag.ContinueOnError)
+	reportPath := fs.String("report", "behaves-report.json", "the JSON report to render")
+	out := fs.String("o", "behaves-report.html", "where to write the HTML page (atomically)")
+	maxReport := int64(DefaultMaxReadReport)
+	fs.Var((*sizeFlag)(&maxReport), "max-report-size", "the largest report read (KiB, MiB, GiB)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), htmlUsage)
+		fs.PrintDefaults()
+	}
+	if !parse(fs, args, env) {
+		return ExitUsage
+	}
+	if maxReport <= 0 {
+		fmt.Fprintln(env.Stderr, "behaves html: --max-report-size must be positive")
+		return ExitUsage
+	}
+	if err := writeHTML(*reportPath, *out, maxReport); err != nil {
+		printMessages(env.Stderr, env, "behaves html: "+err.Error())
+		return ExitRunFailed
+	}
+	fmt.Fprintf(env.Stdout, "behaves: wrote %s\n", printable(*out))
+	return ExitTrue
+}
+
+// writeHTML reads and checks the report at reportPath and writes its page
+// to out, through a temporary file in out's folder renamed into place.
+func writeHTML(reportPath, out string, maxReport int64) (err error) {
+	rep, err := report.ReadFile(reportPath, maxReport)
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", out, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	bw := bufio.NewWriter(f)
+	if err = htmlreport.Render(bw, rep, htmlreport.Limits{}); err != nil {
+		return err
+	}
+	if err = bw.Flush(); err != nil {
+		return fmt.Errorf("writing %s: %w", out, err)
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", out, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", out, err)
+	}
+	if err = os.Rename(f.Name(), out); err != nil {
+		return fmt.Errorf("writing %s: %w", out, err)
+	}
+	return nil
+}

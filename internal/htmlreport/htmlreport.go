@@ -1,0 +1,527 @@
+package htmlreport
+
+import (
+	"bufio"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+var (
+	//go:embed page.js
+	script string
+	//go:embed page.css
+	style string
+	//go:embed page.tmpl
+	pageSource string
+)
+
+// Hash returns the CSP source of inline content: 'sha256-<base64 of the
+// SHA-256 of its exact bytes>'.
+func Hash(content string) string {
+	sum := sha256.Sum256([]byte(content))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}
+
+// CSP is the page's Content-Security-Policy: nothing may load, and the one
+// inline style sheet and the one inline script run only because their
+// hashes are listed.
+var CSP = "default-src 'none'; script-src " + Hash(script) + "; style-src " + Hash(style) +
+	"; img-src 'none'; base-uri 'none'; form-action 'none'"
+
+// The CSP goes into the template's own text, so that no escaping can touch
+// it.
+var page = template.Must(template.New("page").Parse(strings.Replace(pageSource, "@CSP@", CSP, 1)))
+
+// Limits bound the page. The zero value of a field takes its default.
+type Limits struct {
+	// OutputBudget is the HTML (in bytes, an estimate) that all the
+	// excerpts of expected and actual output share (default 8 MiB).
+	OutputBudget int
+	// SideLines and SideBytes bound each side of one diff (default 400
+	// lines, 24 KiB); MinSideLines and MinSideBytes are what each side
+	// gets at least while the budget lasts (default 12 lines, 1 KiB).
+	SideLines, SideBytes       int
+	MinSideLines, MinSideBytes int
+	// MaxCases bounds the cases shown in detail (default 10,000, behaves'
+	// --max-cases); past it, a program shows its reason only.
+	MaxCases int
+	// PageSize is how many programs the script shows at once (default 50).
+	PageSize int
+}
+
+// DefaultLimits are the limits Render uses for a zero Limits.
+var DefaultLimits = Limits{
+	OutputBudget: 8 << 20, SideLines: 400, SideBytes: 24 << 10,
+	MinSideLines: 12, MinSideBytes: 1 << 10, MaxCases: 10000, PageSize: 50,
+}
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits
+	set := func(v *int, def int) {
+		if *v <= 0 {
+			*v = def
+		}
+	}
+	set(&l.OutputBudget, d.OutputBudget)
+	set(&l.SideLines, d.SideLines)
+	set(&l.SideBytes, d.SideBytes)
+	set(&l.MinSideLines, d.MinSideLines)
+	set(&l.MinSideBytes, d.MinSideBytes)
+	set(&l.MaxCases, d.MaxCases)
+	set(&l.PageSize, d.PageSize)
+	return l
+}
+
+// Display bounds for report text that is one line.
+const (
+	nameRunes   = 200
+	reasonRunes = 500
+	argRunes    = 120
+	argsMax     = 20
+	notesMax    = 5
+)
+
+// Render writes the page for r. r should come from report.Read (checked);
+// Render trusts none of its text.
+func Render(w io.Writer, r report.Report, lim Limits) error {
+	lim = lim.withDefaults()
+	v := build(r, lim)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := page.Execute(bw, v); err != nil {
+		return fmt.Errorf("rendering the HTML report: %w", err)
+	}
+	return bw.Flush()
+}
+
+// one is untrusted text shown on one line: escaped (report.Escape) and cut.
+func one(s string, n int) string { return report.Shorten(report.Escape(s), n) }
+
+type view struct {
+	Style                      template.CSS
+	Script                     template.JS
+	Verdict, Spec, RunID, Tool string
+	Started, Duration          string
+	Programs, Cases            report.Tally
+	Bar                        []barPart
+	Interrupted                bool
+	Error                      string
+	Notes                      []string
+	SpecErrors                 []string
+	Ks                         []string
+	Groups                     []groupView
+	Check                      struct{ True, False, Undetermined bool }
+	PageSize                   int
+	List                       []programView
+}
+
+type barPart struct {
+	Class, Label string
+	X, W         string
+}
+
+type groupView struct {
+	Name                         string
+	N, True, False, Undetermined int
+	Cells                        []passCell
+}
+
+type passCell struct{ Value, Reason string }
+
+type programView struct {
+	Index                       int
+	Verdict, Name, File, Reason string
+	Tally, Duration             string
+	Warnings                    []string
+	Cases                       []caseView
+	CasesMore                   string
+}
+
+type caseView struct {
+	Verdict, Name, Reason, Pos string
+	Args                       []string
+	ArgsMore                   string
+	Stdin, Exit, Flags         string
+	SandboxError               string
+	Streams                    []streamView
+}
+
+type streamView struct {
+	Name, Matcher, Verdict, Reason string
+	Left, Right                    string
+	Omitted                        string
+	Rows                           []row
+	Notes                          []string
+}
+
+type row struct {
+	Class  string
+	LN, RN string
+	L, R   []seg
+}
+
+func build(r report.Report, lim Limits) view {
+	v := view{
+		Style: template.CSS(style), Script: template.JS(script),
+		Verdict: r.Verdict.String(), Spec: one(firstSet(r.SpecFile, r.Spec), nameRunes),
+		RunID: one(r.RunID, 80), Tool: one(r.Tool.Name+" "+r.Tool.Version, 80),
+		Started:  r.StartedAt.UTC().Format(time.RFC3339),
+		Duration: (time.Duration(r.DurationMS) * time.Millisecond).String(),
+		Programs: r.Counts.Programs, Cases: r.Counts.Cases,
+		Interrupted: r.Interrupted, Error: one(r.Error, reasonRunes),
+		PageSize: lim.PageSize,
+	}
+	v.Bar = bar(r.Counts.Programs)
+	for i, e := range r.SpecErrors {
+		if i == 100 {
+			v.SpecErrors = append(v.SpecErrors, fmt.Sprintf("… and %d more", len(r.SpecErrors)-i))
+			break
+		}
+		v.SpecErrors = append(v.SpecErrors, one(fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Message), reasonRunes))
+	}
+	v.Ks, v.Groups = groupsView(r.Groups)
+	c := r.Counts.Programs
+	if c.False+c.Undetermined > 0 {
+		v.Check.False, v.Check.Undetermined = true, true
+	} else {
+		v.Check.True, v.Check.False, v.Check.Undetermined = true, true, true
+	}
+
+	// Every stream of a case that is not true shares the output budget:
+	// each side gets budget/(2·streams), within [MinSide, Side], while the
+	// budget lasts.
+	streams := 0
+	for _, p := range r.Programs {
+		for _, cs := range p.Cases {
+			if cs.Verdict != verdict.True {
+				streams += 2
+			}
+		}
+	}
+	b := &budget{left: lim.OutputBudget, lines: lim.SideLines, bytes: lim.SideBytes}
+	if streams > 0 {
+		per := lim.OutputBudget / (2 * streams)
+		b.bytes = max(lim.MinSideBytes, min(lim.SideBytes, per))
+		b.lines = max(lim.MinSideLines, min(lim.SideLines, lim.SideLines*b.bytes/lim.SideBytes))
+	}
+	detailed := 0
+	for i := range r.Programs {
+		p := &r.Programs[i]
+		pv := programView{
+			Index: i, Verdict: p.Verdict.String(), Name: one(p.Name, nameRunes), File: one(p.File, nameRunes),
+			Reason:   one(p.Reason, reasonRunes),
+			Duration: (time.Duration(p.DurationMS) * time.Millisecond).String(),
+		}
+		var t report.Tally
+		for _, cs := range p.Cases {
+			t.Add(cs.Verdict)
+		}
+		pv.Tally = fmt.Sprintf("%d cases: %d true, %d false, %d undetermined", t.Total, t.True, t.False, t.Undetermined)
+		for k, s := range slices.Concat(p.AcquisitionReasons, p.SandboxWarnings) {
+			if k == notesMax {
+				pv.Warnings = append(pv.Warnings, fmt.Sprintf("… and %d more", len(p.AcquisitionReasons)+len(p.SandboxWarnings)-k))
+				break
+			}
+			pv.Warnings = append(pv.Warnings, one(s, reasonRunes))
+		}
+		left := 0
+		for j := range p.Cases {
+			cs := &p.Cases[j]
+			if cs.Verdict == verdict.True {
+				continue
+			}
+			if detailed == lim.MaxCases {
+				left++
+				continue
+			}
+			detailed++
+			pv.Cases = append(pv.Cases, caseOf(r, cs, b))
+		}
+		if left > 0 {
+			pv.CasesMore = fmt.Sprintf("%d more cases that are not true are not shown: the page shows %d cases in detail; the JSON report has them.", left, lim.MaxCases)
+		}
+		v.List = append(v.List, pv)
+	}
+	if b.spent > 0 {
+		v.Notes = append(v.Notes, fmt.Sprintf("The output of %d streams is not shown: the page's budget for output (%d KiB) is spent. The JSON report has it.", b.spent, lim.OutputBudget>>10))
+	}
+	if b.cut > 0 {
+		v.Notes = append(v.Notes, fmt.Sprintf("%d excerpts of output are cut at %d lines or %d KiB a side; each says what it leaves out.", b.cut, b.lines, b.bytes>>10))
+	}
+	return v
+}
+
+// budget is what is left of the page's output budget.
+type budget struct {
+	left         int
+	lines, bytes int
+	// spent counts the streams not shown for want of budget; cut the
+	// excerpts shortened.
+	spent, cut int
+}
+
+func bar(t report.Tally) []barPart {
+	if t.Total == 0 {
+		return nil
+	}
+	var parts []barPart
+	x := 0.0
+	for _, p := range []struct {
+		class, name string
+		n           int
+	}{{"t", "true", t.True}, {"f", "false", t.False}, {"u", "undetermined", t.Undetermined}} {
+		if p.n == 0 {
+			continue
+		}
+		w := 1000 * float64(p.n) / float64(t.Total)
+		parts = append(parts, barPart{Class: p.class, Label: fmt.Sprintf("%d %s", p.n, p.name),
+			X: strconv.FormatFloat(x, 'f', 2, 64), W: strconv.FormatFloat(w, 'f', 2, 64)})
+		x += w
+	}
+	return parts
+}
+
+func groupsView(gs []report.Group) ([]string, []groupView) {
+	var ks []int
+	for _, g := range gs {
+		for key := range g.PassAt {
+			if k, err := strconv.Atoi(key); err == nil && !slices.Contains(ks, k) {
+				ks = append(ks, k)
+			}
+		}
+	}
+	slices.Sort(ks)
+	keys := make([]string, len(ks))
+	for i, k := range ks {
+		keys[i] = strconv.Itoa(k)
+	}
+	var out []groupView
+	for _, g := range gs {
+		gv := groupView{Name: one(g.Name, nameRunes), N: g.N, True: g.True, False: g.False, Undetermined: g.Undetermined}
+		for _, key := range keys {
+			cell := passCell{Value: "n/a"}
+			if p := g.PassAt[key]; p != nil {
+				cell.Value = strconv.FormatFloat(*p, 'f', -1, 64)
+			} else {
+				cell.Reason = one(g.PassAtReasons[key], reasonRunes)
+			}
+			gv.Cells = append(gv.Cells, cell)
+		}
+		out = append(out, gv)
+	}
+	return keys, out
+}
+
+func caseOf(r report.Report, c *report.Case, b *budget) caseView {
+	e := &c.Event
+	cv := caseView{
+		Verdict: c.Verdict.String(), Name: one(c.Name, nameRunes), Reason: one(c.Reason, reasonRunes),
+		Pos:          one(fmt.Sprintf("%s:%d:%d", firstSet(r.SpecFile, r.Spec), c.Line, c.Col), nameRunes+20),
+		SandboxError: one(e.SandboxError, reasonRunes),
+	}
+	for k, a := range c.Args {
+		if k == argsMax {
+			cv.ArgsMore = fmt.Sprintf("… %d more", len(c.Args)-argsMax)
+			break
+		}
+		cv.Args = append(cv.Args, one(a, argRunes))
+	}
+	if c.StdinFile != "" || c.StdinSize > 0 || e.StdinBytes > 0 {
+		s := fmt.Sprintf("%d bytes, %d accepted by the program", c.StdinSize, e.StdinBytes)
+		if c.StdinFile != "" {
+			s = "file " + one(c.StdinFile, nameRunes) + ", " + s
+		}
+		if ex := c.StdinExcerptData(); len(ex) > 0 {
+			s += ": " + report.Shorten(report.Escape(string(ex)), argRunes)
+		}
+		cv.Stdin = s
+	}
+	cv.Exit = fmt.Sprintf("expected %d, got none (did not exit)", c.Expect.ExitCode)
+	if e.ExitCode != nil {
+		cv.Exit = fmt.Sprintf("expected %d, got %d", c.Expect.ExitCode, *e.ExitCode)
+	}
+	if c.Expect.ExitCodeReason != "" {
+		cv.Exit += ": " + one(c.Expect.ExitCodeReason, reasonRunes)
+	}
+	var flags []string
+	if e.TimedOut {
+		flags = append(flags, "timed out after "+(time.Duration(e.Limits.TimeoutMS)*time.Millisecond).String())
+	}
+	if e.ResourceLimit != "" {
+		flags = append(flags, "resource limit: "+one(string(e.ResourceLimit), 40))
+	}
+	cv.Flags = strings.Join(flags, " · ")
+	if s, ok := stream("stdout", c.Expect.Stdout, e.StdoutData(), e.StdoutBytes, e.StdoutTruncated, e.StdoutOmitted, b); ok {
+		cv.Streams = append(cv.Streams, s)
+	}
+	if s, ok := stream("stderr", c.Expect.Stderr, e.StderrData(), e.StderrBytes, e.StderrTruncated, e.StderrOmitted, b); ok {
+		cv.Streams = append(cv.Streams, s)
+	}
+	return cv
+}
+
+// stream shows one stream of a case: its matcher and outcome, and the
+// expected text next to the kept output, the differing lines marked when
+// the matcher is equals. A stream nobody expected anything of is shown
+// only when the program wrote to it.
+func stream(name string, m *report.MatcherOutcome, kept []byte, total int64, truncated, omitted bool, b *budget) (streamView, bool) {
+	if m == nil && total == 0 && len(kept) == 0 && !omitted {
+		return streamView{}, false
+	}
+	s := streamView{Name: name, Left: "expected", Right: "actual"}
+	cmp := comparison{norm: verdict.NormalizeTrailing}
+	var want []byte
+	if m != nil {
+		cmp = comparison{norm: m.Normalize, ignoreCase: m.IgnoreCase}
+		s.Matcher = one(string(m.Kind), 20) + ", normalize " + one(string(m.Normalize), 20)
+		if m.IgnoreCase {
+			s.Matcher += ", ignore case"
+		}
+		s.Verdict, s.Reason = m.Verdict.String(), one(m.Reason, reasonRunes)
+		want = []byte(m.Value)
+		if m.Kind != verdict.Equals {
+			s.Left = "expected (" + one(string(m.Kind), 20) + ")"
+		}
+	} else {
+		s.Left = "expected (nothing)"
+	}
+	if truncated {
+		s.Right = fmt.Sprintf("actual (%d bytes written, the first %d kept)", total, len(kept))
+	} else {
+		s.Right = fmt.Sprintf("actual (%d bytes)", total)
+	}
+	if omitted {
+		s.Omitted = fmt.Sprintf("The output (%d bytes kept) was left out of the report to keep it within its size budget.", total)
+		return s, true
+	}
+	if b.left < 2*(rowCost+64) {
+		b.spent++
+		s.Omitted = "Not shown: the page's budget for output is spent. The JSON report has it."
+		return s, true
+	}
+	side := min(b.bytes, b.left/2)
+	lw := cut(want, b.lines, side, cmp)
+	la := cut(kept, b.lines, side, cmp)
+	b.left -= lw.cost() + la.cost()
+	if lw.cutBytes > 0 || la.cutBytes > 0 {
+		b.cut++
+	}
+	s.Rows = rows(lw.lines, la.lines, m != nil && m.Kind == verdict.Equals)
+	if n := lw.note(); n != "" {
+		s.Notes = append(s.Notes, "expected: "+n+"; the diff covers the lines shown.")
+	}
+	if n := la.note(); n != "" {
+		s.Notes = append(s.Notes, "actual: "+n+"; the diff covers the lines shown.")
+	}
+	exact := m != nil && m.Normalize == verdict.NormalizeExact
+	if exact && len(want) > 0 && lw.noEOL {
+		s.Notes = append(s.Notes, "expected: no newline at end")
+	}
+	if exact && len(kept) > 0 && la.noEOL && la.cutBytes == 0 {
+		s.Notes = append(s.Notes, "actual: no newline at end")
+	}
+	if len(want) == 0 && m != nil {
+		s.Notes = append(s.Notes, "expected: empty")
+	}
+	if len(kept) == 0 {
+		s.Notes = append(s.Notes, "actual: empty")
+	}
+	return s, true
+}
+
+// rows lays out two excerpts side by side. With diff, the lines are
+// aligned by a line diff and the differing ones marked (chg: a line on
+// each side that differ; del: only expected; add: only actual); without,
+// they are shown in order, unmarked.
+func rows(l, r []line, diff bool) []row {
+	var out []row
+	pair := func(class string, i, j int) {
+		rw := row{Class: class}
+		if i >= 0 {
+			rw.LN, rw.L = strconv.Itoa(i+1), l[i].Segs
+		}
+		if j >= 0 {
+			rw.RN, rw.R = strconv.Itoa(j+1), r[j].Segs
+		}
+		out = append(out, rw)
+	}
+	if !diff {
+		for k := 0; k < max(len(l), len(r)); k++ {
+			i, j := k, k
+			if i >= len(l) {
+				i = -1
+			}
+			if j >= len(r) {
+				j = -1
+			}
+			pair("", i, j)
+		}
+		return out
+	}
+	a := make([]string, len(l))
+	for i := range l {
+		a[i] = l[i].key
+	}
+	bb := make([]string, len(r))
+	for j := range r {
+		bb[j] = r[j].key
+	}
+	ops := diffLines(a, bb)
+	i, j := 0, 0
+	for k := 0; k < len(ops); k++ {
+		o := ops[k]
+		switch o.kind {
+		case opEqual:
+			for n := 0; n < o.n; n++ {
+				pair("", i, j)
+				i++
+				j++
+			}
+		case opDelete:
+			ins := 0
+			if k+1 < len(ops) && ops[k+1].kind == opInsert {
+				ins = ops[k+1].n
+				k++
+			}
+			for n := 0; n < max(o.n, ins); n++ {
+				switch {
+				case n < o.n && n < ins:
+					pair("chg", i, j)
+					i++
+					j++
+				case n < o.n:
+					pair("del", i, -1)
+					i++
+				default:
+					pair("add", -1, j)
+					j++
+				}
+			}
+		case opInsert:
+			for n := 0; n < o.n; n++ {
+				pair("add", -1, j)
+				j++
+			}
+		}
+	}
+	return out
+}
+
+func firstSet(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
