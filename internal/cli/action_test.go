@@ -620,6 +620,7 @@ func TestActionMalformedInputs(t *testing.T) {
 		"max-output-limit":   "lots",
 		"max-report-size":    "0",
 		"pass-at":            "0,5",
+		"html":               "a\nb",
 	} {
 		e := newEmulatedRunner(t, t.TempDir(), "push")
 		sb := &recordingSandbox{}

@@ -47,7 +47,11 @@ func htmlCommand(args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, "behaves html: --max-report-size must be positive")
 		return ExitUsage
 	}
-	if err := writeHTML(*reportPath, *out, maxReport); err != nil {
+	rep, err := report.ReadFile(*reportPath, maxReport)
+	if err == nil {
+		err = writeHTML(rep, *out)
+	}
+	if err != nil {
 		printMessages(env.Stderr, env, "behaves html: "+err.Error())
 		return ExitRunFailed
 	}
@@ -55,13 +59,9 @@ func htmlCommand(args []string, env Env) int {
 	return ExitTrue
 }
 
-// writeHTML reads and checks the report at reportPath and writes its page
+// writeHTML writes the page of rep (read and checked by report.ReadFile)
 // to out, through a temporary file in out's folder renamed into place.
-func writeHTML(reportPath, out string, maxReport int64) (err error) {
-	rep, err := report.ReadFile(reportPath, maxReport)
-	if err != nil {
-		return err
-	}
+func writeHTML(rep report.Report, out string) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", out, err)

@@ -190,6 +190,12 @@ func readInputs(env Env) (actionInputs, error) {
 	if p.annotations, err = boolInput(env, "annotations", true); err != nil {
 		return in, err
 	}
+	if v := input(env, "html"); v != "" {
+		if strings.ContainsAny(v, "\n\r") {
+			return in, fmt.Errorf("input html: want one path, not %q", v)
+		}
+		p.htmlPath = inWorkspace(env, v)
+	}
 	// The token: the input, else GITHUB_TOKEN (the input's default,
 	// ${{ github.token }}, normally fills it).
 	p.token = firstSet(input(env, "github-token"), env.Getenv("GITHUB_TOKEN"))

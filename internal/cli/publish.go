@@ -65,6 +65,9 @@ type publishConfig struct {
 	maxReportSize int64
 	// junitPath is where to write the report as JUnit XML ("" for none).
 	junitPath string
+	// htmlPath is where the HTML report is written ("" for none): the
+	// action's html input.
+	htmlPath string
 }
 
 const publishUsage = `usage: behaves publish [--report FILE] [--github-token TOKEN] [--fail-on false|undetermined]
@@ -181,6 +184,14 @@ func publishReport(ctx context.Context, env Env, cfg publishConfig, runCode int)
 		return ExitRunFailed
 	}
 	code := worse(reportExitCode(rep, cfg.failOn), runCode)
+	if cfg.htmlPath != "" {
+		// Like the comment and the check run, the page is reporting: a
+		// failure to write it is a warning, never the gate's result (the
+		// upload step that wants the file fails on its own).
+		if err := writeHTML(rep, cfg.htmlPath); err != nil {
+			command(out, publish.LevelWarning, "behaves: the HTML report was not written: "+err.Error())
+		}
+	}
 	if rep.SpecFile == "" {
 		// A run stopped by spec errors never learned the repository root;
 		// the action's paths are relative to the workspace, its checkout.
@@ -211,7 +222,7 @@ func publishReport(ctx context.Context, env Env, cfg publishConfig, runCode int)
 		}
 	}
 	if path := env.Getenv("GITHUB_OUTPUT"); path != "" {
-		if err := appendFile(path, outputs(rep, cfg.reportPath, workspace(env))); err != nil {
+		if err := appendFile(path, outputs(rep, cfg.reportPath, cfg.htmlPath, workspace(env))); err != nil {
 			printMessages(out, env, "behaves: the step's outputs were not written: "+err.Error())
 			code = worse(code, ExitRunFailed)
 		}
@@ -426,18 +437,25 @@ func deciding(rep report.Report, code int) []string {
 }
 
 // outputs is the step's outputs in the GITHUB_OUTPUT file format: only
-// enumerated values and counts, and the report's path relative to the
-// workspace in a heredoc whose delimiter is random (the path comes from
-// the workflow, but no value ever ends the heredoc early).
-func outputs(rep report.Report, reportPath, ws string) string {
+// enumerated values and counts, and the report's path (and the HTML
+// report's, when one was asked for) relative to the workspace in a heredoc
+// whose delimiter is random (the paths come from the workflow, but no
+// value ever ends the heredoc early).
+func outputs(rep report.Report, reportPath, htmlPath, ws string) string {
 	c := rep.Counts.Programs
-	path := inside(ws, reportPath)
-	if path == "" {
-		path = reportPath
+	rel := func(p string) string {
+		if r := inside(ws, p); r != "" {
+			return r
+		}
+		return p
 	}
 	delim := "behaves_" + randomHex(16)
-	return fmt.Sprintf("verdict=%s\ntotal=%d\ntrue=%d\nfalse=%d\nundetermined=%d\nreport<<%s\n%s\n%s\n",
-		rep.Verdict, c.Total, c.True, c.False, c.Undetermined, delim, path, delim)
+	s := fmt.Sprintf("verdict=%s\ntotal=%d\ntrue=%d\nfalse=%d\nundetermined=%d\nreport<<%s\n%s\n%s\n",
+		rep.Verdict, c.Total, c.True, c.False, c.Undetermined, delim, rel(reportPath), delim)
+	if htmlPath != "" {
+		s += fmt.Sprintf("html<<%s\n%s\n%s\n", delim, rel(htmlPath), delim)
+	}
+	return s
 }
 
 // inside returns p relative to ws, slash-separated, when p is inside ws;
