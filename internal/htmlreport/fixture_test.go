@@ -225,3 +225,7 @@ func manyPrograms(n int) report.Report {
 	}
 	return finish(r)
 }
+
+func reportOf(ps ...report.Program) report.Report {
+	return report.Report{Spec: "behaves.yml", SpecFile: "behaves.yml", Programs: ps}
+}

@@ -401,7 +401,7 @@ func stream(name string, m *report.MatcherOutcome, kept []byte, total int64, tru
 		s.Right = fmt.Sprintf("actual (%d bytes)", total)
 	}
 	if omitted {
-		s.Omitted = fmt.Sprintf("The output (%d bytes kept) was left out of the report to keep it within its size budget.", total)
+		s.Omitted = fmt.Sprintf("The output (%d bytes written) was left out of the JSON report to keep it within its size budget (--max-report-size); the verdict was judged on it before.", total)
 		return s, true
 	}
 	if b.left < 2*(rowCost+64) {
