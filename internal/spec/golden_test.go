@@ -229,6 +229,8 @@ func dump(t *testing.T, s *Spec) string {
 		ExitCode  int      `json:"exit_code"`
 		Stdout    *matcher `json:"stdout"`
 		Stderr    *matcher `json:"stderr"`
+		// Repeat is shown when it is not 1.
+		Repeat *int `json:"repeat,omitempty"`
 	}
 	type program struct {
 		ID      string            `json:"id"`
@@ -257,6 +259,7 @@ func dump(t *testing.T, s *Spec) string {
 		Env           map[string]string `json:"env"`
 		Runtime       string            `json:"runtime"`
 		NetworkFiles  string            `json:"network_files"`
+		Repeat        int               `json:"repeat,omitempty"`
 	}
 	type spec struct {
 		Path     string             `json:"path"`
@@ -279,6 +282,7 @@ func dump(t *testing.T, s *Spec) string {
 			Timeout: formatDuration(r.Timeout), Memory: verdict.FormatSize(r.Memory), CPUs: r.CPUs, Pids: r.Pids,
 			OutputLimit: verdict.FormatSize(r.OutputLimit), OutputCeiling: verdict.FormatSize(r.OutputCeiling),
 			User: r.User, Tmpfs: tmpfs, Env: r.Env, Runtime: r.Runtime, NetworkFiles: string(r.NetworkFiles),
+			Repeat: p.Repeat,
 		}
 	}
 	for _, p := range s.Programs {
@@ -294,6 +298,9 @@ func dump(t *testing.T, s *Spec) string {
 				stdin = &s
 			}
 			dc := kase{Name: c.Name, Pos: pos(c.Pos), File: c.File, Args: c.Invocation.Args, Stdin: stdin, StdinFile: c.StdinFile, ExitCode: c.Expect.ExitCode}
+			if c.Repeat != 1 {
+				dc.Repeat = &c.Repeat
+			}
 			if m := c.Expect.Stdout; m != nil {
 				dc.Stdout = &matcher{string(m.Kind), m.Value, m.IgnoreCase, string(m.Normalize)}
 			}

@@ -42,7 +42,7 @@ const (
 var profileKeys = []string{
 	"image", "command", "program_name", "timeout", "memory", "cpus", "pids",
 	"output_limit", "output_ceiling", "user", "tmpfs", "env", "runtime",
-	"network_files",
+	"network_files", "repeat",
 }
 
 var (
@@ -283,6 +283,10 @@ func (l *loader) profile(name string, key, n *yaml.Node) *profileState {
 				l.errorf(f.val, "network_files %q must be none (the default: empty /etc/hosts and /etc/resolv.conf, so localhost resolves by address only) or managed (the engine writes them, so localhost resolves by name, at a cost on every start)", short(s))
 			}
 		}
+	}
+
+	if f, ok := fs.get("repeat"); ok {
+		st.prof.Repeat = l.repeat(f.val)
 	}
 
 	st.prof.Runtime = rt

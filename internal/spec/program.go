@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/behaves-dev/behaves/internal/runner"
@@ -15,13 +16,16 @@ import (
 var (
 	topKeys     = []string{"version", "profiles", "programs"}
 	programKeys = []string{"name", "file", "files", "profile", "cases", "cases_file"}
-	caseKeys    = []string{"name", "args", "stdin", "stdin_file", "expect"}
+	caseKeys    = []string{"name", "args", "stdin", "stdin_file", "expect", "repeat"}
 	expectKeys  = []string{"exit_code", "stdout", "stderr"}
 	matcherKeys = []string{"equals", "contains", "regex", "ignore_case", "normalize"}
 )
 
 // Version is the only spec format version this package reads.
 const Version = 1
+
+// MaxRepeat bounds repeat: a case runs at most this many times.
+const MaxRepeat = 100
 
 // entry is one parsed item of programs.
 type entry struct {
@@ -240,7 +244,24 @@ func (l *loader) kase(what string, n *yaml.Node) (Case, *yaml.Node, bool) {
 	if f, ok := fs.get("expect"); ok {
 		c.Expect = l.expect(what+".expect", f.val)
 	}
+	if f, ok := fs.get("repeat"); ok {
+		c.Repeat = l.repeat(f.val)
+	}
 	return c, nameNode, len(l.errs) == before
+}
+
+// repeat parses a repeat count (of a case or a profile), 1..MaxRepeat; 0
+// when it is not valid (the error is recorded).
+func (l *loader) repeat(n *yaml.Node) int {
+	v, ok := l.integer(n, "repeat")
+	if !ok {
+		return 0
+	}
+	if v < 1 || v > MaxRepeat {
+		l.errorf(n, "repeat %d is out of range: a case runs 1 to %d times, each in a fresh container (repeat: 3 runs it three times and judges every run)", v, MaxRepeat)
+		return 0
+	}
+	return int(v)
 }
 
 // expect parses a case's expectation; a missing part keeps its default
@@ -338,7 +359,18 @@ func (l *loader) expand(programsKey *yaml.Node, profiles map[string]*profileStat
 	}
 	var progs []pending
 	for _, e := range entries {
-		total += len(e.files) * len(e.cases)
+		def := 1
+		if st := profiles[e.profile]; st != nil && st.prof.Repeat > 0 {
+			def = st.prof.Repeat
+		}
+		runs := 0
+		for k := range e.cases {
+			if e.cases[k].Repeat == 0 {
+				e.cases[k].Repeat = def
+			}
+			runs += e.cases[k].Repeat
+		}
+		total += len(e.files) * runs
 		if e.name == "" {
 			continue
 		}
@@ -397,7 +429,7 @@ func (l *loader) expand(programsKey *yaml.Node, profiles map[string]*profileStat
 		}
 	}
 	if max := l.opt.Ceilings.MaxCases; total > max {
-		l.errorf(programsKey, "the spec asks for %d invocations (programs × cases), above --max-cases %d: split the spec or raise the ceiling", total, max)
+		l.errorf(programsKey, "the spec asks for %d invocations (programs × cases × repeat), above --max-cases %d: split the spec, lower repeat or raise the ceiling", total, max)
 		return nil
 	}
 	if len(l.errs) > 0 {
@@ -450,13 +482,48 @@ func cloneCases(cases []Case) []Case {
 // Job returns what the runner needs for program p: its files, its profile
 // with ProgramName set to the file name the program gets under /program
 // (the profile's program_name, or the program file's base name), and its
-// invocations in case order. Expectations stay behind.
+// invocations in case order, each case's Repeat runs one after the other
+// (Runs maps them back). Expectations stay behind.
 func (s *Spec) Job(p Program) runner.Job {
 	prof := s.Profiles[p.Profile].Runtime
 	prof.ProgramName = p.Program.Entry
-	invs := make([]runner.Invocation, len(p.Cases))
-	for i, c := range p.Cases {
-		invs[i] = c.Invocation
+	runs := p.Runs()
+	invs := make([]runner.Invocation, 0, runs.Len())
+	for _, c := range p.Cases {
+		for range max(c.Repeat, 1) {
+			invs = append(invs, c.Invocation)
+		}
 	}
 	return runner.Job{Program: p.Program, Profile: prof, Invocations: invs}
+}
+
+// Runs maps a program's invocations (Job's, in order) to its cases' runs.
+type Runs struct {
+	// first[c] is case c's first invocation; first[len(cases)] the total.
+	first []int
+}
+
+// Runs is the map of p's invocations to (case, run): case c's runs are the
+// invocations First(c) … First(c)+Repeat-1.
+func (p Program) Runs() Runs {
+	first := make([]int, len(p.Cases)+1)
+	for i, c := range p.Cases {
+		first[i+1] = first[i] + max(c.Repeat, 1)
+	}
+	return Runs{first: first}
+}
+
+// Len is the number of invocations.
+func (r Runs) Len() int { return r.first[len(r.first)-1] }
+
+// First is case c's first invocation.
+func (r Runs) First(c int) int { return r.first[c] }
+
+// Count is how many runs case c has.
+func (r Runs) Count(c int) int { return r.first[c+1] - r.first[c] }
+
+// Case returns the case and the run (0-based) of invocation inv.
+func (r Runs) Case(inv int) (c, run int) {
+	c = sort.SearchInts(r.first[1:], inv+1)
+	return c, inv - r.first[c]
 }

@@ -60,6 +60,10 @@ type Profile struct {
 	// when cpus takes its default), for CheckCPUs.
 	CPUsPos Pos
 	Runtime runner.Profile
+	// Repeat is the profile's repeat: how many times each of its cases
+	// runs, each run in a fresh container, unless the case sets its own
+	// (1 when the profile does not say).
+	Repeat int
 }
 
 // Program is one program to judge.
@@ -98,4 +102,8 @@ type Case struct {
 	Expect     verdict.Expectation
 	// StdinFile is the stdin file's path relative to the root ("" for none).
 	StdinFile string
+	// Repeat is how many times the case runs, each run in a fresh
+	// container (1..MaxRepeat): the case's repeat, else its profile's,
+	// else 1. Its runs are judged apart and folded (verdict.Fold).
+	Repeat int
 }
