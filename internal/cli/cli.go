@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -307,20 +308,28 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		}
 	}()
 	jobs := Jobs(sp)
+	// Each job's invocations are its cases' runs, one case's runs in a row
+	// (spec.Runs maps them back); progress counts cases.
+	layouts := make([]spec.Runs, len(jobs))
 	total := 0
-	for _, j := range jobs {
-		total += len(j.Invocations)
+	for i, p := range sp.Programs {
+		layouts[i] = p.Runs()
+		total += len(p.Cases)
 	}
 	progress := report.NewProgress(env.Stderr, total, env.Terminal)
 
-	// results[p][c] is judged as each event arrives (for the progress line)
-	// and, for cases that never ran, after the run.
+	// results[p][c] is judged once every run of the case is in (for the
+	// progress line) and, for cases whose runs did not all come in, after
+	// the run. A case that runs more than once holds its runs' events, with
+	// their output, until its last run is in: its runs are consecutive
+	// invocations, so only the cases in flight (about --parallel) are held.
 	results := make([][]verdict.CaseResult, len(jobs))
 	judged := make([][]bool, len(jobs))
-	for i, j := range jobs {
-		results[i] = make([]verdict.CaseResult, len(j.Invocations))
-		judged[i] = make([]bool, len(j.Invocations))
+	for i, p := range sp.Programs {
+		results[i] = make([]verdict.CaseResult, len(p.Cases))
+		judged[i] = make([]bool, len(p.Cases))
 	}
+	held := newHeldRuns()
 	var runErr error
 	var obs []runner.Observation
 	sb, closer, err := env.NewSandbox(ctx, runID)
@@ -362,11 +371,16 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 			OnEvent: func(job, inv int, ev runner.Event) {
 				// Each (job, inv) arrives once, from one worker; Run returns
 				// only after every worker is done.
-				sc := sp.Programs[job].Cases[inv]
-				res := verdict.Judge(sc.Expect, ev)
-				out.Add(job, inv, sc, ev, res)
-				results[job][inv] = res
-				judged[job][inv] = true
+				c, run := layouts[job].Case(inv)
+				sc := sp.Programs[job].Cases[c]
+				runs := held.put(job, c, run, layouts[job].Count(c), report.RunResult{Event: ev, Result: verdict.Judge(sc.Expect, ev)})
+				if runs == nil {
+					return // more runs of the case to come
+				}
+				res := foldRuns(runs)
+				out.Add(job, c, sc, runs, res)
+				results[job][c] = res
+				judged[job][c] = true
 				progress.Case(res.Verdict)
 			},
 		})
@@ -383,15 +397,43 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		runErr = errors.New("interrupted")
 	}
 
+	// The cases whose runs did not all come in are judged on what did,
+	// and on the runner's record of the rest (why they did not run).
 	programs := make([]report.ProgramResult, len(jobs))
 	for i, p := range sp.Programs {
-		for k, c := range p.Cases {
-			if !judged[i][k] {
-				results[i][k] = verdict.Judge(c.Expect, obs[i].Events[k])
+		var spent time.Duration
+		for _, ev := range obs[i].Events {
+			spent += ev.Duration
+		}
+		for c, sc := range p.Cases {
+			if judged[i][c] {
+				continue
 			}
+			first, k := layouts[i].First(c), layouts[i].Count(c)
+			runs, have := held.take(i, c, k)
+			for r := range runs {
+				if have[r] {
+					continue
+				}
+				ev := runner.Event{SandboxError: "not run"}
+				if first+r < len(obs[i].Events) {
+					ev = obs[i].Events[first+r]
+				}
+				runs[r] = report.RunResult{Event: ev, Result: verdict.Judge(sc.Expect, ev)}
+			}
+			results[i][c] = foldRuns(runs)
+			out.Add(i, c, sc, runs, results[i][c])
 		}
 		v, reason := verdict.Program(results[i])
-		programs[i] = report.ProgramResult{Verdict: v, Reason: reason}
+		programs[i] = report.ProgramResult{Verdict: v, Reason: reason, Duration: spent}
+		// The report's event of a case is its first run's.
+		events := make([]runner.Event, len(p.Cases))
+		for c := range p.Cases {
+			if f := layouts[i].First(c); f < len(obs[i].Events) {
+				events[c] = obs[i].Events[f]
+			}
+		}
+		obs[i].Events = events
 	}
 
 	rep := report.Build(report.Input{
@@ -408,8 +450,8 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		GitHub:       origin,
 		PassAt:       ks,
 	})
-	code := exitCode(rep.Verdict, runErr != nil, FailOn(*failOn))
-	rep, err = out.Commit(rep)
+	rep, err = out.Commit(rep) // counts the nondeterministic cases, from their runs
+	code := exitCode(rep.Verdict, runErr != nil, FailOn(*failOn), rep.Counts.Cases.Nondeterministic > 0)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", err)
 		code = ExitRunFailed
@@ -425,6 +467,68 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		printMessages(env.Stderr, env, fmt.Sprintf("behaves: the run failed: %v", runErr))
 	}
 	return code
+}
+
+// heldRuns holds the runs of the cases that run more than once until the
+// last of a case's runs is in. It is safe for concurrent use.
+type heldRuns struct {
+	mu   sync.Mutex
+	runs map[[2]int]*heldCase
+}
+
+type heldCase struct {
+	runs []report.RunResult
+	have []bool // which runs are in
+	left int
+}
+
+func newHeldRuns() *heldRuns { return &heldRuns{runs: map[[2]int]*heldCase{}} }
+
+// put records run of case c of job (which has k runs) and returns every
+// run of the case once all k are in (then it holds them no more), else
+// nil.
+func (h *heldRuns) put(job, c, run, k int, r report.RunResult) []report.RunResult {
+	if k <= 1 {
+		return []report.RunResult{r}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	key := [2]int{job, c}
+	hc := h.runs[key]
+	if hc == nil {
+		hc = &heldCase{runs: make([]report.RunResult, k), have: make([]bool, k), left: k}
+		h.runs[key] = hc
+	}
+	hc.runs[run], hc.have[run] = r, true
+	hc.left--
+	if hc.left > 0 {
+		return nil
+	}
+	delete(h.runs, key)
+	return hc.runs
+}
+
+// take returns the k runs of case c of job held so far and which of them
+// are in (the others are zero), and holds them no more.
+func (h *heldRuns) take(job, c, k int) ([]report.RunResult, []bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	key := [2]int{job, c}
+	hc := h.runs[key]
+	delete(h.runs, key)
+	if hc == nil {
+		return make([]report.RunResult, k), make([]bool, k)
+	}
+	return hc.runs, hc.have
+}
+
+// foldRuns is a case's verdict from its runs' (verdict.Fold).
+func foldRuns(runs []report.RunResult) verdict.CaseResult {
+	rs := make([]verdict.CaseResult, len(runs))
+	for i, r := range runs {
+		rs[i] = r.Result
+	}
+	return verdict.Fold(rs).CaseResult
 }
 
 // errNotFinished is the report's error from the start of a run until its

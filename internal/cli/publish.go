@@ -276,7 +276,7 @@ func reportExitCode(rep report.Report, failOn FailOn) int {
 	case rep.Error != "":
 		return ExitRunFailed
 	}
-	return exitCode(rep.Verdict, false, failOn)
+	return exitCode(rep.Verdict, false, failOn, rep.Counts.Cases.Nondeterministic > 0)
 }
 
 // worse returns the more severe of two exit codes: 4, then 2, then 1, then

@@ -104,7 +104,7 @@ func rescoreCommand(args []string, env Env) int {
 		GitHub:       origin, // the new report is this run's
 		PassAt:       ks,
 	})
-	code := exitCode(rep.Verdict, false, fo)
+	code := exitCode(rep.Verdict, false, fo, rep.Counts.Cases.Nondeterministic > 0)
 	if err := report.WriteJSON(*outPath, rep); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", err)
 		code = ExitRunFailed

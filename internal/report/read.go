@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"regexp"
 
 	"github.com/behaves-dev/behaves/internal/runner"
@@ -162,18 +163,14 @@ func checkReport(r *Report) error {
 	if len(r.SpecErrors) > 0 && (len(r.Programs) > 0 || r.Error == "") {
 		return errors.New("a report with spec errors ran nothing and says why in error")
 	}
-	var counts Counts
 	for i := range r.Programs {
-		p := &r.Programs[i]
-		if err := checkProgram(p); err != nil {
+		if err := checkProgram(&r.Programs[i]); err != nil {
 			return fmt.Errorf("program %d: %w", i+1, err)
 		}
-		counts.Programs.Add(p.Verdict)
-		for _, c := range p.Cases {
-			counts.Cases.Add(c.Verdict)
-		}
 	}
-	if r.Counts != counts {
+	// counts.*.nondeterministic is absent from a report of an earlier
+	// behaves, whose cases have no runs: 0, as recomputed.
+	if counts := countsOf(r.Programs); r.Counts != counts {
 		return fmt.Errorf("counts %+v are not the programs' and cases' verdicts %+v", r.Counts, counts)
 	}
 	// groups is absent from a report of an earlier behaves: no groups.
@@ -211,6 +208,53 @@ func checkStdinExcerpt(c *Case) error {
 	return nil
 }
 
+// checkEvent checks one event's enums and numbers.
+func checkEvent(e *Event) error {
+	switch e.ResourceLimit {
+	case runner.LimitNone, runner.LimitMemory, runner.LimitOutput:
+	default:
+		return fmt.Errorf("unknown resource_limit %q", e.ResourceLimit)
+	}
+	if e.DurationMS < 0 || e.StdoutBytes < 0 || e.StderrBytes < 0 || e.StdinBytes < 0 {
+		return errors.New("negative size or duration")
+	}
+	return nil
+}
+
+// checkRuns checks a case's runs: none (it ran once, or the report is of
+// an earlier behaves, which had no runs) and not nondeterministic, or at
+// least two, the first the case's own event, each event valid, and the
+// case's verdict and nondeterministic what the runs' verdicts fold to
+// (verdict.FoldVerdicts). A report edited to turn a run's false into true
+// must turn the case too; one that turns only the case fails here.
+func checkRuns(c *Case) error {
+	switch len(c.Runs) {
+	case 0:
+		if c.Nondeterministic {
+			return errors.New("nondeterministic without runs: a case is found nondeterministic from the runs it keeps")
+		}
+		return nil
+	case 1:
+		return errors.New("one run in runs: a case that ran once keeps its run in event and runs is []")
+	}
+	verdicts := make([]verdict.Verdict, len(c.Runs))
+	for i := range c.Runs {
+		if err := checkEvent(&c.Runs[i].Event); err != nil {
+			return fmt.Errorf("run %d: %w", i+1, err)
+		}
+		verdicts[i] = c.Runs[i].Verdict
+	}
+	if !reflect.DeepEqual(c.Runs[0].Event, c.Event) {
+		return errors.New("runs[0].event is not the case's event: event is the first run's")
+	}
+	v, nondet := verdict.FoldVerdicts(verdicts)
+	if c.Verdict != v || c.Nondeterministic != nondet {
+		return fmt.Errorf("verdict %s (nondeterministic %v) is not what its %d runs fold to (%s, nondeterministic %v)",
+			c.Verdict, c.Nondeterministic, len(c.Runs), v, nondet)
+	}
+	return nil
+}
+
 func checkProgram(p *Program) error {
 	if p.Line < 0 || p.Col < 0 || p.DurationMS < 0 {
 		return errors.New("negative line, col or duration_ms")
@@ -226,15 +270,13 @@ func checkProgram(p *Program) error {
 		if c.Line < 0 || c.Col < 0 {
 			return fmt.Errorf("case %d: negative line or col", k+1)
 		}
-		switch c.Event.ResourceLimit {
-		case runner.LimitNone, runner.LimitMemory, runner.LimitOutput:
-		default:
-			return fmt.Errorf("case %d: unknown resource_limit %q", k+1, c.Event.ResourceLimit)
-		}
-		if c.Event.DurationMS < 0 || c.Event.StdoutBytes < 0 || c.Event.StderrBytes < 0 || c.Event.StdinBytes < 0 {
-			return fmt.Errorf("case %d: negative size or duration", k+1)
+		if err := checkEvent(&c.Event); err != nil {
+			return fmt.Errorf("case %d: %w", k+1, err)
 		}
 		if err := checkStdinExcerpt(c); err != nil {
+			return fmt.Errorf("case %d: %w", k+1, err)
+		}
+		if err := checkRuns(c); err != nil {
 			return fmt.Errorf("case %d: %w", k+1, err)
 		}
 		results[k] = verdict.CaseResult{Verdict: c.Verdict, Reason: c.Reason}

@@ -50,7 +50,7 @@ func TestStdinExcerpt(t *testing.T) {
 		{"x" + long, "x" + long[:StdinExcerptMax-2], ""}, // 511 would split a rune
 	}
 	for _, tt := range tests {
-		c := caseOf(withStdin(kase("k", 1, verdict.Expectation{}), tt.stdin), nil, nil)
+		c := caseOf(withStdin(kase("k", 1, verdict.Expectation{}), tt.stdin), nil, nil, nil)
 		if c.StdinSize != int64(len(tt.stdin)) || c.StdinExcerpt != tt.text || c.StdinExcerptBase64 != tt.b64 {
 			t.Errorf("stdin %q: size %d, excerpt %q, base64 %q; want %d, %q, %q",
 				tt.stdin, c.StdinSize, c.StdinExcerpt, c.StdinExcerptBase64, len(tt.stdin), tt.text, tt.b64)

@@ -107,6 +107,10 @@ type Tally struct {
 	True         int `json:"true"`
 	False        int `json:"false"`
 	Undetermined int `json:"undetermined"`
+	// Nondeterministic counts, among the undetermined, the cases found
+	// nondeterministic (some runs true, some false), or for programs those
+	// with such a case. A report of an earlier behaves has none (0).
+	Nondeterministic int `json:"nondeterministic"`
 }
 
 // Add counts one verdict.
@@ -185,8 +189,21 @@ type Case struct {
 	Verdict            verdict.Verdict `json:"verdict"`
 	// Reason is one line a person can read; "" when the case is true.
 	Reason string `json:"reason"`
+	// Nondeterministic is set when the case ran more than once (repeat)
+	// and some runs were true, others false: the case is then undetermined
+	// (verdict.Fold). Read accepts a case without it: false.
+	Nondeterministic bool `json:"nondeterministic"`
+	// Expect holds the expectation with the first run's outcome of each
+	// part (the outcome that goes with Event).
 	Expect Expect `json:"expect"`
-	Event  Event  `json:"event"`
+	// Event is the evidence of the case's run, the first run's when it
+	// ran more than once.
+	Event Event `json:"event"`
+	// Runs holds every run of a case that ran more than once (repeat > 1),
+	// in order, each with its own verdict; Runs[0].Event is Event. It is
+	// [] for a case that ran once (its run is Event), and Read accepts a
+	// case without it (a report of an earlier behaves): one run.
+	Runs []Run `json:"runs"`
 
 	// summary marks a case held in memory by a Writer: its event carries
 	// no stream bytes, only excerpt (for the terminal). Encode refuses it,
@@ -195,6 +212,24 @@ type Case struct {
 	// excerpt holds the start of the kept stdout and stderr of a summary
 	// (nil when none was kept in memory).
 	excerpt *[2][]byte
+}
+
+// Run is one run of a case that ran more than once: its own verdict and
+// reason, judged alone, and its event.
+type Run struct {
+	Verdict verdict.Verdict `json:"verdict"`
+	Reason  string          `json:"reason"`
+	Event   Event           `json:"event"`
+}
+
+// RunCount is how many times the case ran: len(Runs), or 1 without Runs.
+func (c *Case) RunCount() int { return max(len(c.Runs), 1) }
+
+// RunResult is one run of a case as Build and Writer.Add take it: the
+// evidence and its judgement alone.
+type RunResult struct {
+	Event  runner.Event
+	Result verdict.CaseResult
 }
 
 // Expect is what a case expected, with the outcome of each part.
@@ -324,18 +359,25 @@ type ProgramResult struct {
 }
 
 // Input is everything Build assembles. Observations, Results and Programs
-// are index-aligned with Spec.Programs (and Results[i] with the program's
-// cases); a missing entry (a run stopped before reaching it) makes that
-// program or case undetermined with a reason saying so.
+// are index-aligned with Spec.Programs (and Observations[i].Events and
+// Results[i] with the program's cases); a missing entry (a run stopped
+// before reaching it) makes that program or case undetermined with a
+// reason saying so.
 type Input struct {
 	Spec         *spec.Spec
 	Observations []runner.Observation
-	Results      [][]verdict.CaseResult
-	Programs     []ProgramResult
-	RunID        string
-	StartedAt    time.Time
-	Duration     time.Duration
-	Interrupted  bool
+	// Results are the cases' verdicts: for a case that ran more than once,
+	// the fold of its runs (verdict.Fold).
+	Results [][]verdict.CaseResult
+	// Runs[i][j] are the runs of case j of program i when it ran more than
+	// once (nil otherwise); Observations[i].Events[j] is then the first
+	// run's event.
+	Runs        [][][]RunResult
+	Programs    []ProgramResult
+	RunID       string
+	StartedAt   time.Time
+	Duration    time.Duration
+	Interrupted bool
 	// Err is why the run itself failed (nil otherwise).
 	Err     error
 	Version string
@@ -384,12 +426,7 @@ func Build(in Input) Report {
 			r.Programs = append(r.Programs, buildProgram(in, i, sp))
 		}
 	}
-	for _, p := range r.Programs {
-		r.Counts.Programs.Add(p.Verdict)
-		for _, c := range p.Cases {
-			r.Counts.Cases.Add(c.Verdict)
-		}
-	}
+	r.Counts = countsOf(r.Programs)
 	r.Verdict = overall(r)
 	ks := in.PassAt
 	if len(ks) == 0 {
@@ -397,6 +434,26 @@ func Build(in Input) Report {
 	}
 	r.Groups = groups(r.Programs, ks)
 	return normalize(r)
+}
+
+// countsOf counts the programs' and the cases' verdicts.
+func countsOf(programs []Program) Counts {
+	var n Counts
+	for _, p := range programs {
+		n.Programs.Add(p.Verdict)
+		nondet := false
+		for _, c := range p.Cases {
+			n.Cases.Add(c.Verdict)
+			if c.Nondeterministic {
+				n.Cases.Nondeterministic++
+				nondet = true
+			}
+		}
+		if nondet {
+			n.Programs.Nondeterministic++
+		}
+	}
+	return n
 }
 
 // overall is the run's verdict: false dominates, then anything that keeps
@@ -447,6 +504,10 @@ func buildProgram(in Input, i int, sp spec.Program) Program {
 	if i < len(in.Results) {
 		results = in.Results[i]
 	}
+	var runs [][]RunResult
+	if i < len(in.Runs) {
+		runs = in.Runs[i]
+	}
 	var sum time.Duration
 	for j, sc := range sp.Cases {
 		var ev *runner.Event
@@ -458,7 +519,11 @@ func buildProgram(in Input, i int, sp spec.Program) Program {
 		if j < len(results) {
 			res = &results[j]
 		}
-		p.Cases = append(p.Cases, buildCase(sc, ev, res))
+		var rs []RunResult
+		if j < len(runs) {
+			rs = runs[j]
+		}
+		p.Cases = append(p.Cases, buildCase(sc, ev, res, rs))
 	}
 	if p.DurationMS == 0 {
 		p.DurationMS = sum.Milliseconds()
@@ -466,21 +531,27 @@ func buildProgram(in Input, i int, sp spec.Program) Program {
 	return p
 }
 
-// buildCase assembles one case from the spec, its event and its result; a
-// nil event or result (the run stopped before it) makes it undetermined
-// with a reason saying so.
-func buildCase(sc spec.Case, ev *runner.Event, res *verdict.CaseResult) Case {
-	c := caseOf(sc, ev, res)
+// buildCase assembles one case from the spec, its event, its result and,
+// when it ran more than once, its runs; a nil event or result (the run
+// stopped before it) makes it undetermined with a reason saying so.
+func buildCase(sc spec.Case, ev *runner.Event, res *verdict.CaseResult, runs []RunResult) Case {
+	c := caseOf(sc, ev, res, runs)
 	if ev != nil {
 		c.Event.Stdout, c.Event.StdoutBase64 = encodeStream(ev.Stdout.Data)
 		c.Event.Stderr, c.Event.StderrBase64 = encodeStream(ev.Stderr.Data)
 	}
+	for k := range c.Runs {
+		e := &c.Runs[k].Event
+		e.Stdout, e.StdoutBase64 = encodeStream(runs[k].Event.Stdout.Data)
+		e.Stderr, e.StderrBase64 = encodeStream(runs[k].Event.Stderr.Data)
+	}
 	return c
 }
 
-// caseOf is buildCase without the output itself (the event's counts and
-// digests of it are there).
-func caseOf(sc spec.Case, ev *runner.Event, res *verdict.CaseResult) Case {
+// caseOf is buildCase without the output itself (the events' counts and
+// digests of it are there). With more than one run, the case holds every
+// run's event and verdict, and is nondeterministic as their fold says.
+func caseOf(sc spec.Case, ev *runner.Event, res *verdict.CaseResult, runs []RunResult) Case {
 	c := Case{
 		Name:      sc.Name,
 		File:      sc.File,
@@ -510,6 +581,15 @@ func caseOf(sc spec.Case, ev *runner.Event, res *verdict.CaseResult) Case {
 		c.Verdict, c.Reason = verdict.Undetermined, reasonNotJudged
 	}
 	c.Expect = buildExpect(sc.Expect, checks)
+	c.Runs = []Run{}
+	if len(runs) > 1 {
+		results := make([]verdict.CaseResult, len(runs))
+		for k, r := range runs {
+			results[k] = r.Result
+			c.Runs = append(c.Runs, Run{Verdict: r.Result.Verdict, Reason: r.Result.Reason, Event: buildEvent(r.Event)})
+		}
+		c.Nondeterministic = verdict.Fold(results).Nondeterministic
+	}
 	return c
 }
 
@@ -714,6 +794,14 @@ func normalize(r Report) Report {
 			c := &p.Cases[j]
 			c.Args = nonNil(c.Args)
 			c.Event.Command = nonNil(c.Event.Command)
+			if c.Runs == nil {
+				c.Runs = []Run{}
+			} else {
+				c.Runs = append(c.Runs[:0:0], c.Runs...) // a copy, never null
+			}
+			for k := range c.Runs {
+				c.Runs[k].Event.Command = nonNil(c.Runs[k].Event.Command)
+			}
 		}
 	}
 	return r

@@ -107,12 +107,28 @@ func NewWriter(path string, opt WriterOptions) (*Writer, error) {
 
 // Add records the judged case c of program p: its entry goes to the spool
 // (or in without its output, see Writer) and a summary stays in memory.
-// It may be called from several goroutines. The output is written to the
-// spool straight from ev, without a copy, one case at a time.
-func (w *Writer) Add(p, c int, sc spec.Case, ev runner.Event, res verdict.CaseResult) {
+// runs holds the case's runs in order (one for a case that ran once; the
+// first is the case's event) and res the case's verdict (for more than one
+// run, their fold). It may be called from several goroutines. The output
+// is written to the spool straight from the events, without a copy, one
+// case at a time.
+func (w *Writer) Add(p, c int, sc spec.Case, runs []RunResult, res verdict.CaseResult) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.add([2]int{p, c}, caseOf(sc, &ev, &res), ev.Stdout.Data, ev.Stderr.Data)
+	var ev *runner.Event
+	if len(runs) > 0 {
+		ev = &runs[0].Event
+	}
+	streams := make([][]byte, 0, 2+2*len(runs))
+	if ev != nil {
+		streams = append(streams, ev.Stdout.Data, ev.Stderr.Data)
+	}
+	if len(runs) > 1 {
+		for k := range runs {
+			streams = append(streams, runs[k].Event.Stdout.Data, runs[k].Event.Stderr.Data)
+		}
+	}
+	w.add([2]int{p, c}, caseOf(sc, ev, &res, runs), streams)
 }
 
 // Commit writes the report r, built by Build, atomically to the Writer's
@@ -130,12 +146,15 @@ func (w *Writer) Commit(r Report) (Report, error) {
 			e := w.entries[[2]int{i, j}]
 			if e == nil {
 				c := p.Cases[j]
-				e = w.add([2]int{i, j}, summarize(c), c.Event.StdoutData(), c.Event.StderrData())
+				e = w.add([2]int{i, j}, summarize(c), caseStreams(&c))
 			}
 			cases[j] = e.c
 		}
 		p.Cases = cases
 	}
+	// The cases given to Add carry what r may not (their runs, and so
+	// whether they are nondeterministic): count them as they are.
+	out.Counts = countsOf(out.Programs)
 	out.OutputOmittedCases = w.omitted
 	if w.err != nil {
 		return out, fmt.Errorf("writing report %s: %w", w.path, w.err)
@@ -163,35 +182,80 @@ func rank(v verdict.Verdict) int {
 	}
 }
 
-func hasOutput(e *Event) bool { return e.StdoutKeptBytes > 0 || e.StderrKeptBytes > 0 }
+// events lists the case's events in the order the JSON holds them: the
+// case's event, then each run's.
+func (c *Case) events() []*Event {
+	evs := make([]*Event, 0, 1+len(c.Runs))
+	evs = append(evs, &c.Event)
+	for k := range c.Runs {
+		evs = append(evs, &c.Runs[k].Event)
+	}
+	return evs
+}
 
-// add takes case c, whose event holds no output, with the kept bytes out
-// and errb, under key; w.mu is held.
-func (w *Writer) add(key [2]int, c Case, out, errb []byte) *entry {
+// hasOutput reports whether any of the case's events kept output.
+func hasOutput(c *Case) bool {
+	for _, e := range c.events() {
+		if e.StdoutKeptBytes > 0 || e.StderrKeptBytes > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// caseStreams returns the kept bytes of each of c's events, stdout then
+// stderr, in the order of events.
+func caseStreams(c *Case) [][]byte {
+	var out [][]byte
+	for _, e := range c.events() {
+		out = append(out, e.StdoutData(), e.StderrData())
+	}
+	return out
+}
+
+// add takes case c, whose events hold no output, with the kept bytes of
+// each event's stdout and stderr in streams (in the order of events),
+// under key; w.mu is held.
+func (w *Writer) add(key [2]int, c Case, streams [][]byte) *entry {
 	if old := w.entries[key]; old != nil {
 		return old // each case is added once; a repeat changes nothing
 	}
-	if (int64(len(out)) != c.Event.StdoutKeptBytes || int64(len(errb)) != c.Event.StderrKeptBytes) && w.err == nil {
-		w.err = fmt.Errorf("case %d of program %d: its output is not there to write", key[1], key[0])
+	evs := c.events()
+	total := 0
+	for k, e := range evs {
+		var out, errb []byte
+		if 2*k+1 < len(streams) {
+			out, errb = streams[2*k], streams[2*k+1]
+		}
+		if (int64(len(out)) != e.StdoutKeptBytes || int64(len(errb)) != e.StderrKeptBytes) && w.err == nil {
+			w.err = fmt.Errorf("case %d of program %d: its output is not there to write", key[1], key[0])
+		}
+		total += len(out) + len(errb)
+	}
+	if len(streams) != 2*len(evs) && w.err == nil && total > 0 {
+		w.err = fmt.Errorf("case %d of program %d: its output does not match its runs", key[1], key[0])
 	}
 	e := &entry{key: key, rank: rank(c.Verdict), c: summarize(c)}
 	w.entries[key] = e
-	if e.rank > 0 && len(out)+len(errb) > 0 {
-		w.keepExcerpt(e, out, errb)
+	if e.rank > 0 && len(streams) >= 2 && len(streams[0])+len(streams[1]) > 0 {
+		w.keepExcerpt(e, streams[0], streams[1])
 	}
 	base := w.measure(&w.full, e.c)
-	if len(out)+len(errb) == 0 {
+	if total == 0 {
 		e.size, e.bare = base, base
 		w.used += e.size
 		return e
 	}
-	e.size = base + encodedLen(out) + encodedLen(errb)
+	e.size = base
+	for _, b := range streams {
+		e.size += encodedLen(b)
+	}
 	e.bare = w.measure(&w.short, omitted(e.c))
 	admit := w.err == nil && (w.opt.MaxSize <= 0 || w.used+e.size <= w.opt.MaxSize ||
 		w.makeRoom(w.used+e.size-w.opt.MaxSize, e.rank))
 	if admit {
 		file := filepath.Join(w.spool, strconv.Itoa(key[0])+"-"+strconv.Itoa(key[1])+".json")
-		if err := writeFile(file, func(f io.Writer) error { return spliceOutput(f, w.full.Bytes(), out, errb) }); err != nil {
+		if err := writeFile(file, func(f io.Writer) error { return spliceOutput(f, w.full.Bytes(), streams) }); err != nil {
 			w.err = fmt.Errorf("spooling a case: %w", err)
 			admit = false
 		} else {
@@ -231,26 +295,33 @@ func writeFile(path string, write func(io.Writer) error) error {
 	return errors.Join(err, f.Close())
 }
 
-// eventField is the indentation of an event's fields in an entry.
-const eventField = caseIndent + "    "
+// eventField is the indentation of the case's event's fields in an entry,
+// and runEventField that of a run's event's fields (in runs[]).
+const (
+	eventField    = caseIndent + "    "
+	runEventField = caseIndent + "        "
+)
 
-// spliceOutput writes the entry enc, encoded without its output, with out
-// and errb in place of the empty stdout / stdout_base64 and stderr /
-// stderr_base64 values (the ones encodeStream would fill), streamed so
-// that no copy of the output is made.
-func spliceOutput(f io.Writer, enc, out, errb []byte) error {
-	for _, st := range []struct {
-		name string
-		data []byte
-	}{{"stdout", out}, {"stderr", errb}} {
-		if len(st.data) == 0 {
-			continue
+// spliceOutput writes the entry enc, encoded without its output, with
+// streams (each event's stdout and stderr, in the order of Case.events) in
+// place of the empty stdout / stdout_base64 and stderr / stderr_base64
+// values (the ones encodeStream would fill), streamed so that no copy of
+// the output is made. Every stream's field is found in order, also an
+// empty one's, so that the next stream's search starts past it.
+func spliceOutput(f io.Writer, enc []byte, streams [][]byte) error {
+	for k, data := range streams {
+		indent := eventField
+		if k >= 2 {
+			indent = runEventField
 		}
-		key := st.name + "_base64"
-		if asText(st.data) {
-			key = st.name
+		key := "stdout"
+		if k%2 == 1 {
+			key = "stderr"
 		}
-		marker := []byte("\n" + eventField + `"` + key + `": ""`)
+		if !asText(data) {
+			key += "_base64"
+		}
+		marker := []byte("\n" + indent + `"` + key + `": ""`)
 		i := bytes.Index(enc, marker)
 		if i < 0 {
 			return fmt.Errorf("encoding report: no %s field in the entry", key)
@@ -259,7 +330,7 @@ func spliceOutput(f io.Writer, enc, out, errb []byte) error {
 		if _, err := f.Write(enc[:cut]); err != nil {
 			return err
 		}
-		if err := writeStream(f, st.data); err != nil {
+		if err := writeStream(f, data); err != nil {
 			return err
 		}
 		enc = enc[cut:]
@@ -377,6 +448,17 @@ func (w *Writer) omit(e *entry) {
 	w.omitted++
 }
 
+// omittedAll reports whether every event of c that kept output says it
+// was left out.
+func omittedAll(c *Case) bool {
+	for _, e := range c.events() {
+		if e.StdoutKeptBytes > 0 && !e.StdoutOmitted || e.StderrKeptBytes > 0 && !e.StderrOmitted {
+			return false
+		}
+	}
+	return true
+}
+
 // keepExcerpt gives e's summary the start of its output, when e is among
 // the first opt.Excerpts such cases in the spec's order.
 func (w *Writer) keepExcerpt(e *entry, out, errb []byte) {
@@ -406,18 +488,25 @@ func excerpt(b []byte) []byte {
 	return slices.Clone(b[:min(len(b), excerptBytes)])
 }
 
-// summarize returns c without its output.
+// summarize returns c without its output (its runs copied, not shared).
 func summarize(c Case) Case {
-	c.Event.Stdout, c.Event.StdoutBase64 = "", ""
-	c.Event.Stderr, c.Event.StderrBase64 = "", ""
+	c.Runs = slices.Clone(c.Runs)
+	for _, e := range c.events() {
+		e.Stdout, e.StdoutBase64 = "", ""
+		e.Stderr, e.StderrBase64 = "", ""
+	}
 	c.summary = true
 	return c
 }
 
-// omitted returns the summary c marked as having its output left out.
+// omitted returns the summary c marked as having its output left out, in
+// every event.
 func omitted(c Case) Case {
-	c.Event.StdoutOmitted = c.Event.StdoutKeptBytes > 0
-	c.Event.StderrOmitted = c.Event.StderrKeptBytes > 0
+	c.Runs = slices.Clone(c.Runs)
+	for _, e := range c.events() {
+		e.StdoutOmitted = e.StdoutKeptBytes > 0
+		e.StderrOmitted = e.StderrKeptBytes > 0
+	}
 	return c
 }
 
@@ -472,7 +561,7 @@ func (w *Writer) assemble(f io.Writer, out Report) error {
 			buf.WriteString(sep(j) + caseIndent)
 			e := w.entries[[2]int{i, j}]
 			if e.file == "" {
-				if hasOutput(&e.c.Event) && !e.c.Event.StdoutOmitted && !e.c.Event.StderrOmitted {
+				if hasOutput(&e.c) && !omittedAll(&e.c) {
 					return fmt.Errorf("encoding report: case %d of program %d lost its output", j, i)
 				}
 				if err := encodeEntry(&buf, e.c); err != nil {

@@ -23,7 +23,7 @@ func addAll(w *Writer, in Input) Input {
 	for i, p := range in.Spec.Programs {
 		for j, c := range p.Cases {
 			if j < len(in.Observations[i].Events) {
-				w.Add(i, j, c, in.Observations[i].Events[j], in.Results[i][j])
+				w.Add(i, j, c, []RunResult{{Event: in.Observations[i].Events[j], Result: in.Results[i][j]}}, in.Results[i][j])
 			}
 		}
 	}
@@ -117,7 +117,7 @@ func budgetRun(verdicts []verdict.Verdict, n int) Input {
 // and without its output (all of budgetRun's are alike).
 func entrySizes(t *testing.T, in Input) (full, bare int64) {
 	t.Helper()
-	c := buildCase(in.Spec.Programs[0].Cases[0], &in.Observations[0].Events[0], &in.Results[0][0])
+	c := buildCase(in.Spec.Programs[0].Cases[0], &in.Observations[0].Events[0], &in.Results[0][0], nil)
 	var buf bytes.Buffer
 	if err := encodeEntry(&buf, c); err != nil {
 		t.Fatal(err)
@@ -173,7 +173,7 @@ func TestWriterBudget(t *testing.T) {
 	}
 	defer w.Close()
 	for j, c := range in.Spec.Programs[0].Cases {
-		w.Add(0, j, c, in.Observations[0].Events[j], in.Results[0][j])
+		w.Add(0, j, c, []RunResult{{Event: in.Observations[0].Events[j], Result: in.Results[0][j]}}, in.Results[0][j])
 		if got := spoolSize(t, w); got > budget {
 			t.Fatalf("after case %d the spool holds %d bytes, over the budget %d", j, got, budget)
 		}
@@ -243,7 +243,7 @@ func TestWriterBudgetRanks(t *testing.T) {
 	}
 	defer w.Close()
 	for j, c := range in.Spec.Programs[0].Cases {
-		w.Add(0, j, c, in.Observations[0].Events[j], in.Results[0][j])
+		w.Add(0, j, c, []RunResult{{Event: in.Observations[0].Events[j], Result: in.Results[0][j]}}, in.Results[0][j])
 	}
 	r, err := w.Commit(Build(in))
 	if err != nil {
@@ -270,7 +270,7 @@ func TestWriterExcerpts(t *testing.T) {
 	}
 	defer w.Close()
 	for _, j := range []int{3, 1, 2, 0} { // finished out of order
-		w.Add(0, j, in.Spec.Programs[0].Cases[j], in.Observations[0].Events[j], in.Results[0][j])
+		w.Add(0, j, in.Spec.Programs[0].Cases[j], []RunResult{{Event: in.Observations[0].Events[j], Result: in.Results[0][j]}}, in.Results[0][j])
 	}
 	r, err := w.Commit(Build(in))
 	if err != nil {
