@@ -23,7 +23,8 @@ current expectations, and writes a new report whose programs keep the stored
 execution_id. It never creates a container. The stored evidence must answer
 for the spec as it is now: programs are matched by id and cases by name, and
 the program file, the profile's image, command, limits, env, tmpfs, user and
-runtime, and each case's args and stdin must be what the stored run used;
+runtime, and each case's args, stdin and repeat (the number of runs stored)
+must be what the stored run used; every stored run is judged again;
 anything else is an error at the spec's position that says what differs
 (exit 2), never a silent re-run. A case whose output the stored report left
 out (its size budget) is undetermined.
@@ -96,6 +97,7 @@ func rescoreCommand(args []string, env Env) int {
 		Spec:         sp,
 		Observations: ev.Observations,
 		Results:      ev.Results,
+		Runs:         ev.Runs,
 		Programs:     ev.Programs,
 		RunID:        newRunID(),
 		StartedAt:    started,

@@ -32,7 +32,10 @@ const ReasonOmitted = "the stored report kept only a digest of this case's outpu
 type Evidence struct {
 	Observations []runner.Observation
 	Results      [][]verdict.CaseResult
-	Programs     []report.ProgramResult
+	// Runs holds, for a case that ran more than once, each stored run
+	// judged again (report.Input's Runs).
+	Runs     [][][]report.RunResult
+	Programs []report.ProgramResult
 }
 
 // Match pairs each program of sp with its stored entry in old (by id) and
@@ -56,6 +59,7 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 	ev := &Evidence{
 		Observations: make([]runner.Observation, len(sp.Programs)),
 		Results:      make([][]verdict.CaseResult, len(sp.Programs)),
+		Runs:         make([][][]report.RunResult, len(sp.Programs)),
 		Programs:     make([]report.ProgramResult, len(sp.Programs)),
 	}
 	for i, p := range sp.Programs {
@@ -85,22 +89,44 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 			Events:          make([]runner.Event, len(p.Cases)),
 		}
 		results := make([]verdict.CaseResult, len(p.Cases))
+		runs := make([][]report.RunResult, len(p.Cases))
 		for k, c := range p.Cases {
 			oc := stored[c.Name]
 			if oc == nil {
 				fail(c.Pos, "case %q of program %q: %s has no such case: run it with behaves run", c.Name, p.Name, oldPath)
 				continue
 			}
+			if want, got := max(c.Repeat, 1), oc.RunCount(); want != got {
+				fail(c.Pos, "case %q of program %q: repeat is %d, the stored case ran %d %s: run it again", c.Name, p.Name, want, got, times(got))
+				continue
+			}
 			for _, d := range caseDiff(prof, p, c, oc) {
 				fail(c.Pos, "case %q of program %q: %s: run it again", c.Name, p.Name, d)
 			}
-			e, whole := oc.Event.RunnerEvent()
-			obs.Events[k] = e
-			if !whole {
-				results[k] = verdict.CaseResult{Verdict: verdict.Undetermined, Reason: ReasonOmitted}
-				continue
+			// Every stored run is judged again; the case's event is the
+			// first run's.
+			stored := []report.Event{oc.Event}
+			if len(oc.Runs) > 1 {
+				stored = stored[:0]
+				for _, r := range oc.Runs {
+					stored = append(stored, r.Event)
+				}
 			}
-			results[k] = verdict.Judge(c.Expect, e)
+			rs := make([]report.RunResult, len(stored))
+			judged := make([]verdict.CaseResult, len(stored))
+			for r, se := range stored {
+				e, whole := se.RunnerEvent()
+				res := verdict.CaseResult{Verdict: verdict.Undetermined, Reason: ReasonOmitted}
+				if whole {
+					res = verdict.Judge(c.Expect, e)
+				}
+				rs[r], judged[r] = report.RunResult{Event: e, Result: res}, res
+			}
+			obs.Events[k] = rs[0].Event
+			results[k] = verdict.Fold(judged).CaseResult
+			if len(rs) > 1 {
+				runs[k] = rs
+			}
 		}
 		if len(errs) > before {
 			continue
@@ -108,6 +134,7 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 		v, reason := verdict.Program(results)
 		ev.Observations[i] = obs
 		ev.Results[i] = results
+		ev.Runs[i] = runs
 		ev.Programs[i] = report.ProgramResult{Verdict: v, Reason: reason, Duration: time.Duration(op.DurationMS) * time.Millisecond}
 	}
 	if len(errs) > 0 {
@@ -162,24 +189,50 @@ func tmpfsSize(opts string) (int64, bool) {
 	return 0, false
 }
 
+// times is "time" or "times" for n.
+func times(n int) string {
+	if n == 1 {
+		return "time"
+	}
+	return "times"
+}
+
 // caseDiff lists how a case's input (args, stdin) and how it ran (the
-// command, the profile's limits) differ from the stored case's event. An
-// event that never ran (a sandbox error before start) recorded neither
-// command nor limits, and is not compared on them.
+// command, the profile's limits) differ from the stored case's events (its
+// event and each run's), each difference once.
 func caseDiff(prof runner.Profile, p spec.Program, c spec.Case, oc *report.Case) []string {
 	var d []string
 	if !slices.Equal(c.Invocation.Args, oc.Args) {
 		d = append(d, fmt.Sprintf("args are %q, the stored case had %q", c.Invocation.Args, oc.Args))
 	}
-	sum := sha256.Sum256(c.Invocation.Stdin)
-	if want := hex.EncodeToString(sum[:]); oc.Event.StdinSHA256 != "" && oc.Event.StdinSHA256 != want {
-		d = append(d, fmt.Sprintf("stdin changed (sha256 %s, stored %s)", short(want), short(oc.Event.StdinSHA256)))
+	events := []report.Event{oc.Event}
+	for _, r := range oc.Runs {
+		events = append(events, r.Event)
 	}
-	e := oc.Event
+	for _, e := range events {
+		for _, m := range eventDiff(prof, c, oc.Args, e) {
+			if !slices.Contains(d, m) {
+				d = append(d, m)
+			}
+		}
+	}
+	return d
+}
+
+// eventDiff lists how one stored event's input (stdin) and how it ran (the
+// command, the profile's limits) differ from what the spec says now. An
+// event that never ran (a sandbox error before start) recorded neither
+// command nor limits, and is not compared on them.
+func eventDiff(prof runner.Profile, c spec.Case, args []string, e report.Event) []string {
+	var d []string
+	sum := sha256.Sum256(c.Invocation.Stdin)
+	if want := hex.EncodeToString(sum[:]); e.StdinSHA256 != "" && e.StdinSHA256 != want {
+		d = append(d, fmt.Sprintf("stdin changed (sha256 %s, stored %s)", short(want), short(e.StdinSHA256)))
+	}
 	if len(e.Command) > 0 {
 		// The command ends with the stored args, compared above.
 		want := append(slices.Clone(prof.Command), "/program/"+prof.ProgramName)
-		want = append(want, oc.Args...)
+		want = append(want, args...)
 		if !slices.Equal(want, e.Command) {
 			d = append(d, fmt.Sprintf("command is %q, the stored run ran %q", want, e.Command))
 		}
