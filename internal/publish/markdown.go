@@ -88,7 +88,7 @@ func Headline(r report.Report) string {
 	case pc.True == pc.Total:
 		return fmt.Sprintf("all %d %s true", pc.Total, plural(pc.Total, "program", "programs"))
 	}
-	return fmt.Sprintf("%d of %d %s false, %d undetermined", pc.False, pc.Total, plural(pc.Total, "program", "programs"), pc.Undetermined)
+	return fmt.Sprintf("%d of %d %s false, %d undetermined%s", pc.False, pc.Total, plural(pc.Total, "program", "programs"), pc.Undetermined, pc.NondeterministicText())
 }
 
 func plural(n int, one, many string) string {
@@ -198,7 +198,7 @@ func (d *doc) head() string {
 	fmt.Fprintf(&sb, "## %s behaves: %s\n\n", mark(r.Verdict), Headline(*r))
 	fmt.Fprintf(&sb, "Spec %s · ", code(specName(r), nameMaxRunes))
 	if cc := r.Counts.Cases; cc.Total > 0 {
-		fmt.Fprintf(&sb, "%d %s: %d true, %d false, %d undetermined · ", cc.Total, plural(cc.Total, "case", "cases"), cc.True, cc.False, cc.Undetermined)
+		fmt.Fprintf(&sb, "%d %s: %d true, %d false, %d undetermined%s · ", cc.Total, plural(cc.Total, "case", "cases"), cc.True, cc.False, cc.Undetermined, cc.NondeterministicText())
 	}
 	fmt.Fprintf(&sb, "%s\n\n", ms(r.DurationMS))
 	if r.Interrupted {
@@ -531,6 +531,7 @@ func (d *doc) caseBlock(p *report.Program, c *report.Case) string {
 	if e.SandboxError != "" {
 		fmt.Fprintf(&sb, "- sandbox error: %s\n", code(e.SandboxError, reasonMaxRunes))
 	}
+	caseRuns(&sb, c)
 	sb.WriteString("\n")
 	if len(stdin) > 0 {
 		if int64(len(stdin)) < c.StdinSize {
@@ -544,6 +545,30 @@ func (d *doc) caseBlock(p *report.Program, c *report.Case) string {
 	d.stream(&sb, "stderr", c.Expect.Stderr, e.StderrData(), e.StderrBytes, e.StderrTruncated)
 	sb.WriteString("</details>\n\n")
 	return sb.String()
+}
+
+// caseRuns lists the runs of a case that ran more than once: how many of
+// each verdict, then each run that is not true with its reason (at most
+// notesMax). The exit code and streams shown are the first run's.
+func caseRuns(sb *strings.Builder, c *report.Case) {
+	if len(c.Runs) == 0 {
+		return
+	}
+	rt := c.RunTally()
+	fmt.Fprintf(sb, "- runs: %d (%d true, %d false, %d undetermined); the exit code and output shown are run 1's\n",
+		rt.Total, rt.True, rt.False, rt.Undetermined)
+	shown := 0
+	for k, r := range c.Runs {
+		if r.Verdict == verdict.True {
+			continue
+		}
+		if shown == notesMax {
+			fmt.Fprintf(sb, "  - … %d more in the JSON report\n", rt.Total-rt.True-shown)
+			break
+		}
+		shown++
+		fmt.Fprintf(sb, "  - run %d: %s %s: %s\n", k+1, mark(r.Verdict), r.Verdict, code(r.Reason, reasonMaxRunes))
+	}
 }
 
 // flags names what the sandbox recorded: timed_out, resource_limit and

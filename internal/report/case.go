@@ -1,6 +1,28 @@
 package report
 
+import "fmt"
+
 // NoEvidence reports whether a case that is not true has no evidence to
 // show: the sandbox never ran it (no exit, no output, no flag), so a
 // rendering can fold such cases into one line per shared reason.
 func (c *Case) NoEvidence() bool { return isBare(c) }
+
+// RunTally counts the verdicts of a case's runs (zero for a case that ran
+// once).
+func (c *Case) RunTally() Tally {
+	var t Tally
+	for _, r := range c.Runs {
+		t.Add(r.Verdict)
+	}
+	return t
+}
+
+// NondeterministicText is " (N nondeterministic)" for a tally with
+// nondeterministic entries, else "": what the renderings add after the
+// undetermined count.
+func (t Tally) NondeterministicText() string {
+	if t.Nondeterministic == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d nondeterministic)", t.Nondeterministic)
+}

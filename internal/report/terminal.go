@@ -179,8 +179,15 @@ func (t *term) program(p *Program) {
 	var tally Tally
 	for _, c := range p.Cases {
 		tally.Add(c.Verdict)
+		if c.Nondeterministic {
+			tally.Nondeterministic++
+		}
 	}
-	t.printf("== %s: %s (%d of %d cases true)\n", oneLine(p.Name), p.Verdict, tally.True, tally.Total)
+	nondet := ""
+	if tally.Nondeterministic > 0 {
+		nondet = fmt.Sprintf("; %d nondeterministic", tally.Nondeterministic)
+	}
+	t.printf("== %s: %s (%d of %d cases true%s)\n", oneLine(p.Name), p.Verdict, tally.True, tally.Total, nondet)
 	t.printf("   file %s · profile %s · %s\n", oneLine(p.File), oneLine(p.Profile), t.pos(p.Line, p.Col))
 	if p.Reason != "" {
 		t.printf("   reason: %s\n", oneLine(p.Reason))
@@ -252,6 +259,7 @@ func (t *term) caseDetail(c *Case) {
 	if c.StdinFile != "" {
 		t.printf("     stdin file: %s\n", oneLine(c.StdinFile))
 	}
+	t.runs(c)
 	e := &c.Event
 	got := "none (did not exit)"
 	if e.ExitCode != nil {
@@ -273,6 +281,33 @@ func (t *term) caseDetail(c *Case) {
 	}
 	t.stream("stdout", c.Expect.Stdout, c.shown(0), streamFacts{e.StdoutKeptBytes, e.StdoutBytes, e.StdoutTruncated, e.StdoutOmitted})
 	t.stream("stderr", c.Expect.Stderr, c.shown(1), streamFacts{e.StderrKeptBytes, e.StderrBytes, e.StderrTruncated, e.StderrOmitted})
+}
+
+// runsShown bounds the runs a case's description lists.
+const runsShown = 10
+
+// runs describes the runs of a case that ran more than once: how many of
+// each verdict, and each run that is not true with its reason. What
+// follows (exit code, streams) is the first run's.
+func (t *term) runs(c *Case) {
+	if len(c.Runs) == 0 {
+		return
+	}
+	rt := c.RunTally()
+	t.printf("     runs: %d (%d true, %d false, %d undetermined); the expectation and output below are run 1's\n",
+		rt.Total, rt.True, rt.False, rt.Undetermined)
+	shown := 0
+	for k, r := range c.Runs {
+		if r.Verdict == verdict.True {
+			continue
+		}
+		if shown == runsShown {
+			t.printf("       … more runs in the JSON report\n")
+			break
+		}
+		shown++
+		t.printf("       run %d: %s: %s\n", k+1, r.Verdict, oneLine(r.Reason))
+	}
 }
 
 // shown returns what the terminal may show of stdout (0) or stderr (1):
@@ -435,8 +470,9 @@ func (t *term) summary(r Report) {
 		t.printf("behaves: the run failed: %s\n", oneLine(r.Error))
 	}
 	pc, cc := r.Counts.Programs, r.Counts.Cases
-	t.printf("behaves: %s · programs: %d true, %d false, %d undetermined · cases: %d true, %d false, %d undetermined · %s\n",
-		r.Verdict, pc.True, pc.False, pc.Undetermined, cc.True, cc.False, cc.Undetermined, ms(r.DurationMS))
+	t.printf("behaves: %s · programs: %d true, %d false, %d undetermined%s · cases: %d true, %d false, %d undetermined%s · %s\n",
+		r.Verdict, pc.True, pc.False, pc.Undetermined, pc.NondeterministicText(),
+		cc.True, cc.False, cc.Undetermined, cc.NondeterministicText(), ms(r.DurationMS))
 }
 
 // oneLine returns s escaped (see escapeTo) and cut to lineMaxRunes.
