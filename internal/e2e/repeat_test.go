@@ -1,0 +1,134 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/events"
+	"github.com/docker/docker/api/types/filters"
+
+	"github.com/behaves-dev/behaves/internal/cli"
+	"github.com/behaves-dev/behaves/internal/dockertest"
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// TestRepeat runs a genuinely nondeterministic program on the real daemon:
+// it reads a byte of /dev/urandom and prints its parity, and its case
+// expects "0" with the profile's repeat: 16. Each run is true or false with
+// probability 1/2, independently, so all 16 agree with probability
+// 2 × 2^-16 = 2^-15 (about 1 in 33,000): then this test fails, by chance.
+// The case must come out undetermined and nondeterministic, with every
+// run's event in the report; a deterministic case of the same program with
+// repeat: 3 is true with 3 runs. Every run is a container of its own (the
+// engine started 19), --fail-on false does not pass the run (exit 3), the
+// report reads back through report.Read, and nothing is left on the daemon.
+func TestRepeat(t *testing.T) {
+	t.Parallel()
+	img := testImages(t)
+	cl := dockertest.Client(t)
+	spec := `version: 1
+profiles:
+  sh:
+    image: "` + img.busybox + `"
+    command: ["/bin/sh"]
+    timeout: 20s
+    repeat: 16
+programs:
+  - name: coin
+    file: coin.sh
+    profile: sh
+    cases:
+      - {name: parity, args: [parity], expect: {stdout: {equals: "0"}}}
+      - {name: steady, args: [steady], repeat: 3, expect: {stdout: {equals: "ok"}}}
+`
+	files := map[string]string{"coin.sh": `if [ "$1" = parity ]; then
+  n=$(od -An -N1 -tu1 /dev/urandom | tr -d ' ')
+  echo $((n % 2))
+else
+  echo ok
+fi
+`}
+	since := time.Now()
+	o := runBehaves(t, context.Background(), spec, files, "--fail-on", "false")
+	until := time.Now()
+	if o.code != cli.ExitUndetermined {
+		t.Errorf("exit %d, want %d (a nondeterministic case fails --fail-on false)\n%s", o.code, cli.ExitUndetermined, indent(o.stderr))
+	}
+	p := o.program(t, "coin")
+	parity, steady := p.Cases[0], p.Cases[1]
+
+	trues := 0
+	for k, run := range parity.Runs {
+		out := run.Event.Stdout
+		switch {
+		case run.Event.SandboxError != "" || run.Event.ExitCode == nil || *run.Event.ExitCode != 0:
+			t.Errorf("parity run %d did not run to exit 0: %+v", k+1, run.Event)
+		case out == "0\n" && run.Verdict == verdict.True:
+			trues++
+		case out == "1\n" && run.Verdict == verdict.False:
+		default:
+			t.Errorf("parity run %d: stdout %q judged %s", k+1, out, run.Verdict)
+		}
+	}
+	if len(parity.Runs) != 16 || parity.Verdict != verdict.Undetermined || !parity.Nondeterministic ||
+		parity.Reason == "" || !strings.HasPrefix(parity.Reason, "nondeterministic: "+strconv.Itoa(trues)+" of 16 runs true (run ") {
+		t.Errorf("parity: %d runs (%d true), %s, nondeterministic=%v, reason %q; want 16 runs, undetermined, nondeterministic",
+			len(parity.Runs), trues, parity.Verdict, parity.Nondeterministic, parity.Reason)
+	}
+	if len(parity.Runs) > 0 && parity.Event.Stdout != parity.Runs[0].Event.Stdout {
+		t.Errorf("event stdout %q, want the first run's %q", parity.Event.Stdout, parity.Runs[0].Event.Stdout)
+	}
+	if steady.Verdict != verdict.True || steady.Nondeterministic || len(steady.Runs) != 3 {
+		t.Errorf("steady: %s, nondeterministic=%v, %d runs; want true with 3 runs", steady.Verdict, steady.Nondeterministic, len(steady.Runs))
+	}
+	for k, run := range steady.Runs {
+		if run.Verdict != verdict.True || run.Event.Stdout != "ok\n" {
+			t.Errorf("steady run %d: %s, stdout %q", k+1, run.Verdict, run.Event.Stdout)
+		}
+	}
+	if c := o.report.Counts.Cases; c.Nondeterministic != 1 || c.Undetermined != 1 || c.True != 1 {
+		t.Errorf("case counts %+v, want 1 true, 1 undetermined (nondeterministic)", c)
+	}
+	if !strings.Contains(o.stdout, "1 undetermined (1 nondeterministic)") {
+		t.Errorf("the terminal does not count the nondeterministic case apart:\n%s", indent(o.stdout))
+	}
+	b, err := json.Marshal(o.report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := report.Read(bytes.NewReader(b), 64<<20); err != nil {
+		t.Errorf("report.Read refuses the report: %v", err)
+	}
+
+	// The engine's own log: one container started for every run.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	msgs, errc := cl.Events(ctx, events.ListOptions{
+		Since: strconv.FormatInt(since.Add(-time.Second).Unix(), 10),
+		Until: strconv.FormatInt(until.Add(time.Second).Unix(), 10),
+		Filters: filters.NewArgs(filters.Arg("type", "container"), filters.Arg("event", "start"),
+			filters.Arg("label", "behaves.run-id="+o.report.RunID)),
+	})
+	started := map[string]bool{}
+	for done := false; !done; {
+		select {
+		case m := <-msgs:
+			started[m.Actor.ID] = true
+		case err := <-errc:
+			if err != nil && err != io.EOF {
+				t.Fatalf("reading the engine's events: %v", err)
+			}
+			done = true
+		}
+	}
+	if len(started) != 19 {
+		t.Errorf("the engine started %d containers for the run, want 19 (16 + 3 runs, each in a fresh container)", len(started))
+	}
+}
