@@ -35,7 +35,22 @@ const (
 // flags, so the spec cannot raise it (beyond its own text and files, which
 // are loaded).
 func MemoryBound(parallel int, outputLimit int64, cases int) int64 {
-	return memoryBase + int64(parallel)*2*outputLimit*memoryPerStream + int64(cases)*memoryPerCase
+	return MemoryBoundRepeat(parallel, outputLimit, cases, 1)
+}
+
+// memoryPerHeldStream is how many times output_limit one stream of a held
+// run may take: its kept bytes, and the garbage collector's headroom.
+const memoryPerHeldStream = 2
+
+// MemoryBoundRepeat is MemoryBound for a spec whose largest repeat is
+// repeat: a case that runs more than once holds the output of its runs
+// until the last is in, and its runs are consecutive invocations, so at
+// most parallel + 1 cases are partial at once (the ones with a run in
+// flight, and the one being fed), each holding at most repeat - 1 runs.
+// repeat is at most spec.MaxRepeat, whatever the spec says.
+func MemoryBoundRepeat(parallel int, outputLimit int64, cases, repeat int) int64 {
+	held := int64(parallel+1) * int64(max(repeat, 1)-1) * 2 * outputLimit * memoryPerHeldStream
+	return memoryBase + int64(parallel)*2*outputLimit*memoryPerStream + held + int64(cases)*memoryPerCase
 }
 
 // ReportBound is docs/security.md's bound on the report's size for kept
