@@ -33,6 +33,10 @@ type exampleExpectation struct {
 		File    string          `json:"file"`
 		Line    int             `json:"line"`
 		Col     int             `json:"col"`
+		// Runs, when not 0, is how many runs the case must keep (its
+		// repeat), and Nondeterministic whether the runs disagreed.
+		Runs             int  `json:"runs"`
+		Nondeterministic bool `json:"nondeterministic"`
 	} `json:"cases"`
 }
 
@@ -106,6 +110,10 @@ func TestExamples(t *testing.T) {
 				if c.Verdict != w.Verdict || c.File != w.File || c.Line != w.Line || c.Col != w.Col {
 					t.Errorf("case %s / %s: %s at %q:%d:%d, want %s at %q:%d:%d (reason: %s)",
 						w.Program, w.Case, c.Verdict, c.File, c.Line, c.Col, w.Verdict, w.File, w.Line, w.Col, c.Reason)
+				}
+				if w.Runs != 0 && (c.RunCount() != w.Runs || c.Nondeterministic != w.Nondeterministic) {
+					t.Errorf("case %s / %s: %d runs, nondeterministic %v; want %d, %v (reason: %s)",
+						w.Program, w.Case, c.RunCount(), c.Nondeterministic, w.Runs, w.Nondeterministic, c.Reason)
 				}
 			}
 		})
