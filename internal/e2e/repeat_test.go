@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,6 +31,8 @@ import (
 // repeat: 3 is true with 3 runs. Every run is a container of its own (the
 // engine started 19), --fail-on false does not pass the run (exit 3), the
 // report reads back through report.Read, and nothing is left on the daemon.
+// Rescoring the report judges all 16 stored runs again, and refuses a
+// spec whose repeat no longer matches the stored runs.
 func TestRepeat(t *testing.T) {
 	t.Parallel()
 	img := testImages(t)
@@ -130,5 +134,42 @@ fi
 	}
 	if len(started) != 19 {
 		t.Errorf("the engine started %d containers for the run, want 19 (16 + 3 runs, each in a fresh container)", len(started))
+	}
+
+	// Rescoring judges every stored run again, and refuses a case whose
+	// stored runs are not the spec's repeat now.
+	dir := writeTree(t, files)
+	old := filepath.Join(dir, "old.json")
+	if err := os.WriteFile(old, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rescore := func(specText string) (int, string, report.Report) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, "behaves.yml"), []byte(specText), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "new.json")
+		var stdout, stderr bytes.Buffer
+		code := cli.Main(context.Background(), []string{"rescore", "--spec", filepath.Join(dir, "behaves.yml"), "--report", old, "--report-out", out},
+			cli.Env{Stdout: &stdout, Stderr: &stderr, Getenv: os.Getenv})
+		var rep report.Report
+		if code != cli.ExitUsage {
+			var err error
+			if rep, err = report.ReadFile(out, 64<<20); err != nil {
+				t.Fatalf("the rescored report does not read: %v", err)
+			}
+		}
+		return code, stdout.String() + stderr.String(), rep
+	}
+	// Expecting "1" instead: the runs that were false are true now.
+	code, out, rep := rescore(strings.Replace(spec, `equals: "0"`, `equals: "1"`, 1))
+	if rp := rep.Programs; code != cli.ExitUndetermined || len(rp) != 1 || !rp[0].Cases[0].Nondeterministic ||
+		!strings.HasPrefix(rp[0].Cases[0].Reason, "nondeterministic: "+strconv.Itoa(16-trues)+" of 16 runs true") {
+		t.Errorf("rescore expecting 1: exit %d\n%s", code, indent(out))
+	}
+	code, out, _ = rescore(strings.Replace(spec, "repeat: 3", "repeat: 2", 1))
+	if code != cli.ExitUsage || !strings.Contains(out, "behaves.yml:14:") ||
+		!strings.Contains(out, `case "steady" of program "coin": repeat is 2, the stored case ran 3 times`) {
+		t.Errorf("rescore with repeat 2: exit %d, want 2 and the case's position\n%s", code, indent(out))
 	}
 }
