@@ -187,8 +187,11 @@ func Write(w io.Writer, r report.Report, opt Options) error {
 			x.open("testcase", attrs...)
 			x.raw("\n      ")
 			elem, typ := "error", "undetermined"
-			if c.Verdict == verdict.False {
+			switch {
+			case c.Verdict == verdict.False:
 				elem, typ = "failure", "false"
+			case c.Nondeterministic:
+				typ = "nondeterministic" // some runs true, some false (repeat)
 			}
 			reason := c.Reason
 			if reason == "" {

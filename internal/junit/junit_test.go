@@ -361,3 +361,22 @@ func FuzzText(f *testing.F) {
 		}
 	})
 }
+
+// TestNondeterministic: a case whose runs disagreed is an error of type
+// nondeterministic, apart from the other undetermined ones.
+func TestNondeterministic(t *testing.T) {
+	t.Parallel()
+	r := report.Report{Schema: report.Schema, RunID: "r", Programs: []report.Program{{Name: "coin", Verdict: verdict.Undetermined,
+		Cases: []report.Case{
+			{Name: "flip", Verdict: verdict.Undetermined, Nondeterministic: true, Reason: "nondeterministic: 1 of 2 runs true (run 2 false: no)"},
+			{Name: "lost", Verdict: verdict.Undetermined, Reason: "not run"},
+		}}}}
+	var buf bytes.Buffer
+	if err := Write(&buf, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.Contains(out, `type="nondeterministic"`) || strings.Count(out, `type="undetermined"`) != 1 {
+		t.Errorf("want one error of type nondeterministic and one undetermined:\n%s", out)
+	}
+}
