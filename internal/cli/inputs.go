@@ -52,6 +52,7 @@ var specInputs = []struct {
 	{"max-output-limit", "max-output-limit", false},
 	{"max-cases", "max-cases", false},
 	{"max-pids", "max-pids", false},
+	{"max-repeat", "max-repeat", false},
 	{"images", "image", true},
 	{"allow-untracked", "allow-untracked", true},
 	{"allowed-registries", "allow-registry", true},

@@ -20,6 +20,9 @@ type exampleExpectation struct {
 	// Images maps a profile to the environment variable holding the local
 	// image that replaces its placeholder (--image PROFILE=ID).
 	Images map[string]string `json:"images"`
+	// Flags are more flags for behaves run, as the example's comment shows
+	// them (a ceiling it needs raised, say).
+	Flags []string `json:"flags"`
 	// ExitCode is run's exit code.
 	ExitCode int `json:"exit_code"`
 	// Programs maps every program's name to its verdict.
@@ -72,6 +75,7 @@ func TestExamples(t *testing.T) {
 			for profile, env := range want.Images {
 				argv = append(argv, "--image", profile+"="+dockertest.Image(t, env))
 			}
+			argv = append(argv, want.Flags...)
 			var stdout, stderr bytes.Buffer
 			code := cli.Main(context.Background(), argv, cli.Env{
 				Stdout: &stdout, Stderr: &stderr, Getenv: os.Getenv,

@@ -60,7 +60,9 @@ else
 fi
 `}
 	since := time.Now()
-	o := runBehaves(t, context.Background(), spec, files, "--fail-on", "false")
+	// 16 runs, above --max-repeat's default of 10: the ceiling is the
+	// workflow's to raise.
+	o := runBehaves(t, context.Background(), spec, files, "--fail-on", "false", "--max-repeat", "16")
 	until := time.Now()
 	if o.code != cli.ExitUndetermined {
 		t.Errorf("exit %d, want %d (a nondeterministic case fails --fail-on false)\n%s", o.code, cli.ExitUndetermined, indent(o.stderr))
@@ -150,7 +152,7 @@ fi
 		}
 		out := filepath.Join(t.TempDir(), "new.json")
 		var stdout, stderr bytes.Buffer
-		code := cli.Main(context.Background(), []string{"rescore", "--spec", filepath.Join(dir, "behaves.yml"), "--report", old, "--report-out", out},
+		code := cli.Main(context.Background(), []string{"rescore", "--spec", filepath.Join(dir, "behaves.yml"), "--report", old, "--report-out", out, "--max-repeat", "16"},
 			cli.Env{Stdout: &stdout, Stderr: &stderr, Getenv: os.Getenv})
 		var rep report.Report
 		if code != cli.ExitUsage {

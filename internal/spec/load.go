@@ -72,6 +72,10 @@ func (o Options) withDefaults() Options {
 	if o.Ceilings.MaxPids <= 0 {
 		o.Ceilings.MaxPids = DefaultCeilings.MaxPids
 	}
+	if o.Ceilings.MaxRepeat <= 0 {
+		o.Ceilings.MaxRepeat = DefaultCeilings.MaxRepeat
+	}
+	o.Ceilings.MaxRepeat = min(o.Ceilings.MaxRepeat, MaxRepeat)
 	if o.MaxFileSize <= 0 {
 		o.MaxFileSize = DefaultMaxFileSize
 	}

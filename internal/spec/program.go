@@ -261,6 +261,10 @@ func (l *loader) repeat(n *yaml.Node) int {
 		l.errorf(n, "repeat %d is out of range: a case runs 1 to %d times, each in a fresh container (repeat: 3 runs it three times and judges every run)", v, MaxRepeat)
 		return 0
 	}
+	if max := l.opt.Ceilings.MaxRepeat; v > int64(max) {
+		l.errorf(n, "repeat %d exceeds --max-repeat %d: lower it or raise the ceiling (behaves holds a case's runs in memory until the last is in)", v, max)
+		return 0
+	}
 	return int(v)
 }
 

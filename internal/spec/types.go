@@ -28,6 +28,10 @@ type Ceilings struct {
 	// MaxPids caps pids: a process limit in the millions is no limit at all
 	// (the pids cgroup, or nproc under runsc, takes any value).
 	MaxPids int64
+	// MaxRepeat caps repeat: a case's runs are held in memory until the
+	// last is in, so behaves' memory grows with it (see docs/security.md).
+	// At most spec.MaxRepeat.
+	MaxRepeat int
 }
 
 // DefaultCeilings are the CLI's defaults.
@@ -38,6 +42,7 @@ var DefaultCeilings = Ceilings{
 	MaxOutputLimit: 1 << 20,
 	MaxCases:       10000,
 	MaxPids:        1024,
+	MaxRepeat:      10,
 }
 
 // Spec is a loaded, valid spec.
