@@ -18,6 +18,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/shard"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -212,6 +213,7 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	maxReport := sizeFlag(report.DefaultMaxReportSize)
 	fs.Var(&maxReport, "max-report-size", "the most bytes the report's cases take; past it, output is left out (true cases' first) (KiB, MiB, GiB)")
 	passAt := fs.String("pass-at", "1", "K,…: the k of pass@k for each files: entry's samples, e.g. 1,5,10")
+	shardFlag := fs.String("shard", "", "i/N: run only shard i of N (a deterministic, balanced slice of the programs; see behaves merge)")
 	if !parse(fs, args, env) {
 		return ExitUsage
 	}
@@ -219,6 +221,15 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "behaves run: --pass-at: %v\n", err)
 		return ExitUsage
+	}
+	var part *shard.Ref
+	if *shardFlag != "" {
+		ref, err := shard.Parse(*shardFlag)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "behaves run: --shard: %v\n", err)
+			return ExitUsage
+		}
+		part = &ref
 	}
 	if maxReport <= 0 {
 		fmt.Fprintf(env.Stderr, "behaves run: --max-report-size must be greater than 0\n")
@@ -287,6 +298,14 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	sp, err := sf.load()
 	if err != nil {
 		return specFailed(err)
+	}
+	var shardInfo *report.Shard
+	if part != nil {
+		// Every shard loads the whole spec and computes the same table;
+		// this one then runs only its own programs.
+		digest, table := shard.Plan(sp, part.Count)
+		sp.Programs = shard.Select(sp, table, part.Index)
+		shardInfo = &report.Shard{Index: part.Index, Count: part.Count, SpecDigest: digest, Programs: table}
 	}
 	if *parallel == 0 {
 		var largest int64
@@ -450,6 +469,7 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		Version:      version(),
 		GitHub:       origin,
 		PassAt:       ks,
+		Shard:        shardInfo,
 	})
 	rep, err = out.Commit(rep) // counts the nondeterministic cases, from their runs
 	code := exitCode(rep.Verdict, runErr != nil, FailOn(*failOn), rep.Counts.Cases.Nondeterministic > 0)

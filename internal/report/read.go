@@ -177,6 +177,10 @@ func checkReport(r *Report) error {
 	if err := checkGroups(r); err != nil {
 		return err
 	}
+	// shard is absent from a report of an earlier behaves: not sharded.
+	if err := checkShard(r); err != nil {
+		return err
+	}
 	if want := overall(*r); r.Verdict != want {
 		return fmt.Errorf("verdict %s is not what the programs fold to (%s)", r.Verdict, want)
 	}

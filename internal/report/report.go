@@ -61,6 +61,11 @@ type Report struct {
 	// Groups holds one Group per `files:` entry, in spec order; [] when the
 	// spec has none.
 	Groups []Group `json:"groups"`
+	// Shard is null for a run of the whole spec. A run of one shard
+	// (--shard i/N) and a merge of shards (Merge) set it: which shard,
+	// the spec's digest and the table of every program's shard (see
+	// Shard). Read accepts a report without the key (an earlier behaves).
+	Shard *Shard `json:"shard"`
 	// Programs stays the last field: Writer streams it (see spliceOpen).
 	Programs []Program `json:"programs"`
 }
@@ -389,6 +394,8 @@ type Input struct {
 	GitHub     GitHub
 	// PassAt are the k of pass@k for the groups (DefaultPassAt when empty).
 	PassAt []int
+	// Shard is the report's shard (nil for a run of the whole spec).
+	Shard *Shard
 }
 
 // Reasons used when the input lacks an entry.
@@ -410,6 +417,7 @@ func Build(in Input) Report {
 		Interrupted: in.Interrupted,
 		Spec:        in.SpecPath,
 		GitHub:      in.GitHub,
+		Shard:       in.Shard,
 		Programs:    []Program{},
 	}
 	if in.Err != nil {
@@ -457,12 +465,14 @@ func countsOf(programs []Program) Counts {
 }
 
 // overall is the run's verdict: false dominates, then anything that keeps
-// the run from being settled makes it undetermined.
+// the run from being settled makes it undetermined. A run without
+// programs is undetermined, except a shard the slicing gave none (more
+// shards than programs): the merge judges the whole.
 func overall(r Report) verdict.Verdict {
 	if r.Counts.Programs.False > 0 {
 		return verdict.False
 	}
-	if r.Counts.Programs.Undetermined > 0 || len(r.Programs) == 0 || r.Interrupted || r.Error != "" {
+	if r.Counts.Programs.Undetermined > 0 || len(r.Programs) == 0 && !emptyShard(r) || r.Interrupted || r.Error != "" {
 		return verdict.Undetermined
 	}
 	return verdict.True
@@ -764,6 +774,13 @@ func relSlash(root, path string) string {
 func normalize(r Report) Report {
 	if r.SpecErrors == nil {
 		r.SpecErrors = []SpecError{}
+	}
+	if r.Shard != nil {
+		sh := *r.Shard
+		sh.Programs = append([]ShardProgram{}, sh.Programs...)
+		sh.Merged = append([]int{}, sh.Merged...)
+		sh.Missing = append([]int{}, sh.Missing...)
+		r.Shard = &sh
 	}
 	r.Groups = append([]Group{}, r.Groups...) // a copy, never null
 	for i := range r.Groups {

@@ -2,6 +2,8 @@ package spec
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -107,6 +109,8 @@ func Load(path string, opt Options) (*Spec, error) {
 		l.errs.sort()
 		return nil, l.errs
 	}
+	sum := sha256.Sum256(data)
+	spec.SHA256 = hex.EncodeToString(sum[:])
 	return spec, nil
 }
 

@@ -51,6 +51,8 @@ type Spec struct {
 	// must stay inside.
 	Path string
 	Root string
+	// SHA256 is the lowercase hex SHA-256 of the spec file's bytes as read.
+	SHA256 string
 	// Profiles by name.
 	Profiles map[string]Profile
 	// Programs in spec order, with `files:` globs expanded (one program per
