@@ -50,6 +50,7 @@ commands:
   rescore   judge an earlier report's stored events against the spec, running nothing
   pull      pull the spec's images that Docker lacks, by digest
   gc        remove the containers and volumes that dead runs left behind
+  merge     merge the reports of the shards of one run (run --shard i/N) into one
   publish   publish a report to GitHub: annotations, summary, comment, check run
   html      render a report as one self-contained HTML page
   action    the GitHub Action's entry point: inputs from INPUT_*, run, then publish
@@ -85,6 +86,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return gcCommand(ctx, args[1:], env)
 	case "pull":
 		return pullCommand(ctx, args[1:], env)
+	case "merge":
+		return mergeCommand(args[1:], env)
 	case "publish":
 		return publishCommand(ctx, args[1:], env)
 	case "html":

@@ -1,0 +1,256 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/behaves-dev/behaves/internal/spec"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+var testDigest = "sha256:" + sixtyFour('d')
+
+// shardTable puts the fixture's four programs on shards by on (1-based).
+func shardTable(in Input, on []int) []ShardProgram {
+	t := make([]ShardProgram, len(in.Spec.Programs))
+	for i, p := range in.Spec.Programs {
+		t[i] = ShardProgram{ID: p.ID, Name: p.Name, Group: p.Group, File: p.File, Profile: p.Profile,
+			Line: p.Pos.Line, Col: p.Pos.Col, Cases: len(p.Cases), Shard: on[i]}
+	}
+	return t
+}
+
+// shardReport is the report of shard i of the fixture split as on: the
+// fixture's input restricted to the shard's programs, round-tripped
+// through Encode and Read as merge reads it.
+func shardReport(t *testing.T, i, count int, on []int, digest string) Report {
+	t.Helper()
+	full := fixtureInput()
+	in := full
+	sp := *full.Spec
+	sp.Programs = nil
+	in.Observations, in.Results, in.Programs = nil, nil, nil
+	for k, p := range full.Spec.Programs {
+		if on[k] != i {
+			continue
+		}
+		sp.Programs = append(sp.Programs, p)
+		in.Observations = append(in.Observations, full.Observations[k])
+		in.Results = append(in.Results, full.Results[k])
+		in.Programs = append(in.Programs, full.Programs[k])
+	}
+	in.Spec = &sp
+	in.RunID = "shard-" + string(rune('0'+i))
+	in.StartedAt = startedAt.Add(time.Duration(i) * time.Second)
+	in.Shard = &Shard{Index: i, Count: count, SpecDigest: digest, Programs: shardTable(full, on)}
+	return roundTrip(t, Build(in))
+}
+
+func roundTrip(t *testing.T, r Report) Report {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Encode(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(&buf, 1<<30)
+	if err != nil {
+		t.Fatalf("Read refuses the report: %v", err)
+	}
+	return got
+}
+
+var split = []int{2, 1, 3, 1}
+
+func shards(t *testing.T, idx ...int) []MergeInput {
+	t.Helper()
+	var in []MergeInput
+	for _, i := range idx {
+		in = append(in, MergeInput{Path: "shard-" + string(rune('0'+i)) + ".json", Report: shardReport(t, i, 3, split, testDigest)})
+	}
+	return in
+}
+
+// TestMergeEqualsUnsharded: three shards merge into the report the
+// unsharded run builds: the same programs in spec order, counts, groups
+// and verdict; and the merge reads back.
+func TestMergeEqualsUnsharded(t *testing.T) {
+	t.Parallel()
+	want := roundTrip(t, fixture())
+	got, err := Merge(shards(t, 3, 1, 2), MergeOptions{PassAt: []int{1, 2}, RunID: "merged", Version: "v0.1.0-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = roundTrip(t, got)
+	if !reflect.DeepEqual(got.Programs, want.Programs) {
+		t.Errorf("merged programs differ from the unsharded run's")
+	}
+	if got.Counts != want.Counts || got.Verdict != want.Verdict {
+		t.Errorf("merged counts %+v verdict %s, unsharded %+v %s", got.Counts, got.Verdict, want.Counts, want.Verdict)
+	}
+	if !reflect.DeepEqual(got.Groups, want.Groups) {
+		t.Errorf("merged groups %+v, unsharded %+v", got.Groups, want.Groups)
+	}
+	s := got.Shard
+	if s == nil || s.Index != 0 || s.Count != 3 || !reflect.DeepEqual(s.Merged, []int{1, 2, 3}) || len(s.Missing) != 0 {
+		t.Errorf("merged shard block %+v", s)
+	}
+	if !got.StartedAt.Equal(startedAt.Add(time.Second)) {
+		t.Errorf("started_at %v, want the earliest shard's", got.StartedAt)
+	}
+}
+
+// TestMergePassAt: the merge computes pass@k for the k it is asked, not
+// the shards'.
+func TestMergePassAt(t *testing.T) {
+	t.Parallel()
+	got, err := Merge(shards(t, 1, 2, 3), MergeOptions{PassAt: []int{1, 5}, RunID: "merged"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Groups) != 1 {
+		t.Fatalf("groups %+v", got.Groups)
+	}
+	g := got.Groups[0]
+	if _, ok := g.PassAt["5"]; !ok || len(g.PassAt) != 2 || g.PassAtReasons["5"] == "" {
+		t.Errorf("pass_at %v reasons %v, want k 1 and 5 (5 null, with a reason)", g.PassAt, g.PassAtReasons)
+	}
+}
+
+func TestMergeRefuses(t *testing.T) {
+	t.Parallel()
+	other := shardReport(t, 2, 3, split, "sha256:"+sixtyFour('e'))
+	four := shardReport(t, 2, 4, []int{2, 1, 3, 4}, testDigest)
+	unsharded := roundTrip(t, fixture())
+	moved := shardReport(t, 2, 3, []int{2, 2, 3, 1}, testDigest) // another table
+	tests := []struct {
+		name string
+		in   []MergeInput
+		want string
+	}{
+		{"no reports", nil, "no shard reports"},
+		{"same shard twice", append(shards(t, 1, 2, 3), MergeInput{Path: "again.json", Report: shardReport(t, 2, 3, split, testDigest)}), "overlap: both are shard 2/3"},
+		{"spec digest", append(shards(t, 1, 3), MergeInput{Path: "other.json", Report: other}), "different specs"},
+		{"count", append(shards(t, 1, 3), MergeInput{Path: "four.json", Report: four}), "of 3 shards"},
+		{"table", append(shards(t, 1, 3), MergeInput{Path: "moved.json", Report: moved}), "different shard tables"},
+		{"not a shard", append(shards(t, 1, 2), MergeInput{Path: "whole.json", Report: unsharded}), "whole.json: it has no shard"},
+		{"missing", shards(t, 1, 3), "shard 2/3 missing"},
+	}
+	for _, tt := range tests {
+		_, err := Merge(tt.in, MergeOptions{RunID: "merged"})
+		var me *MergeError
+		if !errors.As(err, &me) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want a MergeError containing %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestMergeOverlappingPrograms: two reports of different shards that hold
+// one program (a forged table) are refused.
+func TestMergeOverlappingPrograms(t *testing.T) {
+	t.Parallel()
+	in := shards(t, 1, 2, 3)
+	// Shard 3's report also claims program 2 (on shard 1): Read would
+	// refuse it, so it is made here without Read.
+	r := in[2].Report
+	r.Programs = append(r.Programs, in[0].Report.Programs[0])
+	in[2].Report = r
+	_, err := Merge(in, MergeOptions{RunID: "merged"})
+	if err == nil || !strings.Contains(err.Error(), "overlap: both hold program") {
+		t.Fatalf("err = %v, want an overlap of programs", err)
+	}
+}
+
+// TestMergeAllowMissing: the missing shard's programs are in the report,
+// undetermined with no cases, and the run cannot be true even when every
+// program that ran is.
+func TestMergeAllowMissing(t *testing.T) {
+	t.Parallel()
+	// Shard 1 holds fizzbuzz (true) alone; shard 2 the rest, missing.
+	on := []int{1, 2, 2, 2}
+	in := []MergeInput{{Path: "s1.json", Report: shardReport(t, 1, 2, on, testDigest)}}
+	if in[0].Report.Verdict != verdict.True {
+		t.Fatalf("shard 1 is %s, want true", in[0].Report.Verdict)
+	}
+	got, err := Merge(in, MergeOptions{AllowMissing: true, RunID: "merged"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = roundTrip(t, got)
+	if got.Verdict != verdict.Undetermined {
+		t.Errorf("verdict %s, want undetermined", got.Verdict)
+	}
+	if len(got.Programs) != 4 || got.Counts.Programs.Undetermined != 3 || got.Counts.Programs.True != 1 {
+		t.Fatalf("programs %d, counts %+v", len(got.Programs), got.Counts)
+	}
+	p := got.Programs[1]
+	if p.ID != "id-samples/wrong.py" || p.Reason != "shard 2/2 missing" || len(p.Cases) != 0 || p.Group != "samples" || p.Line != 30 {
+		t.Errorf("missing program %+v", p)
+	}
+	if !reflect.DeepEqual(got.Shard.Missing, []int{2}) || !reflect.DeepEqual(got.Shard.Merged, []int{1}) {
+		t.Errorf("shard block %+v", got.Shard)
+	}
+	if g := got.Groups[0]; g.N != 2 || g.Undetermined != 2 {
+		t.Errorf("group %+v: the missing samples must count as undetermined", g)
+	}
+}
+
+// TestReadChecksShard: a shard block that does not agree with the report's
+// programs is refused.
+func TestReadChecksShard(t *testing.T) {
+	t.Parallel()
+	good := shardReport(t, 2, 3, split, testDigest)
+	var buf bytes.Buffer
+	if err := Encode(&buf, good); err != nil {
+		t.Fatal(err)
+	}
+	base := buf.Bytes()
+	edit := func(f func(s map[string]any)) error {
+		var m map[string]any
+		if err := json.Unmarshal(base, &m); err != nil {
+			t.Fatal(err)
+		}
+		f(m["shard"].(map[string]any))
+		b, _ := json.Marshal(m)
+		_, err := Read(bytes.NewReader(b), 1<<30)
+		return err
+	}
+	table := func(s map[string]any) []any { return s["programs"].([]any) }
+	tests := map[string]func(s map[string]any){
+		"index above count":   func(s map[string]any) { s["index"] = 4.0 },
+		"count zero":          func(s map[string]any) { s["count"] = 0.0 },
+		"digest":              func(s map[string]any) { s["spec_digest"] = "md5:x" },
+		"program elsewhere":   func(s map[string]any) { table(s)[0].(map[string]any)["shard"] = 1.0 },
+		"program not in it":   func(s map[string]any) { s["programs"] = table(s)[1:] },
+		"shard program lost":  func(s map[string]any) { table(s)[1].(map[string]any)["shard"] = 2.0 },
+		"shard out of range":  func(s map[string]any) { table(s)[1].(map[string]any)["shard"] = 9.0 },
+		"shard lists missing": func(s map[string]any) { s["missing"] = []any{1.0} },
+	}
+	for name, f := range tests {
+		if err := edit(f); err == nil || !strings.Contains(err.Error(), "shard") {
+			t.Errorf("%s: Read err = %v, want a shard refusal", name, err)
+		}
+	}
+	if err := edit(func(map[string]any) {}); err != nil {
+		t.Errorf("the unedited shard report: %v", err)
+	}
+}
+
+// TestEmptyShard: a shard the slicing gave no program is true (the merge
+// judges the whole); a run with no programs is still undetermined.
+func TestEmptyShard(t *testing.T) {
+	t.Parallel()
+	in := Input{Spec: &spec.Spec{Path: "behaves.yml"}, RunID: "r",
+		Shard: &Shard{Index: 2, Count: 2, SpecDigest: testDigest, Programs: []ShardProgram{{ID: "a", Cases: 1, Shard: 1}}}}
+	if r := roundTrip(t, Build(in)); r.Verdict != verdict.True {
+		t.Errorf("empty shard: %s, want true", r.Verdict)
+	}
+	in.Shard = nil
+	if r := Build(in); r.Verdict != verdict.Undetermined {
+		t.Errorf("no programs: %s, want undetermined", r.Verdict)
+	}
+}
