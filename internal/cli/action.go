@@ -4,7 +4,9 @@ package cli
 // post entry points. action reads its inputs from INPUT_* only (inputs.go),
 // then either runs the spec exactly as `behaves run` does (the same
 // runCommand, given the flags the inputs stand for) and publishes the report
-// it wrote, in one process, or only publishes (command: publish).
+// it wrote, in one process, or only publishes (command: publish), or merges
+// the reports of a matrix's shards and publishes the merged report
+// (command: merge).
 //
 // The post step runs in a new container of the same image at the end of
 // the job, even after a failure or a cancellation, and shares nothing with
@@ -60,6 +62,17 @@ func actionCommand(ctx context.Context, args []string, env Env) int {
 	}
 	if in.command == actionPublish {
 		return publishReport(ctx, env, in.publish, ExitTrue)
+	}
+	if in.command == actionMerge {
+		// One summary, one comment and one check run for the whole
+		// matrix: the merged report is published as a run's would be. A
+		// refused merge wrote nothing, and nothing is published.
+		code, wrote := mergeReports(env, in.merge)
+		if !wrote {
+			command(env.Stdout, publish.LevelError, "behaves merge: the shard reports were not merged; nothing published (the log says why)")
+			return code
+		}
+		return publishReport(ctx, env, in.publish, code)
 	}
 	// The post step removes what carries this run ID, so it is saved
 	// before anything is created. Without it the post step has nothing to

@@ -621,6 +621,9 @@ func TestActionMalformedInputs(t *testing.T) {
 		"max-report-size":    "0",
 		"pass-at":            "0,5",
 		"html":               "a\nb",
+		"shard":              "4/3",
+		"allow-missing":      "yes",
+		"reports":            "shards", // with command run
 	} {
 		e := newEmulatedRunner(t, t.TempDir(), "push")
 		sb := &recordingSandbox{}

@@ -9,6 +9,7 @@ package cli
 // can never accept different values.
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -20,6 +21,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	gh "github.com/behaves-dev/behaves/internal/publish/github"
+	"github.com/behaves-dev/behaves/internal/shard"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -28,6 +30,7 @@ import (
 const (
 	actionRun     = "run"
 	actionPublish = "publish"
+	actionMerge   = "merge"
 )
 
 // actionInputs are the action's inputs, checked.
@@ -38,6 +41,10 @@ type actionInputs struct {
 	// fail-on). The run ID is added by the action.
 	runArgs []string
 	publish publishConfig
+	// merge is command merge's configuration: the reports input's files
+	// and folders, allow-missing, pass-at, fail-on, and the report input
+	// as the merged report's path.
+	merge mergeConfig
 }
 
 // specInputs are the inputs that become run's spec flags, with the flag
@@ -99,8 +106,8 @@ func inWorkspace(env Env, p string) string {
 func readInputs(env Env) (actionInputs, error) {
 	in := actionInputs{command: actionRun}
 	if c := input(env, "command"); c != "" {
-		if c != actionRun && c != actionPublish {
-			return in, fmt.Errorf("input command: want run or publish, not %q", c)
+		if c != actionRun && c != actionPublish && c != actionMerge {
+			return in, fmt.Errorf("input command: want run, publish or merge, not %q", c)
 		}
 		in.command = c
 	}
@@ -153,6 +160,15 @@ func readInputs(env Env) (actionInputs, error) {
 		}
 		in.runArgs = append(in.runArgs, "--pass-at="+v)
 	}
+	if v := input(env, "shard"); v != "" {
+		if in.command != actionRun {
+			return in, fmt.Errorf("input shard: only command run runs a shard, not %s", in.command)
+		}
+		if _, err := shard.Parse(v); err != nil {
+			return in, fmt.Errorf("input shard: %v", err)
+		}
+		in.runArgs = append(in.runArgs, "--shard="+v)
+	}
 	if v := input(env, "parallel"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
@@ -201,7 +217,40 @@ func readInputs(env Env) (actionInputs, error) {
 	// ${{ github.token }}, normally fills it).
 	p.token = firstSet(input(env, "github-token"), env.Getenv("GITHUB_TOKEN"))
 	in.publish = p
-	return in, nil
+	return in, readMergeInputs(env, &in)
+}
+
+// readMergeInputs reads the inputs of command merge (reports,
+// allow-missing), refusing them with another command. pass-at, fail-on,
+// max-report-size and report are read with the others.
+func readMergeInputs(env Env, in *actionInputs) error {
+	reports := lines(input(env, "reports"))
+	allowMissing, err := boolInput(env, "allow-missing", false)
+	if err != nil {
+		return err
+	}
+	if in.command != actionMerge {
+		switch {
+		case len(reports) > 0:
+			return fmt.Errorf("input reports: only command merge reads shard reports, not %s", in.command)
+		case allowMissing:
+			return fmt.Errorf("input allow-missing: only command merge merges shards, not %s", in.command)
+		}
+		return nil
+	}
+	if len(reports) == 0 {
+		return errors.New("input reports: command merge needs the shard reports: a folder (or lines of files and folders) relative to the workspace")
+	}
+	m := mergeConfig{reportPath: in.publish.reportPath, allowMissing: allowMissing, failOn: in.publish.failOn,
+		maxReportSize: in.publish.maxReportSize, passAt: []int{1}}
+	if v := input(env, "pass-at"); v != "" {
+		m.passAt, _ = verdict.ParsePassAt(v) // checked above
+	}
+	for _, r := range reports {
+		m.inputs = append(m.inputs, inWorkspace(env, r))
+	}
+	in.merge = m
+	return nil
 }
 
 // firstSet returns the first of its arguments that is not "".

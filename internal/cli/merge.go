@@ -92,23 +92,25 @@ func mergeCommand(args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, "behaves merge: --max-report-size must be positive")
 		return ExitUsage
 	}
-	return mergeReports(env, cfg)
+	code, _ := mergeReports(env, cfg)
+	return code
 }
 
 // mergeReports merges cfg.inputs into cfg.reportPath, prints the merged
-// report as run does, and returns its exit code.
-func mergeReports(env Env, cfg mergeConfig) int {
+// report as run does, and returns its exit code and whether the merged
+// report was written (not after a refusal).
+func mergeReports(env Env, cfg mergeConfig) (int, bool) {
 	paths, err := shardFiles(cfg.inputs, cfg.reportPath)
 	if err != nil {
 		printMessages(env.Stderr, env, "behaves merge: "+err.Error())
-		return ExitUsage
+		return ExitUsage, false
 	}
 	in := make([]report.MergeInput, 0, len(paths))
 	for _, p := range paths {
 		r, err := report.ReadFile(p, cfg.maxReportSize)
 		if err != nil {
 			printMessages(env.Stderr, env, "behaves merge: refusing to merge: "+err.Error())
-			return ExitUsage
+			return ExitUsage, false
 		}
 		in = append(in, report.MergeInput{Path: p, Report: r})
 	}
@@ -120,12 +122,12 @@ func mergeReports(env Env, cfg mergeConfig) int {
 		RunID: newRunID(), Version: version(), GitHub: origin})
 	if err != nil {
 		printMessages(env.Stderr, env, "behaves merge: refusing to merge: "+err.Error())
-		return ExitUsage
+		return ExitUsage, false
 	}
 	code := reportExitCode(merged, cfg.failOn)
 	if err := report.WriteJSON(cfg.reportPath, merged); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves merge: writing the report: %v\n", err)
-		code = ExitRunFailed
+		return ExitRunFailed, false
 	}
 	topts := report.TerminalOptions{GitHubActions: env.Getenv("GITHUB_ACTIONS") == "true", Token: report.NewToken()}
 	if err := report.WriteTerminal(env.Stdout, merged, topts); err != nil {
@@ -139,7 +141,7 @@ func mergeReports(env Env, cfg mergeConfig) int {
 		lines = append(lines, "behaves merge: a shard's run failed: "+merged.Error)
 	}
 	printMessages(env.Stderr, env, lines...)
-	return code
+	return code, true
 }
 
 // shardFiles expands the inputs: a file stands for itself, a folder for
