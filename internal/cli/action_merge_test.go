@@ -34,9 +34,12 @@ func TestActionShardsThenMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, i := range []string{"1", "2"} {
-		r := e.main(t, exitOne(), map[string]string{"shard": i + "/2", "report": "shards/shard-" + i + ".json", "comment": "off"}, "action")
+		r := e.main(t, exitOne(), map[string]string{"shard": i + "/2", "report": "shards/shard-" + i + ".json", "check-run": "true"}, "action")
 		if r.code != ExitTrue && r.code != ExitFalse {
 			t.Fatalf("shard %s/2: exit %d\n%s%s", i, r.code, r.stdout, r.stderr)
+		}
+		if e.file(t, "step_summary") != "" || !strings.Contains(e.file(t, "set_output"), "verdict=") {
+			t.Errorf("shard %s/2: a summary, or no outputs: the merge job publishes the summary, a shard sets its outputs", i)
 		}
 		rep, err := report.ReadFile(filepath.Join(ws, "shards", "shard-"+i+".json"), DefaultMaxReadReport)
 		if err != nil {
@@ -46,8 +49,11 @@ func TestActionShardsThenMerge(t *testing.T) {
 			t.Fatalf("shard %s/2 report: %d programs, shard %+v", i, len(rep.Programs), rep.Shard)
 		}
 	}
-	if comments, writes := e.gh.snapshot(); len(comments) != 0 || len(writes) != 0 {
-		t.Fatalf("the shard steps wrote to GitHub: %+v", writes)
+	e.gh.mu.Lock()
+	shardRuns := len(e.gh.checkRuns)
+	e.gh.mu.Unlock()
+	if comments, writes := e.gh.snapshot(); len(comments) != 0 || len(writes) != 0 || shardRuns != 0 {
+		t.Fatalf("the shard steps wrote to GitHub (comment: update and check-run: true are the merge job's): %+v", writes)
 	}
 
 	r := e.main(t, Env{}, map[string]string{"command": "merge", "reports": "shards", "check-run": "true", "report": "merged.json"}, "action")

@@ -216,6 +216,7 @@ func readInputs(env Env) (actionInputs, error) {
 	// The token: the input, else GITHUB_TOKEN (the input's default,
 	// ${{ github.token }}, normally fills it).
 	p.token = firstSet(input(env, "github-token"), env.Getenv("GITHUB_TOKEN"))
+	p.shard = input(env, "shard") != ""
 	in.publish = p
 	return in, readMergeInputs(env, &in)
 }

@@ -68,6 +68,11 @@ type publishConfig struct {
 	// htmlPath is where the HTML report is written ("" for none): the
 	// action's html input.
 	htmlPath string
+	// shard is set for the action's run of one shard (input shard): the
+	// step sets its outputs and prints its annotations, but writes no job
+	// summary, comment or check run; the merge job publishes those once
+	// for the whole matrix.
+	shard bool
 }
 
 const publishUsage = `usage: behaves publish [--report FILE] [--github-token TOKEN] [--fail-on false|undetermined]
@@ -216,7 +221,7 @@ func publishReport(ctx context.Context, env Env, cfg publishConfig, runCode int)
 			fmt.Fprintln(out, l)
 		}
 	}
-	if path := env.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
+	if path := env.Getenv("GITHUB_STEP_SUMMARY"); path != "" && !cfg.shard {
 		if err := appendFile(path, publish.Summary(rep, opts)); err != nil {
 			notice(out, "behaves: the job summary was not written: "+err.Error())
 		}
@@ -319,7 +324,7 @@ func conclusion(rep report.Report, code int) gh.Conclusion {
 // failure is a notice or a warning, never the exit code.
 func postToGitHub(ctx context.Context, env Env, cfg publishConfig, rep report.Report, ev *gh.Event, anns []publish.Annotation, opts publish.Options, code int) {
 	wantComment := cfg.comment != gh.CommentOff
-	if !wantComment && !cfg.checkRun || ev == nil {
+	if !wantComment && !cfg.checkRun || ev == nil || cfg.shard {
 		return
 	}
 	client, err := gh.NewClient(gh.Env{
