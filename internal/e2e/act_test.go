@@ -267,8 +267,13 @@ func copyRepo(t *testing.T, root string) (ws, head string) {
 // and when the test ends gives the tag back to the image it named before,
 // or removes it when it named nothing (only when the image keeps another
 // name: removing its last name would delete the image).
+//
+// The act tests hold the tag one at a time (actTag): one's cleanup must not
+// take the tag from another's act run.
 func tagForAct(t *testing.T, cl *client.Client, action string) {
 	t.Helper()
+	actTag.Lock()
+	t.Cleanup(actTag.Unlock) // registered first: runs after the tag is given back
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	before := ""
@@ -301,6 +306,10 @@ func tagForAct(t *testing.T, cl *client.Client, action string) {
 		}
 	})
 }
+
+// actTag serializes the tests that run act: each tags the action's image
+// as actActionImage for its run (tagForAct).
+var actTag sync.Mutex
 
 // daemonObject is a container, volume or network the daemon created.
 type daemonObject struct{ kind, id, name string }
