@@ -281,7 +281,10 @@ func reportExitCode(rep report.Report, failOn FailOn) int {
 	case rep.Error != "":
 		return ExitRunFailed
 	}
-	return exitCode(rep.Verdict, false, failOn, rep.Counts.Cases.Nondeterministic > 0)
+	// A shard that never reported is a part of the suite nobody judged:
+	// like a nondeterministic case, never a pass, whatever fail-on says.
+	missing := rep.Shard != nil && len(rep.Shard.Missing) > 0
+	return exitCode(rep.Verdict, false, failOn, rep.Counts.Cases.Nondeterministic > 0 || missing)
 }
 
 // worse returns the more severe of two exit codes: 4, then 2, then 1, then
