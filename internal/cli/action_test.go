@@ -277,7 +277,7 @@ profiles:
   sh: {image: "` + img + `", command: ["/bin/sh"], timeout: 10s}
 programs:
   - {name: good, file: good.sh, profile: sh, cases: [{name: ok, expect: {stdout: {equals: "ok\n"}}}]}
-  - {name: "::error::name", file: hostile.sh, profile: sh, cases: [{name: "##[error]case", expect: {stdout: {contains: "::error::forged"}}}]}
+  - {name: "::error::name", file: hostile.sh, profile: sh, cases: [{name: "case ##[error]case", expect: {stdout: {contains: "::error::forged"}}}]}
 `,
 		"good.sh":    "echo ok\n",
 		"hostile.sh": hostile,
