@@ -13,17 +13,15 @@
 # Build arguments:
 #   BUILDER_IMAGE  the builder stage's image: Go (the go.mod version, found
 #                  first on PATH), /etc/ssl/certs/ca-certificates.crt, a shell.
-#                  The default names the release's Go image by tag. A release
-#                  build pins it by digest, resolved when it builds
-#                  (examples/workflows/release.yml):
-#                  golang:1.26.8-bookworm@sha256:<digest>. No digest is written
-#                  here: this repository is developed where no registry can be
-#                  reached to look one up, and an unverified one would break
-#                  every build; see docs/action-image.md.
+#                  The default pins the Go image by its digest (the tag's
+#                  multi-platform index), so `image: Dockerfile` builds on the
+#                  same bytes in every job; a release build resolves the digest
+#                  again when it builds (examples/workflows/release.yml). See
+#                  docs/action-image.md for where this digest comes from.
 #   GOPROXY        where the modules come from: the default proxy, or "off"
 #                  when BUILDER_IMAGE already holds them in its module cache
 #                  (GOMODCACHE), as the offline build's image does.
-ARG BUILDER_IMAGE=golang:1.26.8-bookworm
+ARG BUILDER_IMAGE=golang:1.26.8-bookworm@sha256:a688600ca24f8a4d3ca77f95b0dd40704a9fc787c826660eb7ba0b641b8b175d
 
 FROM ${BUILDER_IMAGE} AS build
 ARG GOPROXY=https://proxy.golang.org,direct
