@@ -47,6 +47,34 @@ type Profile struct {
 	// NetworkFiles says whether the engine manages the container's
 	// /etc/hosts and /etc/resolv.conf. "" is NetworkFilesNone.
 	NetworkFiles NetworkFiles
+	// Build, when set, is a stage that runs once per program attempt before
+	// its invocations. Command is then the full argv prefix of every
+	// invocation: nothing is appended but the invocation's args.
+	Build *Build
+}
+
+// Build is a profile's build stage: one container per program attempt, with
+// the program's files read-only at /program and a writable volume at
+// /build that every invocation then mounts read-only. User, Env and
+// Runtime are the profile's. Sizes are bytes.
+type Build struct {
+	// Image is pinned like the profile's (it defaults to it in the spec).
+	Image string
+	// Command is the build's argv prefix; "/program/<ProgramName>" follows it.
+	Command []string
+	// Timeout, Memory, CPUs, Pids, OutputLimit and OutputCeiling bound the
+	// build container as they bound a program's.
+	Timeout       time.Duration
+	Memory        int64
+	CPUs          float64
+	Pids          int64
+	OutputLimit   int64
+	OutputCeiling int64
+	// OutputSize is what /build may hold after the build.
+	OutputSize int64
+	// Tmpfs are the build's scratch mounts (the spec defaults them to
+	// {/tmp: 64MiB}).
+	Tmpfs map[string]int64
 }
 
 // NetworkFiles is a profile's network_files: whether the engine sets up its
@@ -88,6 +116,8 @@ const (
 	LimitNone   ResourceLimit = ""
 	LimitMemory ResourceLimit = "memory"
 	LimitOutput ResourceLimit = "output"
+	// LimitBuildOutput: the build left more in /build than its output_size.
+	LimitBuildOutput ResourceLimit = "build_output"
 )
 
 // Stream is one output stream as observed: the retained bytes (at most the
@@ -141,6 +171,10 @@ type Event struct {
 	// SandboxError, when set, says why this invocation's evidence is
 	// incomplete (the sandbox failed, or the run was not started).
 	SandboxError string
+	// BuildFailure, when set, says that the invocation did not run because
+	// the program's build failed (observed evidence: the case is false),
+	// and how: "build failed: exit 1: main.c:3:5: error: …".
+	BuildFailure string
 }
 
 // Settings records the container settings an attempt applied, for the report.
@@ -215,6 +249,14 @@ type Attempt interface {
 	// Close removes what Prepare made. It must work on a context that is
 	// not the (possibly cancelled) run context.
 	Close(ctx context.Context) error
+}
+
+// Builder is an Attempt of a program whose profile has a build stage. The
+// scheduler calls Build once, before the attempt's first Run, and runs no
+// invocation unless the build succeeded (see BuildFailure). Its event and
+// error mean what Run's do.
+type Builder interface {
+	Build(ctx context.Context) (Event, error)
 }
 
 // LeftoverError marks a failure to remove something the sandbox made. When

@@ -33,4 +33,7 @@ type Observation struct {
 	Settings Settings
 	// Events holds one event per invocation, in the job's order.
 	Events []Event
+	// Build is the build stage's event when the profile has one and it ran
+	// or was due (nil otherwise).
+	Build *Event
 }

@@ -242,6 +242,11 @@ type jobState struct {
 	left      int    // invocations not yet finished
 	stopped   bool   // a container could not be removed: run no more
 	closed    bool
+
+	buildOnce sync.Once
+	// buildStop, once the build ran, is the event every invocation gets
+	// instead of running (nil: the build succeeded, or there is none).
+	buildStop *Event
 }
 
 // settle records the preparation's result and wakes the workers waiting
@@ -277,6 +282,10 @@ func (s *jobState) settle(ctx context.Context, r Prepared) {
 	s.mu.Lock()
 	if a != nil {
 		s.obs.Settings = a.Settings()
+	}
+	if err != nil && s.job.Profile.Build != nil {
+		// The build was due but never ran: the report says why.
+		s.obs.Build = &Event{SandboxError: err.Error()}
 	}
 	if a == nil && s.holdsRoom {
 		s.holdsRoom = false
@@ -325,7 +334,52 @@ func (s *jobState) runOne(ctx context.Context, k int) Event {
 	if l := s.lost.err(); l != nil {
 		return Event{SandboxError: notRunLost(l)}
 	}
+	b, ok := a.(Builder)
+	if !ok && s.job.Profile.Build != nil {
+		return Event{SandboxError: "the sandbox cannot run the profile's build stage"}
+	}
+	if s.job.Profile.Build != nil {
+		s.buildOnce.Do(func() { s.build(ctx, b) })
+		s.mu.Lock()
+		stop, stopped := s.buildStop, s.stopped
+		s.mu.Unlock()
+		switch {
+		case stop != nil:
+			return *stop
+		case stopped:
+			return Event{SandboxError: NotRunStopped}
+		}
+	}
 	ev, err := a.Run(ctx, s.job.Invocations[k])
+	s.noteRunError(err)
+	return ev
+}
+
+// build runs the program's build stage (once, by the first worker to need
+// it; the others wait for it in buildOnce) and records its event and what
+// the invocations get when it did not succeed: a failed build (observed)
+// makes them false through Event.BuildFailure, a build the sandbox could
+// not observe makes them undetermined.
+func (s *jobState) build(ctx context.Context, b Builder) {
+	ev, err := b.Build(ctx)
+	s.noteRunError(err)
+	var stop *Event
+	switch {
+	case ev.SandboxError != "":
+		stop = &Event{SandboxError: "build: " + ev.SandboxError}
+	case BuildFailure(ev) != "":
+		stop = &Event{BuildFailure: BuildFailure(ev), ProgramSHA256: ev.ProgramSHA256}
+	}
+	s.mu.Lock()
+	s.obs.Build = &ev
+	s.buildStop = stop
+	s.mu.Unlock()
+}
+
+// noteRunError records the error of an Attempt's Run or Build: a removal
+// failure stops the program's remaining cases and is a sandbox warning; a
+// loss of the sandbox stops the run.
+func (s *jobState) noteRunError(err error) {
 	if err != nil {
 		cause, left, lost := splitFailure(err)
 		if lost != nil {
@@ -341,7 +395,6 @@ func (s *jobState) runOne(ctx context.Context, k int) Event {
 		s.obs.SandboxWarnings = append(s.obs.SandboxWarnings, left...)
 		s.mu.Unlock()
 	}
-	return ev
 }
 
 // close removes what Prepare made, once, on a fresh context, and frees
@@ -390,6 +443,10 @@ func (s *jobState) observation() Observation {
 		}
 	}
 	o.SandboxWarnings = append([]string{}, s.obs.SandboxWarnings...)
+	if s.obs.Build != nil {
+		b := *s.obs.Build
+		o.Build = &b
+	}
 	o.Acquisition, o.Reasons = acquisition(o.Events)
 	return o
 }

@@ -39,6 +39,8 @@ type CaseResult struct {
 // Checks come in the order exit_code, stdout, stderr (a stream only when it
 // has a matcher). The case is:
 //
+//   - false when the program's build failed (ev.BuildFailure: the case did
+//     not run, and the reason is the build's);
 //   - undetermined when the sandbox reported an error (the reason is that
 //     error): the evidence is incomplete, whatever it holds;
 //   - false when any check is a settled mismatch: a timeout, a memory or
@@ -54,6 +56,16 @@ type CaseResult struct {
 // The reason is the first false check's reason, else the first undetermined
 // check's, else "".
 func Judge(exp Expectation, ev runner.Event) CaseResult {
+	if ev.BuildFailure != "" && ev.SandboxError == "" {
+		// The program's build failed: observed evidence, and no invocation
+		// can behave as intended without a program to run.
+		why := oneLine(ev.BuildFailure)
+		checks := []Check{{What: "exit_code", Expected: strconv.Itoa(exp.ExitCode), Actual: "none", Verdict: False, Reason: why}}
+		for _, st := range streams(exp, ev) {
+			checks = append(checks, Check{What: st.name, Matcher: st.m, Expected: matcherForm(*st.m), Reason: why})
+		}
+		return CaseResult{Verdict: False, Reason: why, Checks: checks}
+	}
 	if ev.SandboxError != "" {
 		why := oneLine(ev.SandboxError)
 		checks := []Check{{What: "exit_code", Expected: strconv.Itoa(exp.ExitCode), Reason: why}}
