@@ -242,6 +242,28 @@ func dump(t *testing.T, s *Spec) string {
 		Files   map[string]string `json:"files"`
 		Cases   []kase            `json:"cases"`
 	}
+	type build struct {
+		Image         string            `json:"image"`
+		Command       []string          `json:"command"`
+		Timeout       string            `json:"timeout"`
+		Memory        string            `json:"memory"`
+		CPUs          float64           `json:"cpus"`
+		Pids          int64             `json:"pids"`
+		OutputLimit   string            `json:"output_limit"`
+		OutputCeiling string            `json:"output_ceiling"`
+		OutputSize    string            `json:"output_size"`
+		Tmpfs         map[string]string `json:"tmpfs"`
+	}
+	sizes := func(m map[string]int64) map[string]string {
+		if m == nil {
+			return nil
+		}
+		out := map[string]string{}
+		for k, v := range m {
+			out[k] = verdict.FormatSize(v)
+		}
+		return out
+	}
 	type profile struct {
 		Pos           string            `json:"pos"`
 		Name          string            `json:"name"`
@@ -260,6 +282,7 @@ func dump(t *testing.T, s *Spec) string {
 		Runtime       string            `json:"runtime"`
 		NetworkFiles  string            `json:"network_files"`
 		Repeat        int               `json:"repeat,omitempty"`
+		Build         *build            `json:"build,omitempty"`
 	}
 	type spec struct {
 		Path     string             `json:"path"`
@@ -283,6 +306,15 @@ func dump(t *testing.T, s *Spec) string {
 			OutputLimit: verdict.FormatSize(r.OutputLimit), OutputCeiling: verdict.FormatSize(r.OutputCeiling),
 			User: r.User, Tmpfs: tmpfs, Env: r.Env, Runtime: r.Runtime, NetworkFiles: string(r.NetworkFiles),
 			Repeat: p.Repeat,
+		}
+		if b := r.Build; b != nil {
+			dp := out.Profiles[name]
+			dp.Build = &build{
+				Image: b.Image, Command: b.Command, Timeout: formatDuration(b.Timeout), Memory: verdict.FormatSize(b.Memory),
+				CPUs: b.CPUs, Pids: b.Pids, OutputLimit: verdict.FormatSize(b.OutputLimit), OutputCeiling: verdict.FormatSize(b.OutputCeiling),
+				OutputSize: verdict.FormatSize(b.OutputSize), Tmpfs: sizes(b.Tmpfs),
+			}
+			out.Profiles[name] = dp
 		}
 	}
 	for _, p := range s.Programs {

@@ -42,7 +42,7 @@ const (
 var profileKeys = []string{
 	"image", "command", "program_name", "timeout", "memory", "cpus", "pids",
 	"output_limit", "output_ceiling", "user", "tmpfs", "env", "runtime",
-	"network_files", "repeat",
+	"network_files", "repeat", "build",
 }
 
 var (
@@ -287,6 +287,13 @@ func (l *loader) profile(name string, key, n *yaml.Node) *profileState {
 
 	if f, ok := fs.get("repeat"); ok {
 		st.prof.Repeat = l.repeat(f.val)
+	}
+
+	if f, ok := fs.get("build"); ok {
+		rt.Build = l.build(f.val, what+".build", &rt)
+		if tf, ok := fs.get("tmpfs"); ok {
+			l.notOverBuild(tf.val, rt.Tmpfs)
+		}
 	}
 
 	st.prof.Runtime = rt

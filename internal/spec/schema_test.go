@@ -175,7 +175,7 @@ func TestSchemaKeysAreLoaderKeys(t *testing.T) {
 	check("the spec", doc.Properties, doc.AdditionalProperties, topKeys)
 	tables := map[string][]string{
 		"profile": profileKeys, "program": programKeys, "case": caseKeys,
-		"expect": expectKeys, "matcher": matcherKeys,
+		"expect": expectKeys, "matcher": matcherKeys, "build": buildKeys,
 	}
 	if got := slices.Sorted(maps.Keys(doc.Defs)); !slices.Equal(got, slices.Sorted(maps.Keys(tables))) {
 		t.Errorf("$defs %v, want one per loader table %v", got, slices.Sorted(maps.Keys(tables)))
@@ -355,6 +355,7 @@ var errSpecKinds = map[string]string{
 	"forged_text":                  "schema",
 	"image_override":               "schema", // a profile without image, which only --image fills
 	"network_files":                "schema",
+	"build":                        "schema",
 	"case_name_hash":               "schema",
 	"cases_file_both":              "schema",
 	"cases_file_empty":             "validate", // the cases file's contents: the schema sees the spec only

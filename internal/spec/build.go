@@ -1,0 +1,183 @@
+package spec
+
+import (
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// Build stage defaults: every field but command defaults to the profile's
+// value, except these.
+const (
+	// DefaultBuildOutputSize is what /build may hold after the build.
+	DefaultBuildOutputSize = 64 << 20
+	// DefaultBuildTmpfsSize is the size of the build's /tmp when the build
+	// names no tmpfs of its own: compilers need a writable temporary
+	// folder (gcc under a read-only root without /tmp dies with signal 11).
+	DefaultBuildTmpfsSize = 64 << 20
+)
+
+// buildDir is where the build's output is mounted (writable in the build,
+// read-only in every case).
+const buildDir = "/build"
+
+var buildKeys = []string{
+	"image", "command", "timeout", "memory", "cpus", "pids",
+	"output_limit", "output_ceiling", "output_size", "tmpfs",
+}
+
+// build parses a profile's build stage. rt holds the profile as parsed so
+// far: its image and limits are the build's defaults, and with a build its
+// command becomes the full argv prefix of every case.
+func (l *loader) build(n *yaml.Node, what string, rt *runner.Profile) *runner.Build {
+	b := &runner.Build{
+		Image:         rt.Image,
+		Timeout:       rt.Timeout,
+		Memory:        rt.Memory,
+		CPUs:          rt.CPUs,
+		Pids:          rt.Pids,
+		OutputLimit:   rt.OutputLimit,
+		OutputCeiling: rt.OutputCeiling,
+		OutputSize:    DefaultBuildOutputSize,
+		Tmpfs:         map[string]int64{"/tmp": DefaultBuildTmpfsSize},
+	}
+	fs, ok := l.mapping(n, what, `a mapping with at least command, like {command: ["gcc", "-O2", "-o", "/build/main"]}`, buildKeys)
+	if !ok {
+		return nil
+	}
+	if f, ok := fs.get("image"); ok {
+		if s, ok := l.strLike(f.val, "build image", "name@sha256:<64 hex> or sha256:<64 hex>"); ok {
+			if msg := checkImage(s); msg != "" {
+				l.errorf(f.val, "build %s", msg)
+			} else if msg := l.checkRegistry(s); msg != "" {
+				l.errorf(f.val, "build %s", msg)
+			} else {
+				b.Image = s
+			}
+		}
+	}
+	if f, ok := fs.get("command"); ok {
+		if cmd, ok := l.stringList(f.val, "build command", `["gcc", "-O2", "-o", "/build/main"]`); ok {
+			switch {
+			case len(cmd) == 0:
+				l.errorf(f.val, "build command must not be empty: give the compiler's argv, like [\"gcc\", \"-O2\", \"-o\", \"/build/main\"] (/program/<program_name> is appended)")
+			case cmd[0] == "":
+				l.errorf(f.val.Content[0], "build command[0] must not be empty: it is the executable to run")
+			default:
+				b.Command = cmd
+			}
+		}
+	} else {
+		l.errorf(n, "%s is missing required key command: the compiler's argv, like [\"gcc\", \"-O2\", \"-o\", \"/build/main\"] (/program/<program_name> is appended)", what)
+	}
+	if f, ok := fs.get("timeout"); ok {
+		if s, ok := l.strLike(f.val, "build timeout", "60s or 2m"); ok {
+			d, err := time.ParseDuration(s)
+			switch {
+			case err != nil:
+				l.errorf(f.val, "build timeout %q is not a duration: write a number with a unit, e.g. 60s or 2m", short(s))
+			case d <= 0:
+				l.errorf(f.val, "build timeout %s must be greater than 0", s)
+			case d > l.opt.Ceilings.MaxTimeout:
+				l.errorf(f.val, "build timeout %s exceeds --max-timeout %s: lower it or raise the ceiling", s, formatDuration(l.opt.Ceilings.MaxTimeout))
+			default:
+				b.Timeout = d
+			}
+		}
+	}
+	if f, ok := fs.get("memory"); ok {
+		if v, ok := l.size(f.val, "build memory"); ok {
+			switch {
+			case v < minMemory:
+				l.errorf(f.val, "build memory %s is below Docker's minimum of %s", f.val.Value, verdict.FormatSize(minMemory))
+			case v > l.opt.Ceilings.MaxMemory:
+				l.errorf(f.val, "build memory %s exceeds --max-memory %s: lower it or raise the ceiling", f.val.Value, verdict.FormatSize(l.opt.Ceilings.MaxMemory))
+			default:
+				b.Memory = v
+			}
+		}
+	}
+	if f, ok := fs.get("cpus"); ok {
+		if v, ok := l.number(f.val, "build cpus"); ok {
+			if v < minCPUs || v > maxCPUs {
+				l.errorf(f.val, "build cpus %s must be between %v and %v (e.g. 0.5 for half a core)", f.val.Value, minCPUs, maxCPUs)
+			} else {
+				b.CPUs = v
+			}
+		}
+	}
+	if f, ok := fs.get("pids"); ok {
+		if v, ok := l.integer(f.val, "build pids"); ok {
+			switch {
+			case v <= 0:
+				l.errorf(f.val, "build pids %d must be greater than 0 (a process limit of 0 would mean unlimited)", v)
+			case v > l.opt.Ceilings.MaxPids:
+				l.errorf(f.val, "build pids %d exceeds --max-pids %d: lower it or raise the ceiling", v, l.opt.Ceilings.MaxPids)
+			default:
+				b.Pids = v
+			}
+		}
+	}
+	limitSet := false
+	if f, ok := fs.get("output_limit"); ok {
+		if v, ok := l.size(f.val, "build output_limit"); ok {
+			switch {
+			case v <= 0:
+				l.errorf(f.val, "build output_limit must be greater than 0")
+			case v > l.opt.Ceilings.MaxOutputLimit:
+				l.errorf(f.val, "build output_limit %s exceeds --max-output-limit %s: lower it or raise the ceiling", f.val.Value, verdict.FormatSize(l.opt.Ceilings.MaxOutputLimit))
+			default:
+				b.OutputLimit, limitSet = v, true
+			}
+		}
+	}
+	if f, ok := fs.get("output_ceiling"); ok {
+		if v, ok := l.size(f.val, "build output_ceiling"); ok {
+			switch {
+			case v > l.opt.Ceilings.MaxOutput:
+				l.errorf(f.val, "build output_ceiling %s exceeds --max-output %s: lower it or raise the ceiling", f.val.Value, verdict.FormatSize(l.opt.Ceilings.MaxOutput))
+			case v < b.OutputLimit:
+				l.errorf(f.val, "build output_ceiling %s is below the build's output_limit %s: raise it to at least output_limit", f.val.Value, verdict.FormatSize(b.OutputLimit))
+			default:
+				b.OutputCeiling = v
+			}
+		}
+	} else if limitSet || b.OutputCeiling < b.OutputLimit {
+		b.OutputCeiling = min(DefaultOutputCeilingFactor*b.OutputLimit, max(l.opt.Ceilings.MaxOutput, b.OutputLimit))
+	}
+	if f, ok := fs.get("output_size"); ok {
+		if v, ok := l.size(f.val, "build output_size"); ok {
+			switch {
+			case v <= 0:
+				l.errorf(f.val, "build output_size must be greater than 0: it is what /build may hold after the build")
+			case v > l.opt.Ceilings.MaxOutput:
+				l.errorf(f.val, "build output_size %s exceeds --max-output %s: lower it or raise the ceiling", f.val.Value, verdict.FormatSize(l.opt.Ceilings.MaxOutput))
+			default:
+				b.OutputSize = v
+			}
+		}
+	}
+	if f, ok := fs.get("tmpfs"); ok {
+		b.Tmpfs = l.tmpfs(f.val, what+".tmpfs")
+		l.notOverBuild(f.val, b.Tmpfs)
+	}
+	return b
+}
+
+// notOverBuild refuses a tmpfs over /build (the build's output volume),
+// at the tmpfs key's position.
+func (l *loader) notOverBuild(n *yaml.Node, tmpfs map[string]int64) {
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if _, ok := tmpfs[k.Value]; ok && (k.Value == buildDir || strings.HasPrefix(k.Value, buildDir+"/")) {
+			l.errorf(k, "tmpfs path %s would cover %s, where the build's output is mounted: use another folder, like /tmp", k.Value, buildDir)
+		}
+	}
+}
