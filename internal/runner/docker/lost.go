@@ -117,6 +117,11 @@ func (w watchedEngine) CopyToContainer(ctx context.Context, containerID, dstPath
 	return w.note("copying into a container", w.engine.CopyToContainer(ctx, containerID, dstPath, content, options))
 }
 
+func (w watchedEngine) CopyFromContainer(ctx context.Context, containerID, srcPath string) (io.ReadCloser, container.PathStat, error) {
+	r, st, err := w.engine.CopyFromContainer(ctx, containerID, srcPath)
+	return r, st, w.note("copying from a container", err)
+}
+
 func (w watchedEngine) ContainerAttach(ctx context.Context, containerID string, options container.AttachOptions) (types.HijackedResponse, error) {
 	r, err := w.engine.ContainerAttach(ctx, containerID, options)
 	return r, w.note("attaching to a container", err)

@@ -70,6 +70,12 @@ type archiveEntry struct {
 	name string // relative to the program's root; a directory ends in "/"
 	data []byte
 	dir  bool
+	// owned entries have their own owner and mode (a build volume's root,
+	// name "": the volume's own directory); the others are root's, with
+	// programFileMode or programDirMode.
+	owned    bool
+	uid, gid int
+	mode     int64
 }
 
 // programLayout checks a program's files (path relative to /program →
@@ -123,10 +129,15 @@ func deliveryTar(programs [][]archiveEntry) ([]byte, error) {
 				Gname:   "root",
 				ModTime: modTime,
 			}
-			if e.dir {
+			switch {
+			case e.owned && e.dir:
+				hdr.Typeflag = tar.TypeDir
+				hdr.Uid, hdr.Gid, hdr.Uname, hdr.Gname = e.uid, e.gid, "", ""
+				hdr.Mode = e.mode
+			case e.dir:
 				hdr.Typeflag = tar.TypeDir
 				hdr.Mode = programDirMode
-			} else {
+			default:
 				hdr.Typeflag = tar.TypeReg
 				hdr.Mode = programFileMode
 				hdr.Size = int64(len(e.data))

@@ -38,14 +38,14 @@ import (
 // which runs on a fresh context with its own deadline.
 func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Event, err error) {
 	s := a.sb
-	cfg, hc := containerConfig(a.prof, a.img, a.rt, a.volume, inv, labels(s.opt, RoleProgram))
+	cfg, hc := a.config(inv)
 	ev = a.newEvent(cfg, inv)
 	if ctx.Err() != nil {
 		ev.SandboxError = "interrupted"
 		return ev, nil
 	}
 
-	name := s.nextName("")
+	name := s.nextName(a.suffix)
 	cctx, cancel := s.createCtx(ctx)
 	created, err := s.cli.ContainerCreate(cctx, cfg, hc, nil, nil, name)
 	cancel()
@@ -168,6 +168,9 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 		return ev, nil
 	}
 	judge(&ev, info.State, res, startedAt, a.prof.Timeout)
+	if a.afterExit != nil && ev.SandboxError == "" && info.State.Status == container.StateExited {
+		a.afterExit(ctx, created.ID, &ev)
+	}
 	checkOOM = ev.SandboxError == "" && info.State.Status == container.StateExited && !info.State.OOMKilled
 	createdAt = info.Created
 	return ev, nil
@@ -259,6 +262,19 @@ func (f *frameReader) Read(p []byte) (int, error) {
 
 // newEvent is an invocation's event before anything ran: everything known
 // from the attempt and the configuration, with empty (non-nil) streams.
+// config is the configuration of the container that runs inv.
+func (a *Attempt) config(inv runner.Invocation) (*container.Config, *container.HostConfig) {
+	role := a.role
+	if role == "" {
+		role = RoleProgram
+	}
+	cfg, hc := containerConfig(a.prof, a.img, a.rt, a.volume, inv, labels(a.sb.opt, role))
+	if a.adjust != nil {
+		a.adjust(cfg, hc)
+	}
+	return cfg, hc
+}
+
 func (a *Attempt) newEvent(cfg *container.Config, inv runner.Invocation) runner.Event {
 	command := append(slices.Clone([]string(cfg.Entrypoint)), cfg.Cmd...)
 	return runner.Event{

@@ -51,6 +51,8 @@ const (
 	RoleProgram = "program" // a container that runs an invocation
 	RoleHelper  = "helper"  // a never-started container that fills a volume
 	RoleVolume  = "volume"  // a program volume
+	// RoleBuild labels a build stage's container and its /build volume.
+	RoleBuild = "build"
 )
 
 // Defaults of the Options durations.
@@ -103,6 +105,7 @@ type engine interface {
 	VolumeInspect(ctx context.Context, volumeID string) (volume.Volume, error)
 	ContainerCreate(ctx context.Context, config *container.Config, hostConfig *container.HostConfig, networkingConfig *network.NetworkingConfig, platform *ocispec.Platform, containerName string) (container.CreateResponse, error)
 	CopyToContainer(ctx context.Context, containerID, dstPath string, content io.Reader, options container.CopyToContainerOptions) error
+	CopyFromContainer(ctx context.Context, containerID, srcPath string) (io.ReadCloser, container.PathStat, error)
 	ContainerAttach(ctx context.Context, containerID string, options container.AttachOptions) (types.HijackedResponse, error)
 	ContainerWait(ctx context.Context, containerID string, condition container.WaitCondition) (<-chan container.WaitResponse, <-chan error)
 	ContainerStart(ctx context.Context, containerID string, options container.StartOptions) error
@@ -384,17 +387,23 @@ func (s *Sandbox) Prepare(ctx context.Context, batch []runner.Request) []runner.
 			out[d.index].Err = d.err
 			continue
 		}
-		cfg, hc := containerConfig(d.prof, d.img, d.rt, d.volume, runner.Invocation{}, labels(s.opt, RoleProgram))
-		out[d.index].Attempt = &Attempt{
+		a := &Attempt{
 			sb:            s,
 			prof:          d.prof,
 			img:           d.img,
 			rt:            d.rt,
 			volume:        d.volume,
 			programSHA256: d.programSHA256,
-			settings:      settingsFrom(d.prof, d.img, cfg, hc),
-			limits:        limitsFrom(d.prof, hc),
+			role:          RoleProgram,
 		}
+		if d.build != nil {
+			a.build = d.build
+			a.adjust = runWithBuild(d.build.volume)
+		}
+		cfg, hc := a.config(runner.Invocation{})
+		a.settings = settingsFrom(d.prof, d.img, cfg, hc)
+		a.limits = limitsFrom(d.prof, hc)
+		out[d.index].Attempt = a
 	}
 	if lost := s.lostErr(); lost != nil {
 		for i := range out {
@@ -415,7 +424,10 @@ type delivery struct {
 	layout        []archiveEntry // the files as under /program
 	programSHA256 string
 	volume        string
-	err           error
+	// build is the build stage's plan (nil without one); its volume is
+	// made and made writable in the same delivery.
+	build *buildPlan
+	err   error
 }
 
 // plan checks what a program needs before anything is made for it: its
@@ -433,11 +445,17 @@ func (s *Sandbox) plan(ctx context.Context, prog runner.Program, prof runner.Pro
 	if err != nil {
 		return nil, fmt.Errorf("profile %s: %w", prof.Name, err)
 	}
+	var build *buildPlan
+	if prof.Build != nil {
+		if build, err = s.planBuild(ctx, prof); err != nil {
+			return nil, err
+		}
+	}
 	files, err := programFiles(prog, prof.ProgramName)
 	if err == nil {
 		var layout []archiveEntry
 		if layout, err = programLayout(files); err == nil {
-			return &delivery{prof: prof, img: img, rt: rt, layout: layout, programSHA256: sha256Hex(prog.Files[prog.Entry])}, nil
+			return &delivery{prof: prof, img: img, rt: rt, layout: layout, programSHA256: sha256Hex(prog.Files[prog.Entry]), build: build}, nil
 		}
 	}
 	return nil, fmt.Errorf("laying out the program: %w", err)
@@ -471,7 +489,13 @@ func (s *Sandbox) deliver(ctx context.Context, group []*delivery) {
 			d.err = ctx.Err()
 			continue
 		}
-		d.volume, d.err = s.createVolume(ctx)
+		d.volume, d.err = s.createVolume(ctx, "-program", RoleVolume)
+		if d.err == nil && d.build != nil {
+			d.build.volume, d.err = s.createVolume(ctx, "-build", RoleBuild)
+			if d.err != nil {
+				d.err = errors.Join(d.err, runner.Leftover(s.removeVolume(s.cleanupParent(ctx), d.volume)))
+			}
+		}
 		if d.err == nil {
 			made = append(made, d)
 		}
@@ -479,10 +503,15 @@ func (s *Sandbox) deliver(ctx context.Context, group []*delivery) {
 	if len(made) == 0 {
 		return
 	}
-	volumes := make([]string, len(made))
-	programs := make([][]archiveEntry, len(made))
-	for k, d := range made {
-		volumes[k], programs[k] = d.volume, d.layout
+	var volumes []string
+	var programs [][]archiveEntry
+	for _, d := range made {
+		volumes, programs = append(volumes, d.volume), append(programs, d.layout)
+		if d.build != nil {
+			// The build volume's root, owned by the build's user: the
+			// only entry of its part of the archive.
+			volumes, programs = append(volumes, d.build.volume), append(programs, buildVolumeLayout(d.prof.User))
+		}
 	}
 	err := s.fillVolumes(ctx, made[0].prof, made[0].img, volumes, programs)
 	if err == nil {
@@ -490,6 +519,9 @@ func (s *Sandbox) deliver(ctx context.Context, group []*delivery) {
 	}
 	for _, d := range made {
 		d.err = errors.Join(err, runner.Leftover(s.removeVolume(s.cleanupParent(ctx), d.volume)))
+		if d.build != nil {
+			d.err = errors.Join(d.err, runner.Leftover(s.removeVolume(s.cleanupParent(ctx), d.build.volume)))
+		}
 	}
 }
 
@@ -498,11 +530,14 @@ func (s *Sandbox) deliver(ctx context.Context, group []*delivery) {
 // be found and removed (removeFailedVolumeCreate), and every warning names
 // it. The engine answers a create of an existing name with that volume: one
 // that does not carry this run's label is refused, never reused.
-func (s *Sandbox) createVolume(ctx context.Context) (string, error) {
-	name := s.nextName("-program")
+//
+// suffix ("-program", "-build") ends its name and role is its
+// behaves.role label.
+func (s *Sandbox) createVolume(ctx context.Context, suffix, role string) (string, error) {
+	name := s.nextName(suffix)
 	cctx, cancel := s.createCtx(ctx)
 	defer cancel()
-	v, err := s.cli.VolumeCreate(cctx, volume.CreateOptions{Name: name, Driver: "local", Labels: labels(s.opt, RoleVolume)})
+	v, err := s.cli.VolumeCreate(cctx, volume.CreateOptions{Name: name, Driver: "local", Labels: labels(s.opt, role)})
 	if err != nil {
 		return "", errors.Join(fmt.Errorf("%s: %w", creating("the program volume", name, err), err), runner.Leftover(s.removeFailedVolumeCreate(s.cleanupParent(ctx), name, err)))
 	}
@@ -657,6 +692,18 @@ type Attempt struct {
 	programSHA256 string
 	settings      runner.Settings
 	limits        runner.Limits
+	// role labels the attempt's containers (RoleProgram, or RoleBuild for
+	// a build stage's), and suffix ends their names.
+	role   string
+	suffix string
+	// adjust, when set, changes a container's configuration after
+	// containerConfig built it (the build stage's mounts and command).
+	adjust func(cfg *container.Config, hc *container.HostConfig)
+	// afterExit, when set, runs on a container that exited, observed to its
+	// end, before its removal (the build stage counts /build).
+	afterExit func(ctx context.Context, id string, ev *runner.Event)
+	// build is the profile's build stage (nil without one).
+	build *buildPlan
 
 	closeOnce sync.Once
 	closeErr  error
@@ -682,10 +729,15 @@ func (a *Attempt) Settings() runner.Settings {
 	return st
 }
 
-// Close removes the program volume within CleanupTimeout on ctx, which is
+// Close removes the program volume (and the build volume) within CleanupTimeout on ctx, which is
 // the caller's cleanup context (not a cancelled run context). Calling it
 // again returns the first result.
 func (a *Attempt) Close(ctx context.Context) error {
-	a.closeOnce.Do(func() { a.closeErr = a.sb.removeVolume(ctx, a.volume) })
+	a.closeOnce.Do(func() {
+		a.closeErr = a.sb.removeVolume(ctx, a.volume)
+		if a.build != nil {
+			a.closeErr = errors.Join(a.closeErr, a.sb.removeVolume(ctx, a.build.volume))
+		}
+	})
 	return a.closeErr
 }
