@@ -25,6 +25,7 @@ func (e Event) RunnerEvent() (ev runner.Event, ok bool) {
 		ProgramSHA256: e.ProgramSHA256,
 		Limits:        e.Limits,
 		SandboxError:  e.SandboxError,
+		BuildFailure:  e.BuildFailure,
 	}
 	if e.ExitCode != nil {
 		code := *e.ExitCode

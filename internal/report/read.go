@@ -268,6 +268,19 @@ func checkProgram(p *Program) error {
 	default:
 		return fmt.Errorf("unknown acquisition %q", p.Acquisition)
 	}
+	if b := p.Build; b != nil {
+		switch b.ResourceLimit {
+		case runner.LimitNone, runner.LimitMemory, runner.LimitOutput, runner.LimitBuildOutput:
+		default:
+			return fmt.Errorf("build: unknown resource_limit %q", b.ResourceLimit)
+		}
+		if b.DurationMS < 0 || b.StdoutBytes < 0 || b.StderrBytes < 0 || b.StdinBytes < 0 {
+			return errors.New("build: negative size or duration")
+		}
+		if b.StdoutBase64 != "" && b.Stdout != "" || b.StderrBase64 != "" && b.Stderr != "" {
+			return errors.New("build: a stream both as text and as base64")
+		}
+	}
 	results := make([]verdict.CaseResult, len(p.Cases))
 	for k := range p.Cases {
 		c := &p.Cases[k]

@@ -159,6 +159,13 @@ type Program struct {
 	// Settings are the container settings applied (zero when the attempt
 	// stopped before running anything).
 	Settings runner.Settings `json:"settings"`
+	// Build is the evidence of the profile's build stage (null without
+	// one; absent from reports of an earlier behaves): the event of the build
+	// container, its output kept like a case's (as text or base64, at most
+	// the build's output_limit per stream). When the build failed every
+	// case is false with the build's reason; when it could not be
+	// observed, every case is undetermined.
+	Build *Event `json:"build"`
 	// DurationMS is the attempt's wall time when the caller measured it,
 	// else the sum of its cases' run times.
 	DurationMS int64  `json:"duration_ms"`
@@ -315,6 +322,10 @@ type Event struct {
 	// SandboxError says why the evidence is incomplete ("" when the run was
 	// observed to its end).
 	SandboxError string `json:"sandbox_error"`
+	// BuildFailure is set on a case that did not run because its program's
+	// build failed, and says how ("build failed: exit 1: …"); "" otherwise
+	// (and absent from reports of an earlier behaves).
+	BuildFailure string `json:"build_failure"`
 }
 
 // StdinExcerptMax bounds the stdin a case's entry repeats: the spec (or its
@@ -498,6 +509,12 @@ func buildProgram(in Input, i int, sp spec.Program) Program {
 		p.AcquisitionReasons = append([]string{}, obs.Reasons...)
 		p.SandboxWarnings = append([]string{}, obs.SandboxWarnings...)
 		p.Settings = obs.Settings
+		if obs.Build != nil {
+			b := buildEvent(*obs.Build)
+			b.Stdout, b.StdoutBase64 = encodeStream(obs.Build.Stdout.Data)
+			b.Stderr, b.StderrBase64 = encodeStream(obs.Build.Stderr.Data)
+			p.Build = &b
+		}
 	} else {
 		p.Acquisition = runner.AcquisitionError
 		p.AcquisitionReasons = []string{reasonNotRun}
@@ -665,6 +682,7 @@ func buildEvent(ev runner.Event) Event {
 		ProgramSHA256:   ev.ProgramSHA256,
 		Limits:          ev.Limits,
 		SandboxError:    ev.SandboxError,
+		BuildFailure:    ev.BuildFailure,
 	}
 	if ev.ExitCode != nil {
 		code := *ev.ExitCode
@@ -802,6 +820,11 @@ func normalize(r Report) Report {
 		p.AcquisitionReasons = nonNil(p.AcquisitionReasons)
 		p.SandboxWarnings = nonNil(p.SandboxWarnings)
 		p.Settings = normalizeSettings(p.Settings)
+		if p.Build != nil {
+			b := *p.Build
+			b.Command = nonNil(b.Command)
+			p.Build = &b
+		}
 		if p.Cases == nil {
 			p.Cases = []Case{}
 		} else {
