@@ -1,0 +1,191 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/behaves-dev/behaves/internal/dockertest"
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// buildSpec is a spec whose profiles compile C with the gcc test image
+// (scripts/images.sh) once per program and run the result per case.
+func buildSpec(gcc, missing string) string {
+	return fmt.Sprintf(`version: 1
+profiles:
+  c:
+    image: %[1]q
+    command: ["/build/main"]
+    timeout: 10s
+    memory: 64MiB
+    build:
+      command: ["gcc", "-O2", "-o", "/build/main"]
+      timeout: 120s
+      memory: 512MiB
+  c-small:
+    image: %[1]q
+    command: ["/build/main"]
+    build:
+      command: ["gcc", "-o", "/build/main"]
+      timeout: 120s
+      memory: 512MiB
+      output_size: 1MiB
+  c-missing:
+    image: %[1]q
+    command: ["/build/main"]
+    build:
+      image: %[2]q
+      command: ["gcc", "-o", "/build/main"]
+programs:
+  - name: sum
+    file: sum.c
+    profile: c
+    cases:
+      - {name: two, args: ["2", "3"], expect: {stdout: {equals: "5"}}}
+      - {name: three, args: ["1", "2", "3"], expect: {stdout: {equals: "6"}}}
+      - {name: none, expect: {stdout: {equals: "0"}}}
+      - name: reads /build
+        args: ["--list"]
+        expect: {stdout: {contains: "main"}}
+  - name: broken
+    file: broken.c
+    profile: c
+    cases:
+      - {name: two, args: ["2", "3"], expect: {stdout: {equals: "5"}}}
+      - {name: none, expect: {stdout: {equals: "0"}}}
+  - name: bomb
+    file: bomb.c
+    profile: c-small
+    cases:
+      - {name: runs, expect: {stdout: {equals: "ok"}}}
+  - name: missing
+    file: sum.c
+    profile: c-missing
+    cases:
+      - {name: two, args: ["2", "3"], expect: {stdout: {equals: "5"}}}
+`, gcc, missing)
+}
+
+// buildFiles are the C programs of buildSpec. bomb.c is a program whose
+// compilation (an 8 MiB initialised array: the object and the binary hold
+// it) leaves more in /build than the profile's output_size of 1 MiB.
+var buildFiles = map[string]string{
+	"sum.c": `#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+int main(int argc, char **argv) {
+	if (argc == 2 && strcmp(argv[1], "--list") == 0) {
+		DIR *d = opendir("/build");
+		struct dirent *e;
+		if (!d) return 3;
+		while ((e = readdir(d))) puts(e->d_name);
+		return 0;
+	}
+	long s = 0;
+	for (int i = 1; i < argc; i++) s += atol(argv[i]);
+	printf("%ld\n", s);
+	return 0;
+}
+`,
+	"broken.c": `#include <stdio.h>
+int main(void) {
+	printf("%d\n", undeclared_total);
+	return 0;
+}
+`,
+	"bomb.c": `#include <stdio.h>
+static char big[8 << 20] = {1};
+int main(void) { puts(big[0] ? "ok" : "no"); return 0; }
+`,
+}
+
+// TestBuildStage compiles C once per program and runs it per case, on the
+// real daemon: a correct program is true in every case (the build ran
+// once), a compile error makes every case false with gcc's message, a
+// build past output_size is false by the build_output limit, a missing
+// build image is undetermined; and nothing is left on the daemon.
+func TestBuildStage(t *testing.T) {
+	t.Parallel()
+	gcc := dockertest.Image(t, "BEHAVES_IMAGE_GCC")
+	missing := "sha256:" + strings.Repeat("0", 63) + "2"
+	o := runBehaves(t, context.Background(), buildSpec(gcc, missing), buildFiles, "--parallel", "2")
+	if o.code != 1 {
+		t.Errorf("exit %d, want 1 (programs false)\nstderr:\n%s", o.code, indent(o.stderr))
+	}
+
+	sum := o.program(t, "sum")
+	if sum.Verdict != verdict.True {
+		t.Errorf("sum: %s (%s), want true; build: %+v", sum.Verdict, sum.Reason, sum.Build)
+	}
+	if b := sum.Build; b == nil {
+		t.Fatal("sum: no build object in the report")
+	} else {
+		if b.ExitCode == nil || *b.ExitCode != 0 || b.SandboxError != "" || b.TimedOut || b.ResourceLimit != "" {
+			t.Errorf("sum build: %+v, want exit 0", *b)
+		}
+		if want := []string{"gcc", "-O2", "-o", "/build/main", "/program/sum.c"}; strings.Join(b.Command, " ") != strings.Join(want, " ") {
+			t.Errorf("sum build command %q, want %q", b.Command, want)
+		}
+		if b.ImageDigest != gcc {
+			t.Errorf("sum build image_digest %q, want %q", b.ImageDigest, gcc)
+		}
+		if b.Limits.MemoryBytes != 512<<20 || b.Limits.TimeoutMS != 120000 || b.Limits.FileSize != 64<<20 {
+			t.Errorf("sum build limits %+v, want 512MiB, 120s and fsize 64MiB", b.Limits)
+		}
+	}
+	for _, c := range sum.Cases {
+		if got := strings.Join(c.Event.Command, " "); !strings.HasPrefix(got, "/build/main") || strings.Contains(got, "/program/") {
+			t.Errorf("sum/%s ran %q, want /build/main and the args only", c.Name, got)
+		}
+	}
+
+	broken := o.program(t, "broken")
+	if broken.Verdict != verdict.False {
+		t.Errorf("broken: %s (%s), want false", broken.Verdict, broken.Reason)
+	}
+	if broken.Build == nil || broken.Build.ExitCode == nil || *broken.Build.ExitCode == 0 {
+		t.Fatalf("broken: build %+v, want a failed build", broken.Build)
+	}
+	if !strings.Contains(broken.Build.Stderr, "undeclared_total") {
+		t.Errorf("broken: the build's stderr %q lacks gcc's message", broken.Build.Stderr)
+	}
+	for _, c := range broken.Cases {
+		if c.Verdict != verdict.False || !strings.HasPrefix(c.Reason, "build failed: exit 1: ") || !strings.Contains(c.Reason, "error") || !strings.Contains(c.Reason, "undeclared_total") {
+			t.Errorf("broken/%s: %s (%q), want false with the compiler's first error line", c.Name, c.Verdict, c.Reason)
+		}
+		if c.Event.BuildFailure == "" || c.Event.ExitCode != nil {
+			t.Errorf("broken/%s: event %+v, want a build failure and no run", c.Name, c.Event)
+		}
+	}
+
+	bomb := o.program(t, "bomb")
+	if bomb.Verdict != verdict.False || bomb.Build == nil || bomb.Build.ResourceLimit != runner.LimitBuildOutput {
+		t.Errorf("bomb: %s (%s), build %+v, want false by build_output", bomb.Verdict, bomb.Reason, bomb.Build)
+	}
+	if c := bomb.Cases[0]; !strings.Contains(c.Reason, "output_size") {
+		t.Errorf("bomb/%s: reason %q, want the output_size", c.Name, c.Reason)
+	}
+
+	miss := o.program(t, "missing")
+	if miss.Verdict != verdict.Undetermined || !strings.Contains(miss.Reason, "image") {
+		t.Errorf("missing: %s (%s), want undetermined naming the image", miss.Verdict, miss.Reason)
+	}
+	if miss.Build == nil || miss.Build.SandboxError == "" {
+		t.Errorf("missing: build %+v, want its sandbox_error", miss.Build)
+	}
+
+	// The report reads back: its build objects pass report.Read.
+	var buf bytes.Buffer
+	if err := report.Encode(&buf, o.report); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := report.Read(&buf, 64<<20); err != nil {
+		t.Errorf("report.Read: %v", err)
+	}
+}
