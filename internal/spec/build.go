@@ -33,7 +33,8 @@ var buildKeys = []string{
 // build parses a profile's build stage. rt holds the profile as parsed so
 // far: its image and limits are the build's defaults, and with a build its
 // command becomes the full argv prefix of every case.
-func (l *loader) build(n *yaml.Node, what string, rt *runner.Profile) *runner.Build {
+// cpusPos is set to the build's cpus value's position when it has one.
+func (l *loader) build(n *yaml.Node, what string, rt *runner.Profile, cpusPos *Pos) *runner.Build {
 	b := &runner.Build{
 		Image:         rt.Image,
 		Timeout:       rt.Timeout,
@@ -102,6 +103,7 @@ func (l *loader) build(n *yaml.Node, what string, rt *runner.Profile) *runner.Bu
 		}
 	}
 	if f, ok := fs.get("cpus"); ok {
+		*cpusPos = l.pos(f.val)
 		if v, ok := l.number(f.val, "build cpus"); ok {
 			if v < minCPUs || v > maxCPUs {
 				l.errorf(f.val, "build cpus %s must be between %v and %v (e.g. 0.5 for half a core)", f.val.Value, minCPUs, maxCPUs)

@@ -65,6 +65,11 @@ func (s *Spec) CheckCPUs(n int) error {
 				"cpus %v in profile %q exceeds the %d CPU(s) the Docker engine has: lower it to %d or less (the engine refuses a container that asks for more)",
 				p.Runtime.CPUs, short(name), n, n)})
 		}
+		if b := p.Runtime.Build; n > 0 && b != nil && b.CPUs > float64(n) {
+			es = append(es, Error{Pos: p.BuildCPUsPos, Msg: fmt.Sprintf(
+				"build cpus %v in profile %q exceeds the %d CPU(s) the Docker engine has: lower it to %d or less (the engine refuses a container that asks for more)",
+				b.CPUs, short(name), n, n)})
+		}
 	}
 	if len(es) == 0 {
 		return nil

@@ -290,7 +290,8 @@ func (l *loader) profile(name string, key, n *yaml.Node) *profileState {
 	}
 
 	if f, ok := fs.get("build"); ok {
-		rt.Build = l.build(f.val, what+".build", &rt)
+		st.prof.BuildCPUsPos = st.prof.CPUsPos
+		rt.Build = l.build(f.val, what+".build", &rt, &st.prof.BuildCPUsPos)
 		if tf, ok := fs.get("tmpfs"); ok {
 			l.notOverBuild(tf.val, rt.Tmpfs)
 		}

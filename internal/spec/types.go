@@ -66,7 +66,10 @@ type Profile struct {
 	// CPUsPos locates the profile's cpus value (the profile's own position
 	// when cpus takes its default), for CheckCPUs.
 	CPUsPos Pos
-	Runtime runner.Profile
+	// BuildCPUsPos locates the build stage's cpus value (the build's or
+	// the profile's cpus when it takes the profile's).
+	BuildCPUsPos Pos
+	Runtime      runner.Profile
 	// Repeat is the profile's repeat: how many times each of its cases
 	// runs, each run in a fresh container, unless the case sets its own
 	// (1 when the profile does not say).
