@@ -122,11 +122,19 @@ type imagePuller interface {
 	PullImage(ctx context.Context, ref string, timeout time.Duration) (docker.PullStatus, error)
 }
 
+// buildImage is the image of a profile's build stage ("" without one).
+func buildImage(p runner.Profile) string {
+	if p.Build == nil {
+		return ""
+	}
+	return p.Build.Image
+}
+
 // errCannotPull is the pull phase's error for a sandbox that cannot pull.
 var errCannotPull = errors.New("this sandbox cannot pull images")
 
 // pullImages is the pull phase: each distinct image the spec's programs
-// run, in the order programs first use it, is pulled if the engine lacks
+// run or build with, in the order programs first use it, is pulled if the engine lacks
 // it, with a progress line each (escaped: an image reference is spec
 // text). It returns how many could not be pulled; its error is
 // errCannotPull, or the interruption. Scoring comes after it and never
@@ -138,12 +146,17 @@ func pullImages(ctx context.Context, env Env, sb runner.Sandbox, sp *spec.Spec, 
 		return 0, errCannotPull
 	}
 	seen := map[string]bool{}
+	var refs []string
 	for _, prog := range sp.Programs {
-		ref := sp.Profiles[prog.Profile].Runtime.Image
-		if seen[ref] {
-			continue
+		rt := sp.Profiles[prog.Profile].Runtime
+		for _, ref := range []string{rt.Image, buildImage(rt)} {
+			if ref != "" && !seen[ref] {
+				seen[ref] = true
+				refs = append(refs, ref)
+			}
 		}
-		seen[ref] = true
+	}
+	for _, ref := range refs {
 		if err := ctx.Err(); err != nil {
 			return failed, fmt.Errorf("pulling images: %w", err)
 		}

@@ -237,3 +237,35 @@ func TestRunPullImages(t *testing.T) {
 		t.Errorf("run --pull-images on a sandbox that cannot pull: exit %d; stderr:\n%s", r.code, r.stderr)
 	}
 }
+
+// The pull phase pulls a build stage's image too, after its profile's,
+// and an image once.
+func TestPullBuildImage(t *testing.T) {
+	t.Parallel()
+	path := writeSpec(t, map[string]string{
+		"behaves.yml": `version: 1
+profiles:
+  c:
+    image: "` + ghcrImage + `"
+    command: ["/build/main"]
+    build: {image: "` + localImage + `", command: ["gcc", "-o", "/build/main"]}
+  d:
+    image: "` + testImage + `"
+    command: ["/build/main"]
+    build: {command: ["gcc", "-o", "/build/main"]}
+programs:
+  - {name: a, file: prog.sh, profile: c, cases: [{name: c1}]}
+  - {name: b, file: prog.sh, profile: d, cases: [{name: c1}]}
+`,
+		"prog.sh": "true\n",
+	})
+	sb := &pullingSandbox{}
+	r := runMain(t, context.Background(), fixed(sb), "pull", "--spec", path, "--pull-timeout", "90s", "--allow-registry", "ghcr.io", "--allow-registry", "127.0.0.1:5000")
+	if r.code != ExitTrue {
+		t.Errorf("exit %d, want %d; stderr:\n%s", r.code, ExitTrue, r.stderr)
+	}
+	want := []string{ghcrImage + " 1m30s", localImage + " 1m30s", testImage + " 1m30s"}
+	if got := sb.pulls(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("pulls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
