@@ -274,7 +274,7 @@ func checkProgram(p *Program) error {
 		default:
 			return fmt.Errorf("build: unknown resource_limit %q", b.ResourceLimit)
 		}
-		if b.DurationMS < 0 || b.StdoutBytes < 0 || b.StderrBytes < 0 || b.StdinBytes < 0 {
+		if b.DurationMS < 0 || b.StdoutBytes < 0 || b.StderrBytes < 0 || b.StdinBytes < 0 || b.OutputSize < 0 {
 			return errors.New("build: negative size or duration")
 		}
 		if b.StdoutBase64 != "" && b.Stdout != "" || b.StderrBase64 != "" && b.Stderr != "" {

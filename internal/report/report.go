@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"maps"
 	"path/filepath"
 	"strings"
 	"time"
@@ -165,7 +166,7 @@ type Program struct {
 	// the build's output_limit per stream). When the build failed every
 	// case is false with the build's reason; when it could not be
 	// observed, every case is undetermined.
-	Build *Event `json:"build"`
+	Build *BuildStage `json:"build"`
 	// DurationMS is the attempt's wall time when the caller measured it,
 	// else the sum of its cases' run times.
 	DurationMS int64  `json:"duration_ms"`
@@ -326,6 +327,18 @@ type Event struct {
 	// build failed, and says how ("build failed: exit 1: …"); "" otherwise
 	// (and absent from reports of an earlier behaves).
 	BuildFailure string `json:"build_failure"`
+}
+
+// BuildStage is a program's build stage as it ran: the build container's event
+// and the stage's declared output_size and tmpfs (which the event's limits
+// do not hold), so that rescore can tell whether the stored build is the
+// spec's.
+type BuildStage struct {
+	Event
+	// OutputSize is what /build could hold after the build, in bytes.
+	OutputSize int64 `json:"output_size"`
+	// Tmpfs are the build's scratch mounts, path → bytes.
+	Tmpfs map[string]int64 `json:"tmpfs"`
 }
 
 // StdinExcerptMax bounds the stdin a case's entry repeats: the spec (or its
@@ -510,9 +523,15 @@ func buildProgram(in Input, i int, sp spec.Program) Program {
 		p.SandboxWarnings = append([]string{}, obs.SandboxWarnings...)
 		p.Settings = obs.Settings
 		if obs.Build != nil {
-			b := buildEvent(*obs.Build)
+			b := BuildStage{Event: buildEvent(*obs.Build), Tmpfs: map[string]int64{}}
 			b.Stdout, b.StdoutBase64 = encodeStream(obs.Build.Stdout.Data)
 			b.Stderr, b.StderrBase64 = encodeStream(obs.Build.Stderr.Data)
+			if in.Spec != nil {
+				if bs := in.Spec.Profiles[sp.Profile].Runtime.Build; bs != nil {
+					b.OutputSize = bs.OutputSize
+					maps.Copy(b.Tmpfs, bs.Tmpfs)
+				}
+			}
 			p.Build = &b
 		}
 	} else {
@@ -823,6 +842,9 @@ func normalize(r Report) Report {
 		if p.Build != nil {
 			b := *p.Build
 			b.Command = nonNil(b.Command)
+			if b.Tmpfs == nil {
+				b.Tmpfs = map[string]int64{}
+			}
 			p.Build = &b
 		}
 		if p.Cases == nil {

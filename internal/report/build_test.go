@@ -1,0 +1,80 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/spec"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// builtReport is a report of one program whose build failed: its build
+// object holds gcc's stderr, its case the build failure.
+func builtReport(t *testing.T) Report {
+	t.Helper()
+	code := 1
+	why := "build failed: exit 1: main.c:1: error: x"
+	sp := &spec.Spec{
+		Path: "behaves.yml",
+		Profiles: map[string]spec.Profile{"python": {Runtime: runner.Profile{Build: &runner.Build{
+			OutputSize: 64 << 20, Tmpfs: map[string]int64{"/tmp": 64 << 20},
+		}}}},
+		Programs: []spec.Program{prog("c", "main.c", 3, kase("one", 5, verdict.Expectation{}))},
+	}
+	ev := runner.Event{BuildFailure: why}
+	obs := runner.Observation{
+		ExecutionID: "x", Acquisition: runner.AcquisitionComplete, Events: []runner.Event{ev},
+		Build: &runner.Event{ExitCode: &code, Stderr: runner.Stream{Data: []byte("main.c:1: error: x\n"), Bytes: 19}, Command: []string{"gcc", "/program/main.c"}},
+	}
+	res := verdict.Judge(verdict.Expectation{}, ev)
+	return Build(Input{
+		Spec: sp, Observations: []runner.Observation{obs}, Results: [][]verdict.CaseResult{{res}},
+		Programs: []ProgramResult{{Verdict: verdict.False, Reason: why}}, RunID: "r",
+	})
+}
+
+// A report with a build stage reads back with it; one written before
+// build stages (no build, no build_failure) still reads; a build with an
+// unknown resource limit is refused.
+func TestReadBuild(t *testing.T) {
+	t.Parallel()
+	r := builtReport(t)
+	var buf bytes.Buffer
+	if err := Encode(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(bytes.NewReader(buf.Bytes()), 1<<20)
+	if err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	b := back.Programs[0].Build
+	if b == nil || b.Stderr != "main.c:1: error: x\n" || b.ExitCode == nil || *b.ExitCode != 1 || b.OutputSize != 64<<20 || b.Tmpfs["/tmp"] != 64<<20 {
+		t.Errorf("build read back as %+v", b)
+	}
+	if got := back.Programs[0].Cases[0].Event.BuildFailure; !strings.HasPrefix(got, "build failed: exit 1") {
+		t.Errorf("build_failure read back as %q", got)
+	}
+
+	// An earlier behaves wrote neither key.
+	var m map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	p := m["programs"].([]any)[0].(map[string]any)
+	delete(p, "build")
+	delete(p["cases"].([]any)[0].(map[string]any)["event"].(map[string]any), "build_failure")
+	old, _ := json.Marshal(m)
+	if _, err := Read(bytes.NewReader(old), 1<<20); err != nil {
+		t.Errorf("a report without build keys: %v", err)
+	}
+
+	p = m["programs"].([]any)[0].(map[string]any)
+	p["build"] = map[string]any{"resource_limit": "disk", "command": []any{}}
+	bad, _ := json.Marshal(m)
+	if _, err := Read(bytes.NewReader(bad), 1<<20); err == nil || !strings.Contains(err.Error(), "resource_limit") {
+		t.Errorf("a build with resource_limit disk: %v, want refused", err)
+	}
+}
