@@ -76,6 +76,9 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 		for _, d := range settingsDiff(prof, op.Settings) {
 			fail(p.Pos, "program %q: profile %q's %s: run it again", p.Name, p.Profile, d)
 		}
+		for _, d := range buildDiff(prof, op.Build) {
+			fail(p.Pos, "program %q: profile %q's build %s: run it again", p.Name, p.Profile, d)
+		}
 		stored := make(map[string]*report.Case, len(op.Cases))
 		for k := range op.Cases {
 			stored[op.Cases[k].Name] = &op.Cases[k]
@@ -87,6 +90,10 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 			SandboxWarnings: slices.Clone(op.SandboxWarnings),
 			Settings:        op.Settings,
 			Events:          make([]runner.Event, len(p.Cases)),
+		}
+		if op.Build != nil {
+			b, _ := op.Build.RunnerEvent() // its output is not judged again
+			obs.Build = &b
 		}
 		results := make([]verdict.CaseResult, len(p.Cases))
 		runs := make([][]report.RunResult, len(p.Cases))
@@ -231,7 +238,10 @@ func eventDiff(prof runner.Profile, c spec.Case, args []string, e report.Event) 
 	}
 	if len(e.Command) > 0 {
 		// The command ends with the stored args, compared above.
-		want := append(slices.Clone(prof.Command), "/program/"+prof.ProgramName)
+		want := slices.Clone(prof.Command)
+		if prof.Build == nil { // with a build, the command is the full prefix
+			want = append(want, "/program/"+prof.ProgramName)
+		}
 		want = append(want, args...)
 		if !slices.Equal(want, e.Command) {
 			d = append(d, fmt.Sprintf("command is %q, the stored run ran %q", want, e.Command))
@@ -249,6 +259,63 @@ func eventDiff(prof runner.Profile, c spec.Case, args []string, e report.Event) 
 		}
 	}
 	return d
+}
+
+// buildDiff lists how the profile's build stage (its command, image,
+// limits, output_size and tmpfs) differs from the stored build. A stored
+// build that never ran (a sandbox error before start) recorded no
+// command, image or limits, and is not compared on them; its cases are
+// undetermined and stay so.
+func buildDiff(prof runner.Profile, ob *report.BuildStage) []string {
+	b := prof.Build
+	switch {
+	case b == nil && ob == nil:
+		return nil
+	case b == nil:
+		return []string{fmt.Sprintf("stage is gone, the stored run built with %q", ob.Command)}
+	case ob == nil:
+		return []string{"stage is new: the stored run had none"}
+	}
+	var d []string
+	if len(ob.Command) > 0 {
+		want := append(slices.Clone(b.Command), "/program/"+prof.ProgramName)
+		if !slices.Equal(want, ob.Command) {
+			d = append(d, fmt.Sprintf("command is %q, the stored build ran %q", want, ob.Command))
+		}
+	}
+	if ob.ImageDigest != "" && !imageMatches(b.Image, ob.ImageDigest, ob.RepoDigest) {
+		d = append(d, fmt.Sprintf("image is %q, the stored build ran %s", b.Image, ob.ImageDigest))
+	}
+	if ob.Limits != (runner.Limits{}) {
+		want := runner.Limits{
+			TimeoutMS: b.Timeout.Milliseconds(), MemoryBytes: b.Memory, CPUs: b.CPUs, Pids: b.Pids,
+			OutputLimit: b.OutputLimit, OutputCeiling: b.OutputCeiling,
+		}
+		got := ob.Limits
+		got.NoFile, got.FileSize = 0, 0
+		if got != want {
+			d = append(d, fmt.Sprintf("limits are %s, the stored build had %s", limits(want), limits(got)))
+		}
+	}
+	if ob.OutputSize != b.OutputSize {
+		d = append(d, fmt.Sprintf("output_size is %s, the stored build had %s", verdict.FormatSize(b.OutputSize), verdict.FormatSize(ob.OutputSize)))
+	}
+	if !maps.Equal(b.Tmpfs, ob.Tmpfs) && !(len(b.Tmpfs) == 0 && len(ob.Tmpfs) == 0) {
+		d = append(d, fmt.Sprintf("tmpfs is %v, the stored build had %v", b.Tmpfs, ob.Tmpfs))
+	}
+	return d
+}
+
+// imageMatches says whether a pinned reference ("sha256:<id>" or
+// "name@sha256:<digest>") is the image a stored event ran: its image ID,
+// or its registry digest.
+func imageMatches(ref, id, repoDigest string) bool {
+	if ref == id || ref == repoDigest {
+		return true
+	}
+	_, digest, ok := strings.Cut(ref, "@")
+	_, stored, ok2 := strings.Cut(repoDigest, "@")
+	return ok && ok2 && digest == stored
 }
 
 func limits(l runner.Limits) string {
