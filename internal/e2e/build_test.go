@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
 
 	"github.com/behaves-dev/behaves/internal/cli"
 	"github.com/behaves-dev/behaves/internal/dockertest"
@@ -218,5 +222,74 @@ func TestExampleCBuild(t *testing.T) {
 	}
 	if !strings.HasPrefix(got["sum/sum.c"], "true") || !strings.Contains(got["sum/typo.c"], "false: build failed: exit 1: ") || !strings.Contains(got["sum/typo.c"], "totl") {
 		t.Errorf("verdicts %q, want sum.c true and typo.c false by its compile error", got)
+	}
+}
+
+// TestBuildInterrupted interrupts a run while its build container runs:
+// the build and its cases are undetermined (never false), and neither the
+// container nor the program and build volumes are left on the daemon.
+func TestBuildInterrupted(t *testing.T) {
+	t.Parallel()
+	gcc := dockertest.Image(t, "BEHAVES_IMAGE_GCC")
+	cl := dockertest.Client(t)
+	runID := randomHex(t)[:16]
+	spec := fmt.Sprintf(`version: 1
+profiles:
+  slow:
+    image: %q
+    command: ["/build/main"]
+    build:
+      command: ["sh", "-c", "sleep 60"]
+      timeout: 120s
+programs:
+  - name: slow
+    file: main.c
+    profile: slow
+    cases: [{name: one}, {name: two}]
+`, gcc)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan outcome, 1)
+	go func() {
+		done <- runSpec(t, ctx, spec, map[string]string{"main.c": "int main(void) { return 0; }\n"}, "--run-id", runID)
+	}()
+
+	f := filters.NewArgs(
+		filters.Arg("label", labelRunID+"="+runID),
+		filters.Arg("label", labelRole+"=build"),
+		filters.Arg("status", "running"),
+	)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		lctx, lcancel := context.WithTimeout(context.Background(), 10*time.Second)
+		cs, err := cl.ContainerList(lctx, container.ListOptions{Filters: f})
+		lcancel()
+		if err != nil {
+			t.Fatalf("listing containers: %v", err)
+		}
+		if len(cs) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			<-done
+			t.Fatal("no build container running after a minute")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// The build volume exists while the build runs.
+	_, volumes := dockertest.Leftovers(t, cl, runID)
+	if len(volumes) != 2 {
+		t.Errorf("volumes during the build: %q, want the program's and the build's", volumes)
+	}
+	cancel()
+	o := <-done
+	dockertest.AssertNothingLeft(t, cl, runID)
+	p := o.program(t, "slow")
+	if p.Verdict != verdict.Undetermined || p.Build == nil || p.Build.SandboxError == "" {
+		t.Errorf("slow: %s (%s), build %+v; want undetermined with the build's sandbox error", p.Verdict, p.Reason, p.Build)
+	}
+	if o.code != 4 {
+		t.Errorf("exit %d, want 4 (interrupted)", o.code)
 	}
 }
