@@ -401,6 +401,19 @@ func (d *doc) details() {
 	for _, v := range []verdict.Verdict{verdict.False, verdict.Undetermined} {
 		for i := range d.r.Programs {
 			p := &d.r.Programs[i]
+			if reason, n := buildFailure(p); n > 0 {
+				// One block for the program: its build failed, no case ran.
+				if v == verdict.False {
+					if !headed {
+						d.add("### Cases that are not true\n\n")
+						headed = true
+					}
+					if d.full || !d.add(d.buildBlock(p, reason, n)) {
+						d.casesOmitted += n
+					}
+				}
+				continue
+			}
 			if reason, n := sharedReason(p); n > 1 {
 				if v == verdict.Undetermined {
 					if !headed {
@@ -441,6 +454,47 @@ func sharedReason(p *report.Program) (reason string, n int) {
 		reason, n = c.Reason, n+1
 	}
 	return reason, n
+}
+
+// buildFailure returns the reason of p's failed build and how many cases it
+// made false, when every case of p is false by it (0 otherwise).
+func buildFailure(p *report.Program) (reason string, n int) {
+	if p.Build == nil {
+		return "", 0
+	}
+	for j := range p.Cases {
+		c := &p.Cases[j]
+		if c.Verdict != verdict.False || c.Event.BuildFailure == "" {
+			return "", 0
+		}
+		reason, n = c.Reason, n+1
+	}
+	return reason, n
+}
+
+// buildBlock is the one block for a program whose build failed: what the
+// build ran, how it ended, and what it wrote.
+func (d *doc) buildBlock(p *report.Program, reason string, n int) string {
+	b := p.Build
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "<details>\n<summary>%s %s: all %d cases false: %s</summary>\n\n",
+		mark(verdict.False), htmlCode(p.Name, nameMaxRunes), n, htmlCode(reason, reasonMaxRunes))
+	fmt.Fprintf(&sb, "- spec: %s\n", code(fmt.Sprintf("%s:%d:%d", specName(d.r), p.Line, p.Col), nameMaxRunes+20))
+	fmt.Fprintf(&sb, "- program file: %s\n", code(p.File, nameMaxRunes+40))
+	fmt.Fprintf(&sb, "- build command: %s\n", code(strings.Join(b.Command, " "), reasonMaxRunes))
+	got := "none (did not exit)"
+	if b.ExitCode != nil {
+		got = "`" + strconv.Itoa(*b.ExitCode) + "`"
+	}
+	fmt.Fprintf(&sb, "- build exit code: %s\n", got)
+	if f := flags(&b.Event); f != "" {
+		fmt.Fprintf(&sb, "- flags: %s\n", f)
+	}
+	sb.WriteString("\n")
+	d.stream(&sb, "stderr", nil, b.StderrData(), b.StderrBytes, b.StderrTruncated)
+	d.stream(&sb, "stdout", nil, b.StdoutData(), b.StdoutBytes, b.StdoutTruncated)
+	sb.WriteString("</details>\n\n")
+	return sb.String()
 }
 
 // programBlock is the one block for a program whose cases never ran.

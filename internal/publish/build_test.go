@@ -1,0 +1,43 @@
+package publish
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// A program whose build failed gets one block in the summary: the build's
+// command, exit code and the compiler's stderr, not one block per case.
+func TestSummaryFailedBuild(t *testing.T) {
+	t.Parallel()
+	why := "build failed: exit 1: /program/typo.c:8:25: error: 'totl' undeclared"
+	c1 := kase("two", 20, verdict.False, why, nil, "5", "", "")
+	c2 := kase("none", 21, verdict.False, why, nil, "0", "", "")
+	for _, c := range []*report.Case{&c1, &c2} {
+		c.Event.BuildFailure = why
+		c.Event.Command = []string{"/build/sum"}
+	}
+	p := program("sum/typo.c", "solutions/typo.c", 10, c1, c2)
+	stderr := "/program/typo.c: In function 'main':\n/program/typo.c:8:25: error: 'totl' undeclared\n"
+	p.Build = &report.BuildStage{Event: report.Event{
+		ExitCode: intp(1), Stderr: stderr, StderrBytes: int64(len(stderr)),
+		Command: []string{"gcc", "-O2", "-o", "/build/sum", "/program/typo.c"},
+	}}
+	r := finish(report.Report{Spec: "behaves.yml", Programs: []report.Program{p}})
+	md := Summary(r, Options{})
+	for _, want := range []string{
+		"sum/typo.c</code>: all 2 cases false: <code>build failed: exit 1:",
+		"- build command: `gcc -O2 -o /build/sum /program/typo.c`",
+		"- build exit code: `1`",
+		"/program/typo.c:8:25: error: 'totl' undeclared",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("summary lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "/ <code>two</code>") {
+		t.Errorf("summary has a block per case:\n%s", md)
+	}
+}
