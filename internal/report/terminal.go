@@ -201,6 +201,24 @@ func (t *term) program(p *Program) {
 	for _, wmsg := range p.SandboxWarnings {
 		t.printf("   sandbox warning: %s\n", oneLine(wmsg))
 	}
+	if n, reason := buildFailed(p); n > 0 {
+		// The build failed and no case ran: what the build did, once.
+		b := p.Build
+		got := "none (did not exit)"
+		if b.ExitCode != nil {
+			got = fmt.Sprint(*b.ExitCode)
+		}
+		t.printf("   build: %s · exit code %s\n", oneLine(strings.Join(b.Command, " ")), got)
+		if data := b.StderrData(); len(data) > 0 || b.StderrBytes > 0 {
+			t.printf("   build stderr (%d bytes):\n", b.StderrBytes)
+			t.blockOf("     ", data, b.StderrBytes, false)
+		} else if data := b.StdoutData(); len(data) > 0 || b.StdoutBytes > 0 {
+			t.printf("   build stdout (%d bytes):\n", b.StdoutBytes)
+			t.blockOf("     ", data, b.StdoutBytes, false)
+		}
+		t.printf("   false  all %d cases: %s\n\n", n, oneLine(reason))
+		return
+	}
 
 	// Cases with no evidence at all (the sandbox never ran them) and one
 	// shared reason are summed up in one line.
@@ -233,6 +251,20 @@ func (t *term) program(p *Program) {
 		t.caseDetail(c)
 	}
 	t.printf("\n")
+}
+
+// buildFailed returns how many cases p's failed build made false and its
+// reason, when every case of p is false by it (0 otherwise).
+func buildFailed(p *Program) (int, string) {
+	if p.Build == nil || len(p.Cases) == 0 {
+		return 0, ""
+	}
+	for i := range p.Cases {
+		if c := &p.Cases[i]; c.Verdict != verdict.False || c.Event.BuildFailure == "" {
+			return 0, ""
+		}
+	}
+	return len(p.Cases), p.Cases[0].Reason
 }
 
 // isBare reports whether a case that is not true has no evidence to show.
