@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -52,10 +53,12 @@ func BuildFailure(ev Event) string {
 const maxBuildLine = 200
 
 // firstErrorLine is the first line of out that mentions "error" (any
-// case), else its first non-empty line, trimmed and cut to maxBuildLine
-// bytes at a rune boundary; "" for empty output.
+// case, as gcc and rustc write), else the first that starts with a source
+// position ("main.go:3:5: undefined: x", as Go writes), else its first
+// non-empty line; trimmed and cut to maxBuildLine bytes at a rune
+// boundary; "" for empty output.
 func firstErrorLine(out []byte) string {
-	first := ""
+	first, positioned := "", ""
 	for _, l := range strings.Split(string(out), "\n") {
 		l = strings.TrimSpace(l)
 		if l == "" {
@@ -64,12 +67,22 @@ func firstErrorLine(out []byte) string {
 		if strings.Contains(strings.ToLower(l), "error") {
 			return cutLine(l)
 		}
+		if positioned == "" && sourcePosRE.MatchString(l) {
+			positioned = l
+		}
 		if first == "" {
 			first = l
 		}
 	}
+	if positioned != "" {
+		return cutLine(positioned)
+	}
 	return cutLine(first)
 }
+
+// sourcePosRE matches a line that starts with a compiler's source
+// position: file:line: or file:line:col:.
+var sourcePosRE = regexp.MustCompile(`^[^\s:]+:\d+(:\d+)?: `)
 
 func cutLine(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")

@@ -21,6 +21,7 @@ func TestBuildFailure(t *testing.T) {
 		{"sandbox error: not evidence", Event{ExitCode: code(1), SandboxError: "starting container: boom"}, ""},
 		{"exit with gcc's first error line", Event{ExitCode: code(1), Stderr: Stream{Data: []byte(gccErr)}}, "build failed: exit 1: /program/main.c:3:5: error: 'x' undeclared"},
 		{"no error line: the first line", Event{ExitCode: code(2), Stdout: Stream{Data: []byte("\n  make: nothing\n")}}, "build failed: exit 2: make: nothing"},
+		{"go: the positioned line", Event{ExitCode: code(1), Stderr: Stream{Data: []byte("# command-line-arguments\n/program/typo.go:12:14: undefined: totl\n")}}, "build failed: exit 1: /program/typo.go:12:14: undefined: totl"},
 		{"silent", Event{ExitCode: code(1)}, "build failed: exit 1"},
 		{"timed out", Event{ExitCode: code(137), TimedOut: true, Limits: Limits{TimeoutMS: 60000}}, "build failed: timed out after 60s"},
 		{"memory", Event{ExitCode: code(137), ResourceLimit: LimitMemory}, "build failed: killed: memory limit"},
