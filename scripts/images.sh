@@ -10,6 +10,8 @@
 #   behaves-test/python              debootstrap --variant=minbase --include=python3-minimal bookworm
 #   behaves-test/gcc                 debootstrap --variant=minbase --include=gcc,libc6-dev bookworm
 #                                    (the compiler of the build-stage tests and examples/c-build)
+#   behaves-test/golang              debootstrap --variant=minbase --include=golang-go bookworm
+#                                    (Debian's Go, for the build-stage tests and examples/go-build)
 #
 # Each image is cached by content: a key computed from its recipe (its build_* function
 # in this script) and its inputs (busybox-static's version; the Debian mirror, suite and
@@ -24,6 +26,7 @@
 #   BEHAVES_IMAGE_PYTHON=sha256:<64 hex>
 #   BEHAVES_IMAGE_ENTRYPOINT=sha256:<64 hex>
 #   BEHAVES_IMAGE_GCC=sha256:<64 hex>
+#   BEHAVES_IMAGE_GOLANG=sha256:<64 hex>
 # stderr: logs.
 #
 # Usage: bash scripts/images.sh [--env-file PATH] [--force]
@@ -33,7 +36,7 @@
 # Environment:
 #   BEHAVES_DEBIAN_MIRROR  Debian mirror for debootstrap (default: the one apt uses,
 #                          else http://deb.debian.org/debian)
-#   BEHAVES_DEBIAN_SUITE   suite for the Python and gcc images (default bookworm)
+#   BEHAVES_DEBIAN_SUITE   suite for the Debian images (default bookworm)
 #   XDG_CACHE_HOME         the cache lives in ${XDG_CACHE_HOME:-$HOME/.cache}/behaves
 # Runs as root (debootstrap needs it; CI runs as root).
 set -euo pipefail
@@ -187,13 +190,38 @@ build_gcc() {
 	printf '%s\n' "$id"
 }
 
+# ---------------------------------------------------------------- golang
+build_golang() {
+	local suite="${BEHAVES_DEBIAN_SUITE:-bookworm}" mirror arch key id tarball
+	mirror="$(debian_mirror)"
+	arch="$(dpkg --print-architecture)"
+	key="$(sha "$(recipe build_golang debian_tarball debootstrap_root)" golang "$mirror" "$suite" "$arch")"
+	if id="$(cached_id behaves-test/golang "$key")"; then
+		log "golang: cached $id ($suite from $mirror)"
+		printf '%s\n' "$id"
+		return
+	fi
+	tarball="$(debian_tarball golang "$key" "$suite" "$mirror" "$arch" golang-go usr/bin/go)"
+	id="$(docker import \
+		--change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+		--change 'ENV LANG=C.UTF-8' \
+		--change "LABEL behaves.cache-key=$key" \
+		--change 'LABEL org.opencontainers.image.description="behaves test image: debootstrap minbase + golang-go"' \
+		--message "behaves scripts/images.sh debootstrap $suite $mirror golang" \
+		"$tarball")"
+	tag_image "$id" behaves-test/golang "$key"
+	log "golang: built $id"
+	printf '%s\n' "$id"
+}
+
 start=$SECONDS
 busybox_id="$(build_busybox)"
 entrypoint_id="$(build_entrypoint "$busybox_id")"
 python_id="$(build_python)"
 gcc_id="$(build_gcc)"
+golang_id="$(build_golang)"
 
-for v in "$busybox_id" "$entrypoint_id" "$python_id" "$gcc_id"; do
+for v in "$busybox_id" "$entrypoint_id" "$python_id" "$gcc_id" "$golang_id"; do
 	[[ "$v" =~ ^sha256:[0-9a-f]{64}$ ]] || die "unexpected image ID: $v"
 done
 
@@ -202,6 +230,7 @@ out=(
 	"BEHAVES_IMAGE_PYTHON=$python_id"
 	"BEHAVES_IMAGE_ENTRYPOINT=$entrypoint_id"
 	"BEHAVES_IMAGE_GCC=$gcc_id"
+	"BEHAVES_IMAGE_GOLANG=$golang_id"
 )
 # Keep the other scripts' lines (registry.sh's digest): replace only ours.
 write_env "$env_file" "${out[@]}"
