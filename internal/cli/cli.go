@@ -311,11 +311,7 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		shardInfo = &report.Shard{Index: part.Index, Count: part.Count, SpecDigest: digest, Programs: table}
 	}
 	if *parallel == 0 {
-		var largest int64
-		for _, p := range sp.Profiles {
-			largest = max(largest, p.Runtime.Memory)
-		}
-		*parallel = DefaultParallel(largest)
+		*parallel = DefaultParallel(largestMemory(sp))
 	}
 
 	// Each case's evidence goes to the report's spool as soon as it is
@@ -588,6 +584,20 @@ func Jobs(sp *spec.Spec) []runner.Job {
 		jobs[i] = sp.Job(p)
 	}
 	return jobs
+}
+
+// largestMemory is the largest memory limit a container of the spec may
+// have: a profile's, or a build stage's (a build runs in a worker's place,
+// with its own limit).
+func largestMemory(sp *spec.Spec) int64 {
+	var largest int64
+	for _, p := range sp.Profiles {
+		largest = max(largest, p.Runtime.Memory)
+		if b := p.Runtime.Build; b != nil {
+			largest = max(largest, b.Memory)
+		}
+	}
+	return largest
 }
 
 // unobserved is the observation of jobs that could not run at all.

@@ -1,6 +1,11 @@
 package cli
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/spec"
+)
 
 func TestFitParallel(t *testing.T) {
 	t.Parallel()
@@ -19,5 +24,18 @@ func TestFitParallel(t *testing.T) {
 		if got := fitParallel(tc.cpus, tc.available, tc.limit); got != tc.want {
 			t.Errorf("fitParallel(%d, %d, %d) = %d, want %d", tc.cpus, tc.available, tc.limit, got, tc.want)
 		}
+	}
+}
+
+// A build stage's memory counts towards the default parallelism: a build
+// runs in a worker's place.
+func TestLargestMemory(t *testing.T) {
+	t.Parallel()
+	sp := &spec.Spec{Profiles: map[string]spec.Profile{
+		"py": {Runtime: runner.Profile{Memory: 128 << 20}},
+		"c":  {Runtime: runner.Profile{Memory: 64 << 20, Build: &runner.Build{Memory: 512 << 20}}},
+	}}
+	if got := largestMemory(sp); got != 512<<20 {
+		t.Errorf("largestMemory = %d, want the build's 512MiB", got)
 	}
 }
