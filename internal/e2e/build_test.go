@@ -42,6 +42,12 @@ profiles:
       timeout: 120s
       memory: 512MiB
       output_size: 1MiB
+  c-slow:
+    image: %[1]q
+    command: ["/build/main"]
+    build:
+      command: ["sh", "-c", "sleep 60"]
+      timeout: 2s
   c-missing:
     image: %[1]q
     command: ["/build/main"]
@@ -70,6 +76,11 @@ programs:
     profile: c-small
     cases:
       - {name: runs, expect: {stdout: {equals: "ok"}}}
+  - name: slow
+    file: sum.c
+    profile: c-slow
+    cases:
+      - {name: two, args: ["2", "3"], expect: {stdout: {equals: "5"}}}
   - name: missing
     file: sum.c
     profile: c-missing
@@ -113,10 +124,11 @@ int main(void) { puts(big[0] ? "ok" : "no"); return 0; }
 }
 
 // TestBuildStage compiles C once per program and runs it per case, on the
-// real daemon: a correct program is true in every case (the build ran
-// once), a compile error makes every case false with gcc's message, a
-// build past output_size is false by the build_output limit, a missing
-// build image is undetermined; and nothing is left on the daemon.
+// real daemon: a correct program is true in every case, a compile error
+// makes every case false with gcc's message, a build past output_size is
+// false by the build_output limit, a build that times out is false, a
+// missing build image is undetermined; and nothing is left on the daemon.
+// (That the build runs once per attempt is the scheduler's test.)
 func TestBuildStage(t *testing.T) {
 	t.Parallel()
 	gcc := dockertest.Image(t, "BEHAVES_IMAGE_GCC")
@@ -177,6 +189,11 @@ func TestBuildStage(t *testing.T) {
 	}
 	if c := bomb.Cases[0]; !strings.Contains(c.Reason, "output_size") {
 		t.Errorf("bomb/%s: reason %q, want the output_size", c.Name, c.Reason)
+	}
+
+	slow := o.program(t, "slow")
+	if slow.Verdict != verdict.False || slow.Reason != "build failed: timed out after 2s" || slow.Build == nil || !slow.Build.TimedOut {
+		t.Errorf("slow: %s (%q), build %+v; want false, timed out after 2s", slow.Verdict, slow.Reason, slow.Build)
 	}
 
 	miss := o.program(t, "missing")
