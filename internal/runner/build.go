@@ -49,6 +49,31 @@ func BuildFailure(ev Event) string {
 	return msg
 }
 
+// BuildOutputKept is how much of each of the build's streams the
+// observation keeps (and the report shows): the start, where compilers
+// write their first errors. The rest is counted (Stream.Bytes) and marked
+// (Stream.Truncated), so that a program's build adds a few KiB to behaves'
+// memory and its report whatever the build's output_limit, also for
+// 10,000 programs.
+const BuildOutputKept = 4 << 10
+
+// keepStart keeps at most n bytes of s's data, cut at a UTF-8 boundary
+// when the data is text.
+func keepStart(s Stream, n int) Stream {
+	if len(s.Data) <= n {
+		return s
+	}
+	cut := n
+	if utf8.Valid(s.Data) {
+		for cut > 0 && !utf8.RuneStart(s.Data[cut]) {
+			cut--
+		}
+	}
+	s.Data = append([]byte(nil), s.Data[:cut]...)
+	s.Truncated = true
+	return s
+}
+
 // maxBuildLine bounds the compiler line a reason repeats.
 const maxBuildLine = 200
 

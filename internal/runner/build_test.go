@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestBuildFailure(t *testing.T) {
@@ -126,5 +127,25 @@ func TestRunBuildsOncePerAttempt(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The observation keeps the start of a build's output, marked truncated,
+// and the reason comes from all of it.
+func TestBuildOutputKept(t *testing.T) {
+	t.Parallel()
+	code := 1
+	long := strings.Repeat("warning: é\n", 1000) + "main.c:9: error: late\n"
+	box := &buildBox{build: Event{ExitCode: &code, Stderr: Stream{Data: []byte(long), Bytes: int64(len(long))}}}
+	obs, err := Run(context.Background(), box, []Job{{Program: Program{Entry: "main.c"}, Profile: Profile{Build: &Build{}}, Invocations: make([]Invocation, 1)}}, Options{Parallel: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := obs[0].Build
+	if b == nil || len(b.Stderr.Data) > BuildOutputKept || !b.Stderr.Truncated || b.Stderr.Bytes != int64(len(long)) || !utf8.Valid(b.Stderr.Data) {
+		t.Errorf("build stderr kept %d bytes (truncated %v, %d total), want at most %d, truncated, valid text", len(b.Stderr.Data), b.Stderr.Truncated, b.Stderr.Bytes, BuildOutputKept)
+	}
+	if got := obs[0].Events[0].BuildFailure; got != "build failed: exit 1: main.c:9: error: late" {
+		t.Errorf("reason %q, want the error line past the kept start", got)
 	}
 }

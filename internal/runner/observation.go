@@ -34,6 +34,7 @@ type Observation struct {
 	// Events holds one event per invocation, in the job's order.
 	Events []Event
 	// Build is the build stage's event when the profile has one and it ran
-	// or was due (nil otherwise).
+	// or was due (nil otherwise); of each stream it keeps at most the first
+	// BuildOutputKept bytes.
 	Build *Event
 }

@@ -370,6 +370,10 @@ func (s *jobState) build(ctx context.Context, b Builder) {
 	case BuildFailure(ev) != "":
 		stop = &Event{BuildFailure: BuildFailure(ev), ProgramSHA256: ev.ProgramSHA256}
 	}
+	// The reason above was taken from all the build kept; the observation
+	// keeps its start.
+	ev.Stdout = keepStart(ev.Stdout, BuildOutputKept)
+	ev.Stderr = keepStart(ev.Stderr, BuildOutputKept)
 	s.mu.Lock()
 	s.obs.Build = &ev
 	s.buildStop = stop
