@@ -549,3 +549,29 @@ func TestReadMemoryJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestFloodSpecsApart guards that each flood size has its own spec and
+// program: with one folder for all, the last written (1 GiB) ran as every
+// flood.
+func TestFloodSpecsApart(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	ps := newProfiles("sha256:"+strings.Repeat("a", 64), "sha256:"+strings.Repeat("b", 64), 4<<30)
+	small, err := writeFloodSpec(root, ps, 256<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, err := writeFloodSpec(root, ps, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if small == big {
+		t.Fatalf("both floods wrote %s", small)
+	}
+	for path, want := range map[string]string{small: "head -c 268435456 ", big: "head -c 1073741824 "} {
+		src, err := os.ReadFile(filepath.Join(filepath.Dir(path), "flood.sh"))
+		if err != nil || !strings.HasPrefix(string(src), want) {
+			t.Errorf("%s: flood.sh = %q, %v; want it to start %q", path, src, err, want)
+		}
+	}
+}

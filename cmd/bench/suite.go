@@ -303,7 +303,9 @@ func (s suite) write(root string, ps profiles) (string, error) {
 // writes size zero bytes to stdout, with the flood profile (its output
 // ceiling above size, so that every byte is drained).
 func writeFloodSpec(root string, ps profiles, size int64) (string, error) {
-	dir := filepath.Join(root, "flood")
+	// A folder per size: the floods' specs and programs must not overwrite
+	// each other (the 1 GiB program ran as the 256 MiB flood before).
+	dir := filepath.Join(root, floodName(size))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
