@@ -306,21 +306,34 @@ func bench(ctx context.Context, cfg config, mem *MemoryResult, logw io.Writer) (
 			// floors at the suites' parallelism are measured before and
 			// after the long stretch of suites, and count as one.
 			floorBoth, oldBoth := bracket(&f.Floor), bracket(&f.FloorOld)
+			// adjacent measures the floor (the sample, at the suites'
+			// parallelism) right next to one behaves run, for that run's
+			// ratio: over the long stretch of suites the engine's pace
+			// drifts, and a floor from before and after it pairs a run
+			// with an engine in another state.
+			adjacent := func(st *Stat) step {
+				return floorStep(tag, nil, sample, &sampleVols, parallel, variant{}, func(r floorResult) {
+					st.add(ms(r.Wall) / float64(max(r.N, 1)))
+				})
+			}
 			steps := []step{
 				floorStep(tag, &f.EvalFloor, evalSample, &evalVols, parallel, variant{}, nil),
 				floorStep(tag, &f.EvalFloorOld, evalSample, &evalVols, parallel, old, nil),
 				behavesStep(tag, "eval", &f.Eval, nil, parallelArgs...),
 				floorStep(tag, nil, sample, &sampleVols, parallel, variant{}, floorBoth),
 				floorStep(tag, nil, sample, &sampleVols, parallel, old, oldBoth),
+				adjacent(&f.Suite.AdjacentFloorMS),
 				behavesStep(tag, "suite", &f.Suite, nil, parallelArgs...),
 			}
 			for i, s := range scaleSuites {
 				if f.Scaling[i].SameAs == "" {
 					p := &f.Scaling[i]
-					steps = append(steps, behavesStep(tag, s.name, nil, func(r behavesRun) { p.WallMS.addDur(r.Wall) }, parallelArgs...))
+					steps = append(steps, adjacent(&p.AdjacentFloorMS),
+						behavesStep(tag, s.name, nil, func(r behavesRun) { p.WallMS.addDur(r.Wall) }, parallelArgs...))
 				}
 			}
 			steps = append(steps,
+				adjacent(&f.Wide.AdjacentFloorMS),
 				behavesStep(tag, "wide", &f.Wide, nil, parallelArgs...),
 				floorStep(tag, nil, sample, &sampleVols, parallel, old, oldBoth),
 				floorStep(tag, nil, sample, &sampleVols, parallel, variant{}, floorBoth),
@@ -475,7 +488,7 @@ func emptyFigures() Figures {
 // fillStats sets every unset Stat to an empty one.
 func fillStats(f *Figures) {
 	for _, b := range []*BehavesFigure{&f.Suite, &f.Wide, &f.Serial, &f.Eval} {
-		for _, s := range []*Stat{&b.WallMS, &b.PerInvocationMS, &b.EventRunMS, &b.CPUMS, &b.MaxRSSKiB, &b.RusageMaxRSSKiB, &b.FloorEquivalentMS, &b.OldFloorEquivalentMS, &b.OwnMS, &b.DeliveryEquivalentMS} {
+		for _, s := range []*Stat{&b.WallMS, &b.PerInvocationMS, &b.EventRunMS, &b.CPUMS, &b.MaxRSSKiB, &b.RusageMaxRSSKiB, &b.FloorEquivalentMS, &b.OldFloorEquivalentMS, &b.OwnMS, &b.DeliveryEquivalentMS, &b.AdjacentFloorMS} {
 			s.update()
 		}
 	}
@@ -498,7 +511,7 @@ func fillStats(f *Figures) {
 	}
 	for i := range f.Scaling {
 		p := &f.Scaling[i]
-		for _, s := range []*Stat{&p.WallMS, &p.PerInvocationMS, &p.FloorRatio, &p.OldFloorRatio} {
+		for _, s := range []*Stat{&p.WallMS, &p.PerInvocationMS, &p.FloorRatio, &p.OldFloorRatio, &p.AdjacentFloorMS} {
 			s.update()
 		}
 	}

@@ -154,7 +154,12 @@ type BehavesFigure struct {
 	// takes for as many invocations at the same parallelism (per
 	// repetition, paired); OldFloorEquivalentMS the same for the old floor
 	// (the network sandbox set up).
-	FloorEquivalentMS    Stat `json:"floor_equivalent_ms"`
+	FloorEquivalentMS Stat `json:"floor_equivalent_ms"`
+	// AdjacentFloorMS is the floor's time per invocation (the sample, at
+	// the same parallelism) measured right next to each repetition of
+	// this run: the floor equivalent uses it when it is there, so that a
+	// run and its floor see the engine in the same state.
+	AdjacentFloorMS      Stat `json:"adjacent_floor_ms"`
 	OldFloorEquivalentMS Stat `json:"old_floor_equivalent_ms"`
 	// OwnMS is behaves' own time: wall − floor equivalent.
 	OwnMS Stat `json:"own_ms"`
@@ -224,6 +229,8 @@ type ScalePoint struct {
 	OldFloorRatio Stat `json:"old_floor_ratio"`
 	// SameAs names the figure this point reuses ("suite"), or "".
 	SameAs string `json:"same_as"`
+	// AdjacentFloorMS is as BehavesFigure's.
+	AdjacentFloorMS Stat `json:"adjacent_floor_ms"`
 }
 
 // ParallelPoint is behaves and the floor (the network sandbox skipped) on
@@ -317,6 +324,15 @@ type Target struct {
 	VsOldFloor *Stat `json:"vs_old_floor,omitempty"`
 }
 
+// adjacentOr is the floor measured next to a run when there is one for
+// every repetition, else the run-wide floor.
+func adjacentOr(adjacent, floor Stat) Stat {
+	if len(adjacent.Values) > 0 && len(adjacent.Values) == len(floor.Values) {
+		return adjacent
+	}
+	return floor
+}
+
 // pairedRatio is num[i]/den[i] per repetition when both have the same
 // number of values, else each num value over den's median.
 func pairedRatio(num, den Stat) Stat {
@@ -383,7 +399,7 @@ func (r *Results) derive() {
 	for _, b := range []*BehavesFigure{&f.Suite, &f.Wide, &f.Serial, &f.Eval} {
 		fl := floorsOf(b)
 		b.PerInvocationMS = scaled(b.WallMS, 1/float64(max(b.Invocations, 1)))
-		b.FloorEquivalentMS = scaled(fl.cur.PerInvocationMS, float64(b.Invocations))
+		b.FloorEquivalentMS = scaled(adjacentOr(b.AdjacentFloorMS, fl.cur.PerInvocationMS), float64(b.Invocations))
 		b.OldFloorEquivalentMS = scaled(fl.old.PerInvocationMS, float64(b.Invocations))
 		b.OwnMS = pairedDiff(b.WallMS, b.FloorEquivalentMS)
 		b.DeliveryEquivalentMS = scaled(f.Delivery.TotalMS, float64(b.Programs))
@@ -391,7 +407,7 @@ func (r *Results) derive() {
 	for i := range f.Scaling {
 		p := &f.Scaling[i]
 		p.PerInvocationMS = scaled(p.WallMS, 1/float64(max(p.Invocations, 1)))
-		p.FloorRatio = pairedRatio(p.PerInvocationMS, f.Floor.PerInvocationMS)
+		p.FloorRatio = pairedRatio(p.PerInvocationMS, adjacentOr(p.AdjacentFloorMS, f.Floor.PerInvocationMS))
 		p.OldFloorRatio = pairedRatio(p.PerInvocationMS, f.FloorOld.PerInvocationMS)
 	}
 	for i := range f.Parallelism {
