@@ -311,9 +311,12 @@ func bench(ctx context.Context, cfg config, mem *MemoryResult, logw io.Writer) (
 			// ratio: over the long stretch of suites the engine's pace
 			// drifts, and a floor from before and after it pairs a run
 			// with an engine in another state.
-			adjacent := func(st *Stat) step {
+			adjacent := func(st **Stat) step {
 				return floorStep(tag, nil, sample, &sampleVols, parallel, variant{}, func(r floorResult) {
-					st.add(ms(r.Wall) / float64(max(r.N, 1)))
+					if *st == nil {
+						*st = &Stat{}
+					}
+					(*st).add(ms(r.Wall) / float64(max(r.N, 1)))
 				})
 			}
 			steps := []step{
@@ -485,10 +488,21 @@ func emptyFigures() Figures {
 	return f
 }
 
-// fillStats sets every unset Stat to an empty one.
+// fillStats sets every unset Stat to an empty one, and computes the
+// adjacent floors' medians (measured only for some figures).
 func fillStats(f *Figures) {
+	for _, st := range []*Stat{f.Suite.AdjacentFloorMS, f.Wide.AdjacentFloorMS} {
+		if st != nil {
+			st.update()
+		}
+	}
+	for i := range f.Scaling {
+		if st := f.Scaling[i].AdjacentFloorMS; st != nil {
+			st.update()
+		}
+	}
 	for _, b := range []*BehavesFigure{&f.Suite, &f.Wide, &f.Serial, &f.Eval} {
-		for _, s := range []*Stat{&b.WallMS, &b.PerInvocationMS, &b.EventRunMS, &b.CPUMS, &b.MaxRSSKiB, &b.RusageMaxRSSKiB, &b.FloorEquivalentMS, &b.OldFloorEquivalentMS, &b.OwnMS, &b.DeliveryEquivalentMS, &b.AdjacentFloorMS} {
+		for _, s := range []*Stat{&b.WallMS, &b.PerInvocationMS, &b.EventRunMS, &b.CPUMS, &b.MaxRSSKiB, &b.RusageMaxRSSKiB, &b.FloorEquivalentMS, &b.OldFloorEquivalentMS, &b.OwnMS, &b.DeliveryEquivalentMS} {
 			s.update()
 		}
 	}
@@ -511,7 +525,7 @@ func fillStats(f *Figures) {
 	}
 	for i := range f.Scaling {
 		p := &f.Scaling[i]
-		for _, s := range []*Stat{&p.WallMS, &p.PerInvocationMS, &p.FloorRatio, &p.OldFloorRatio, &p.AdjacentFloorMS} {
+		for _, s := range []*Stat{&p.WallMS, &p.PerInvocationMS, &p.FloorRatio, &p.OldFloorRatio} {
 			s.update()
 		}
 	}

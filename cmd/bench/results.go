@@ -159,8 +159,8 @@ type BehavesFigure struct {
 	// the same parallelism) measured right next to each repetition of
 	// this run: the floor equivalent uses it when it is there, so that a
 	// run and its floor see the engine in the same state.
-	AdjacentFloorMS      Stat `json:"adjacent_floor_ms"`
-	OldFloorEquivalentMS Stat `json:"old_floor_equivalent_ms"`
+	AdjacentFloorMS      *Stat `json:"adjacent_floor_ms,omitempty"`
+	OldFloorEquivalentMS Stat  `json:"old_floor_equivalent_ms"`
 	// OwnMS is behaves' own time: wall − floor equivalent.
 	OwnMS Stat `json:"own_ms"`
 	// DeliveryEquivalentMS estimates program delivery: programs × the
@@ -230,7 +230,7 @@ type ScalePoint struct {
 	// SameAs names the figure this point reuses ("suite"), or "".
 	SameAs string `json:"same_as"`
 	// AdjacentFloorMS is as BehavesFigure's.
-	AdjacentFloorMS Stat `json:"adjacent_floor_ms"`
+	AdjacentFloorMS *Stat `json:"adjacent_floor_ms,omitempty"`
 }
 
 // ParallelPoint is behaves and the floor (the network sandbox skipped) on
@@ -326,9 +326,9 @@ type Target struct {
 
 // adjacentOr is the floor measured next to a run when there is one for
 // every repetition, else the run-wide floor.
-func adjacentOr(adjacent, floor Stat) Stat {
-	if len(adjacent.Values) > 0 && len(adjacent.Values) == len(floor.Values) {
-		return adjacent
+func adjacentOr(adjacent *Stat, floor Stat) Stat {
+	if adjacent != nil && len(adjacent.Values) > 0 && len(adjacent.Values) == len(floor.Values) {
+		return *adjacent
 	}
 	return floor
 }
