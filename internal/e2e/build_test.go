@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +11,6 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 
-	"github.com/behaves-dev/behaves/internal/cli"
 	"github.com/behaves-dev/behaves/internal/dockertest"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/runner"
@@ -211,63 +208,6 @@ func TestBuildStage(t *testing.T) {
 	}
 	if _, err := report.Read(&buf, 64<<20); err != nil {
 		t.Errorf("report.Read: %v", err)
-	}
-}
-
-// TestExampleCBuild runs examples/c-build as its comment says, with the
-// local gcc image: sum.c is true, typo.c false by its compile error.
-func TestExampleCBuild(t *testing.T) {
-	t.Parallel()
-	gcc := dockertest.Image(t, "BEHAVES_IMAGE_GCC")
-	cl := dockertest.Client(t)
-	reportPath := filepath.Join(t.TempDir(), "report.json")
-	var stdout, stderr bytes.Buffer
-	code := cli.Main(context.Background(), []string{"run", "--spec", filepath.Join("..", "..", "examples", "c-build", "behaves.yml"), "--image", "c=" + gcc, "--report", reportPath}, cli.Env{
-		Stdout: &stdout, Stderr: &stderr, Getenv: os.Getenv, NewSandbox: cli.DockerSandbox(context.Background()),
-	})
-	rep, err := report.ReadFile(reportPath, 64<<20)
-	if err != nil {
-		t.Fatalf("exit %d, report: %v\nstderr:\n%s", code, err, indent(stderr.String()))
-	}
-	dockertest.AssertNothingLeft(t, cl, rep.RunID)
-	if code != 1 {
-		t.Errorf("exit %d, want 1\nstderr:\n%s", code, indent(stderr.String()))
-	}
-	got := map[string]string{}
-	for _, p := range rep.Programs {
-		got[p.Name] = p.Verdict.String() + ": " + p.Reason
-	}
-	if !strings.HasPrefix(got["sum/sum.c"], "true") || !strings.Contains(got["sum/typo.c"], "false: build failed: exit 1: ") || !strings.Contains(got["sum/typo.c"], "totl") {
-		t.Errorf("verdicts %q, want sum.c true and typo.c false by its compile error", got)
-	}
-}
-
-// TestExampleGoBuild runs examples/go-build as its comment says, with the
-// local Go image: sum.go is true, typo.go false by the Go compiler's line
-// (the go command exits 2; the first line of its stderr names the package).
-func TestExampleGoBuild(t *testing.T) {
-	t.Parallel()
-	golang := dockertest.Image(t, "BEHAVES_IMAGE_GOLANG")
-	cl := dockertest.Client(t)
-	reportPath := filepath.Join(t.TempDir(), "report.json")
-	var stdout, stderr bytes.Buffer
-	code := cli.Main(context.Background(), []string{"run", "--spec", filepath.Join("..", "..", "examples", "go-build", "behaves.yml"), "--image", "go=" + golang, "--report", reportPath}, cli.Env{
-		Stdout: &stdout, Stderr: &stderr, Getenv: os.Getenv, NewSandbox: cli.DockerSandbox(context.Background()),
-	})
-	rep, err := report.ReadFile(reportPath, 64<<20)
-	if err != nil {
-		t.Fatalf("exit %d, report: %v\nstderr:\n%s", code, err, indent(stderr.String()))
-	}
-	dockertest.AssertNothingLeft(t, cl, rep.RunID)
-	if code != 1 {
-		t.Errorf("exit %d, want 1\nstdout:\n%s", code, indent(stdout.String()))
-	}
-	got := map[string]string{}
-	for _, p := range rep.Programs {
-		got[p.Name] = p.Verdict.String() + ": " + p.Reason
-	}
-	if !strings.HasPrefix(got["sum/sum.go"], "true") || !strings.Contains(got["sum/typo.go"], "false: build failed: exit 2: ./typo.go:25:14: ") || !strings.Contains(got["sum/typo.go"], "undefined: totl") {
-		t.Errorf("verdicts %q, want sum.go true and typo.go false by its compile error\nstdout:\n%s", got, indent(stdout.String()))
 	}
 }
 

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -59,11 +61,40 @@ else
   echo ok
 fi
 `}
-	since := time.Now()
+	// The engine's own log, followed live from before the run (the
+	// daemon keeps only its last 256 events for a later query, which a
+	// busy daemon overruns): the run's ID is chosen here so that the
+	// subscription can filter on its label.
+	runID := randomHex(t)[:16]
+	evCtx, stopEvents := context.WithCancel(context.Background())
+	defer stopEvents()
+	msgs, errc := cl.Events(evCtx, events.ListOptions{
+		Filters: filters.NewArgs(filters.Arg("type", "container"), filters.Arg("event", "start"), filters.Arg("event", "destroy"),
+			filters.Arg("label", "behaves.run-id="+runID)),
+	})
+	var mu sync.Mutex
+	started, destroyed := map[string]bool{}, map[string]bool{}
+	followed := make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case m := <-msgs:
+				mu.Lock()
+				if m.Action == "start" {
+					started[m.Actor.ID] = true
+				} else {
+					destroyed[m.Actor.ID] = true
+				}
+				mu.Unlock()
+			case err := <-errc:
+				followed <- err
+				return
+			}
+		}
+	}()
 	// 16 runs, above --max-repeat's default of 10: the ceiling is the
 	// workflow's to raise.
-	o := runBehaves(t, context.Background(), spec, files, "--fail-on", "false", "--max-repeat", "16")
-	until := time.Now()
+	o := runBehaves(t, context.Background(), spec, files, "--fail-on", "false", "--max-repeat", "16", "--run-id", runID)
 	if o.code != cli.ExitUndetermined {
 		t.Errorf("exit %d, want %d (a nondeterministic case fails --fail-on false)\n%s", o.code, cli.ExitUndetermined, indent(o.stderr))
 	}
@@ -113,29 +144,37 @@ fi
 		t.Errorf("report.Read refuses the report: %v", err)
 	}
 
-	// The engine's own log: one container started for every run.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	msgs, errc := cl.Events(ctx, events.ListOptions{
-		Since: strconv.FormatInt(since.Add(-time.Second).Unix(), 10),
-		Until: strconv.FormatInt(until.Add(time.Second).Unix(), 10),
-		Filters: filters.NewArgs(filters.Arg("type", "container"), filters.Arg("event", "start"),
-			filters.Arg("label", "behaves.run-id="+o.report.RunID)),
-	})
-	started := map[string]bool{}
-	for done := false; !done; {
-		select {
-		case m := <-msgs:
-			started[m.Actor.ID] = true
-		case err := <-errc:
-			if err != nil && err != io.EOF {
-				t.Fatalf("reading the engine's events: %v", err)
-			}
-			done = true
-		}
+	// The engine's own log: one container started for every run. The run
+	// removed every container before it returned; wait until the log has
+	// caught up with their removal (or a generous deadline).
+	if o.report.RunID != runID {
+		t.Fatalf("the report's run ID %q is not the one asked for, %q", o.report.RunID, runID)
 	}
-	if len(started) != 19 {
-		t.Errorf("the engine started %d containers for the run, want 19 (16 + 3 runs, each in a fresh container)", len(started))
+	caughtUp := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(started) < 19 {
+			return false
+		}
+		for id := range started {
+			if !destroyed[id] {
+				return false
+			}
+		}
+		return true
+	}
+	for deadline := time.Now().Add(30 * time.Second); !caughtUp() && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	stopEvents()
+	if err := <-followed; err != nil && err != io.EOF && !errors.Is(err, context.Canceled) {
+		t.Fatalf("following the engine's events: %v", err)
+	}
+	mu.Lock()
+	n := len(started)
+	mu.Unlock()
+	if n != 19 {
+		t.Errorf("the engine started %d containers for the run, want 19 (16 + 3 runs, each in a fresh container)", n)
 	}
 
 	// Rescoring judges every stored run again, and refuses a case whose
