@@ -31,6 +31,10 @@ type CaseResult struct {
 	// when the case is true.
 	Reason string
 	Checks []Check
+	// Derived is, for a same_as case, the expectation the reference's
+	// first run stands for (its exit code, and an equals matcher holding
+	// its kept output for each compared stream); nil otherwise.
+	Derived *Expectation
 }
 
 // Judge compares one case's expectation with the evidence of its
@@ -56,6 +60,11 @@ type CaseResult struct {
 // The reason is the first false check's reason, else the first undetermined
 // check's, else "".
 func Judge(exp Expectation, ev runner.Event) CaseResult {
+	if exp.SameAs != nil {
+		// A differential case without its reference's events cannot be
+		// settled (JudgeSameAs judges it with them).
+		return JudgeSameAs(*exp.SameAs, nil, ev)
+	}
 	if ev.BuildFailure != "" && ev.SandboxError == "" {
 		// The program's build failed: observed evidence, and no invocation
 		// can behave as intended without a program to run.

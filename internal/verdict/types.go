@@ -83,4 +83,20 @@ type Expectation struct {
 	ExitCode int
 	Stdout   *Matcher
 	Stderr   *Matcher
+	// SameAs, when set, replaces ExitCode, Stdout and Stderr: the case is
+	// judged against a reference program's events (JudgeSameAs).
+	SameAs *SameAs
+}
+
+// SameAs is a differential expectation: the case passes when the
+// candidate's exit code and the listed streams equal the reference
+// program's for the same invocation, under Normalize and IgnoreCase.
+type SameAs struct {
+	// Reference is the reference program's name (the spec entry's).
+	Reference string
+	// Streams lists the compared streams, "stdout" and/or "stderr"
+	// (the spec's default is stdout alone).
+	Streams    []string
+	Normalize  Normalize
+	IgnoreCase bool
 }
