@@ -102,6 +102,8 @@ func testOptions(t *testing.T, path string) Options {
 			opt.Ceilings.MaxOutputLimit, err = ParseSize(v)
 		case "max-cases":
 			opt.Ceilings.MaxCases, err = strconv.Atoi(v)
+		case "max-reference-output":
+			opt.Ceilings.MaxReferenceOutput, err = ParseSize(v)
 		case "max-pids":
 			opt.Ceilings.MaxPids, err = strconv.ParseInt(v, 10, 64)
 		case "max-file-size":
@@ -230,7 +232,8 @@ func dump(t *testing.T, s *Spec) string {
 		Stdout    *matcher `json:"stdout"`
 		Stderr    *matcher `json:"stderr"`
 		// Repeat is shown when it is not 1.
-		Repeat *int `json:"repeat,omitempty"`
+		Repeat *int            `json:"repeat,omitempty"`
+		SameAs *verdict.SameAs `json:"same_as,omitempty"`
 	}
 	type program struct {
 		ID      string            `json:"id"`
@@ -241,6 +244,8 @@ func dump(t *testing.T, s *Spec) string {
 		Entry   string            `json:"entry"`
 		Files   map[string]string `json:"files"`
 		Cases   []kase            `json:"cases"`
+		// Reference is shown when the entry names one.
+		Reference string `json:"reference,omitempty"`
 	}
 	type build struct {
 		Image         string            `json:"image"`
@@ -322,7 +327,7 @@ func dump(t *testing.T, s *Spec) string {
 		for k, v := range p.Program.Files {
 			files[k] = string(v)
 		}
-		dp := program{ID: p.ID, Name: p.Name, File: p.File, Profile: p.Profile, Pos: pos(p.Pos), Entry: p.Program.Entry, Files: files}
+		dp := program{ID: p.ID, Name: p.Name, File: p.File, Profile: p.Profile, Pos: pos(p.Pos), Entry: p.Program.Entry, Files: files, Reference: p.Reference}
 		for _, c := range p.Cases {
 			var stdin *string
 			if c.Invocation.Stdin != nil {
@@ -333,6 +338,7 @@ func dump(t *testing.T, s *Spec) string {
 			if c.Repeat != 1 {
 				dc.Repeat = &c.Repeat
 			}
+			dc.SameAs = c.Expect.SameAs
 			if m := c.Expect.Stdout; m != nil {
 				dc.Stdout = &matcher{string(m.Kind), m.Value, m.IgnoreCase, string(m.Normalize)}
 			}

@@ -78,6 +78,9 @@ func (o Options) withDefaults() Options {
 		o.Ceilings.MaxRepeat = DefaultCeilings.MaxRepeat
 	}
 	o.Ceilings.MaxRepeat = min(o.Ceilings.MaxRepeat, MaxRepeat)
+	if o.Ceilings.MaxReferenceOutput <= 0 {
+		o.Ceilings.MaxReferenceOutput = DefaultCeilings.MaxReferenceOutput
+	}
 	if o.MaxFileSize <= 0 {
 		o.MaxFileSize = DefaultMaxFileSize
 	}

@@ -15,9 +15,9 @@ import (
 
 var (
 	topKeys     = []string{"version", "profiles", "programs"}
-	programKeys = []string{"name", "file", "files", "profile", "cases", "cases_file"}
+	programKeys = []string{"name", "file", "files", "profile", "cases", "cases_file", "reference"}
 	caseKeys    = []string{"name", "args", "stdin", "stdin_file", "expect", "repeat"}
-	expectKeys  = []string{"exit_code", "stdout", "stderr"}
+	expectKeys  = []string{"exit_code", "stdout", "stderr", "same_as", "streams", "normalize", "ignore_case"}
 	matcherKeys = []string{"equals", "contains", "regex", "ignore_case", "normalize"}
 )
 
@@ -38,6 +38,10 @@ type entry struct {
 	glob     bool
 	files    []fileRef
 	cases    []Case
+	// reference is the entry's reference (another entry's name), "" for
+	// none; refNode its value.
+	reference string
+	refNode   *yaml.Node
 }
 
 // spec validates the top-level mapping and builds the Spec.
@@ -92,7 +96,44 @@ func (l *loader) spec(root *yaml.Node) *Spec {
 			entries = append(entries, e)
 		}
 	}
+	l.references(entries)
 	return l.expand(f.key, profiles, entries)
+}
+
+// references checks each entry's reference and the same_as cases: a
+// reference names another file: entry of the spec, and only an entry with
+// a reference may have same_as cases.
+func (l *loader) references(entries []*entry) {
+	byName := map[string]*entry{}
+	var names []string
+	for _, e := range entries {
+		if e.name == "" {
+			continue
+		}
+		if _, dup := byName[e.name]; !dup {
+			byName[e.name] = e
+			names = append(names, e.name)
+		}
+	}
+	for _, e := range entries {
+		if e.reference != "" {
+			r, ok := byName[e.reference]
+			switch {
+			case !ok:
+				l.errorf(e.refNode, "unknown reference %q%s: a reference is another program entry of this spec; programs: %s", short(e.reference), suggest(e.reference, names), strings.Join(names, ", "))
+			case r == e:
+				l.errorf(e.refNode, "program %q names itself as its reference: name another program entry, the one whose output is right", short(e.name))
+			case r.glob:
+				l.errorf(e.refNode, "reference %q is a files: entry (one program per match): a reference must be one program, a file: entry", short(e.reference))
+			}
+			continue
+		}
+		for _, c := range e.cases {
+			if c.Expect.SameAs != nil {
+				l.errorAt(c.SameAsPos, "case %q says same_as: reference, but program %q names no reference: add reference: <program entry> to the program entry, or write the expectation", short(c.Name), short(e.name))
+			}
+		}
+	}
 }
 
 // entry parses one item of programs. It returns nil when the item is not a
@@ -138,6 +179,12 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 		e.files, _ = l.glob(files.val)
 	default:
 		l.errorf(n, "%s needs file (one program) or files (a glob, one program per match)", what)
+	}
+
+	if f, ok := fs.get("reference"); ok {
+		if s, ok := l.name(f.val, "reference"); ok {
+			e.reference, e.refNode = s, f.val
+		}
 	}
 
 	cases, hasCases := fs.get("cases")
@@ -242,7 +289,7 @@ func (l *loader) kase(what string, n *yaml.Node) (Case, *yaml.Node, bool) {
 		}
 	}
 	if f, ok := fs.get("expect"); ok {
-		c.Expect = l.expect(what+".expect", f.val)
+		c.Expect, c.SameAsPos = l.expect(what+".expect", f.val)
 	}
 	if f, ok := fs.get("repeat"); ok {
 		c.Repeat = l.repeat(f.val)
@@ -269,12 +316,22 @@ func (l *loader) repeat(n *yaml.Node) int {
 }
 
 // expect parses a case's expectation; a missing part keeps its default
-// (exit code 0, no stream check).
-func (l *loader) expect(what string, n *yaml.Node) verdict.Expectation {
+// (exit code 0, no stream check). For a same_as expectation it also
+// returns same_as's position.
+func (l *loader) expect(what string, n *yaml.Node) (verdict.Expectation, Pos) {
 	var exp verdict.Expectation
-	fs, ok := l.mapping(n, what, "a mapping with exit_code, stdout and stderr", expectKeys)
+	fs, ok := l.mapping(n, what, "a mapping with exit_code, stdout and stderr (or same_as: reference)", expectKeys)
 	if !ok {
-		return exp
+		return exp, Pos{}
+	}
+	if f, ok := fs.get("same_as"); ok {
+		exp.SameAs = l.sameAs(what, fs, f)
+		return exp, l.pos(f.key)
+	}
+	for _, k := range []string{"streams", "normalize", "ignore_case"} {
+		if f, ok := fs.get(k); ok {
+			l.errorf(f.key, "%s is an option of same_as (expect: {same_as: reference, %s: ...}); for a stream's own matcher put it inside the matcher, like stdout: {equals: \"5\", %s: ...}", k, k, k)
+		}
 	}
 	if f, ok := fs.get("exit_code"); ok {
 		if v, ok := l.integer(f.val, "exit_code"); ok {
@@ -291,7 +348,55 @@ func (l *loader) expect(what string, n *yaml.Node) verdict.Expectation {
 	if f, ok := fs.get("stderr"); ok {
 		exp.Stderr = l.matcher(what+".stderr", "stderr", f.val)
 	}
-	return exp
+	return exp, Pos{}
+}
+
+// sameAs parses a differential expectation: same_as: reference, with the
+// options streams (default [stdout]), normalize (default trailing) and
+// ignore_case (default false). The reference's name is set once the
+// program entry's reference is known.
+func (l *loader) sameAs(what string, fs fields, f field) *verdict.SameAs {
+	sa := &verdict.SameAs{Streams: []string{"stdout"}, Normalize: verdict.NormalizeTrailing}
+	for _, k := range []string{"exit_code", "stdout", "stderr"} {
+		if g, ok := fs.get(k); ok {
+			l.errorf(g.key, "%s has both same_as and %s: a same_as case takes its exit code and output from the reference; drop %s, or drop same_as and write the expectation", what, k, k)
+		}
+	}
+	if s, ok := l.str(f.val, "same_as"); ok && s != "reference" {
+		l.errorf(f.val, "same_as %q is not a known value: write same_as: reference (the program entry's reference)", short(s))
+	}
+	if g, ok := fs.get("streams"); ok {
+		if list, ok := l.stringList(g.val, "streams", `[stdout, stderr]`); ok {
+			seen := map[string]bool{}
+			for i, s := range list {
+				switch {
+				case s != "stdout" && s != "stderr":
+					l.errorf(g.val.Content[i], "streams[%d] %q is not a stream: list stdout, stderr or both (the exit code is always compared)", i, short(s))
+				case seen[s]:
+					l.errorf(g.val.Content[i], "streams lists %s twice", s)
+				}
+				seen[s] = true
+			}
+			if len(list) == 0 {
+				l.errorf(g.val, "streams is empty: list stdout, stderr or both (leave it out for [stdout])")
+			}
+			sa.Streams = list
+		}
+	}
+	if g, ok := fs.get("ignore_case"); ok {
+		sa.IgnoreCase, _ = l.boolean(g.val, "ignore_case")
+	}
+	if g, ok := fs.get("normalize"); ok {
+		if s, ok := l.str(g.val, "normalize"); ok {
+			switch verdict.Normalize(s) {
+			case verdict.NormalizeTrailing, verdict.NormalizeExact, verdict.NormalizeWhitespace:
+				sa.Normalize = verdict.Normalize(s)
+			default:
+				l.errorf(g.val, "normalize %q is not one of trailing (the default), exact or whitespace", short(s))
+			}
+		}
+	}
+	return sa
 }
 
 // matcher parses one stream's matcher.
@@ -423,13 +528,22 @@ func (l *loader) expand(programsKey *yaml.Node, profiles map[string]*profileStat
 					File:    ref.rel,
 					Profile: e.profile,
 					Pos:     e.pos,
-					Cases:   cloneCases(e.cases),
-					Program: runner.Program{Entry: entry, Files: map[string][]byte{}},
+					Cases:     withReference(cloneCases(e.cases), e.reference),
+					Program:   runner.Program{Entry: entry, Files: map[string][]byte{}},
+					Reference: e.reference,
 				},
 				node: e.fileNode,
 				key:  key,
 				ref:  ref,
 			})
+		}
+	}
+	if len(l.errs) == 0 {
+		refRuns, held := referenceLoad(programsOf(progs, func(p pending) Program { return p.prog }), profiles)
+		total += refRuns
+		if max := l.opt.Ceilings.MaxReferenceOutput; held > max {
+			l.errorf(programsKey, "the reference programs' runs would hold up to %s of output in memory until their candidates are judged (%d runs × 2 streams × output_limit), above --max-reference-output %s: fewer distinct same_as inputs, a lower output_limit in the reference's profile, or a higher ceiling",
+				verdict.FormatSize(held), refRuns, verdict.FormatSize(max))
 		}
 	}
 	if max := l.opt.Ceilings.MaxCases; total > max {
@@ -471,6 +585,29 @@ func later(a, b *yaml.Node) *yaml.Node {
 func programID(name, rel string) string {
 	sum := sha256.Sum256([]byte(name + "\x00" + rel))
 	return hex.EncodeToString(sum[:])[:16]
+}
+
+// withReference gives each same_as case of a program its own copy of the
+// expectation naming the reference (cases from one cases file are shared by
+// entries that may name different references).
+func withReference(cases []Case, reference string) []Case {
+	for i := range cases {
+		if sa := cases[i].Expect.SameAs; sa != nil {
+			cp := *sa
+			cp.Reference = reference
+			cp.Streams = append([]string{}, sa.Streams...)
+			cases[i].Expect.SameAs = &cp
+		}
+	}
+	return cases
+}
+
+func programsOf[T any](in []T, f func(T) Program) []Program {
+	out := make([]Program, len(in))
+	for i, x := range in {
+		out[i] = f(x)
+	}
+	return out
 }
 
 // cloneCases copies cases so that programs from one glob share no slice.

@@ -179,6 +179,7 @@ func schemaObjects() []schemaObject {
 					"description": "The cases: one invocation each."},
 				"cases_file": jsWith(jsString("A file of cases instead of cases: a YAML list (.yaml, .yml) or one case object a line (.jsonl), relative to the spec's folder."),
 					"pattern", `\.(ya?ml|jsonl)$`),
+				"reference": jsWith(jsString("Another program entry (a file: entry) whose output the same_as cases compare with."), "pattern", schemaName),
 			},
 			required: []string{"name", "profile"},
 			extra: map[string]any{"allOf": []any{
@@ -217,7 +218,28 @@ func schemaObjects() []schemaObject {
 				"exit_code": {"type": "integer", "minimum": 0, "maximum": 255, "description": "The expected exit code (default 0)."},
 				"stdout":    jsRef("matcher", "A matcher for stdout; absent: not checked."),
 				"stderr":    jsRef("matcher", "A matcher for stderr; absent: not checked."),
+				"same_as": {"enum": []any{"reference"},
+					"description": "Compare with the program entry's reference on the same invocation: the exit code and the streams listed, instead of exit_code, stdout and stderr."},
+				"streams": {"type": "array", "minItems": 1, "uniqueItems": true, "items": map[string]any{"enum": []any{"stdout", "stderr"}},
+					"description": "With same_as: the streams compared (default [stdout])."},
+				"ignore_case": {"type": "boolean", "description": "With same_as: compare case-insensitively (default false)."},
+				"normalize": {"enum": []any{"trailing", "exact", "whitespace"},
+					"description": "With same_as: how both outputs are normalised before comparing (default trailing)."},
 			},
+			extra: map[string]any{"allOf": []any{
+				map[string]any{"if": map[string]any{"required": []any{"same_as"}},
+					"then": map[string]any{"not": map[string]any{"anyOf": []any{
+						map[string]any{"required": []any{"exit_code"}},
+						map[string]any{"required": []any{"stdout"}},
+						map[string]any{"required": []any{"stderr"}},
+					}}},
+					"else": map[string]any{"not": map[string]any{"anyOf": []any{
+						map[string]any{"required": []any{"streams"}},
+						map[string]any{"required": []any{"normalize"}},
+						map[string]any{"required": []any{"ignore_case"}},
+					}}},
+				},
+			}},
 		},
 		{
 			def:         "matcher",

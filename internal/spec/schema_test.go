@@ -357,6 +357,8 @@ var errSpecKinds = map[string]string{
 	"network_files":                "schema",
 	"build":                        "schema",
 	"case_name_hash":               "schema",
+	"same_as":                      "schema",
+	"same_as_memory":               "validate",
 	"cases_file_both":              "schema",
 	"cases_file_empty":             "validate", // the cases file's contents: the schema sees the spec only
 	"cases_file_jsonl":             "validate",

@@ -32,6 +32,11 @@ type Ceilings struct {
 	// last is in, so behaves' memory grows with it (see docs/security.md).
 	// At most spec.MaxRepeat.
 	MaxRepeat int
+	// MaxReferenceOutput caps the output of the reference programs' runs
+	// that behaves holds in memory until their candidates are judged:
+	// every reference run × 2 streams × its output_limit (see
+	// docs/security.md).
+	MaxReferenceOutput int64
 }
 
 // DefaultCeilings are the CLI's defaults.
@@ -43,6 +48,9 @@ var DefaultCeilings = Ceilings{
 	MaxCases:       10000,
 	MaxPids:        1024,
 	MaxRepeat:      10,
+	// 256MiB: 128 reference runs at the largest output_limit, 2,048 at
+	// the default 64KiB.
+	MaxReferenceOutput: 256 << 20,
 }
 
 // Spec is a loaded, valid spec.
@@ -95,6 +103,10 @@ type Program struct {
 	// program_name (or the file's base name).
 	Program runner.Program
 	Cases   []Case
+	// Reference is the name of the program the entry names as its
+	// reference ("" for none): a file: entry, one program. Its same_as
+	// cases compare with that program's runs of the same invocation.
+	Reference string
 }
 
 // Case is one invocation and what it expects. The runner gets only
@@ -116,4 +128,6 @@ type Case struct {
 	// container (1..MaxRepeat): the case's repeat, else its profile's,
 	// else 1. Its runs are judged apart and folded (verdict.Fold).
 	Repeat int
+	// SameAsPos locates the expectation's same_as key (zero without one).
+	SameAsPos Pos
 }
