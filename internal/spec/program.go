@@ -522,12 +522,12 @@ func (l *loader) expand(programsKey *yaml.Node, profiles map[string]*profileStat
 			}
 			progs = append(progs, pending{
 				prog: Program{
-					ID:      programID(e.name, ref.rel),
-					Name:    name,
-					Group:   group,
-					File:    ref.rel,
-					Profile: e.profile,
-					Pos:     e.pos,
+					ID:        programID(e.name, ref.rel),
+					Name:      name,
+					Group:     group,
+					File:      ref.rel,
+					Profile:   e.profile,
+					Pos:       e.pos,
 					Cases:     withReference(cloneCases(e.cases), e.reference),
 					Program:   runner.Program{Entry: entry, Files: map[string][]byte{}},
 					Reference: e.reference,
