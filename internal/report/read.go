@@ -259,6 +259,45 @@ func checkRuns(c *Case) error {
 	return nil
 }
 
+// checkReference checks a case's same_as expectation and its
+// reference_events: only a same_as case has reference events (none when its
+// reference did not run, and none in a report of an earlier behaves), each
+// valid; its streams are stdout and stderr, once each; its normalisation
+// is known.
+func checkReference(c *Case) error {
+	sa := c.Expect.SameAs
+	if sa == nil {
+		if len(c.ReferenceEvents) > 0 {
+			return errors.New("reference_events on a case that is not same_as")
+		}
+		return nil
+	}
+	if sa.Reference == "" {
+		return errors.New("same_as names no reference")
+	}
+	if len(sa.Streams) == 0 {
+		return errors.New("same_as compares no stream")
+	}
+	seen := map[string]bool{}
+	for _, s := range sa.Streams {
+		if s != "stdout" && s != "stderr" || seen[s] {
+			return fmt.Errorf("same_as streams %q: stdout and stderr, once each", sa.Streams)
+		}
+		seen[s] = true
+	}
+	switch sa.Normalize {
+	case verdict.NormalizeTrailing, verdict.NormalizeExact, verdict.NormalizeWhitespace:
+	default:
+		return fmt.Errorf("same_as: unknown normalize %q", sa.Normalize)
+	}
+	for i := range c.ReferenceEvents {
+		if err := checkEvent(&c.ReferenceEvents[i]); err != nil {
+			return fmt.Errorf("reference event %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
 func checkProgram(p *Program) error {
 	if p.Line < 0 || p.Col < 0 || p.DurationMS < 0 {
 		return errors.New("negative line, col or duration_ms")
@@ -294,6 +333,9 @@ func checkProgram(p *Program) error {
 			return fmt.Errorf("case %d: %w", k+1, err)
 		}
 		if err := checkRuns(c); err != nil {
+			return fmt.Errorf("case %d: %w", k+1, err)
+		}
+		if err := checkReference(c); err != nil {
 			return fmt.Errorf("case %d: %w", k+1, err)
 		}
 		results[k] = verdict.CaseResult{Verdict: c.Verdict, Reason: c.Reason}

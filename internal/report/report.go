@@ -217,6 +217,11 @@ type Case struct {
 	// [] for a case that ran once (its run is Event), and Read accepts a
 	// case without it (a report of an earlier behaves): one run.
 	Runs []Run `json:"runs"`
+	// ReferenceEvents holds, for a same_as case, the events of its
+	// reference program's runs of the same invocation (args and stdin), in
+	// order: what the case was compared with. [] for any other case, and
+	// Read accepts a case without it (a report of an earlier behaves).
+	ReferenceEvents []Event `json:"reference_events"`
 
 	// summary marks a case held in memory by a Writer: its event carries
 	// no stream bytes, only excerpt (for the terminal). Encode refuses it,
@@ -256,6 +261,20 @@ type Expect struct {
 	// stream.
 	Stdout *MatcherOutcome `json:"stdout"`
 	Stderr *MatcherOutcome `json:"stderr"`
+	// SameAs is the case's differential expectation (null for any other
+	// case). ExitCode, Stdout and Stderr are then the reference's first
+	// run's exit code and kept output for the compared streams, when the
+	// reference could answer (else 0 and null). Read accepts an expect
+	// without it (a report of an earlier behaves).
+	SameAs *SameAs `json:"same_as"`
+}
+
+// SameAs is a same_as expectation as the spec gave it.
+type SameAs struct {
+	Reference  string            `json:"reference"`
+	Streams    []string          `json:"streams"`
+	Normalize  verdict.Normalize `json:"normalize"`
+	IgnoreCase bool              `json:"ignore_case"`
 }
 
 // MatcherOutcome is one stream matcher as written in the spec and its
@@ -626,8 +645,19 @@ func caseOf(sc spec.Case, ev *runner.Event, res *verdict.CaseResult, runs []RunR
 	default:
 		c.Verdict, c.Reason = verdict.Undetermined, reasonNotJudged
 	}
-	c.Expect = buildExpect(sc.Expect, checks)
+	exp := sc.Expect
+	if sa := exp.SameAs; sa != nil {
+		exp.ExitCode = 0
+		if res != nil && res.Derived != nil {
+			exp.ExitCode = res.Derived.ExitCode
+		}
+	}
+	c.Expect = buildExpect(exp, checks)
+	if sa := exp.SameAs; sa != nil {
+		c.Expect.SameAs = &SameAs{Reference: sa.Reference, Streams: append([]string{}, sa.Streams...), Normalize: sa.Normalize, IgnoreCase: sa.IgnoreCase}
+	}
 	c.Runs = []Run{}
+	c.ReferenceEvents = []Event{}
 	if len(runs) > 1 {
 		results := make([]verdict.CaseResult, len(runs))
 		for k, r := range runs {
@@ -863,6 +893,14 @@ func normalize(r Report) Report {
 			}
 			for k := range c.Runs {
 				c.Runs[k].Event.Command = nonNil(c.Runs[k].Event.Command)
+			}
+			if c.ReferenceEvents == nil {
+				c.ReferenceEvents = []Event{}
+			} else {
+				c.ReferenceEvents = append(c.ReferenceEvents[:0:0], c.ReferenceEvents...)
+			}
+			for k := range c.ReferenceEvents {
+				c.ReferenceEvents[k].Command = nonNil(c.ReferenceEvents[k].Command)
 			}
 		}
 	}

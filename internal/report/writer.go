@@ -113,6 +113,13 @@ func NewWriter(path string, opt WriterOptions) (*Writer, error) {
 // is written to the spool straight from the events, without a copy, one
 // case at a time.
 func (w *Writer) Add(p, c int, sc spec.Case, runs []RunResult, res verdict.CaseResult) {
+	w.AddCase(p, c, sc, runs, res, nil)
+}
+
+// AddCase is Add for a case that may be same_as: refs are its reference's
+// runs of the case's invocation (nil for any other case), which go into
+// the entry as reference_events, their output with the case's.
+func (w *Writer) AddCase(p, c int, sc spec.Case, runs []RunResult, res verdict.CaseResult, refs []runner.Event) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var ev *runner.Event
@@ -128,7 +135,12 @@ func (w *Writer) Add(p, c int, sc spec.Case, runs []RunResult, res verdict.CaseR
 			streams = append(streams, runs[k].Event.Stdout.Data, runs[k].Event.Stderr.Data)
 		}
 	}
-	w.add([2]int{p, c}, caseOf(sc, ev, &res, runs), streams)
+	kc := caseOf(sc, ev, &res, runs)
+	for _, r := range refs {
+		kc.ReferenceEvents = append(kc.ReferenceEvents, buildEvent(r))
+		streams = append(streams, r.Stdout.Data, r.Stderr.Data)
+	}
+	w.add([2]int{p, c}, kc, streams)
 }
 
 // Commit writes the report r, built by Build, atomically to the Writer's
@@ -183,12 +195,15 @@ func rank(v verdict.Verdict) int {
 }
 
 // events lists the case's events in the order the JSON holds them: the
-// case's event, then each run's.
+// case's event, then each run's, then each of its reference's.
 func (c *Case) events() []*Event {
-	evs := make([]*Event, 0, 1+len(c.Runs))
+	evs := make([]*Event, 0, 1+len(c.Runs)+len(c.ReferenceEvents))
 	evs = append(evs, &c.Event)
 	for k := range c.Runs {
 		evs = append(evs, &c.Runs[k].Event)
+	}
+	for k := range c.ReferenceEvents {
+		evs = append(evs, &c.ReferenceEvents[k])
 	}
 	return evs
 }
@@ -255,7 +270,7 @@ func (w *Writer) add(key [2]int, c Case, streams [][]byte) *entry {
 		w.makeRoom(w.used+e.size-w.opt.MaxSize, e.rank))
 	if admit {
 		file := filepath.Join(w.spool, strconv.Itoa(key[0])+"-"+strconv.Itoa(key[1])+".json")
-		if err := writeFile(file, func(f io.Writer) error { return spliceOutput(f, w.full.Bytes(), streams) }); err != nil {
+		if err := writeFile(file, func(f io.Writer) error { return spliceOutput(f, w.full.Bytes(), streams, len(e.c.Runs)) }); err != nil {
 			w.err = fmt.Errorf("spooling a case: %w", err)
 			admit = false
 		} else {
@@ -300,6 +315,7 @@ func writeFile(path string, write func(io.Writer) error) error {
 const (
 	eventField    = caseIndent + "    "
 	runEventField = caseIndent + "        "
+	refEventField = caseIndent + "      "
 )
 
 // spliceOutput writes the entry enc, encoded without its output, with
@@ -308,10 +324,13 @@ const (
 // values (the ones encodeStream would fill), streamed so that no copy of
 // the output is made. Every stream's field is found in order, also an
 // empty one's, so that the next stream's search starts past it.
-func spliceOutput(f io.Writer, enc []byte, streams [][]byte) error {
+func spliceOutput(f io.Writer, enc []byte, streams [][]byte, runs int) error {
 	for k, data := range streams {
 		indent := eventField
-		if k >= 2 {
+		switch {
+		case k/2 > runs:
+			indent = refEventField // reference_events, after runs
+		case k >= 2:
 			indent = runEventField
 		}
 		key := "stdout"
@@ -491,6 +510,7 @@ func excerpt(b []byte) []byte {
 // summarize returns c without its output (its runs copied, not shared).
 func summarize(c Case) Case {
 	c.Runs = slices.Clone(c.Runs)
+	c.ReferenceEvents = slices.Clone(c.ReferenceEvents)
 	for _, e := range c.events() {
 		e.Stdout, e.StdoutBase64 = "", ""
 		e.Stderr, e.StderrBase64 = "", ""
@@ -503,6 +523,7 @@ func summarize(c Case) Case {
 // every event.
 func omitted(c Case) Case {
 	c.Runs = slices.Clone(c.Runs)
+	c.ReferenceEvents = slices.Clone(c.ReferenceEvents)
 	for _, e := range c.events() {
 		e.StdoutOmitted = e.StdoutKeptBytes > 0
 		e.StderrOmitted = e.StderrKeptBytes > 0
