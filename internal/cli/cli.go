@@ -304,6 +304,7 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		return specFailed(err)
 	}
 	var shardInfo *report.Shard
+	allPrograms := sp.Programs // a shard's same_as cases find their reference here
 	if part != nil {
 		// Every shard loads the whole spec and computes the same table;
 		// this one then runs only its own programs.
@@ -352,6 +353,25 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	held := newHeldRuns()
 	var runErr error
 	var obs []runner.Observation
+	// The reference runs of same_as cases: refEvents[k] holds input k's
+	// runs (with their output, until the run ends: --max-reference-output
+	// bounds it), refOf[p][c] the input of program p's case c (-1: none).
+	refInputs, refOf := sp.References(allPrograms)
+	var refEvents [][]runner.Event
+	var refObs []runner.Observation
+	refsOf := func(p, c int) []runner.Event {
+		if k := refOf[p][c]; k >= 0 && k < len(refEvents) {
+			return refEvents[k]
+		}
+		return nil
+	}
+	judge := func(p, c int, ev runner.Event) verdict.CaseResult {
+		sc := sp.Programs[p].Cases[c]
+		if sa := sc.Expect.SameAs; sa != nil {
+			return verdict.JudgeSameAs(*sa, refsOf(p, c), ev)
+		}
+		return verdict.Judge(sc.Expect, ev)
+	}
 	sb, closer, err := env.NewSandbox(ctx, runID)
 	if err == nil {
 		if cerr := checkCPUs(ctx, sb, sp); cerr != nil {
@@ -381,31 +401,40 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		obs = unobserved(jobs, runErr.Error())
 	} else {
 		warnStaleRuns(ctx, env)
-		// A lost sandbox (the engine became unreachable mid-run) fails the
-		// run, like one that was never reachable.
+		// The reference programs run first, once per distinct invocation
+		// of their candidates' same_as cases: a candidate's case is judged
+		// against them as soon as its own runs are in.
 		var lost error
-		obs, lost = runner.Run(ctx, sb, jobs, runner.Options{
-			Parallel:   *parallel,
-			Cleanup:    env.Cleanup,
-			DropOutput: true, // out holds it, on disk
-			OnEvent: func(job, inv int, ev runner.Event) {
-				// Each (job, inv) arrives once, from one worker; Run returns
-				// only after every worker is done.
-				c, run := layouts[job].Case(inv)
-				sc := sp.Programs[job].Cases[c]
-				runs := held.put(job, c, run, layouts[job].Count(c), report.RunResult{Event: ev, Result: verdict.Judge(sc.Expect, ev)})
-				if runs == nil {
-					return // more runs of the case to come
-				}
-				res := foldRuns(runs)
-				out.Add(job, c, sc, runs, res)
-				results[job][c] = res
-				judged[job][c] = true
-				progress.Case(res.Verdict)
-			},
-		})
+		refEvents, refObs, lost = runReferences(ctx, sb, sp, refInputs, runner.Options{Parallel: *parallel, Cleanup: env.Cleanup, DropOutput: true})
 		if lost != nil {
 			runErr = fmt.Errorf("sandbox lost: %w", lost)
+			obs = unobserved(jobs, runErr.Error())
+		} else {
+			// A lost sandbox (the engine became unreachable mid-run) fails the
+			// run, like one that was never reachable.
+			obs, lost = runner.Run(ctx, sb, jobs, runner.Options{
+				Parallel:   *parallel,
+				Cleanup:    env.Cleanup,
+				DropOutput: true, // out holds it, on disk
+				OnEvent: func(job, inv int, ev runner.Event) {
+					// Each (job, inv) arrives once, from one worker; Run returns
+					// only after every worker is done.
+					c, run := layouts[job].Case(inv)
+					sc := sp.Programs[job].Cases[c]
+					runs := held.put(job, c, run, layouts[job].Count(c), report.RunResult{Event: ev, Result: judge(job, c, ev)})
+					if runs == nil {
+						return // more runs of the case to come
+					}
+					res := foldRuns(runs)
+					out.AddCase(job, c, sc, runs, res, refsOf(job, c))
+					results[job][c] = res
+					judged[job][c] = true
+					progress.Case(res.Verdict)
+				},
+			})
+			if lost != nil {
+				runErr = fmt.Errorf("sandbox lost: %w", lost)
+			}
 		}
 		if err := closer.Close(); err != nil {
 			fmt.Fprintf(env.Stderr, "behaves: closing the Docker client: %v\n", err)
@@ -416,6 +445,8 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	if interrupted && runErr == nil {
 		runErr = errors.New("interrupted")
 	}
+
+	mergeReferenceObservations(obs, refObs, sp, refInputs)
 
 	// The cases whose runs did not all come in are judged on what did,
 	// and on the runner's record of the rest (why they did not run).
@@ -439,10 +470,10 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 				if first+r < len(obs[i].Events) {
 					ev = obs[i].Events[first+r]
 				}
-				runs[r] = report.RunResult{Event: ev, Result: verdict.Judge(sc.Expect, ev)}
+				runs[r] = report.RunResult{Event: ev, Result: judge(i, c, ev)}
 			}
 			results[i][c] = foldRuns(runs)
-			out.Add(i, c, sc, runs, results[i][c])
+			out.AddCase(i, c, sc, runs, results[i][c], refsOf(i, c))
 		}
 		v, reason := verdict.Program(results[i])
 		programs[i] = report.ProgramResult{Verdict: v, Reason: reason, Duration: spent}
@@ -550,6 +581,86 @@ func foldRuns(runs []report.RunResult) verdict.CaseResult {
 		rs[i] = r.Result
 	}
 	return verdict.Fold(rs).CaseResult
+}
+
+// runReferences runs the reference inputs of same_as cases (spec.References)
+// and returns each input's runs, in order, with their output: the event the
+// runner delivered, else its own record of why the run did not happen. It
+// returns the reference jobs' observations (one per reference program that
+// has inputs) and the error of a lost sandbox.
+func runReferences(ctx context.Context, sb runner.Sandbox, sp *spec.Spec, inputs []spec.ReferenceInput, opt runner.Options) ([][]runner.Event, []runner.Observation, error) {
+	if len(inputs) == 0 {
+		return nil, nil, nil
+	}
+	jobs, at := sp.ReferenceJobs(inputs)
+	events := make([][]runner.Event, len(inputs))
+	have := make([][]bool, len(inputs))
+	back := make([][][2]int, len(jobs)) // (job, inv) → (input, run)
+	for j := range jobs {
+		back[j] = make([][2]int, len(jobs[j].Invocations))
+	}
+	for k, in := range inputs {
+		events[k] = make([]runner.Event, max(in.Repeat, 1))
+		have[k] = make([]bool, len(events[k]))
+		for r := range events[k] {
+			back[at[k][0]][at[k][1]+r] = [2]int{k, r}
+		}
+	}
+	var mu sync.Mutex
+	opt.OnEvent = func(job, inv int, ev runner.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		kr := back[job][inv]
+		events[kr[0]][kr[1]], have[kr[0]][kr[1]] = ev, true
+	}
+	obs, lost := runner.Run(ctx, sb, jobs, opt)
+	for k := range inputs {
+		for r := range events[k] {
+			if have[k][r] {
+				continue
+			}
+			events[k][r] = runner.Event{SandboxError: "not run"}
+			if j, inv := at[k][0], at[k][1]+r; j < len(obs) && inv < len(obs[j].Events) {
+				events[k][r] = obs[j].Events[inv]
+			}
+		}
+	}
+	return events, obs, lost
+}
+
+// mergeReferenceObservations adds what the reference jobs' observations say
+// about the sandbox (containers or volumes that could not be removed, an
+// acquisition that was not complete) to their reference programs' own.
+func mergeReferenceObservations(obs, refObs []runner.Observation, sp *spec.Spec, inputs []spec.ReferenceInput) {
+	index := map[string]int{}
+	for i, p := range sp.Programs {
+		index[p.Name] = i
+	}
+	var programs []string // reference job j's program, in the order of ReferenceJobs
+	seen := map[string]bool{}
+	for _, in := range inputs {
+		if !seen[in.Reference.Name] {
+			seen[in.Reference.Name] = true
+			programs = append(programs, in.Reference.Name)
+		}
+	}
+	for j, ro := range refObs {
+		if j >= len(programs) {
+			continue
+		}
+		i, ok := index[programs[j]]
+		if !ok || i >= len(obs) {
+			continue // the reference is another shard's program: its cases' reference_events hold the evidence
+		}
+		o := &obs[i]
+		o.SandboxWarnings = append(o.SandboxWarnings, ro.SandboxWarnings...)
+		for _, r := range ro.Reasons {
+			o.Reasons = append(o.Reasons, "reference runs: "+r)
+		}
+		if ro.Acquisition != runner.AcquisitionComplete && o.Acquisition == runner.AcquisitionComplete {
+			o.Acquisition = runner.AcquisitionPartial
+		}
+	}
 }
 
 // errNotFinished is the report's error from the start of a run until its

@@ -10,8 +10,11 @@ import (
 // ReferenceInput is one distinct invocation (args and stdin) a reference
 // program runs for the same_as cases of its candidates.
 type ReferenceInput struct {
-	// Program is the reference program's index in Spec.Programs.
-	Program    int
+	// Program is the reference program's index in the list References
+	// looked it up in.
+	Program int
+	// Reference is that program.
+	Reference  Program
 	Invocation runner.Invocation
 	// Repeat is how many times the reference runs it: the largest repeat
 	// of the same_as cases that have this invocation, so that the
@@ -24,13 +27,20 @@ type ReferenceInput struct {
 // of[p][c]: the index of its input in inputs, or -1 for a case that is not
 // same_as. One input is shared by every candidate that has that invocation
 // (every sample of a files: entry, every entry naming that reference).
-func (s *Spec) References() (inputs []ReferenceInput, of [][]int) {
-	return references(s.Programs)
+//
+// References are looked up by name in all, or in s.Programs when all is
+// nil: a shard's run (which holds only its own programs) passes the whole
+// spec's programs, so that a reference in another shard still runs here.
+func (s *Spec) References(all []Program) (inputs []ReferenceInput, of [][]int) {
+	if all == nil {
+		all = s.Programs
+	}
+	return references(s.Programs, all)
 }
 
-func references(progs []Program) (inputs []ReferenceInput, of [][]int) {
+func references(progs, all []Program) (inputs []ReferenceInput, of [][]int) {
 	byName := map[string]int{}
-	for i, p := range progs {
+	for i, p := range all {
 		byName[p.Name] = i
 	}
 	seen := map[[32]byte]int{}
@@ -48,7 +58,7 @@ func references(progs []Program) (inputs []ReferenceInput, of [][]int) {
 			if !dup {
 				k = len(inputs)
 				seen[key] = k
-				inputs = append(inputs, ReferenceInput{Program: ref, Invocation: kc.Invocation})
+				inputs = append(inputs, ReferenceInput{Program: ref, Reference: all[ref], Invocation: kc.Invocation})
 			}
 			inputs[k].Repeat = max(inputs[k].Repeat, kc.Repeat, 1)
 			of[i][c] = k
@@ -81,11 +91,11 @@ func inputKey(ref int, inv runner.Invocation) [32]byte {
 // output those runs may hold in memory (runs × 2 streams × the reference
 // profile's output_limit).
 func referenceLoad(progs []Program, profiles map[string]*profileState) (runs int, held int64) {
-	inputs, _ := references(progs)
+	inputs, _ := references(progs, progs)
 	for _, in := range inputs {
 		runs += in.Repeat
 		limit := int64(0)
-		if st := profiles[progs[in.Program].Profile]; st != nil {
+		if st := profiles[in.Reference.Profile]; st != nil {
 			limit = st.prof.Runtime.OutputLimit
 		}
 		held += int64(in.Repeat) * 2 * limit
@@ -104,7 +114,7 @@ func (s *Spec) ReferenceJobs(inputs []ReferenceInput) (jobs []runner.Job, at [][
 		if !ok {
 			j = len(jobs)
 			jobOf[in.Program] = j
-			job := s.Job(s.Programs[in.Program])
+			job := s.Job(in.Reference)
 			job.Invocations = nil
 			jobs = append(jobs, job)
 		}
