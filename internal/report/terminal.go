@@ -292,6 +292,10 @@ func (t *term) caseDetail(c *Case) {
 		t.printf("     stdin file: %s\n", oneLine(c.StdinFile))
 	}
 	t.runs(c)
+	if sa := c.Expect.SameAs; sa != nil {
+		t.printf("     same as reference %s (%d run(s); the exit code and %s compared): what is expected below is the reference's run 1\n",
+			shorten(quote(sa.Reference), lineMaxRunes), len(c.ReferenceEvents), oneLine(strings.Join(sa.Streams, ", ")))
+	}
 	e := &c.Event
 	got := "none (did not exit)"
 	if e.ExitCode != nil {

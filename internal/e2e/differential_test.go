@@ -1,0 +1,180 @@
+package e2e
+
+import (
+	"context"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/events"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/client"
+
+	"github.com/behaves-dev/behaves/internal/cli"
+	"github.com/behaves-dev/behaves/internal/dockertest"
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// differentialSpec is a reference and two candidate samples (one agreeing
+// with it, one not) compared on three inputs: words to sort, an input on
+// which the reference exits 3, and one on which the reference prints a
+// fresh UUID each run, so that its two runs (repeat: 2) always differ.
+func differentialSpec(busybox string) (string, map[string]string) {
+	spec := `version: 1
+profiles:
+  sh:
+    image: "` + busybox + `"
+    command: ["/bin/sh"]
+    timeout: 20s
+programs:
+  - name: ref
+    file: ref.sh
+    profile: sh
+    cases:
+      - {name: own, stdin: "b a\n", expect: {stdout: {equals: "a\nb"}}}
+  - name: cands
+    files: "cands/*.sh"
+    profile: sh
+    reference: ref
+    cases:
+      - {name: sorted, stdin: "pear apple fig\n", expect: {same_as: reference}}
+      - {name: status, args: [fail], expect: {same_as: reference}}
+      - {name: flaky reference, args: [coin], repeat: 2, expect: {same_as: reference}}
+`
+	files := map[string]string{
+		"ref.sh": `case "$1" in
+  fail) echo no; exit 3;;
+  coin) cat /proc/sys/kernel/random/uuid;;
+  *) tr ' ' '\n' | grep -v '^$' | sort;;
+esac
+`,
+		"cands/good.sh": `case "$1" in
+  fail) echo no; exit 3;;
+  coin) echo same;;
+  *) for w in $(cat); do echo "$w"; done | sort;;
+esac
+`,
+		"cands/bad.sh": `case "$1" in
+  fail) echo no;;
+  coin) echo same;;
+  *) tr ' ' '\n' | grep -v '^$';;
+esac
+`,
+	}
+	return spec, files
+}
+
+// TestDifferential runs same_as cases on the real daemon: the agreeing
+// candidate is true on the inputs where the reference answers, the
+// differing one false (its output unsorted, its exit code 0 where the
+// reference's is 3); on the input where the reference's own two runs
+// differ, both candidates are undetermined with a reason naming the
+// reference. Each case carries the reference's runs in reference_events,
+// the reference runs once per distinct input (twice for repeat: 2), shared
+// by both samples, in containers of its own (13 in all), and nothing is
+// left on the daemon.
+func TestDifferential(t *testing.T) {
+	t.Parallel()
+	img := testImages(t)
+	cl := dockertest.Client(t)
+	spec, files := differentialSpec(img.busybox)
+	since := time.Now()
+	o := runBehaves(t, context.Background(), spec, files)
+	until := time.Now()
+	if o.code != cli.ExitFalse {
+		t.Errorf("exit %d, want %d (a candidate is false)\n%s\n%s", o.code, cli.ExitFalse, indent(o.stdout), indent(o.stderr))
+	}
+	if p := o.program(t, "ref"); p.Verdict != verdict.True || len(p.Cases[0].ReferenceEvents) != 0 {
+		t.Errorf("ref: %s (%s)", p.Verdict, p.Reason)
+	}
+
+	type want struct {
+		v      verdict.Verdict
+		reason string
+		refs   int
+	}
+	check := func(prog string, wants map[string]want) {
+		t.Helper()
+		p := o.program(t, prog)
+		for _, c := range p.Cases {
+			w := wants[c.Name]
+			if c.Verdict != w.v || !strings.Contains(c.Reason, w.reason) {
+				t.Errorf("%s / %s: %s %q, want %s with %q", prog, c.Name, c.Verdict, c.Reason, w.v, w.reason)
+			}
+			if len(c.ReferenceEvents) != w.refs {
+				t.Errorf("%s / %s: %d reference events, want %d", prog, c.Name, len(c.ReferenceEvents), w.refs)
+			}
+			if c.Expect.SameAs == nil || c.Expect.SameAs.Reference != "ref" {
+				t.Errorf("%s / %s: expect.same_as %+v", prog, c.Name, c.Expect.SameAs)
+			}
+		}
+	}
+	flaky := want{verdict.Undetermined, `reference "ref" is nondeterministic for this input: run 2 of 2 differs from run 1`, 2}
+	check("cands/good.sh", map[string]want{
+		"sorted":          {verdict.True, "", 1},
+		"status":          {verdict.True, "", 1},
+		"flaky reference": flaky,
+	})
+	check("cands/bad.sh", map[string]want{
+		"sorted":          {verdict.False, `not the same as reference "ref": stdout`, 1},
+		"status":          {verdict.False, "exit code 0, expected 3", 1},
+		"flaky reference": flaky,
+	})
+	if v := o.program(t, "cands/good.sh").Verdict; v != verdict.Undetermined {
+		t.Errorf("cands/good.sh: %s, want undetermined (its reference could not answer one input)", v)
+	}
+
+	// The report holds what was compared: the reference's output as the
+	// expectation, and its event with the output it kept.
+	bad := o.program(t, "cands/bad.sh").Cases[0]
+	if e := bad.Expect.Stdout; e == nil || e.Value != "apple\nfig\npear\n" || e.Verdict != verdict.False {
+		t.Errorf("bad / sorted: expect.stdout %+v", e)
+	}
+	if r := bad.ReferenceEvents[0]; r.Stdout != "apple\nfig\npear\n" || r.ExitCode == nil || *r.ExitCode != 0 ||
+		!strings.HasSuffix(strings.Join(r.Command, " "), "/program/ref.sh") {
+		t.Errorf("bad / sorted: reference event %+v", r)
+	}
+	status := o.program(t, "cands/good.sh").Cases[1]
+	if status.Expect.ExitCode != 3 || status.ReferenceEvents[0].ExitCode == nil || *status.ReferenceEvents[0].ExitCode != 3 {
+		t.Errorf("good / status: expect.exit_code %d, reference event %+v", status.Expect.ExitCode, status.ReferenceEvents[0])
+	}
+	if !strings.Contains(o.stdout, "expected:\n       | apple\n       | fig\n       | pear\n") ||
+		!strings.Contains(o.stdout, `same as reference "ref"`) {
+		t.Errorf("the terminal does not show the reference's output for the differing case:\n%s", indent(o.stdout))
+	}
+
+	// Containers: the reference's own case (1), its runs of the three
+	// distinct inputs, shared by both samples (1 + 1 + 2), and each
+	// sample's runs (2 × 4).
+	if n := startedContainers(t, cl, o.report, since, until); n != 13 {
+		t.Errorf("the engine started %d containers for the run, want 13 (the reference once per distinct input, not per candidate)", n)
+	}
+}
+
+// startedContainers counts the containers the engine started for the run.
+func startedContainers(t *testing.T, cl *client.Client, r report.Report, since, until time.Time) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	msgs, errc := cl.Events(ctx, events.ListOptions{
+		Since: strconv.FormatInt(since.Add(-time.Second).Unix(), 10),
+		Until: strconv.FormatInt(until.Add(time.Second).Unix(), 10),
+		Filters: filters.NewArgs(filters.Arg("type", "container"), filters.Arg("event", "start"),
+			filters.Arg("label", "behaves.run-id="+r.RunID)),
+	})
+	started := map[string]bool{}
+	for {
+		select {
+		case m := <-msgs:
+			started[m.Actor.ID] = true
+		case err := <-errc:
+			if err != nil && err != io.EOF {
+				t.Fatalf("reading the engine's events: %v", err)
+			}
+			return len(started)
+		}
+	}
+}
