@@ -67,7 +67,7 @@ func (l *loader) casesFile(n *yaml.Node) []Case {
 	before := len(l.errs)
 	l.within(shown, dir, "the cases file's folder", func() {
 		if ext == ".jsonl" {
-			items := l.jsonLines(data)
+			items := l.jsonLines(data, casesLines)
 			if len(items) == 0 {
 				if len(l.errs) == before {
 					l.errorAt(Pos{File: l.file, Line: 1}, `the cases file holds no case: write one case object a line, like {"name": "one", "args": ["1"], "expect": {"stdout": {"equals": "1"}}} (no case would pass vacuously)`)
@@ -111,7 +111,17 @@ func (l *loader) within(file, dir, folder string, fn func()) {
 // must be one JSON value (a case object), returned as a yaml.Node with its
 // line and column so that the cases parse and report as YAML ones do. A
 // line that is not valid JSON is reported and left out.
-func (l *loader) jsonLines(data []byte) []*yaml.Node {
+// jsonlKind words jsonLines' messages for the file it reads.
+type jsonlKind struct {
+	file, items, example string
+}
+
+var (
+	casesLines  = jsonlKind{"cases file", "cases", `write one case object a line, like {"name": "one", "args": ["1"]}`}
+	inputsLines = jsonlKind{"inputs file", "inputs", `write one input object a line, like {"args": ["1"], "stdin": "2 3\n"}`}
+)
+
+func (l *loader) jsonLines(data []byte, kind jsonlKind) []*yaml.Node {
 	var items []*yaml.Node
 	bad := 0
 	for line := 1; len(data) > 0; line++ {
@@ -121,7 +131,7 @@ func (l *loader) jsonLines(data []byte) []*yaml.Node {
 		}
 		if len(items) > l.opt.Ceilings.MaxCases {
 			// It can never run; parsing on would only cost memory.
-			l.errorAt(Pos{File: l.file, Line: items[len(items)-1].Line}, "the cases file holds more than %d cases, above --max-cases %d: split it or raise the ceiling", l.opt.Ceilings.MaxCases, l.opt.Ceilings.MaxCases)
+			l.errorAt(Pos{File: l.file, Line: items[len(items)-1].Line}, "the %s holds more than %d %s, above --max-cases %d: split it or raise the ceiling", kind.file, l.opt.Ceilings.MaxCases, kind.items, l.opt.Ceilings.MaxCases)
 			return nil
 		}
 		text := data
@@ -150,7 +160,7 @@ func (l *loader) jsonLines(data []byte) []*yaml.Node {
 		if err != nil {
 			var je *jsonError
 			errors.As(err, &je)
-			l.errorAt(Pos{File: l.file, Line: line, Col: je.col}, `invalid JSON: %s: write one case object a line, like {"name": "one", "args": ["1"]}`, je.msg)
+			l.errorAt(Pos{File: l.file, Line: line, Col: je.col}, "invalid JSON: %s: %s", je.msg, kind.example)
 			bad++
 			continue
 		}

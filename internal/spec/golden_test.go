@@ -201,7 +201,8 @@ func TestGoldenErr(t *testing.T) {
 			}
 			for _, e := range errs {
 				// A problem in a cases file is placed in that file.
-				inCasesFile := strings.HasPrefix(e.Pos.File, filepath.Join(repo, "files", "cases")+string(filepath.Separator))
+				inCasesFile := strings.HasPrefix(e.Pos.File, filepath.Join(repo, "files", "cases")+string(filepath.Separator)) ||
+					strings.HasPrefix(e.Pos.File, filepath.Join(repo, "files", "inputs")+string(filepath.Separator))
 				if e.Pos.Line <= 0 || (e.Pos.File != path && !inCasesFile) {
 					t.Errorf("bad position %+v for %q", e.Pos, e.Msg)
 				}

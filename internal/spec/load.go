@@ -93,7 +93,7 @@ func (o Options) withDefaults() Options {
 // could not be read.
 func Load(path string, opt Options) (*Spec, error) {
 	opt = opt.withDefaults()
-	l := &loader{file: path, opt: opt, cache: map[string]cachedFile{}, casesFiles: map[string][]Case{}}
+	l := &loader{file: path, opt: opt, cache: map[string]cachedFile{}, casesFiles: map[string][]Case{}, inputsFiles: map[string][]Case{}}
 	real, err := l.locate(path)
 	if err != nil {
 		return nil, err
@@ -166,6 +166,9 @@ type loader struct {
 	// the root as written, so that a file many programs share is read,
 	// parsed and reported once.
 	casesFiles map[string][]Case
+	// inputsFiles holds every inputs file parsed (its #N cases), by its
+	// path relative to the root.
+	inputsFiles map[string][]Case
 }
 
 // folderName is what messages call the folder paths are relative to.

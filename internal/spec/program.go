@@ -15,7 +15,7 @@ import (
 
 var (
 	topKeys     = []string{"version", "profiles", "programs"}
-	programKeys = []string{"name", "file", "files", "profile", "cases", "cases_file", "reference"}
+	programKeys = []string{"name", "file", "files", "profile", "cases", "cases_file", "reference", "inputs_file"}
 	caseKeys    = []string{"name", "args", "stdin", "stdin_file", "expect", "repeat"}
 	expectKeys  = []string{"exit_code", "stdout", "stderr", "same_as", "streams", "normalize", "ignore_case"}
 	matcherKeys = []string{"equals", "contains", "regex", "ignore_case", "normalize"}
@@ -129,7 +129,7 @@ func (l *loader) references(entries []*entry) {
 			continue
 		}
 		for _, c := range e.cases {
-			if c.Expect.SameAs != nil {
+			if c.Expect.SameAs != nil && !strings.HasPrefix(c.Name, "#") { // an inputs_file's: reported at inputs_file
 				l.errorAt(c.SameAsPos, "case %q says same_as: reference, but program %q names no reference: add reference: <program entry> to the program entry, or write the expectation", short(c.Name), short(e.name))
 			}
 		}
@@ -189,6 +189,7 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 
 	cases, hasCases := fs.get("cases")
 	casesFile, hasCasesFile := fs.get("cases_file")
+	inputsFile, hasInputsFile := fs.get("inputs_file")
 	switch {
 	case hasCases && hasCasesFile:
 		l.errorf(later(cases.key, casesFile.key), "%s has both cases and cases_file: list the cases in the spec or name the file that holds them, not both", what)
@@ -196,8 +197,16 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 		e.cases = l.cases(what+".cases", cases.val, e.name)
 	case hasCasesFile:
 		e.cases = l.casesFile(casesFile.val)
+	case hasInputsFile:
+		// The inputs file's cases are enough.
 	default:
 		l.errorf(n, "%s is missing required key cases: list at least one case, or name a file of cases with cases_file", what)
+	}
+	if hasInputsFile {
+		if e.reference == "" {
+			l.errorf(inputsFile.key, "%s has an inputs_file but no reference: each input is compared with a reference program; add reference: <program entry>", what)
+		}
+		e.cases = append(e.cases, l.inputsFile(inputsFile.val)...)
 	}
 	return e
 }

@@ -180,6 +180,8 @@ func schemaObjects() []schemaObject {
 				"cases_file": jsWith(jsString("A file of cases instead of cases: a YAML list (.yaml, .yml) or one case object a line (.jsonl), relative to the spec's folder."),
 					"pattern", `\.(ya?ml|jsonl)$`),
 				"reference": jsWith(jsString("Another program entry (a file: entry) whose output the same_as cases compare with."), "pattern", schemaName),
+				"inputs_file": jsWith(jsString("JSON Lines, one {\"args\": [...], \"stdin\": \"...\"} a line, relative to the spec's folder: line N is the case #N, compared with the reference (exit code, stdout, stderr)."),
+					"pattern", `\.jsonl$`),
 			},
 			required: []string{"name", "profile"},
 			extra: map[string]any{"allOf": []any{
@@ -187,10 +189,13 @@ func schemaObjects() []schemaObject {
 					map[string]any{"required": []any{"file"}},
 					map[string]any{"required": []any{"files"}},
 				}},
-				map[string]any{"oneOf": []any{
+				map[string]any{"not": map[string]any{"required": []any{"cases", "cases_file"}}},
+				map[string]any{"anyOf": []any{
 					map[string]any{"required": []any{"cases"}},
 					map[string]any{"required": []any{"cases_file"}},
+					map[string]any{"required": []any{"inputs_file"}},
 				}},
+				map[string]any{"dependentRequired": map[string]any{"inputs_file": []any{"reference"}}},
 			}},
 		},
 		{

@@ -358,6 +358,7 @@ var errSpecKinds = map[string]string{
 	"build":                        "schema",
 	"case_name_hash":               "schema",
 	"same_as":                      "schema",
+	"inputs_file":                  "schema",
 	"same_as_memory":               "validate",
 	"cases_file_both":              "schema",
 	"cases_file_empty":             "validate", // the cases file's contents: the schema sees the spec only
