@@ -178,3 +178,82 @@ func startedContainers(t *testing.T, cl *client.Client, r report.Report, since, 
 		}
 	}
 }
+
+// TestDifferentialInputsFile runs an inputs_file on the real daemon: each
+// line is a case #N at that line, compared with the reference on exit
+// code, stdout and stderr. The candidate agrees on lines 1 and 3 (line 3
+// only after trailing-space normalisation), writes a different stderr on
+// line 4 and a different stdout on line 5; line 2 is blank and makes no
+// case. Nothing is left on the daemon.
+func TestDifferentialInputsFile(t *testing.T) {
+	t.Parallel()
+	img := testImages(t)
+	spec := `version: 1
+profiles:
+  sh:
+    image: "` + img.busybox + `"
+    command: ["/bin/sh"]
+    timeout: 20s
+programs:
+  - name: ref
+    file: ref.sh
+    profile: sh
+    cases:
+      - {name: own, args: [x], expect: {stdout: {equals: "x"}}}
+  - name: cand
+    file: cand.sh
+    profile: sh
+    reference: ref
+    inputs_file: tests/inputs.jsonl
+`
+	files := map[string]string{
+		"ref.sh": `echo "$@"; cat; echo warn >&2
+`,
+		"cand.sh": `case "$1" in
+  trail) echo "$@   "; cat; echo warn >&2;;
+  err) echo "$@"; cat; echo other >&2;;
+  out) echo nope; echo warn >&2;;
+  *) echo "$@"; cat; echo warn >&2;;
+esac
+`,
+		"tests/inputs.jsonl": `{"args": ["a", "b"], "stdin": "in\n"}
+
+{"args": ["trail"]}
+{"args": ["err"]}
+{"args": ["out"], "stdin": "x"}
+`,
+	}
+	o := runBehaves(t, context.Background(), spec, files)
+	if o.code != cli.ExitFalse {
+		t.Errorf("exit %d, want %d\n%s", o.code, cli.ExitFalse, indent(o.stderr))
+	}
+	p := o.program(t, "cand")
+	want := []struct {
+		name   string
+		line   int
+		v      verdict.Verdict
+		reason string
+	}{
+		{"#1", 1, verdict.True, ""},
+		{"#3", 3, verdict.True, ""},
+		{"#4", 4, verdict.False, `not the same as reference "ref": stderr`},
+		{"#5", 5, verdict.False, `not the same as reference "ref": stdout`},
+	}
+	if len(p.Cases) != len(want) {
+		t.Fatalf("%d cases, want %d", len(p.Cases), len(want))
+	}
+	for i, w := range want {
+		c := p.Cases[i]
+		if c.Name != w.name || c.File != "tests/inputs.jsonl" || c.Line != w.line || c.Col != 1 ||
+			c.Verdict != w.v || !strings.Contains(c.Reason, w.reason) {
+			t.Errorf("case %d: %s at %s:%d:%d %s %q, want %s at line %d %s with %q",
+				i, c.Name, c.File, c.Line, c.Col, c.Verdict, c.Reason, w.name, w.line, w.v, w.reason)
+		}
+		if len(c.ReferenceEvents) != 1 || c.Expect.SameAs == nil || strings.Join(c.Expect.SameAs.Streams, ",") != "stdout,stderr" {
+			t.Errorf("case %s: %d reference events, same_as %+v", c.Name, len(c.ReferenceEvents), c.Expect.SameAs)
+		}
+	}
+	if r := p.Cases[0].ReferenceEvents[0]; r.Stdout != "a b\nin\n" || r.Stderr != "warn\n" {
+		t.Errorf("#1: the reference's event %+v", r)
+	}
+}

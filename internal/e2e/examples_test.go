@@ -40,6 +40,9 @@ type exampleExpectation struct {
 		// repeat), and Nondeterministic whether the runs disagreed.
 		Runs             int  `json:"runs"`
 		Nondeterministic bool `json:"nondeterministic"`
+		// ReferenceRuns, when not 0, is how many runs of its reference a
+		// same_as case must keep (reference_events).
+		ReferenceRuns int `json:"reference_runs"`
 	} `json:"cases"`
 }
 
@@ -118,6 +121,10 @@ func TestExamples(t *testing.T) {
 				if w.Runs != 0 && (c.RunCount() != w.Runs || c.Nondeterministic != w.Nondeterministic) {
 					t.Errorf("case %s / %s: %d runs, nondeterministic %v; want %d, %v (reason: %s)",
 						w.Program, w.Case, c.RunCount(), c.Nondeterministic, w.Runs, w.Nondeterministic, c.Reason)
+				}
+				if w.ReferenceRuns != 0 && len(c.ReferenceEvents) != w.ReferenceRuns {
+					t.Errorf("case %s / %s: %d reference events, want %d (reason: %s)",
+						w.Program, w.Case, len(c.ReferenceEvents), w.ReferenceRuns, c.Reason)
 				}
 			}
 		})
