@@ -98,6 +98,7 @@ func rescoreCommand(args []string, env Env) int {
 		Observations: ev.Observations,
 		Results:      ev.Results,
 		Runs:         ev.Runs,
+		References:   ev.References,
 		Programs:     ev.Programs,
 		RunID:        newRunID(),
 		StartedAt:    started,

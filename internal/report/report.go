@@ -420,7 +420,10 @@ type Input struct {
 	// Runs[i][j] are the runs of case j of program i when it ran more than
 	// once (nil otherwise); Observations[i].Events[j] is then the first
 	// run's event.
-	Runs        [][][]RunResult
+	Runs [][][]RunResult
+	// References[i][j] are the reference's runs of case j of program i
+	// when it is same_as (nil otherwise): its reference_events.
+	References  [][][]runner.Event
 	Programs    []ProgramResult
 	RunID       string
 	StartedAt   time.Time
@@ -573,6 +576,10 @@ func buildProgram(in Input, i int, sp spec.Program) Program {
 	if i < len(in.Runs) {
 		runs = in.Runs[i]
 	}
+	var refs [][]runner.Event
+	if i < len(in.References) {
+		refs = in.References[i]
+	}
 	var sum time.Duration
 	for j, sc := range sp.Cases {
 		var ev *runner.Event
@@ -588,7 +595,16 @@ func buildProgram(in Input, i int, sp spec.Program) Program {
 		if j < len(runs) {
 			rs = runs[j]
 		}
-		p.Cases = append(p.Cases, buildCase(sc, ev, res, rs))
+		c := buildCase(sc, ev, res, rs)
+		if j < len(refs) {
+			for _, r := range refs[j] {
+				e := buildEvent(r)
+				e.Stdout, e.StdoutBase64 = encodeStream(r.Stdout.Data)
+				e.Stderr, e.StderrBase64 = encodeStream(r.Stderr.Data)
+				c.ReferenceEvents = append(c.ReferenceEvents, e)
+			}
+		}
+		p.Cases = append(p.Cases, c)
 	}
 	if p.DurationMS == 0 {
 		p.DurationMS = sum.Milliseconds()

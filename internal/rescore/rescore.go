@@ -34,8 +34,11 @@ type Evidence struct {
 	Results      [][]verdict.CaseResult
 	// Runs holds, for a case that ran more than once, each stored run
 	// judged again (report.Input's Runs).
-	Runs     [][][]report.RunResult
-	Programs []report.ProgramResult
+	Runs [][][]report.RunResult
+	// References holds a same_as case's stored reference runs
+	// (report.Input's References).
+	References [][][]runner.Event
+	Programs   []report.ProgramResult
 }
 
 // Match pairs each program of sp with its stored entry in old (by id) and
@@ -60,7 +63,13 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 		Observations: make([]runner.Observation, len(sp.Programs)),
 		Results:      make([][]verdict.CaseResult, len(sp.Programs)),
 		Runs:         make([][][]report.RunResult, len(sp.Programs)),
+		References:   make([][][]runner.Event, len(sp.Programs)),
 		Programs:     make([]report.ProgramResult, len(sp.Programs)),
+	}
+	inputs, inputOf := sp.References(nil)
+	byName := make(map[string]spec.Program, len(sp.Programs))
+	for _, p := range sp.Programs {
+		byName[p.Name] = p
 	}
 	for i, p := range sp.Programs {
 		op := byID[p.ID]
@@ -97,6 +106,7 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 		}
 		results := make([]verdict.CaseResult, len(p.Cases))
 		runs := make([][]report.RunResult, len(p.Cases))
+		refRuns := make([][]runner.Event, len(p.Cases))
 		for k, c := range p.Cases {
 			oc := stored[c.Name]
 			if oc == nil {
@@ -109,6 +119,27 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 			}
 			for _, d := range caseDiff(prof, p, c, oc) {
 				fail(c.Pos, "case %q of program %q: %s: run it again", c.Name, p.Name, d)
+			}
+			// A same_as case is judged against its stored reference runs,
+			// which must be the reference's as the spec has it now.
+			var refs []runner.Event
+			refsWhole := true
+			if sa := c.Expect.SameAs; sa != nil {
+				in := inputOf[i][k]
+				ref, ok := byName[sa.Reference]
+				if in < 0 || !ok {
+					fail(c.Pos, "case %q of program %q: its reference %q is not in the spec", c.Name, p.Name, sa.Reference)
+					continue
+				}
+				var d []string
+				refs, refsWhole, d = referenceDiff(sp, ref, inputs[in], c, oc)
+				for _, m := range d {
+					fail(c.Pos, "case %q of program %q: reference %q: %s: run it again", c.Name, p.Name, sa.Reference, m)
+				}
+				refRuns[k] = refs
+			} else if len(oc.ReferenceEvents) > 0 {
+				fail(c.Pos, "case %q of program %q: the stored case was compared with a reference (same_as), the spec's is not: run it again", c.Name, p.Name)
+				continue
 			}
 			// Every stored run is judged again; the case's event is the
 			// first run's.
@@ -124,7 +155,11 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 			for r, se := range stored {
 				e, whole := se.RunnerEvent()
 				res := verdict.CaseResult{Verdict: verdict.Undetermined, Reason: ReasonOmitted}
-				if whole {
+				switch {
+				case !whole || !refsWhole:
+				case c.Expect.SameAs != nil:
+					res = verdict.JudgeSameAs(*c.Expect.SameAs, refs, e)
+				default:
 					res = verdict.Judge(c.Expect, e)
 				}
 				rs[r], judged[r] = report.RunResult{Event: e, Result: res}, res
@@ -142,6 +177,7 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 		ev.Observations[i] = obs
 		ev.Results[i] = results
 		ev.Runs[i] = runs
+		ev.References[i] = refRuns
 		ev.Programs[i] = report.ProgramResult{Verdict: v, Reason: reason, Duration: time.Duration(op.DurationMS) * time.Millisecond}
 	}
 	if len(errs) > 0 {
@@ -194,6 +230,49 @@ func tmpfsSize(opts string) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// referenceDiff checks a same_as case's stored reference runs against the
+// spec now: the reference's program (program_sha256), as many runs as the
+// reference makes of this input (the largest repeat of the cases that
+// share it), and each run's input, command and limits under the reference's
+// profile. It returns the runs as events, whether all of their output was
+// kept whole, and what differs.
+func referenceDiff(sp *spec.Spec, ref spec.Program, in spec.ReferenceInput, c spec.Case, oc *report.Case) ([]runner.Event, bool, []string) {
+	var d []string
+	if oc.Expect.SameAs == nil {
+		return nil, false, []string{"the stored case was not same_as: it has no reference runs"}
+	}
+	if want, got := max(in.Repeat, 1), len(oc.ReferenceEvents); want != got {
+		d = append(d, fmt.Sprintf("it runs %d %s for this input, the stored case has %d %s", want, times(want), got, times(got)))
+	}
+	prof := sp.Job(ref).Profile
+	digest := report.ProgramDigest(ref.Program)
+	events := make([]runner.Event, 0, len(oc.ReferenceEvents))
+	whole := true
+	for _, se := range oc.ReferenceEvents {
+		if se.ImageDigest != "" && !imageMatches(prof.Image, se.ImageDigest, se.RepoDigest) {
+			m := fmt.Sprintf("image is %q, the stored run ran %s", prof.Image, se.ImageDigest)
+			if !slices.Contains(d, m) {
+				d = append(d, m)
+			}
+		}
+		if se.ProgramSHA256 != "" && se.ProgramSHA256 != digest {
+			m := fmt.Sprintf("%s changed since the stored run (sha256 %s, stored %s)", ref.File, short(digest), short(se.ProgramSHA256))
+			if !slices.Contains(d, m) {
+				d = append(d, m)
+			}
+		}
+		for _, m := range eventDiff(prof, c, c.Invocation.Args, se) {
+			if !slices.Contains(d, m) {
+				d = append(d, m)
+			}
+		}
+		e, ok := se.RunnerEvent()
+		whole = whole && ok
+		events = append(events, e)
+	}
+	return events, whole, d
 }
 
 // times is "time" or "times" for n.
