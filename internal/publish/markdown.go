@@ -578,7 +578,7 @@ func (d *doc) caseBlock(p *report.Program, c *report.Case) string {
 		fmt.Fprintf(&sb, "- same as reference %s (%d run(s); the exit code and %s compared): what is expected below is the reference's run 1\n",
 			code(sa.Reference, reasonMaxRunes), len(c.ReferenceEvents), code(strings.Join(sa.Streams, ", "), reasonMaxRunes))
 	}
-	fmt.Fprintf(&sb, "- exit code: expected `%d`, got %s", c.Expect.ExitCode, got)
+	fmt.Fprintf(&sb, "- exit code: expected `%s`, got %s", c.ExpectedExitCode(), got)
 	if c.Expect.ExitCodeReason != "" {
 		fmt.Fprintf(&sb, ": %s", code(c.Expect.ExitCodeReason, reasonMaxRunes))
 	}

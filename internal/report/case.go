@@ -26,3 +26,13 @@ func (t Tally) NondeterministicText() string {
 	}
 	return fmt.Sprintf(" (%d nondeterministic)", t.Nondeterministic)
 }
+
+// ExpectedExitCode is the exit code the case expected, as text: for a
+// same_as case whose reference could not answer (no matcher was derived
+// from it), "the reference's (unknown)".
+func (c *Case) ExpectedExitCode() string {
+	if c.Expect.SameAs != nil && c.Expect.Stdout == nil && c.Expect.Stderr == nil {
+		return "the reference's (unknown)"
+	}
+	return fmt.Sprint(c.Expect.ExitCode)
+}

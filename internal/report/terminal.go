@@ -301,7 +301,7 @@ func (t *term) caseDetail(c *Case) {
 	if e.ExitCode != nil {
 		got = fmt.Sprint(*e.ExitCode)
 	}
-	t.printf("     exit code: expected %d, got %s → %s", c.Expect.ExitCode, got, c.Expect.ExitCodeVerdict)
+	t.printf("     exit code: expected %s, got %s → %s", c.ExpectedExitCode(), got, c.Expect.ExitCodeVerdict)
 	if c.Expect.ExitCodeReason != "" {
 		t.printf(": %s", oneLine(c.Expect.ExitCodeReason))
 	}
