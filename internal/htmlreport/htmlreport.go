@@ -346,9 +346,9 @@ func caseOf(r report.Report, c *report.Case, b *budget) caseView {
 		}
 		cv.Stdin = s
 	}
-	cv.Exit = fmt.Sprintf("expected %d, got none (did not exit)", c.Expect.ExitCode)
+	cv.Exit = fmt.Sprintf("expected %s, got none (did not exit)", c.ExpectedExitCode())
 	if e.ExitCode != nil {
-		cv.Exit = fmt.Sprintf("expected %d, got %d", c.Expect.ExitCode, *e.ExitCode)
+		cv.Exit = fmt.Sprintf("expected %s, got %d", c.ExpectedExitCode(), *e.ExitCode)
 	}
 	if c.Expect.ExitCodeReason != "" {
 		cv.Exit += ": " + one(c.Expect.ExitCodeReason, reasonRunes)

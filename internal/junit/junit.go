@@ -280,7 +280,7 @@ func caseDetails(r report.Report, specFile string, p *report.Program, c *report.
 	if ev.ExitCode != nil {
 		code = strconv.Itoa(*ev.ExitCode)
 	}
-	line(&b, "exit code: %s, expected %d%s", code, c.Expect.ExitCode, outcome(c.Expect.ExitCodeVerdict, c.Expect.ExitCodeReason))
+	line(&b, "exit code: %s, expected %s%s", code, c.ExpectedExitCode(), outcome(c.Expect.ExitCodeVerdict, c.Expect.ExitCodeReason))
 	for _, m := range []struct {
 		name string
 		mo   *report.MatcherOutcome
