@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -95,5 +96,58 @@ programs:
 				t.Errorf("%s / %s: %s %q", p.Name, c.Name, c.Verdict, c.Reason)
 			}
 		}
+	}
+}
+
+// TestRunSameAsShards: under --shard, each shard runs the references its
+// own same_as cases need, wherever the reference sits, so that no
+// candidate's case is left without its reference.
+func TestRunSameAsShards(t *testing.T) {
+	t.Parallel()
+	path := writeSpec(t, map[string]string{
+		"behaves.yml": `version: 1
+profiles:
+  sh: {image: "` + testImage + `", command: ["/bin/sh"]}
+programs:
+  - {name: ref, file: ref.sh, profile: sh, cases: [{name: own}]}
+  - name: cands
+    files: "c/*.sh"
+    profile: sh
+    reference: ref
+    cases:
+      - {name: one, args: ["1"], expect: {same_as: reference}}
+`,
+		"ref.sh": "same\n",
+		"c/a.sh": "same\n",
+		"c/b.sh": "same\n",
+		"c/c.sh": "same\n",
+		"c/d.sh": "same\n",
+		"c/e.sh": "same\n",
+		"c/f.sh": "same\n",
+	})
+	seen := 0
+	for i := 1; i <= 3; i++ {
+		out := filepath.Join(t.TempDir(), "r.json")
+		r := runMain(t, context.Background(), fixed(&echoSandbox{}), "run", "--spec", path, "--report", out, "--shard", fmt.Sprintf("%d/3", i))
+		if r.code != ExitTrue {
+			t.Errorf("shard %d: exit %d\n%s", i, r.code, r.stderr)
+		}
+		rep, err := report.ReadFile(out, 1<<20)
+		if err != nil {
+			t.Fatalf("shard %d: %v", i, err)
+		}
+		for _, p := range rep.Programs {
+			for _, c := range p.Cases {
+				if c.Expect.SameAs != nil {
+					seen++
+					if c.Verdict.String() != "true" || len(c.ReferenceEvents) != 1 {
+						t.Errorf("shard %d: %s / %s: %s %q, %d reference events", i, p.Name, c.Name, c.Verdict, c.Reason, len(c.ReferenceEvents))
+					}
+				}
+			}
+		}
+	}
+	if seen != 6 {
+		t.Errorf("%d same_as cases over the shards, want 6", seen)
 	}
 }
