@@ -1,11 +1,19 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/behaves-dev/behaves/internal/cli"
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -227,5 +235,89 @@ esac
 	}
 	if r := p.Cases[0].ReferenceEvents[0]; r.Stdout != "a b\nin\n" || r.Stderr != "warn\n" {
 		t.Errorf("#1: the reference's event %+v", r)
+	}
+}
+
+// TestDifferentialRescore rescores a report with same_as cases without
+// running anything: against its stored reference runs the verdicts come
+// back, an option changed after the fact (ignore_case) judges again, and a
+// reference edited since the run is refused at the case's position, naming
+// the reference.
+func TestDifferentialRescore(t *testing.T) {
+	t.Parallel()
+	img := testImages(t)
+	spec := func(ignoreCase bool) string {
+		return fmt.Sprintf(`version: 1
+profiles:
+  sh:
+    image: %q
+    command: ["/bin/sh"]
+    timeout: 20s
+programs:
+  - name: ref
+    file: ref.sh
+    profile: sh
+    cases:
+      - {name: own, args: [x], expect: {stdout: {equals: "x"}}}
+  - name: cand
+    file: cand.sh
+    profile: sh
+    reference: ref
+    cases:
+      - {name: shout, args: [hi], expect: {same_as: reference, ignore_case: %v}}
+`, img.busybox, ignoreCase)
+	}
+	files := map[string]string{"ref.sh": "echo \"$1\"\n", "cand.sh": "echo \"$1\" | tr a-z A-Z\n"}
+	run := runBehaves(t, context.Background(), spec(false), files)
+	if run.code != cli.ExitFalse {
+		t.Fatalf("run: exit %d, want %d\n%s", run.code, cli.ExitFalse, indent(run.stderr))
+	}
+	dir := writeTree(t, files)
+	old := filepath.Join(dir, "old.json")
+	b, err := json.Marshal(run.report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(old, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rescore := func(specText string) (int, string, report.Report) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, "behaves.yml"), []byte(specText), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "new.json")
+		var stdout, stderr bytes.Buffer
+		code := cli.Main(context.Background(), []string{"rescore", "--spec", filepath.Join(dir, "behaves.yml"), "--report", old, "--report-out", out}, cli.Env{
+			Stdout: &stdout, Stderr: &stderr, Getenv: os.Getenv,
+			NewSandbox: func(context.Context, string) (runner.Sandbox, io.Closer, error) {
+				t.Errorf("rescore asked for a sandbox")
+				return nil, nil, fmt.Errorf("no sandbox in rescore")
+			},
+		})
+		var rep report.Report
+		if code != cli.ExitUsage {
+			r, err := report.ReadFile(out, report.DefaultMaxReportSize)
+			if err != nil {
+				t.Fatalf("the rescored report does not read: %v", err)
+			}
+			rep = r
+		}
+		return code, stdout.String() + stderr.String(), rep
+	}
+	if code, out, rep := rescore(spec(false)); code != cli.ExitFalse || rep.Programs[1].Cases[0].Verdict != verdict.False ||
+		len(rep.Programs[1].Cases[0].ReferenceEvents) != 1 {
+		t.Errorf("rescore with the stored spec: exit %d\n%s", code, indent(out))
+	}
+	if code, out, rep := rescore(spec(true)); code != cli.ExitTrue || rep.Programs[1].Cases[0].Verdict != verdict.True {
+		t.Errorf("rescore with ignore_case: exit %d\n%s", code, indent(out))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ref.sh"), []byte("echo \"$1\" # edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := rescore(spec(true))
+	if code != cli.ExitUsage || !strings.Contains(out, "behaves.yml:18:") ||
+		!strings.Contains(out, `case "shout" of program "cand": reference "ref": ref.sh changed since the stored run`) {
+		t.Errorf("rescore with an edited reference: exit %d, want 2 and the case's position\n%s", code, indent(out))
 	}
 }
