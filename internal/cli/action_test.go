@@ -604,26 +604,27 @@ func TestRunNeverPublishes(t *testing.T) {
 func TestActionMalformedInputs(t *testing.T) {
 	t.Parallel()
 	for input, value := range map[string]string{
-		"fail-on":            "maybe",
-		"max-memory":         "lots",
-		"max-timeout":        "soon",
-		"max-cases":          "-",
-		"pull-images":        "true",
-		"comment":            "sometimes",
-		"check-run":          "yes",
-		"annotations":        "1",
-		"parallel":           "0",
-		"command":            "build",
-		"images":             "python",
-		"allow-untracked":    "/abs/**",
-		"allowed-registries": "https://x",
-		"max-output-limit":   "lots",
-		"max-report-size":    "0",
-		"pass-at":            "0,5",
-		"html":               "a\nb",
-		"shard":              "4/3",
-		"allow-missing":      "yes",
-		"reports":            "shards", // with command run
+		"fail-on":              "maybe",
+		"max-memory":           "lots",
+		"max-timeout":          "soon",
+		"max-cases":            "-",
+		"pull-images":          "true",
+		"comment":              "sometimes",
+		"check-run":            "yes",
+		"annotations":          "1",
+		"parallel":             "0",
+		"command":              "build",
+		"images":               "python",
+		"allow-untracked":      "/abs/**",
+		"allowed-registries":   "https://x",
+		"max-output-limit":     "lots",
+		"max-report-size":      "0",
+		"pass-at":              "0,5",
+		"max-reference-output": "lots",
+		"html":                 "a\nb",
+		"shard":                "4/3",
+		"allow-missing":        "yes",
+		"reports":              "shards", // with command run
 	} {
 		e := newEmulatedRunner(t, t.TempDir(), "push")
 		sb := &recordingSandbox{}

@@ -60,6 +60,7 @@ var specInputs = []struct {
 	{"max-cases", "max-cases", false},
 	{"max-pids", "max-pids", false},
 	{"max-repeat", "max-repeat", false},
+	{"max-reference-output", "max-reference-output", false},
 	{"images", "image", true},
 	{"allow-untracked", "allow-untracked", true},
 	{"allowed-registries", "allow-registry", true},
