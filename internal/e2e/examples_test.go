@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/cli"
 	"github.com/behaves-dev/behaves/internal/dockertest"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -44,6 +47,14 @@ type exampleExpectation struct {
 		// same_as case must keep (reference_events).
 		ReferenceRuns int `json:"reference_runs"`
 	} `json:"cases"`
+	// Rescore, when set, rescores the run's report against another spec
+	// of the example's folder, as its comment shows: the exit code and
+	// every program's verdict then, with nothing run.
+	Rescore *struct {
+		Spec     string                     `json:"spec"`
+		ExitCode int                        `json:"exit_code"`
+		Programs map[string]verdict.Verdict `json:"programs"`
+	} `json:"rescore"`
 }
 
 // TestExamples runs every runnable example (examples/*/behaves.yml, as it
@@ -125,6 +136,34 @@ func TestExamples(t *testing.T) {
 				if w.ReferenceRuns != 0 && len(c.ReferenceEvents) != w.ReferenceRuns {
 					t.Errorf("case %s / %s: %d reference events, want %d (reason: %s)",
 						w.Program, w.Case, len(c.ReferenceEvents), w.ReferenceRuns, c.Reason)
+				}
+			}
+			if want.Rescore != nil {
+				out := filepath.Join(t.TempDir(), "rescored.json")
+				rargv := []string{"rescore", "--spec", filepath.Join(dir, want.Rescore.Spec), "--report", reportPath, "--report-out", out}
+				rargv = append(rargv, argv[5:]...) // the same --image and flags as the run
+				var rout, rerr bytes.Buffer
+				code := cli.Main(context.Background(), rargv, cli.Env{
+					Stdout: &rout, Stderr: &rerr, Getenv: os.Getenv,
+					NewSandbox: func(context.Context, string) (runner.Sandbox, io.Closer, error) {
+						t.Error("rescore asked for a sandbox")
+						return nil, nil, errors.New("no sandbox in rescore")
+					},
+				})
+				if code != want.Rescore.ExitCode {
+					t.Errorf("rescore: exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, want.Rescore.ExitCode, indent(rout.String()), indent(rerr.String()))
+				}
+				rep, err := report.ReadFile(out, report.DefaultMaxReportSize)
+				if err != nil {
+					t.Fatalf("rescore wrote no report: %v", err)
+				}
+				for _, p := range rep.Programs {
+					if w, ok := want.Rescore.Programs[p.Name]; !ok || p.Verdict != w {
+						t.Errorf("rescored program %s: %s, want %s", p.Name, p.Verdict, w)
+					}
+				}
+				if len(rep.Programs) != len(want.Rescore.Programs) {
+					t.Errorf("rescored %d programs, want %d", len(rep.Programs), len(want.Rescore.Programs))
 				}
 			}
 		})
