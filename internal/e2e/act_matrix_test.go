@@ -69,12 +69,8 @@ func TestActMatrix(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	var keep []string
-	if _, err := cl.VolumeInspect(ctx, "act-toolcache"); err == nil {
-		keep = append(keep, "act-toolcache")
-	}
 	tagForAct(t, cl, action)
-	_, stopWatching := watchActObjects(t, cl, keep...)
+	_, stopWatching := watchActObjects(t, cl)
 	// Whatever happens, every shard's run is swept when the test ends: a
 	// shard's report names its run from the moment the run starts.
 	t.Cleanup(func() {
@@ -210,7 +206,7 @@ func TestActMatrix(t *testing.T) {
 	}
 
 	for _, o := range objs {
-		if o.name != "act-toolcache" && o.exists(t, cl) {
+		if o.name != actToolCache && o.exists(t, cl) {
 			t.Errorf("act left its %s %s", o.kind, o.name)
 		}
 	}

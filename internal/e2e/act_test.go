@@ -314,13 +314,23 @@ var actTag sync.Mutex
 // daemonObject is a container, volume or network the daemon created.
 type daemonObject struct{ kind, id, name string }
 
+// actToolCache is the volume act keeps its tool cache in between runs.
+const actToolCache = "act-toolcache"
+
 // watchActObjects records every container, volume and network whose name
 // starts with "act-" that the daemon creates until the returned function is
 // called, which returns them (snapshot returns those seen so far); when
-// the test ends it removes those that are still there (but keepVolumes), so
-// that a failed act run leaves nothing.
-func watchActObjects(t *testing.T, cl *client.Client, keepVolumes ...string) (snapshot, stop func() []daemonObject) {
+// the test ends it removes those that are still there, so that a failed act
+// run leaves nothing. act's tool cache is kept when it was there before and
+// removed when this run made it. Call it after tagForAct: under its lock no
+// other act run can make the cache in between (a test that looked before
+// waiting kept the cache another test had made, and left it behind).
+func watchActObjects(t *testing.T, cl *client.Client) (snapshot, stop func() []daemonObject) {
 	t.Helper()
+	var keepVolumes []string
+	if _, err := cl.VolumeInspect(context.Background(), actToolCache); err == nil {
+		keepVolumes = append(keepVolumes, actToolCache)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	msgs, errs := cl.Events(ctx, events.ListOptions{Filters: filters.NewArgs(
 		filters.Arg("type", string(events.ContainerEventType)),
@@ -594,15 +604,9 @@ func TestActSelfTest(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// act keeps its tool cache volume between runs: keep it when it was
-	// there before, remove it with the rest when this run made it.
 	ctx := context.Background()
-	var keep []string
-	if _, err := cl.VolumeInspect(ctx, "act-toolcache"); err == nil {
-		keep = append(keep, "act-toolcache")
-	}
 	tagForAct(t, cl, action)
-	created, stopWatching := watchActObjects(t, cl, keep...)
+	created, stopWatching := watchActObjects(t, cl)
 
 	// act reads .actrc from HOME and XDG_CONFIG_HOME: a fresh home keeps the
 	// machine's settings out.
@@ -881,7 +885,7 @@ func TestActSelfTest(t *testing.T) {
 		if o.kind == "container" && strings.HasPrefix(o.name, "act-self-test-demo") {
 			jobContainers++
 		}
-		if o.name == "act-toolcache" {
+		if o.name == actToolCache {
 			continue
 		}
 		if o.exists(t, cl) {
