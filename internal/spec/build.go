@@ -2,7 +2,6 @@ package spec
 
 import (
 	"strings"
-	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -76,65 +75,30 @@ func (l *loader) build(n *yaml.Node, what string, rt *runner.Profile, cpusPos *P
 		l.errorf(n, "%s is missing required key command: the compiler's argv, like [\"gcc\", \"-O2\", \"-o\", \"/build/main\"] (/program/<program_name> is appended)", what)
 	}
 	if f, ok := fs.get("timeout"); ok {
-		if s, ok := l.strLike(f.val, "build timeout", "60s or 2m"); ok {
-			d, err := time.ParseDuration(s)
-			switch {
-			case err != nil:
-				l.errorf(f.val, "build timeout %q is not a duration: write a number with a unit, e.g. 60s or 2m", short(s))
-			case d <= 0:
-				l.errorf(f.val, "build timeout %s must be greater than 0", s)
-			case d > l.opt.Ceilings.MaxTimeout:
-				l.errorf(f.val, "build timeout %s exceeds --max-timeout %s: lower it or raise the ceiling", s, formatDuration(l.opt.Ceilings.MaxTimeout))
-			default:
-				b.Timeout = d
-			}
+		if d, ok := l.timeoutValue(f.val, "build timeout", "60s or 2m", "60s or 2m"); ok {
+			b.Timeout = d
 		}
 	}
 	if f, ok := fs.get("memory"); ok {
-		if v, ok := l.size(f.val, "build memory"); ok {
-			switch {
-			case v < minMemory:
-				l.errorf(f.val, "build memory %s is below Docker's minimum of %s", f.val.Value, verdict.FormatSize(minMemory))
-			case v > l.opt.Ceilings.MaxMemory:
-				l.errorf(f.val, "build memory %s exceeds --max-memory %s: lower it or raise the ceiling", f.val.Value, verdict.FormatSize(l.opt.Ceilings.MaxMemory))
-			default:
-				b.Memory = v
-			}
+		if v, ok := l.memoryValue(f.val, "build memory"); ok {
+			b.Memory = v
 		}
 	}
 	if f, ok := fs.get("cpus"); ok {
 		*cpusPos = l.pos(f.val)
-		if v, ok := l.number(f.val, "build cpus"); ok {
-			if v < minCPUs || v > maxCPUs {
-				l.errorf(f.val, "build cpus %s must be between %v and %v (e.g. 0.5 for half a core)", f.val.Value, minCPUs, maxCPUs)
-			} else {
-				b.CPUs = v
-			}
+		if v, ok := l.cpusValue(f.val, "build cpus"); ok {
+			b.CPUs = v
 		}
 	}
 	if f, ok := fs.get("pids"); ok {
-		if v, ok := l.integer(f.val, "build pids"); ok {
-			switch {
-			case v <= 0:
-				l.errorf(f.val, "build pids %d must be greater than 0 (a process limit of 0 would mean unlimited)", v)
-			case v > l.opt.Ceilings.MaxPids:
-				l.errorf(f.val, "build pids %d exceeds --max-pids %d: lower it or raise the ceiling", v, l.opt.Ceilings.MaxPids)
-			default:
-				b.Pids = v
-			}
+		if v, ok := l.pidsValue(f.val, "build pids"); ok {
+			b.Pids = v
 		}
 	}
 	limitSet := false
 	if f, ok := fs.get("output_limit"); ok {
-		if v, ok := l.size(f.val, "build output_limit"); ok {
-			switch {
-			case v <= 0:
-				l.errorf(f.val, "build output_limit must be greater than 0")
-			case v > l.opt.Ceilings.MaxOutputLimit:
-				l.errorf(f.val, "build output_limit %s exceeds --max-output-limit %s: lower it or raise the ceiling", f.val.Value, verdict.FormatSize(l.opt.Ceilings.MaxOutputLimit))
-			default:
-				b.OutputLimit, limitSet = v, true
-			}
+		if v, ok := l.outputLimitValue(f.val, "build output_limit"); ok {
+			b.OutputLimit, limitSet = v, true
 		}
 	}
 	if f, ok := fs.get("output_ceiling"); ok {

@@ -145,33 +145,16 @@ func (l *loader) profile(name string, key, n *yaml.Node) *profileState {
 	}
 
 	if f, ok := fs.get("timeout"); ok {
-		if s, ok := l.strLike(f.val, "timeout", "5s or 1500ms"); ok {
-			d, err := time.ParseDuration(s)
-			switch {
-			case err != nil:
-				l.errorf(f.val, "timeout %q is not a duration: write a number with a unit, e.g. 5s, 1500ms or 2m", short(s))
-			case d <= 0:
-				l.errorf(f.val, "timeout %s must be greater than 0", s)
-			case d > l.opt.Ceilings.MaxTimeout:
-				l.errorf(f.val, "timeout %s exceeds --max-timeout %s: lower it or raise the ceiling", s, formatDuration(l.opt.Ceilings.MaxTimeout))
-			default:
-				rt.Timeout = d
-			}
+		if d, ok := l.timeoutValue(f.val, "timeout", "5s or 1500ms", "5s, 1500ms or 2m"); ok {
+			rt.Timeout = d
 		}
 	} else if rt.Timeout > l.opt.Ceilings.MaxTimeout {
 		l.errorf(key, "the default timeout %s exceeds --max-timeout %s: set a lower timeout in profile %q or raise the ceiling", formatDuration(rt.Timeout), formatDuration(l.opt.Ceilings.MaxTimeout), short(name))
 	}
 
 	if f, ok := fs.get("memory"); ok {
-		if v, ok := l.size(f.val, "memory"); ok {
-			switch {
-			case v < minMemory:
-				l.errorf(f.val, "memory %s is below Docker's minimum of %s", f.val.Value, verdict.FormatSize(minMemory))
-			case v > l.opt.Ceilings.MaxMemory:
-				l.errorf(f.val, "memory %s exceeds --max-memory %s: lower it or raise the ceiling", f.val.Value, verdict.FormatSize(l.opt.Ceilings.MaxMemory))
-			default:
-				rt.Memory = v
-			}
+		if v, ok := l.memoryValue(f.val, "memory"); ok {
+			rt.Memory = v
 		}
 	} else if rt.Memory > l.opt.Ceilings.MaxMemory {
 		l.errorf(key, "the default memory %s exceeds --max-memory %s: set a lower memory in profile %q or raise the ceiling", verdict.FormatSize(rt.Memory), verdict.FormatSize(l.opt.Ceilings.MaxMemory), short(name))
@@ -179,25 +162,14 @@ func (l *loader) profile(name string, key, n *yaml.Node) *profileState {
 
 	if f, ok := fs.get("cpus"); ok {
 		st.prof.CPUsPos = l.pos(f.val)
-		if v, ok := l.number(f.val, "cpus"); ok {
-			if v < minCPUs || v > maxCPUs {
-				l.errorf(f.val, "cpus %s must be between %v and %v (e.g. 0.5 for half a core)", f.val.Value, minCPUs, maxCPUs)
-			} else {
-				rt.CPUs = v
-			}
+		if v, ok := l.cpusValue(f.val, "cpus"); ok {
+			rt.CPUs = v
 		}
 	}
 
 	if f, ok := fs.get("pids"); ok {
-		if v, ok := l.integer(f.val, "pids"); ok {
-			switch {
-			case v <= 0:
-				l.errorf(f.val, "pids %d must be greater than 0 (a process limit of 0 would mean unlimited)", v)
-			case v > l.opt.Ceilings.MaxPids:
-				l.errorf(f.val, "pids %d exceeds --max-pids %d: lower it or raise the ceiling", v, l.opt.Ceilings.MaxPids)
-			default:
-				rt.Pids = v
-			}
+		if v, ok := l.pidsValue(f.val, "pids"); ok {
+			rt.Pids = v
 		}
 	} else if rt.Pids > l.opt.Ceilings.MaxPids {
 		l.errorf(key, "the default pids %d exceeds --max-pids %d: set a lower pids in profile %q or raise the ceiling", rt.Pids, l.opt.Ceilings.MaxPids, short(name))
@@ -206,16 +178,9 @@ func (l *loader) profile(name string, key, n *yaml.Node) *profileState {
 	limitOK := true
 	if f, ok := fs.get("output_limit"); ok {
 		limitOK = false
-		if v, ok := l.size(f.val, "output_limit"); ok {
-			switch {
-			case v <= 0:
-				l.errorf(f.val, "output_limit must be greater than 0")
-			case v > l.opt.Ceilings.MaxOutputLimit:
-				l.errorf(f.val, "output_limit %s exceeds --max-output-limit %s: lower it or raise the ceiling", f.val.Value, verdict.FormatSize(l.opt.Ceilings.MaxOutputLimit))
-			default:
-				rt.OutputLimit = v
-				limitOK = true
-			}
+		if v, ok := l.outputLimitValue(f.val, "output_limit"); ok {
+			rt.OutputLimit = v
+			limitOK = true
 		}
 	} else if rt.OutputLimit > l.opt.Ceilings.MaxOutputLimit {
 		limitOK = false
@@ -462,4 +427,89 @@ func (l *loader) env(n *yaml.Node, what string) map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// The limits a profile and its build stage share: each parses its value,
+// checks it against Docker's range and the --max-… ceiling, and records an
+// error naming label (the key, "build …" for the build's) when it is wrong.
+
+// timeoutValue parses a timeout; like and eg are the examples the two
+// messages give.
+func (l *loader) timeoutValue(n *yaml.Node, label, like, eg string) (time.Duration, bool) {
+	s, ok := l.strLike(n, label, like)
+	if !ok {
+		return 0, false
+	}
+	d, err := time.ParseDuration(s)
+	switch {
+	case err != nil:
+		l.errorf(n, "%s %q is not a duration: write a number with a unit, e.g. %s", label, short(s), eg)
+	case d <= 0:
+		l.errorf(n, "%s %s must be greater than 0", label, s)
+	case d > l.opt.Ceilings.MaxTimeout:
+		l.errorf(n, "%s %s exceeds --max-timeout %s: lower it or raise the ceiling", label, s, formatDuration(l.opt.Ceilings.MaxTimeout))
+	default:
+		return d, true
+	}
+	return 0, false
+}
+
+func (l *loader) memoryValue(n *yaml.Node, label string) (int64, bool) {
+	v, ok := l.size(n, label)
+	if !ok {
+		return 0, false
+	}
+	switch {
+	case v < minMemory:
+		l.errorf(n, "%s %s is below Docker's minimum of %s", label, n.Value, verdict.FormatSize(minMemory))
+	case v > l.opt.Ceilings.MaxMemory:
+		l.errorf(n, "%s %s exceeds --max-memory %s: lower it or raise the ceiling", label, n.Value, verdict.FormatSize(l.opt.Ceilings.MaxMemory))
+	default:
+		return v, true
+	}
+	return 0, false
+}
+
+func (l *loader) cpusValue(n *yaml.Node, label string) (float64, bool) {
+	v, ok := l.number(n, label)
+	if !ok {
+		return 0, false
+	}
+	if v < minCPUs || v > maxCPUs {
+		l.errorf(n, "%s %s must be between %v and %v (e.g. 0.5 for half a core)", label, n.Value, minCPUs, maxCPUs)
+		return 0, false
+	}
+	return v, true
+}
+
+func (l *loader) pidsValue(n *yaml.Node, label string) (int64, bool) {
+	v, ok := l.integer(n, label)
+	if !ok {
+		return 0, false
+	}
+	switch {
+	case v <= 0:
+		l.errorf(n, "%s %d must be greater than 0 (a process limit of 0 would mean unlimited)", label, v)
+	case v > l.opt.Ceilings.MaxPids:
+		l.errorf(n, "%s %d exceeds --max-pids %d: lower it or raise the ceiling", label, v, l.opt.Ceilings.MaxPids)
+	default:
+		return v, true
+	}
+	return 0, false
+}
+
+func (l *loader) outputLimitValue(n *yaml.Node, label string) (int64, bool) {
+	v, ok := l.size(n, label)
+	if !ok {
+		return 0, false
+	}
+	switch {
+	case v <= 0:
+		l.errorf(n, "%s must be greater than 0", label)
+	case v > l.opt.Ceilings.MaxOutputLimit:
+		l.errorf(n, "%s %s exceeds --max-output-limit %s: lower it or raise the ceiling", label, n.Value, verdict.FormatSize(l.opt.Ceilings.MaxOutputLimit))
+	default:
+		return v, true
+	}
+	return 0, false
 }
