@@ -38,18 +38,10 @@ const maxCasesFileProblems = 100
 // its place in the cases file).
 func (l *loader) casesFile(n *yaml.Node) []Case {
 	const key = "cases_file"
-	written, ok := l.str(n, key)
-	if !ok {
-		return nil
+	written, ref, memoized, fresh := l.sharedFile(n, key, l.casesFiles)
+	if !fresh {
+		return memoized
 	}
-	ref, ok := l.path(n, key)
-	if !ok {
-		return nil
-	}
-	if cases, seen := l.casesFiles[ref.rel]; seen {
-		return cases
-	}
-	l.casesFiles[ref.rel] = nil // problems are reported once
 	ext := strings.ToLower(path.Ext(ref.rel))
 	if ext != ".yaml" && ext != ".yml" && ext != ".jsonl" {
 		l.errorf(n, "%s %q must end in .yaml or .yml (a YAML list of cases) or .jsonl (JSON Lines: one case object a line)", key, short(written))
@@ -281,4 +273,24 @@ func (r *jsonReader) value(depth int) (*yaml.Node, error) {
 		n.Kind, n.Tag, n.Value = yaml.ScalarNode, "!!null", "null"
 	}
 	return n, nil
+}
+
+// sharedFile resolves a file that many entries may name (a cases_file or
+// an inputs_file value in n) under the spec's path rules. fresh says the
+// caller is to parse it and store the result in memo; otherwise cases is
+// what memo holds (nil after problems, which are reported once) or nil
+// when the path itself was refused.
+func (l *loader) sharedFile(n *yaml.Node, key string, memo map[string][]Case) (written string, ref fileRef, cases []Case, fresh bool) {
+	written, ok := l.str(n, key)
+	if !ok {
+		return "", fileRef{}, nil, false
+	}
+	if ref, ok = l.path(n, key); !ok {
+		return "", fileRef{}, nil, false
+	}
+	if cases, seen := memo[ref.rel]; seen {
+		return "", fileRef{}, cases, false
+	}
+	memo[ref.rel] = nil // problems are reported once
+	return written, ref, nil, true
 }

@@ -28,18 +28,10 @@ var inputKeys = []string{"args", "stdin"}
 // once, at its place in the inputs file).
 func (l *loader) inputsFile(n *yaml.Node) []Case {
 	const key = "inputs_file"
-	written, ok := l.str(n, key)
-	if !ok {
-		return nil
+	written, ref, memoized, fresh := l.sharedFile(n, key, l.inputsFiles)
+	if !fresh {
+		return memoized
 	}
-	ref, ok := l.path(n, key)
-	if !ok {
-		return nil
-	}
-	if cases, seen := l.inputsFiles[ref.rel]; seen {
-		return cases
-	}
-	l.inputsFiles[ref.rel] = nil // problems are reported once
 	if strings.ToLower(path.Ext(ref.rel)) != ".jsonl" {
 		l.errorf(n, `%s %q must end in .jsonl (JSON Lines: one {"args": [...], "stdin": "..."} object a line)`, key, short(written))
 		return nil
