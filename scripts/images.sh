@@ -140,86 +140,42 @@ build_entrypoint() {
 	printf '%s\n' "$id"
 }
 
-# ---------------------------------------------------------------- python
-build_python() {
+# ---------------------------------------------------------------- debian roots
+# build_debian NAME PACKAGES FILE: behaves-test/NAME, a root from
+# debootstrap --variant=minbase --include=PACKAGES (comma-separated) that
+# must hold FILE (the check that the packages installed), imported as an
+# image. The trimmed root file system is kept as a tarball in the cache, so
+# that a pruned image store does not mean another debootstrap.
+build_debian() {
+	local name="$1" packages="$2" file="$3"
 	local suite="${BEHAVES_DEBIAN_SUITE:-bookworm}" mirror arch key id tarball
 	mirror="$(debian_mirror)"
 	arch="$(dpkg --print-architecture)"
-	key="$(sha "$(recipe build_python debian_tarball debootstrap_root)" python "$mirror" "$suite" "$arch")"
-	if id="$(cached_id behaves-test/python "$key")"; then
-		log "python: cached $id ($suite from $mirror)"
+	key="$(sha "$(recipe build_debian debian_tarball debootstrap_root)" "$name" "$packages" "$file" "$mirror" "$suite" "$arch")"
+	if id="$(cached_id "behaves-test/$name" "$key")"; then
+		log "$name: cached $id ($suite from $mirror)"
 		printf '%s\n' "$id"
 		return
 	fi
-	# The trimmed root file system is kept as a tarball in the cache, so that a
-	# pruned image store does not mean another debootstrap.
-	tarball="$(debian_tarball python "$key" "$suite" "$mirror" "$arch" python3-minimal usr/bin/python3)"
+	tarball="$(debian_tarball "$name" "$key" "$suite" "$mirror" "$arch" "$packages" "$file")"
 	id="$(docker import \
 		--change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
 		--change 'ENV LANG=C.UTF-8' \
 		--change "LABEL behaves.cache-key=$key" \
-		--change 'LABEL org.opencontainers.image.description="behaves test image: debootstrap minbase + python3-minimal"' \
-		--message "behaves scripts/images.sh debootstrap $suite $mirror" \
+		--change "LABEL org.opencontainers.image.description=\"behaves test image: debootstrap minbase + ${packages//,/, }\"" \
+		--message "behaves scripts/images.sh debootstrap $suite $mirror $name" \
 		"$tarball")"
-	tag_image "$id" behaves-test/python "$key"
-	log "python: built $id"
-	printf '%s\n' "$id"
-}
-
-# ---------------------------------------------------------------- gcc
-build_gcc() {
-	local suite="${BEHAVES_DEBIAN_SUITE:-bookworm}" mirror arch key id tarball
-	mirror="$(debian_mirror)"
-	arch="$(dpkg --print-architecture)"
-	key="$(sha "$(recipe build_gcc debian_tarball debootstrap_root)" gcc "$mirror" "$suite" "$arch")"
-	if id="$(cached_id behaves-test/gcc "$key")"; then
-		log "gcc: cached $id ($suite from $mirror)"
-		printf '%s\n' "$id"
-		return
-	fi
-	tarball="$(debian_tarball gcc "$key" "$suite" "$mirror" "$arch" gcc,libc6-dev usr/bin/gcc)"
-	id="$(docker import \
-		--change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-		--change 'ENV LANG=C.UTF-8' \
-		--change "LABEL behaves.cache-key=$key" \
-		--change 'LABEL org.opencontainers.image.description="behaves test image: debootstrap minbase + gcc, libc6-dev"' \
-		--message "behaves scripts/images.sh debootstrap $suite $mirror gcc" \
-		"$tarball")"
-	tag_image "$id" behaves-test/gcc "$key"
-	log "gcc: built $id"
-	printf '%s\n' "$id"
-}
-
-# ---------------------------------------------------------------- golang
-build_golang() {
-	local suite="${BEHAVES_DEBIAN_SUITE:-bookworm}" mirror arch key id tarball
-	mirror="$(debian_mirror)"
-	arch="$(dpkg --print-architecture)"
-	key="$(sha "$(recipe build_golang debian_tarball debootstrap_root)" golang "$mirror" "$suite" "$arch")"
-	if id="$(cached_id behaves-test/golang "$key")"; then
-		log "golang: cached $id ($suite from $mirror)"
-		printf '%s\n' "$id"
-		return
-	fi
-	tarball="$(debian_tarball golang "$key" "$suite" "$mirror" "$arch" golang-go usr/bin/go)"
-	id="$(docker import \
-		--change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-		--change 'ENV LANG=C.UTF-8' \
-		--change "LABEL behaves.cache-key=$key" \
-		--change 'LABEL org.opencontainers.image.description="behaves test image: debootstrap minbase + golang-go"' \
-		--message "behaves scripts/images.sh debootstrap $suite $mirror golang" \
-		"$tarball")"
-	tag_image "$id" behaves-test/golang "$key"
-	log "golang: built $id"
+	tag_image "$id" "behaves-test/$name" "$key"
+	log "$name: built $id"
 	printf '%s\n' "$id"
 }
 
 start=$SECONDS
 busybox_id="$(build_busybox)"
 entrypoint_id="$(build_entrypoint "$busybox_id")"
-python_id="$(build_python)"
-gcc_id="$(build_gcc)"
-golang_id="$(build_golang)"
+python_id="$(build_debian python python3-minimal usr/bin/python3)"
+gcc_id="$(build_debian gcc gcc,libc6-dev usr/bin/gcc)"
+golang_id="$(build_debian golang golang-go usr/bin/go)"
 
 for v in "$busybox_id" "$entrypoint_id" "$python_id" "$gcc_id" "$golang_id"; do
 	[[ "$v" =~ ^sha256:[0-9a-f]{64}$ ]] || die "unexpected image ID: $v"
