@@ -213,17 +213,17 @@ func TestRunPrepareFailureMakesEveryCaseUnobserved(t *testing.T) {
 func TestRunPreparesAheadInGrowingBatches(t *testing.T) {
 	t.Parallel()
 	sb := &fakeSandbox{}
-	obs := mustRun(t, context.Background(), sb, jobsOf(60, 1), Options{Parallel: 2})
+	obs := mustRun(t, context.Background(), sb, jobsOf(100, 1), Options{Parallel: 2})
 	for p, o := range obs {
 		if o.Acquisition != AcquisitionComplete || string(o.Events[0].Stdout.Data) != fmt.Sprintf("p%d c0", p) {
 			t.Fatalf("program %d: %s %q", p, o.Acquisition, o.Events[0].Stdout.Data)
 		}
 	}
-	if want := []int{2, 4, 8, 16, 16, 14}; !slices.Equal(sb.batches, want) {
+	if want := []int{2, 4, 8, 16, 32, 32, 6}; !slices.Equal(sb.batches, want) {
 		t.Errorf("batch sizes %v, want %v", sb.batches, want)
 	}
-	if sb.prepared != 60 || sb.closed != 60 {
-		t.Errorf("prepared %d and closed %d attempts, want 60 and 60", sb.prepared, sb.closed)
+	if sb.prepared != 100 || sb.closed != 100 {
+		t.Errorf("prepared %d and closed %d attempts, want 100 and 100", sb.prepared, sb.closed)
 	}
 	if room := 2 + 2*MaxBatch; sb.maxOpen > room {
 		t.Errorf("%d attempts open at once, want at most %d", sb.maxOpen, room)
@@ -355,7 +355,7 @@ func TestRunStopsWhenTheSandboxIsLost(t *testing.T) {
 		}
 		return nil
 	}}
-	const programs, cases = 50, 20
+	const programs, cases = 100, 20 // more programs than the room (2 + 2*MaxBatch)
 	obs, err := Run(context.Background(), sb, jobsOf(programs, cases), Options{Parallel: 2})
 	var lost *LostError
 	if !errors.As(err, &lost) || !errors.Is(err, lostErr) {
