@@ -143,8 +143,16 @@ type programView struct {
 	Verdict, Name, File, Reason string
 	Tally, Duration             string
 	Warnings                    []string
-	Cases                       []caseView
-	CasesMore                   string
+	// Build is set when the program's build failed and made every case
+	// false: the page shows the build, once, instead of each case.
+	Build     *buildView
+	Cases     []caseView
+	CasesMore string
+}
+
+type buildView struct {
+	Cases, Command, Exit, Flags string
+	Streams                     []streamView
 }
 
 type caseView struct {
@@ -201,7 +209,12 @@ func build(r report.Report, lim Limits) view {
 	// each side gets budget/(2·streams), within [MinSide, Side], while the
 	// budget lasts.
 	streams := 0
-	for _, p := range r.Programs {
+	for i := range r.Programs {
+		p := &r.Programs[i]
+		if n, _ := p.BuildFailed(); n > 0 {
+			streams += 2 // the build's
+			continue
+		}
 		for _, cs := range p.Cases {
 			if cs.Verdict != verdict.True {
 				streams += 2
@@ -233,6 +246,11 @@ func build(r report.Report, lim Limits) view {
 				break
 			}
 			pv.Warnings = append(pv.Warnings, one(s, reasonRunes))
+		}
+		if n, reason := p.BuildFailed(); n > 0 {
+			pv.Build = buildOf(p.Build, n, reason, b)
+			v.List = append(v.List, pv)
+			continue
 		}
 		left := 0
 		for j := range p.Cases {
@@ -353,14 +371,7 @@ func caseOf(r report.Report, c *report.Case, b *budget) caseView {
 	if c.Expect.ExitCodeReason != "" {
 		cv.Exit += ": " + one(c.Expect.ExitCodeReason, reasonRunes)
 	}
-	var flags []string
-	if e.TimedOut {
-		flags = append(flags, "timed out after "+(time.Duration(e.Limits.TimeoutMS)*time.Millisecond).String())
-	}
-	if e.ResourceLimit != "" {
-		flags = append(flags, "resource limit: "+one(string(e.ResourceLimit), 40))
-	}
-	cv.Flags = strings.Join(flags, " · ")
+	cv.Flags = flagsOf(e)
 	if s, ok := stream("stdout", c.Expect.Stdout, e.StdoutData(), e.StdoutBytes, e.StdoutTruncated, e.StdoutOmitted, b); ok {
 		cv.Streams = append(cv.Streams, s)
 	}
@@ -368,6 +379,48 @@ func caseOf(r report.Report, c *report.Case, b *budget) caseView {
 		cv.Streams = append(cv.Streams, s)
 	}
 	return cv
+}
+
+// flagsOf says how an event's run was stopped, if it was.
+func flagsOf(e *report.Event) string {
+	var flags []string
+	if e.TimedOut {
+		flags = append(flags, "timed out after "+(time.Duration(e.Limits.TimeoutMS)*time.Millisecond).String())
+	}
+	if e.ResourceLimit != "" {
+		flags = append(flags, "resource limit: "+one(string(e.ResourceLimit), 40))
+	}
+	return strings.Join(flags, " · ")
+}
+
+// buildOf shows a failed build that made all n cases of its program
+// false: what it ran, how it ended, and what it wrote (stderr first, where
+// compilers write their errors), within the page's output budget.
+func buildOf(bs *report.BuildStage, n int, reason string, b *budget) *buildView {
+	bv := &buildView{
+		Cases:   fmt.Sprintf("all %d cases false: %s", n, one(reason, reasonRunes)),
+		Command: one(strings.Join(bs.Command, " "), reasonRunes),
+		Exit:    "none (did not exit)",
+		Flags:   flagsOf(&bs.Event),
+	}
+	if bs.ExitCode != nil {
+		bv.Exit = strconv.Itoa(*bs.ExitCode)
+	}
+	for _, o := range []struct {
+		name      string
+		kept      []byte
+		total     int64
+		truncated bool
+	}{
+		{"stderr", bs.StderrData(), bs.StderrBytes, bs.StderrTruncated},
+		{"stdout", bs.StdoutData(), bs.StdoutBytes, bs.StdoutTruncated},
+	} {
+		if s, ok := stream(o.name, nil, o.kept, o.total, o.truncated, false, b); ok {
+			s.Left = "" // nothing is expected of a build's output
+			bv.Streams = append(bv.Streams, s)
+		}
+	}
+	return bv
 }
 
 // stream shows one stream of a case: its matcher and outcome, and the

@@ -12,6 +12,8 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
 func renderString(t testing.TB, r report.Report, lim Limits) string {
@@ -321,5 +323,69 @@ func TestBudgetSpent(t *testing.T) {
 	}
 	if len(page) > 1<<20 {
 		t.Errorf("the page is %d bytes", len(page))
+	}
+}
+
+// TestFailedBuildShown: a program whose build failed (every case false by
+// it) is shown as its build, once: the command, the exit code and what the
+// compiler wrote, stderr first and as text (hostile markup included), and
+// no block per case.
+func TestFailedBuildShown(t *testing.T) {
+	t.Parallel()
+	reason := "build failed: main.c:3:1: error: expected ';' before '}' token"
+	var cases []report.Case
+	for _, name := range []string{"adds", "subtracts"} {
+		c := kase(name, verdict.False, reason, "3", "", "")
+		c.Expect.Stdout.Verdict = verdict.Undetermined
+		c.Event = report.Event{BuildFailure: reason, Limits: c.Event.Limits}
+		cases = append(cases, c)
+	}
+	p := program("broken", "broken.c", cases...)
+	stderr := "main.c:3:1: error: expected ';' before '}' token\n<script>alert(1)</script>\n"
+	b := report.BuildStage{Tmpfs: map[string]int64{}, Event: report.Event{
+		ExitCode: intp(1), Command: []string{"gcc", "-O2", "-o", "/build/main", "main.c"},
+		StderrBytes: int64(len(stderr)), StderrKeptBytes: int64(len(stderr)), DurationMS: 80,
+		Limits: runner.Limits{TimeoutMS: 60000},
+	}}
+	b.Stderr = stderr
+	p.Build = &b
+	r := roundTrip(t, finish(reportOf(p)))
+	page := renderString(t, r, Limits{})
+	doc := parse(t, page)
+	var prog *html.Node
+	walk(doc, func(n *html.Node) {
+		if v, ok := attr(n, "data-name"); ok && v == "broken" {
+			prog = n
+		}
+	})
+	if prog == nil {
+		t.Fatal("no program broken in the page")
+	}
+	got := text(prog)
+	for _, s := range []string{
+		"build command", "gcc -O2 -o /build/main main.c", "build exit code", "all 2 cases false: " + reason,
+		"error: expected ';' before '}' token", "<script>alert(1)</script>",
+	} {
+		if !strings.Contains(got, s) {
+			t.Errorf("the program's text lacks %q:\n%s", s, got)
+		}
+	}
+	blocks, streams := 0, []string{}
+	walk(prog, func(n *html.Node) {
+		if c, _ := attr(n, "class"); c == "case" {
+			blocks++
+		}
+		if s, ok := attr(n, "data-stream"); ok {
+			streams = append(streams, s)
+		}
+	})
+	if blocks != 1 || strings.Join(streams, ",") != "stderr" {
+		t.Errorf("%d case blocks and streams %q, want the build's block alone with its stderr", blocks, streams)
+	}
+	if strings.Contains(page, "<script>alert(1)") {
+		t.Error("the compiler's output became markup")
+	}
+	if strings.Contains(got, "subtracts") {
+		t.Errorf("a case is shown one by one besides the build:\n%s", got)
 	}
 }

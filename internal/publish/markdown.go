@@ -401,7 +401,7 @@ func (d *doc) details() {
 	for _, v := range []verdict.Verdict{verdict.False, verdict.Undetermined} {
 		for i := range d.r.Programs {
 			p := &d.r.Programs[i]
-			if reason, n := buildFailure(p); n > 0 {
+			if n, reason := p.BuildFailed(); n > 0 {
 				// One block for the program: its build failed, no case ran.
 				if v == verdict.False {
 					if !headed {
@@ -449,22 +449,6 @@ func sharedReason(p *report.Program) (reason string, n int) {
 	for j := range p.Cases {
 		c := &p.Cases[j]
 		if c.Verdict == verdict.True || !c.NoEvidence() || (n > 0 && c.Reason != reason) {
-			return "", 0
-		}
-		reason, n = c.Reason, n+1
-	}
-	return reason, n
-}
-
-// buildFailure returns the reason of p's failed build and how many cases it
-// made false, when every case of p is false by it (0 otherwise).
-func buildFailure(p *report.Program) (reason string, n int) {
-	if p.Build == nil {
-		return "", 0
-	}
-	for j := range p.Cases {
-		c := &p.Cases[j]
-		if c.Verdict != verdict.False || c.Event.BuildFailure == "" {
 			return "", 0
 		}
 		reason, n = c.Reason, n+1

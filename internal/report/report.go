@@ -360,6 +360,21 @@ type BuildStage struct {
 	Tmpfs map[string]int64 `json:"tmpfs"`
 }
 
+// BuildFailed returns how many cases p's failed build made false and its
+// reason, when every case of p is false by it (0 otherwise): such a
+// program is shown as its build, once, rather than case by case.
+func (p *Program) BuildFailed() (int, string) {
+	if p.Build == nil || len(p.Cases) == 0 {
+		return 0, ""
+	}
+	for i := range p.Cases {
+		if c := &p.Cases[i]; c.Verdict != verdict.False || c.Event.BuildFailure == "" {
+			return 0, ""
+		}
+	}
+	return len(p.Cases), p.Cases[0].Reason
+}
+
 // StdinExcerptMax bounds the stdin a case's entry repeats: the spec (or its
 // stdin_file) holds the whole of it.
 const StdinExcerptMax = 512

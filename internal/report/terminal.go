@@ -201,7 +201,7 @@ func (t *term) program(p *Program) {
 	for _, wmsg := range p.SandboxWarnings {
 		t.printf("   sandbox warning: %s\n", oneLine(wmsg))
 	}
-	if n, reason := buildFailed(p); n > 0 {
+	if n, reason := p.BuildFailed(); n > 0 {
 		// The build failed and no case ran: what the build did, once.
 		b := p.Build
 		got := "none (did not exit)"
@@ -251,20 +251,6 @@ func (t *term) program(p *Program) {
 		t.caseDetail(c)
 	}
 	t.printf("\n")
-}
-
-// buildFailed returns how many cases p's failed build made false and its
-// reason, when every case of p is false by it (0 otherwise).
-func buildFailed(p *Program) (int, string) {
-	if p.Build == nil || len(p.Cases) == 0 {
-		return 0, ""
-	}
-	for i := range p.Cases {
-		if c := &p.Cases[i]; c.Verdict != verdict.False || c.Event.BuildFailure == "" {
-			return 0, ""
-		}
-	}
-	return len(p.Cases), p.Cases[0].Reason
 }
 
 // isBare reports whether a case that is not true has no evidence to show.
