@@ -1,19 +1,14 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/behaves-dev/behaves/internal/cli"
-	"github.com/behaves-dev/behaves/internal/report"
-	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -272,39 +267,7 @@ programs:
 	if run.code != cli.ExitFalse {
 		t.Fatalf("run: exit %d, want %d\n%s", run.code, cli.ExitFalse, indent(run.stderr))
 	}
-	dir := writeTree(t, files)
-	old := filepath.Join(dir, "old.json")
-	b, err := json.Marshal(run.report)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(old, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	rescore := func(specText string) (int, string, report.Report) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(dir, "behaves.yml"), []byte(specText), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		out := filepath.Join(t.TempDir(), "new.json")
-		var stdout, stderr bytes.Buffer
-		code := cli.Main(context.Background(), []string{"rescore", "--spec", filepath.Join(dir, "behaves.yml"), "--report", old, "--report-out", out}, cli.Env{
-			Stdout: &stdout, Stderr: &stderr, Getenv: os.Getenv,
-			NewSandbox: func(context.Context, string) (runner.Sandbox, io.Closer, error) {
-				t.Errorf("rescore asked for a sandbox")
-				return nil, nil, fmt.Errorf("no sandbox in rescore")
-			},
-		})
-		var rep report.Report
-		if code != cli.ExitUsage {
-			r, err := report.ReadFile(out, report.DefaultMaxReportSize)
-			if err != nil {
-				t.Fatalf("the rescored report does not read: %v", err)
-			}
-			rep = r
-		}
-		return code, stdout.String() + stderr.String(), rep
-	}
+	dir, rescore := rescorer(t, run, files)
 	if code, out, rep := rescore(spec(false)); code != cli.ExitFalse || rep.Programs[1].Cases[0].Verdict != verdict.False ||
 		len(rep.Programs[1].Cases[0].ReferenceEvents) != 1 {
 		t.Errorf("rescore with the stored spec: exit %d\n%s", code, indent(out))

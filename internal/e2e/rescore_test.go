@@ -54,38 +54,7 @@ programs:
 	if run.code != 0 {
 		t.Fatalf("run: exit %d, want 0\n%s", run.code, indent(run.stderr))
 	}
-	dir := writeTree(t, files)
-	old := filepath.Join(dir, "old.json")
-	b, err := json.Marshal(run.report)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(old, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-
-	rescore := func(specText string) (int, string, report.Report) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(dir, "behaves.yml"), []byte(specText), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		out := filepath.Join(t.TempDir(), "new.json")
-		var stdout, stderr bytes.Buffer
-		code := cli.Main(context.Background(), []string{"rescore", "--spec", filepath.Join(dir, "behaves.yml"), "--report", old, "--report-out", out}, cli.Env{
-			Stdout: &stdout, Stderr: &stderr, Getenv: os.Getenv,
-			NewSandbox: func(context.Context, string) (runner.Sandbox, io.Closer, error) {
-				t.Errorf("rescore asked for a sandbox")
-				return nil, nil, fmt.Errorf("no sandbox in rescore")
-			},
-		})
-		var rep report.Report
-		if data, err := os.ReadFile(out); err == nil {
-			if err := json.Unmarshal(data, &rep); err != nil {
-				t.Fatalf("the rescored report is not JSON: %v", err)
-			}
-		}
-		return code, stdout.String() + stderr.String(), rep
-	}
+	_, rescore := rescorer(t, run, files)
 
 	since := time.Now()
 	code, out, rep := rescore(spec("5", "2"))
@@ -128,5 +97,45 @@ programs:
 	code, out, _ = rescore(spec("6", "3"))
 	if code != cli.ExitUsage || !strings.Contains(out, "behaves.yml:12:") || !strings.Contains(out, `args are ["3"], the stored case had ["2"]`) {
 		t.Errorf("rescore with other args: exit %d, want 2 and the case's position\n%s", code, indent(out))
+	}
+}
+
+// rescorer writes files and run's report into a folder and returns it with
+// a function that rescores that report against a spec text (written there
+// as behaves.yml): the exit code, what behaves printed, and the rescored
+// report, read as behaves reads reports whenever rescore wrote one. A
+// rescore that asks for a sandbox fails the test.
+func rescorer(t *testing.T, run outcome, files map[string]string) (string, func(specText string) (int, string, report.Report)) {
+	t.Helper()
+	dir := writeTree(t, files)
+	old := filepath.Join(dir, "old.json")
+	b, err := json.Marshal(run.report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(old, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, func(specText string) (int, string, report.Report) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, "behaves.yml"), []byte(specText), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "new.json")
+		var stdout, stderr bytes.Buffer
+		code := cli.Main(context.Background(), []string{"rescore", "--spec", filepath.Join(dir, "behaves.yml"), "--report", old, "--report-out", out}, cli.Env{
+			Stdout: &stdout, Stderr: &stderr, Getenv: os.Getenv,
+			NewSandbox: func(context.Context, string) (runner.Sandbox, io.Closer, error) {
+				t.Errorf("rescore asked for a sandbox")
+				return nil, nil, fmt.Errorf("no sandbox in rescore")
+			},
+		})
+		var rep report.Report
+		if _, err := os.Stat(out); err == nil {
+			if rep, err = report.ReadFile(out, report.DefaultMaxReportSize); err != nil {
+				t.Fatalf("the rescored report does not read: %v", err)
+			}
+		}
+		return code, stdout.String() + stderr.String(), rep
 	}
 }
