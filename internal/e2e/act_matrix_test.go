@@ -1,17 +1,14 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/behaves-dev/behaves/internal/cli"
 	"github.com/behaves-dev/behaves/internal/dockertest"
@@ -53,21 +50,6 @@ func TestActMatrix(t *testing.T) {
 	if err := os.Mkdir(shards, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	tmp := t.TempDir()
-	workflowPath := filepath.Join(tmp, "act-matrix.yml")
-	eventPath := filepath.Join(tmp, "push.json")
-	home := filepath.Join(tmp, "home")
-	event := fmt.Sprintf(`{"ref": "refs/heads/main", "before": %q, "after": %q, "repository": {"full_name": "behaves-dev/behaves", "name": "behaves", "owner": {"login": "behaves-dev"}}}`,
-		strings.Repeat("0", 40), head)
-	for path, data := range map[string]string{workflowPath: workflow, eventPath: event} {
-		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.MkdirAll(home, 0o755); err != nil {
-		t.Fatal(err)
-	}
-
 	ctx := context.Background()
 	tagForAct(t, cl, action)
 	_, stopWatching := watchActObjects(t, cl)
@@ -82,34 +64,8 @@ func TestActMatrix(t *testing.T) {
 		}
 	})
 
-	runCtx, cancel := context.WithTimeout(ctx, actRunTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(runCtx, actBin, "push",
-		"--workflows", workflowPath,
-		"--eventpath", eventPath,
-		"--pull=false", "--rebuild=false", "--bind",
-		"-P", "ubuntu-latest="+runnerImage,
-		"--no-cache-server", "--json")
-	cmd.Dir = ws
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = time.Minute
-	for _, kv := range os.Environ() {
-		if name, _, _ := strings.Cut(kv, "="); name != "HOME" && !strings.HasPrefix(name, "XDG_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"))
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	runErr := cmd.Run()
-	objs := stopWatching()
-	t.Logf("act ran in %s", time.Since(start).Round(time.Millisecond))
-	log := parseActLog(t, stdout.String()+stderr.String())
-	dump := func() string { return "act's log:\n" + indent(log.text) }
-	if runErr != nil {
-		t.Fatalf("act: %v\n%s", runErr, dump())
-	}
+	log, objs := runAct(t, actPush(t, actBin, runnerImage, ws, head, "act-matrix.yml", workflow), stopWatching)
+	dump := log.dump
 	// Four jobs (three shards, the merge), each a success.
 	var jobResults []string
 	for _, e := range log.entries {

@@ -147,6 +147,68 @@ type actLog struct {
 	text    string // for failure messages
 }
 
+// dump is act's log for a failure message.
+func (l actLog) dump() string { return "act's log:\n" + indent(l.text) }
+
+// actPush is act running workflow (written as file name) on a push of head,
+// in the workspace ws: offline, against the local runner image, binding
+// ws, with a fresh HOME (act reads .actrc from HOME and XDG_CONFIG_HOME, so
+// the machine's settings stay out). Past actRunTimeout act is interrupted
+// (it then cancels the job and runs the post steps), and killed a minute
+// later; a test may wrap cmd.Cancel to do more first.
+func actPush(t *testing.T, actBin, runnerImage, ws, head, name, workflow string) *exec.Cmd {
+	t.Helper()
+	tmp := t.TempDir()
+	workflowPath := filepath.Join(tmp, name)
+	eventPath := filepath.Join(tmp, "push.json")
+	home := filepath.Join(tmp, "home")
+	event := fmt.Sprintf(`{"ref": "refs/heads/main", "before": %q, "after": %q, "repository": {"full_name": "behaves-dev/behaves", "name": "behaves", "owner": {"login": "behaves-dev"}}}`,
+		strings.Repeat("0", 40), head)
+	for path, data := range map[string]string{workflowPath: workflow, eventPath: event} {
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), actRunTimeout)
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, actBin, "push",
+		"--workflows", workflowPath,
+		"--eventpath", eventPath,
+		"--pull=false", "--rebuild=false", "--bind",
+		"-P", "ubuntu-latest="+runnerImage,
+		"--no-cache-server", "--json")
+	cmd.Dir = ws
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = time.Minute
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); name != "HOME" && !strings.HasPrefix(name, "XDG_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"))
+	return cmd
+}
+
+// runAct runs act's command, stops watching the daemon, and returns act's
+// log and the daemon objects made while it ran; act failing fails the test.
+func runAct(t *testing.T, cmd *exec.Cmd, stopWatching func() []daemonObject) (actLog, []daemonObject) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	runErr := cmd.Run()
+	objs := stopWatching()
+	t.Logf("act ran in %s", time.Since(start).Round(time.Millisecond))
+	log := parseActLog(t, stdout.String()+stderr.String())
+	if runErr != nil {
+		t.Fatalf("act: %v\n%s", runErr, log.dump())
+	}
+	return log, objs
+}
+
 // parseActLog decodes act's --json log; a line that is not JSON fails the
 // test.
 func parseActLog(t *testing.T, out string) actLog {
@@ -589,36 +651,10 @@ func TestActSelfTest(t *testing.T) {
 		t.Fatalf("deriving the act copy of %s: %v", selfTestPath, err)
 	}
 	ws, head := copyRepo(t, root)
-	tmp := t.TempDir()
-	workflowPath := filepath.Join(tmp, "self-test.yml")
-	eventPath := filepath.Join(tmp, "push.json")
-	home := filepath.Join(tmp, "home")
-	event := fmt.Sprintf(`{"ref": "refs/heads/main", "before": %q, "after": %q, "repository": {"full_name": "behaves-dev/behaves", "name": "behaves", "owner": {"login": "behaves-dev"}}}`,
-		strings.Repeat("0", 40), head)
-	for path, data := range map[string]string{workflowPath: string(workflow), eventPath: event} {
-		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.MkdirAll(home, 0o755); err != nil {
-		t.Fatal(err)
-	}
-
-	ctx := context.Background()
 	tagForAct(t, cl, action)
 	created, stopWatching := watchActObjects(t, cl)
+	cmd := actPush(t, actBin, runnerImage, ws, head, "self-test.yml", string(workflow))
 
-	// act reads .actrc from HOME and XDG_CONFIG_HOME: a fresh home keeps the
-	// machine's settings out.
-	runCtx, cancel := context.WithTimeout(ctx, actRunTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(runCtx, actBin, "push",
-		"--workflows", workflowPath,
-		"--eventpath", eventPath,
-		"--pull=false", "--rebuild=false", "--bind",
-		"-P", "ubuntu-latest="+runnerImage,
-		"--no-cache-server", "--json")
-	cmd.Dir = ws
 	// Past the timeout, act is interrupted (it then cancels the job: it
 	// removes the running step's container, killing behaves, runs the post
 	// steps and removes its job container), and killed only if that does
@@ -633,7 +669,6 @@ func TestActSelfTest(t *testing.T) {
 		cancelled.runID, cancelled.err = actSavedRunID(cl, created)
 		return cmd.Process.Signal(os.Interrupt)
 	}
-	cmd.WaitDelay = time.Minute
 	t.Cleanup(func() {
 		if cancelled.err != nil {
 			t.Errorf("act ran out of time, and the run ID behaves saved could not be read: its containers may be left: %v", cancelled.err)
@@ -642,23 +677,8 @@ func TestActSelfTest(t *testing.T) {
 			sweepRun(t, cl, cancelled.runID)
 		}
 	})
-	for _, kv := range os.Environ() {
-		if name, _, _ := strings.Cut(kv, "="); name != "HOME" && !strings.HasPrefix(name, "XDG_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"))
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	runErr := cmd.Run()
-	objs := stopWatching()
-	t.Logf("act ran in %s", time.Since(start).Round(time.Millisecond))
-	log := parseActLog(t, stdout.String()+stderr.String())
-	dump := func() string { return "act's log:\n" + indent(log.text) }
-	if runErr != nil {
-		t.Fatalf("act: %v\n%s", runErr, dump())
-	}
+	log, objs := runAct(t, cmd, stopWatching)
+	dump := log.dump
 
 	// The job and each step.
 	jobResult := ""
@@ -873,7 +893,7 @@ func TestActSelfTest(t *testing.T) {
 	t.Logf("the post step printed: %q", postOut)
 
 	// act used the image under test: it did not rebuild it.
-	if ins, err := cl.ImageInspect(ctx, actActionImage); err != nil || ins.ID != action {
+	if ins, err := cl.ImageInspect(context.Background(), actActionImage); err != nil || ins.ID != action {
 		t.Errorf("%s is %s after act (err %v), want the action's image %s: act rebuilt it", actActionImage, ins.ID, err, action)
 	}
 
