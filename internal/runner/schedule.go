@@ -338,14 +338,8 @@ func (s *jobState) runOne(ctx context.Context, k int) Event {
 	if err != nil {
 		return Event{SandboxError: err.Error()}
 	}
-	s.mu.Lock()
-	stopped := s.stopped
-	s.mu.Unlock()
-	if stopped {
-		return Event{SandboxError: NotRunStopped}
-	}
-	if l := s.lost.err(); l != nil {
-		return Event{SandboxError: notRunLost(l)}
+	if reason := s.notRunReason(); reason != "" {
+		return Event{SandboxError: reason}
 	}
 	b, ok := a.(Builder)
 	if !ok && s.job.Profile.Build != nil {
@@ -354,18 +348,34 @@ func (s *jobState) runOne(ctx context.Context, k int) Event {
 	if s.job.Profile.Build != nil {
 		s.buildOnce.Do(func() { s.build(ctx, b) })
 		s.mu.Lock()
-		stop, stopped := s.buildStop, s.stopped
+		stop := s.buildStop
 		s.mu.Unlock()
-		switch {
-		case stop != nil:
+		if stop != nil {
 			return *stop
-		case stopped:
-			return Event{SandboxError: NotRunStopped}
+		}
+		if reason := s.notRunReason(); reason != "" {
+			return Event{SandboxError: reason}
 		}
 	}
 	ev, err := a.Run(ctx, s.job.Invocations[k])
 	s.noteRunError(err)
 	return ev
+}
+
+// notRunReason says why an invocation must not start, or "" when it may.
+// The loss of the sandbox comes first: a removal failure that came with
+// the loss (the same engine call failed) is not the reason the rest of the
+// run did not start.
+func (s *jobState) notRunReason() string {
+	if l := s.lost.err(); l != nil {
+		return notRunLost(l)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return NotRunStopped
+	}
+	return ""
 }
 
 // build runs the program's build stage (once, by the first worker to need
