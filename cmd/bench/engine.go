@@ -17,7 +17,6 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/events"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
@@ -90,8 +89,9 @@ type variant struct {
 	// NoVolume mounts no program volume: the program's source is passed
 	// inline (sh -c / python3 -c) and the working directory is /.
 	NoVolume bool
-	// OOMWatch subscribes to the container's oom and destroy events from
-	// before its start to its removal, as behaves does.
+	// OOMWatch follows each container's oom and destroy events from
+	// before its start to its removal, on one subscription for the pass,
+	// as behaves does on one for the run.
 	OOMWatch bool
 }
 
@@ -129,7 +129,7 @@ func (v variant) what() string {
 	case v.NoVolume:
 		return "− the program volume (source passed with -c)"
 	case v.OOMWatch:
-		return "+ behaves' oom/destroy event subscription"
+		return "+ behaves' oom/destroy events (one subscription per pass)"
 	}
 	return "the floor"
 }
@@ -335,10 +335,11 @@ func (l lifecyclePhases) total() time.Duration {
 // lifecycle runs one invocation through the bare Engine API lifecycle:
 // create, attach, wait (next-exit, registered before start), start, stdin
 // and the streams, inspect, remove. Nothing else (but what v changes: with
-// v.OOMWatch, behaves' event subscription is made after the attach and
-// read up to the container's destroy event after the removal). It checks
-// the output, so that the floor did the work behaves does.
-func (e *engine) lifecycle(ctx context.Context, ps profiles, p program, vol string, inv invocation, v variant) (lifecyclePhases, error) {
+// v.OOMWatch, the container is watched on the pass's event stream evs, as
+// behaves watches each on its run's, from after the attach up to its
+// destroy event after the removal). It checks the output, so that the
+// floor did the work behaves does.
+func (e *engine) lifecycle(ctx context.Context, ps profiles, p program, vol string, inv invocation, v variant, evs *docker.EventStream) (lifecyclePhases, error) {
 	var l lifecyclePhases
 	cfg, hc := containerConfig(ps.of(p.kind), e.images[p.kind], vol, p.file, inv, e.labels(docker.RoleProgram))
 	v.apply(cfg, hc, p)
@@ -366,12 +367,10 @@ func (e *engine) lifecycle(ctx context.Context, ps profiles, p program, vol stri
 	}
 	defer conn.Close()
 	waitC, waitErrC := e.cli.ContainerWait(cctx, created.ID, container.WaitConditionNextExit)
-	var evs <-chan events.Message
-	var evErrs <-chan error
-	if v.OOMWatch {
-		// The client returns once the engine has answered: the
-		// subscription is in place before the start.
-		evs, evErrs = e.cli.Events(cctx, events.ListOptions{Filters: oomFilters(created.ID)})
+	var watch *docker.OOMWatch
+	if evs != nil {
+		watch = evs.Watch(created.ID)
+		defer watch.Stop()
 	}
 	l.Attach = lap()
 	if err := e.cli.ContainerStart(cctx, created.ID, container.StartOptions{}); err != nil {
@@ -406,9 +405,14 @@ func (e *engine) lifecycle(ctx context.Context, ps profiles, p program, vol stri
 		return l, fmt.Errorf("removing: %w", err)
 	}
 	removed = true
-	if v.OOMWatch {
-		if err := untilDestroy(evs, evErrs, created.ID); err != nil {
+	if watch != nil {
+		// An oom is an error: the bench's programs never come near their
+		// memory limit.
+		switch oom, err := watch.OOMBeforeDestroy(e.timeout); {
+		case err != nil:
 			return l, err
+		case oom:
+			return l, fmt.Errorf("container %s: an oom event", created.ID)
 		}
 	}
 	l.Remove = lap()
@@ -425,39 +429,6 @@ func (e *engine) lifecycle(ctx context.Context, ps profiles, p program, vol stri
 		l.EngineRun = end.Sub(start)
 	}
 	return l, nil
-}
-
-// oomFilters select one container's "oom" and "destroy" events, as
-// behaves' subscription does.
-func oomFilters(id string) filters.Args {
-	return filters.NewArgs(
-		filters.Arg("type", string(events.ContainerEventType)),
-		filters.Arg("container", id),
-		filters.Arg("event", string(events.ActionOOM)),
-		filters.Arg("event", string(events.ActionDestroy)),
-	)
-}
-
-// untilDestroy reads a subscription up to the container's destroy event,
-// as behaves does after a removal. An oom event is an error: the bench's
-// programs never come near their memory limit.
-func untilDestroy(msgs <-chan events.Message, errs <-chan error, id string) error {
-	for {
-		select {
-		case m := <-msgs:
-			if m.Actor.ID != id {
-				continue
-			}
-			switch m.Action {
-			case events.ActionOOM:
-				return fmt.Errorf("container %s: an oom event", id)
-			case events.ActionDestroy:
-				return nil
-			}
-		case err := <-errs:
-			return fmt.Errorf("following the container's events: %v", err)
-		}
-	}
 }
 
 // floorResult is one pass of the floor over a set of invocations.
@@ -487,14 +458,24 @@ func (e *engine) floor(ctx context.Context, ps profiles, s suite, vols []string,
 	var firstErr error
 	fctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var wg sync.WaitGroup
 	t0 := time.Now()
+	var evs *docker.EventStream
+	if v.OOMWatch {
+		// One subscription for the pass, made before its first start, as
+		// behaves makes one per run.
+		var err error
+		if evs, err = docker.SubscribeRunEvents(fctx, fctx, e.cli, e.runID, e.timeout); err != nil {
+			return floorResult{}, fmt.Errorf("subscribing to the pass's events: %w", err)
+		}
+		defer evs.Close()
+	}
+	var wg sync.WaitGroup
 	for range max(parallel, 1) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for it := range ch {
-				l, err := e.lifecycle(fctx, ps, it.p, it.vol, it.inv, v)
+				l, err := e.lifecycle(fctx, ps, it.p, it.vol, it.inv, v, evs)
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = fmt.Errorf("floor %s/%s: %w", it.p.name, it.inv.name, err)

@@ -119,6 +119,10 @@ type fakeDaemon struct {
 	faults map[string]fakeFault
 
 	release chan struct{} // closed when the test ends: hung handlers return
+	// endEvents, once closed (EndEventStreams), ends every live event
+	// stream, as a daemon restart does.
+	endEvents     chan struct{}
+	endEventsOnce sync.Once
 	// silent, once set, makes every call hang: the engine stopped answering.
 	silent atomic.Bool
 
@@ -145,6 +149,7 @@ func newFakeDaemon(t testing.TB) *fakeDaemon {
 		program:    func(p *fakeProc) int { fmt.Fprint(p.Stdout, "ok\n"); return 0 },
 		faults:     map[string]fakeFault{},
 		release:    make(chan struct{}),
+		endEvents:  make(chan struct{}),
 		counts:     map[string]int{},
 		containers: map[string]*fakeCtr{},
 		pending:    map[*fakeCtr]bool{},
@@ -720,9 +725,10 @@ func (d *fakeDaemon) logEvent(c *fakeCtr, action events.Action) {
 }
 
 // events streams the container events that match the filters (type,
-// container, event) since the given time, then those logged later, as the
+// container, event, label) since the given time, then those logged later, as the
 // engine does, until the client goes away or the time "until" (if given)
-// has come. The call's role is that of the container named in the filters.
+// has come. The call's role is the one its label filter names, or that of
+// the container named in the filters.
 func (d *fakeDaemon) events(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f, err := filters.FromJSON(q.Get("filters"))
@@ -748,6 +754,11 @@ func (d *fakeDaemon) events(w http.ResponseWriter, r *http.Request) {
 		end = time.After(time.Until(until))
 	}
 	role := ""
+	for _, l := range f.Get("label") { // the run's stream names its containers' role
+		if r, ok := strings.CutPrefix(l, LabelRole+"="); ok {
+			role = r
+		}
+	}
 	d.mu.Lock()
 	for _, id := range f.Get("container") {
 		if c, ok := d.containers[id]; ok {
@@ -777,7 +788,8 @@ func (d *fakeDaemon) events(w http.ResponseWriter, r *http.Request) {
 			d.mu.Unlock()
 			for _, m := range log {
 				if time.Unix(0, m.TimeNano).Before(since) || !f.ExactMatch("type", string(m.Type)) ||
-					!f.ExactMatch("container", m.Actor.ID) || !f.ExactMatch("event", string(m.Action)) {
+					!f.ExactMatch("container", m.Actor.ID) || !f.ExactMatch("event", string(m.Action)) ||
+					!f.MatchKVList("label", m.Actor.Attributes) {
 					continue
 				}
 				enc.Encode(m)
@@ -791,9 +803,17 @@ func (d *fakeDaemon) events(w http.ResponseWriter, r *http.Request) {
 				return
 			case <-d.release:
 				return
+			case <-d.endEvents:
+				return
 			}
 		}
 	})
+}
+
+// EndEventStreams ends every live event stream, those open and those to
+// come, with a clean end of the response: the client reads EOF.
+func (d *fakeDaemon) EndEventStreams() {
+	d.endEventsOnce.Do(func() { close(d.endEvents) })
 }
 
 // Helpers.

@@ -158,8 +158,9 @@ func TestFakeEngineRunsCases(t *testing.T) {
 		// info: the runtime's registration, once per sandbox.
 		"image-inspect", "info", "volume-create",
 		"create helper", "archive helper", "remove helper",
+		// events: the run's one subscription, made before its first start.
 		"create program", "attach program", "wait program", "events program", "start program", "inspect program", "remove program",
-		"create program", "attach program", "wait program", "events program", "start program", "inspect program", "remove program",
+		"create program", "attach program", "wait program", "start program", "inspect program", "remove program",
 		"volume-remove",
 	}
 	// The client pings once more to negotiate the version: pings are not
@@ -665,6 +666,53 @@ func TestFaultOOMOnlyInEventLog(t *testing.T) {
 	}
 }
 
+// TestFaultOOMEventReachesOnlyItsContainer: the run's one event stream
+// carries the events of every program container; an "oom" of one container
+// while another runs beside it makes only its own case false by the memory
+// limit, and the run subscribes once.
+func TestFaultOOMEventReachesOnlyItsContainer(t *testing.T) {
+	t.Parallel()
+	d := newFakeDaemon(t)
+	var started atomic.Int32
+	both := make(chan struct{})
+	d.program = func(p *fakeProc) int {
+		n := started.Add(1)
+		if n == 2 {
+			close(both)
+		}
+		select {
+		case <-both:
+		case <-time.After(5 * time.Second):
+			d.t.Errorf("the two cases did not run side by side")
+		}
+		if n == 1 {
+			p.OOMEvent()
+		}
+		fmt.Fprint(p.Stdout, "ok\n")
+		return 0
+	}
+	obs, err := runner.Run(context.Background(), d.sandbox(t, Options{}), []runner.Job{faultJob(faultProfile(), 2)}, runner.Options{Parallel: 2})
+	if err != nil {
+		t.Fatalf("runner.Run: %v", err)
+	}
+	memory := 0
+	for i, ev := range obs[0].Events {
+		if ev.SandboxError != "" || string(ev.Stdout.Data) != "ok\n" {
+			t.Errorf("case %d: %+v, want observed", i, ev)
+		}
+		if ev.ResourceLimit == runner.LimitMemory {
+			memory++
+		}
+	}
+	if memory != 1 {
+		t.Errorf("%d cases stopped by the memory limit, want only the one whose container logged the oom", memory)
+	}
+	if n := d.count("events program"); n != 1 {
+		t.Errorf("%d event subscriptions, want one for the run", n)
+	}
+	assertNoLeftovers(t, d)
+}
+
 // TestFaultOOMCheckFails: when the event log cannot be read, whether the
 // container was OOM-killed is unknown: the case is undetermined with the
 // reason, never true.
@@ -910,16 +958,18 @@ func TestFaultEngineLost(t *testing.T) {
 			want: "became unreachable (creating a container)",
 		},
 		{
-			// The live event subscription ends, which it never does by
-			// itself: a daemon restart between the inspect and the removal
-			// is seen only there.
+			// The run's live event subscription ends, which it never does
+			// by itself: a daemon restart between the inspect and the
+			// removal is seen only there.
 			name: "event stream ends",
 			cut: func(d *fakeDaemon) {
-				d.fault("events", forRole(RoleProgram, 3, func(d *fakeDaemon, c *fakeCall) bool {
-					c.W.Header().Set("Content-Type", "application/json")
-					c.W.WriteHeader(http.StatusOK)
-					return true
-				}))
+				d.program = func(p *fakeProc) int {
+					if d.count("start program") == 3 {
+						d.EndEventStreams()
+					}
+					fmt.Fprint(p.Stdout, "ok\n")
+					return 0
+				}
 			},
 			want: "became unreachable (following a container's events)",
 		},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/docker/docker/api/types/events"
@@ -17,83 +18,226 @@ import (
 // later (seen here on a loaded engine) is lost from the state but still
 // logged as an event. A missed OOM kill is not harmless: a program whose
 // child was OOM-killed while the parent exited 0 would be judged true. So
-// behaves also follows each container's events, from before its start to
-// its removal, and an "oom" there counts as an OOM kill.
+// behaves also follows each program container's events, from before its
+// start to its removal, and an "oom" there counts as an OOM kill.
 //
 // The subscription is live, not a replay: the engine keeps only its last
 // 256 events for replay, and on a busy engine an OOM-killed child whose
 // container then thrashes for seconds (seen: up to a minute) has its "oom"
 // pushed out of them before the container is removed.
+//
+// One subscription serves the whole run (EventStream): it asks for the
+// "oom" and "destroy" events of the run's program containers (by their
+// labels) and routes them by container ID to the watch of each container,
+// which is registered before the container starts. One request per run
+// instead of one per invocation: the engine's work per invocation is then
+// the floor's (issue 16).
 
-// oomWatch is a live subscription to one container's "oom" and "destroy"
-// events.
-type oomWatch struct {
-	id     string
-	msgs   <-chan events.Message
-	errs   <-chan error
+// EventStream is one live subscription to the "oom" and "destroy" events
+// of the run's program containers, routed to their watches by container
+// ID. Once it ended (the engine, or the path to it, went away; or the
+// sandbox was closed), every watch on it is done with its end as error,
+// and the sandbox subscribes again for the watches that come later.
+type EventStream struct {
 	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	watches map[string]*OOMWatch
+	ended   error // why the stream ended, once it has
 }
 
-// watchOOM subscribes to the container's "oom" and "destroy" events. The
-// subscription is in place when it returns (the engine has answered), so
-// it must be made before the container starts; the engine's answer is
-// bounded by EngineTimeout. parent should outlive the run's cancellation (a
-// cleanup context): the subscription is read after the removal. Stop ends
-// it.
-func (s *Sandbox) watchOOM(parent context.Context, id string) (*oomWatch, error) {
-	ctx, cancel := context.WithCancel(parent)
-	w := &oomWatch{id: id, cancel: cancel}
+// OOMWatch follows one container's events on the run's stream.
+type OOMWatch struct {
+	id     string
+	stream *EventStream
+	done   chan struct{} // closed at the container's "destroy" or the stream's end
+	// Set before done is closed (under stream.mu until then).
+	oom bool  // an "oom" came
+	err error // the stream ended before the "destroy"
+}
+
+// watchOOM registers the container with the run's event stream, subscribing
+// first when there is none (the run's first container, or the last stream
+// ended). The subscription is in place when it returns (the engine has
+// answered), so it must be called before the container starts; the
+// engine's answer is bounded by EngineTimeout and by ctx. Stop ends the
+// watch.
+func (s *Sandbox) watchOOM(ctx context.Context, id string) (*OOMWatch, error) {
+	s.evMu.Lock()
+	defer s.evMu.Unlock()
+	if s.evClosed {
+		return nil, errors.New("the sandbox was closed")
+	}
+	if s.events == nil || s.events.isEnded() {
+		st, err := s.subscribe(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.events = st
+	}
+	return s.events.Watch(id), nil
+}
+
+// subscribe starts an event stream for the run. The stream outlives the
+// run's cancellation (watches are read after the removals) and ends when
+// the sandbox is closed, or cleanup is abandoned (Options.Cleanup).
+func (s *Sandbox) subscribe(ctx context.Context) (*EventStream, error) {
+	parent := s.opt.Cleanup
+	if parent == nil {
+		parent = context.Background()
+	}
+	return SubscribeRunEvents(ctx, parent, s.cli, s.opt.RunID, s.opt.EngineTimeout)
+}
+
+// EventSource is the part of the Engine API client an EventStream uses.
+type EventSource interface {
+	Events(ctx context.Context, options events.ListOptions) (<-chan events.Message, <-chan error)
+}
+
+// SubscribeRunEvents subscribes to the "oom" and "destroy" events of the
+// program containers labelled with runID, as a Sandbox does once per run
+// (the bench's floor does too, to measure what it costs). It returns once
+// the engine has answered, within timeout and ctx. The stream lives until
+// Close, or until parent ends.
+func SubscribeRunEvents(ctx, parent context.Context, cli EventSource, runID string, timeout time.Duration) (*EventStream, error) {
+	sctx, cancel := context.WithCancel(parent)
+	st := &EventStream{cancel: cancel, watches: map[string]*OOMWatch{}}
 	// The client's Events returns once the engine has answered the
 	// request, with no deadline of its own: it waits aside.
-	done := make(chan struct{})
+	var msgs <-chan events.Message
+	var errs <-chan error
+	answered := make(chan struct{})
 	go func() {
-		w.msgs, w.errs = s.cli.Events(ctx, events.ListOptions{Filters: oomFilters(id)})
-		close(done)
+		msgs, errs = cli.Events(sctx, events.ListOptions{Filters: runEventFilters(runID)})
+		close(answered)
 	}()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
 	select {
-	case <-done:
-		return w, nil
-	case <-time.After(s.opt.EngineTimeout):
+	case <-answered:
+	case <-deadline.C:
 		cancel()
 		return nil, context.DeadlineExceeded
-	case <-parent.Done():
+	case <-ctx.Done():
 		cancel()
-		return nil, parent.Err()
+		return nil, ctx.Err()
+	}
+	go st.route(msgs, errs)
+	return st, nil
+}
+
+// Close ends the stream: the watches still on it are done with the
+// stream's end.
+func (st *EventStream) Close() { st.cancel() }
+
+// closeEvents ends the run's event stream (Close).
+func (s *Sandbox) closeEvents() {
+	s.evMu.Lock()
+	defer s.evMu.Unlock()
+	s.evClosed = true
+	if s.events != nil {
+		s.events.Close()
 	}
 }
 
-func (w *oomWatch) stop() { w.cancel() }
-
-// oomBeforeDestroy reads the subscription up to the container's "destroy"
-// event, which the engine logs before a removal returns, within timeout:
-// whether an "oom" came first. Events reach a subscriber in the order they
-// were logged, so every "oom" the engine logged for the container while it
-// existed is seen.
-func (w *oomWatch) oomBeforeDestroy(timeout time.Duration) (bool, error) {
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
+// route hands each event to its container's watch until the stream ends.
+func (st *EventStream) route(msgs <-chan events.Message, errs <-chan error) {
 	for {
 		select {
-		case m := <-w.msgs:
-			if m.Actor.ID != w.id {
-				continue // the filter's job; checked so that a broad answer cannot mislead
-			}
-			switch m.Action {
-			case events.ActionOOM:
-				return true, nil
-			case events.ActionDestroy:
-				return false, nil
-			}
-		case err := <-w.errs:
+		case m := <-msgs:
+			st.deliver(m)
+		case err := <-errs:
 			if err == nil || errors.Is(err, io.EOF) {
 				// A live subscription never ends by itself: the engine, or
 				// the path to it, went away (kept as EOF for noteTransport).
 				err = fmt.Errorf("the engine ended the event stream (%w)", io.EOF)
 			}
-			return false, fmt.Errorf("following the container's events: %w", err)
-		case <-deadline.C:
-			return false, fmt.Errorf("the engine did not report the container's removal within %s", timeout)
+			st.end(err)
+			return
 		}
+	}
+}
+
+// deliver routes one event. Events reach a subscriber in the order they
+// were logged, so every "oom" the engine logged for a container while it
+// existed comes before its "destroy".
+func (st *EventStream) deliver(m events.Message) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	w := st.watches[m.Actor.ID] // the filter's job; checked so that a broad answer cannot mislead
+	if w == nil {
+		return
+	}
+	switch m.Action {
+	case events.ActionOOM:
+		w.oom = true
+	case events.ActionDestroy:
+		delete(st.watches, w.id)
+		close(w.done)
+	}
+}
+
+// end makes every watch on the stream done with err, and the stream ended.
+func (st *EventStream) end(err error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.ended != nil {
+		return
+	}
+	st.ended = err
+	for id, w := range st.watches {
+		w.err = err
+		close(w.done)
+		delete(st.watches, id)
+	}
+	st.cancel()
+}
+
+func (st *EventStream) isEnded() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.ended != nil
+}
+
+// Watch registers a container (before its start); on a stream that has ended, the watch is
+// done at once with the stream's end.
+func (st *EventStream) Watch(id string) *OOMWatch {
+	w := &OOMWatch{id: id, stream: st, done: make(chan struct{})}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.ended != nil {
+		w.err = st.ended
+		close(w.done)
+		return w
+	}
+	st.watches[id] = w
+	return w
+}
+
+// Stop ends the watch: a container whose "destroy" will not come (it could
+// not be removed) is no longer routed.
+func (w *OOMWatch) Stop() {
+	w.stream.mu.Lock()
+	defer w.stream.mu.Unlock()
+	if w.stream.watches[w.id] == w {
+		delete(w.stream.watches, w.id)
+	}
+}
+
+// OOMBeforeDestroy waits for the container's "destroy" event, which the
+// engine logs before a removal returns, within timeout: whether an "oom"
+// came first.
+func (w *OOMWatch) OOMBeforeDestroy(timeout time.Duration) (bool, error) {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	select {
+	case <-w.done:
+		if w.err != nil {
+			return false, fmt.Errorf("following the container's events: %w", w.err)
+		}
+		return w.oom, nil
+	case <-deadline.C:
+		return false, fmt.Errorf("the engine did not report the container's removal within %s", timeout)
 	}
 }
 
@@ -108,7 +252,7 @@ func (s *Sandbox) oomLoggedUntilNow(parent context.Context, id, created string) 
 	msgs, errs := s.cli.Events(ctx, events.ListOptions{
 		Since:   created,
 		Until:   fmt.Sprintf("%d.%09d", now.Unix(), now.Nanosecond()),
-		Filters: oomFilters(id),
+		Filters: containerEventFilters(id),
 	})
 	for {
 		select {
@@ -128,8 +272,20 @@ func (s *Sandbox) oomLoggedUntilNow(parent context.Context, id, created string) 
 	}
 }
 
-// oomFilters select one container's "oom" and "destroy" events.
-func oomFilters(id string) filters.Args {
+// runEventFilters select the "oom" and "destroy" events of the run's
+// program containers.
+func runEventFilters(runID string) filters.Args {
+	return filters.NewArgs(
+		filters.Arg("type", string(events.ContainerEventType)),
+		filters.Arg("label", LabelRunID+"="+runID),
+		filters.Arg("label", LabelRole+"="+RoleProgram),
+		filters.Arg("event", string(events.ActionOOM)),
+		filters.Arg("event", string(events.ActionDestroy)),
+	)
+}
+
+// containerEventFilters select one container's "oom" and "destroy" events.
+func containerEventFilters(id string) filters.Args {
 	return filters.NewArgs(
 		filters.Arg("type", string(events.ContainerEventType)),
 		filters.Arg("container", id),

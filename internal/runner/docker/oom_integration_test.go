@@ -12,7 +12,7 @@ import (
 
 // TestIntegrationOOMEvents checks the second source of OOM kills (oom.go)
 // against the real engine: a container whose child was OOM-killed while
-// its shell exited 0 is found through the live subscription made before its
+// its shell exited 0 is found through the run's live subscription made before its
 // start, even after more than the engine's 256 replayable events have been
 // logged since (which once made a replay miss it in CI), and by replay up
 // to now while it still exists; a container that was not OOM-killed is not.
@@ -38,13 +38,13 @@ func TestIntegrationOOMEvents(t *testing.T) {
 	// run starts a created container, with its subscription, and waits for
 	// its exit; it returns the subscription and the container's creation
 	// time and state.
-	run := func(id string) (w *oomWatch, created string, stateOOM bool) {
+	run := func(id string) (w *OOMWatch, created string, stateOOM bool) {
 		t.Helper()
 		w, err := sb.watchOOM(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(w.stop)
+		t.Cleanup(w.Stop)
 		waitC, errC := sb.cli.ContainerWait(ctx, id, container.WaitConditionNextExit)
 		if err := sb.cli.ContainerStart(ctx, id, container.StartOptions{}); err != nil {
 			t.Fatal(err)
@@ -83,7 +83,7 @@ func TestIntegrationOOMEvents(t *testing.T) {
 	if err := sb.removeContainer(ctx, oomID, oomID); err != nil {
 		t.Fatal(err)
 	}
-	if oom, err := oomWatch.oomBeforeDestroy(time.Minute); err != nil || !oom {
+	if oom, err := oomWatch.OOMBeforeDestroy(time.Minute); err != nil || !oom {
 		t.Errorf("OOM-killed child, live up to its removal: %v, %v; want true", oom, err)
 	}
 
@@ -95,7 +95,7 @@ func TestIntegrationOOMEvents(t *testing.T) {
 	if err := sb.removeContainer(ctx, okID, okID); err != nil {
 		t.Fatal(err)
 	}
-	if oom, err := okWatch.oomBeforeDestroy(time.Minute); err != nil || oom {
+	if oom, err := okWatch.OOMBeforeDestroy(time.Minute); err != nil || oom {
 		t.Errorf("no OOM kill, live up to its removal: %v, %v; want false", oom, err)
 	}
 }

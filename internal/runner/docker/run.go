@@ -59,14 +59,14 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 	// then checked against its events (see oom.go).
 	var checkOOM bool
 	var createdAt string
-	var watch *oomWatch
+	var watch *OOMWatch
 	defer func() {
 		err = s.removeContainer(s.cleanupParent(ctx), name, created.ID)
 		if checkOOM {
 			s.confirmNoOOM(ctx, &ev, watch, createdAt, err)
 		}
 		if watch != nil {
-			watch.stop()
+			watch.Stop()
 		}
 		err = errors.Join(err, s.lostErr())
 	}()
@@ -182,11 +182,11 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 // resource limit is memory (which wins over output, as in judge); if the
 // question cannot be answered, the evidence is incomplete and the event
 // says why.
-func (s *Sandbox) confirmNoOOM(ctx context.Context, ev *runner.Event, watch *oomWatch, created string, removeErr error) {
+func (s *Sandbox) confirmNoOOM(ctx context.Context, ev *runner.Event, watch *OOMWatch, created string, removeErr error) {
 	var oom bool
 	var err error
 	if removeErr == nil {
-		oom, err = watch.oomBeforeDestroy(s.opt.EngineTimeout)
+		oom, err = watch.OOMBeforeDestroy(s.opt.EngineTimeout)
 	} else {
 		oom, err = s.oomLoggedUntilNow(s.cleanupParent(ctx), watch.id, created)
 	}

@@ -139,6 +139,12 @@ type Sandbox struct {
 	// lost is the first failure to reach the engine (see lost.go): once
 	// set, every Prepare and Run reports it, and the run stops.
 	lost atomic.Pointer[runner.LostError]
+
+	// evMu guards the run's event stream (see oom.go), subscribed at the
+	// first program container, and whether Close has ended it.
+	evMu     sync.Mutex
+	events   *EventStream
+	evClosed bool
 }
 
 var _ runner.Sandbox = (*Sandbox)(nil)
@@ -219,9 +225,10 @@ func (s *Sandbox) CPUs(ctx context.Context) (int, error) {
 	return info.NCPU, nil
 }
 
-// Close closes the client. It removes nothing: each Attempt removes what it
-// made.
+// Close ends the run's event stream and closes the client. It removes
+// nothing: each Attempt removes what it made.
 func (s *Sandbox) Close() error {
+	s.closeEvents()
 	return s.cli.Close()
 }
 
