@@ -727,8 +727,8 @@ func (d *fakeDaemon) logEvent(c *fakeCtr, action events.Action) {
 // events streams the container events that match the filters (type,
 // container, event, label) since the given time, then those logged later, as the
 // engine does, until the client goes away or the time "until" (if given)
-// has come. The call's role is the one its label filter names, or that of
-// the container named in the filters.
+// has come. The call's role is that of the container named in the
+// filters ("" for the run's stream, which names none).
 func (d *fakeDaemon) events(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f, err := filters.FromJSON(q.Get("filters"))
@@ -754,11 +754,6 @@ func (d *fakeDaemon) events(w http.ResponseWriter, r *http.Request) {
 		end = time.After(time.Until(until))
 	}
 	role := ""
-	for _, l := range f.Get("label") { // the run's stream names its containers' role
-		if r, ok := strings.CutPrefix(l, LabelRole+"="); ok {
-			role = r
-		}
-	}
 	d.mu.Lock()
 	for _, id := range f.Get("container") {
 		if c, ok := d.containers[id]; ok {
@@ -766,7 +761,7 @@ func (d *fakeDaemon) events(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	for _, m := range d.eventLog { // a container already removed
-		if role == "" && f.ExactMatch("container", m.Actor.ID) {
+		if role == "" && f.Contains("container") && f.ExactMatch("container", m.Actor.ID) {
 			role = m.Actor.Attributes[LabelRole]
 		}
 	}

@@ -159,7 +159,7 @@ func TestFakeEngineRunsCases(t *testing.T) {
 		"image-inspect", "info", "volume-create",
 		"create helper", "archive helper", "remove helper",
 		// events: the run's one subscription, made before its first start.
-		"create program", "attach program", "wait program", "events program", "start program", "inspect program", "remove program",
+		"create program", "attach program", "wait program", "events", "start program", "inspect program", "remove program",
 		"create program", "attach program", "wait program", "start program", "inspect program", "remove program",
 		"volume-remove",
 	}
@@ -308,7 +308,11 @@ func TestFaultEngineStopsAnswering(t *testing.T) {
 		t.Run(op, func(t *testing.T) {
 			t.Parallel()
 			d := newFakeDaemon(t)
-			d.fault(op, forRole(RoleProgram, 1, hang()))
+			role := RoleProgram
+			if op == "events" {
+				role = "" // the run's one subscription names no container
+			}
+			d.fault(op, forRole(role, 1, hang()))
 			sb := d.sandbox(t, Options{EngineTimeout: engineTimeout, Grace: 300 * time.Millisecond, CleanupTimeout: 500 * time.Millisecond})
 			o := runJob(t, sb, faultJob(faultProfile(), 2), 5*time.Second)
 			if got := o.verdicts(); !slices.Equal(got, []string{"undetermined", "true"}) {
@@ -707,8 +711,35 @@ func TestFaultOOMEventReachesOnlyItsContainer(t *testing.T) {
 	if memory != 1 {
 		t.Errorf("%d cases stopped by the memory limit, want only the one whose container logged the oom", memory)
 	}
-	if n := d.count("events program"); n != 1 {
+	if n := d.count("events"); n != 1 {
 		t.Errorf("%d event subscriptions, want one for the run", n)
+	}
+	assertNoLeftovers(t, d)
+}
+
+// TestFaultBuildOOMOnlyInEventLog: a build stage's container is followed on
+// the run's event stream like a program's: an OOM kill only in the event
+// log fails the build by the memory limit (not a wait for a "destroy" that
+// never comes), and every case is false by the build.
+func TestFaultBuildOOMOnlyInEventLog(t *testing.T) {
+	t.Parallel()
+	d := newFakeDaemon(t)
+	d.program = func(p *fakeProc) int {
+		p.OOMEvent()
+		return 1 // a failed build: /build is not counted
+	}
+	prof := faultProfile()
+	prof.Build = &runner.Build{Image: fakeImageID, Command: []string{"/bin/sh"}, Timeout: 5 * time.Second,
+		Memory: 64 << 20, CPUs: 1, Pids: 64, OutputLimit: 1 << 10, OutputCeiling: 1 << 20, OutputSize: 1 << 20}
+	o := runJob(t, d.sandbox(t, Options{}), faultJob(prof, 2), 30*time.Second)
+	if b := o.obs.Build; b == nil || b.SandboxError != "" || b.ResourceLimit != runner.LimitMemory {
+		t.Fatalf("the build: %+v, want observed and stopped by the memory limit:\n%s", b, o)
+	}
+	if got := o.verdicts(); !slices.Equal(got, []string{"false", "false"}) {
+		t.Errorf("case verdicts %v, want false by the failed build:\n%s", got, o)
+	}
+	if n := d.count("start program"); n != 0 {
+		t.Errorf("%d program containers started after the failed build", n)
 	}
 	assertNoLeftovers(t, d)
 }
@@ -719,7 +750,7 @@ func TestFaultOOMEventReachesOnlyItsContainer(t *testing.T) {
 func TestFaultOOMCheckFails(t *testing.T) {
 	t.Parallel()
 	d := newFakeDaemon(t)
-	d.fault("events", forRole(RoleProgram, 1, failWith(500, "fake: events unavailable")))
+	d.fault("events", forRole("", 1, failWith(500, "fake: events unavailable")))
 	o := runJob(t, d.sandbox(t, Options{}), faultJob(faultProfile(), 2), 30*time.Second)
 	if got := o.verdicts(); !slices.Equal(got, []string{"undetermined", "true"}) {
 		t.Fatalf("case verdicts %v, want the unchecked case undetermined and the next true:\n%s", got, o)

@@ -27,14 +27,14 @@ import (
 // pushed out of them before the container is removed.
 //
 // One subscription serves the whole run (EventStream): it asks for the
-// "oom" and "destroy" events of the run's program containers (by their
-// labels) and routes them by container ID to the watch of each container,
-// which is registered before the container starts. One request per run
+// "oom" and "destroy" events of the run's containers (by their run-id
+// label) and routes them by container ID to the watch of each container
+// that runs an invocation or a build, registered before it starts. One request per run
 // instead of one per invocation: the engine's work per invocation is then
 // the floor's (issue 16).
 
 // EventStream is one live subscription to the "oom" and "destroy" events
-// of the run's program containers, routed to their watches by container
+// of the run's containers, routed to their watches by container
 // ID. Once it ended (the engine, or the path to it, went away; or the
 // sandbox was closed), every watch on it is done with its end as error,
 // and the sandbox subscribes again for the watches that come later.
@@ -95,7 +95,7 @@ type EventSource interface {
 }
 
 // SubscribeRunEvents subscribes to the "oom" and "destroy" events of the
-// program containers labelled with runID, as a Sandbox does once per run
+// containers labelled with runID, as a Sandbox does once per run
 // (the bench's floor does too, to measure what it costs). It returns once
 // the engine has answered, within timeout and ctx. The stream lives until
 // Close, or until parent ends.
@@ -273,12 +273,13 @@ func (s *Sandbox) oomLoggedUntilNow(parent context.Context, id, created string) 
 }
 
 // runEventFilters select the "oom" and "destroy" events of the run's
-// program containers.
+// containers: those that run invocations and build stages (Attempt.Run)
+// and the helpers, whose events go to no watch. The engine ANDs label
+// filters, so the roles that are watched cannot be named.
 func runEventFilters(runID string) filters.Args {
 	return filters.NewArgs(
 		filters.Arg("type", string(events.ContainerEventType)),
 		filters.Arg("label", LabelRunID+"="+runID),
-		filters.Arg("label", LabelRole+"="+RoleProgram),
 		filters.Arg("event", string(events.ActionOOM)),
 		filters.Arg("event", string(events.ActionDestroy)),
 	)
