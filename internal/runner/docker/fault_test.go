@@ -717,6 +717,35 @@ func TestFaultOOMEventReachesOnlyItsContainer(t *testing.T) {
 	assertNoLeftovers(t, d)
 }
 
+// TestCloseEndsTheEventStream: the run's event stream lives until the
+// sandbox is closed, and no later watch subscribes again.
+func TestCloseEndsTheEventStream(t *testing.T) {
+	t.Parallel()
+	d := newFakeDaemon(t)
+	sb := d.sandbox(t, Options{})
+	if o := runJob(t, sb, faultJob(faultProfile(), 1), 30*time.Second); o.verdict != verdict.True {
+		t.Fatalf("no fault:\n%s", o)
+	}
+	sb.evMu.Lock()
+	st := sb.events
+	sb.evMu.Unlock()
+	if st == nil || st.isEnded() {
+		t.Fatalf("after a run, want the run's stream live: %v", st)
+	}
+	sb.Close()
+	for deadline := time.Now().Add(5 * time.Second); !st.isEnded(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the event stream did not end when the sandbox was closed")
+		}
+	}
+	if _, err := sb.watchOOM(context.Background(), "after-close"); err == nil {
+		t.Error("a watch after Close subscribed again")
+	}
+	if n := d.count("events"); n != 1 {
+		t.Errorf("%d event subscriptions, want the run's one", n)
+	}
+}
+
 // TestFaultBuildOOMOnlyInEventLog: a build stage's container is followed on
 // the run's event stream like a program's: an OOM kill only in the event
 // log fails the build by the memory limit (not a wait for a "destroy" that

@@ -18,8 +18,9 @@ import (
 // later (seen here on a loaded engine) is lost from the state but still
 // logged as an event. A missed OOM kill is not harmless: a program whose
 // child was OOM-killed while the parent exited 0 would be judged true. So
-// behaves also follows each program container's events, from before its
-// start to its removal, and an "oom" there counts as an OOM kill.
+// behaves also follows the events of each container it runs (an
+// invocation's or a build's), from before its start to its removal, and an
+// "oom" there counts as an OOM kill.
 //
 // The subscription is live, not a replay: the engine keeps only its last
 // 256 events for replay, and on a busy engine an OOM-killed child whose
@@ -28,14 +29,14 @@ import (
 //
 // One subscription serves the whole run (EventStream): it asks for the
 // "oom" and "destroy" events of the run's containers (by their run-id
-// label) and routes them by container ID to the watch of each container
-// that runs an invocation or a build, registered before it starts. One request per run
-// instead of one per invocation: the engine's work per invocation is then
-// the floor's (issue 16).
+// label) and routes them by container ID to each container's watch,
+// registered before it starts. One request per run instead of one per
+// invocation: the engine's work per invocation is then the floor's (issue
+// 16).
 
 // EventStream is one live subscription to the "oom" and "destroy" events
-// of the run's containers, routed to their watches by container
-// ID. Once it ended (the engine, or the path to it, went away; or the
+// of the run's containers, routed to their watches by container ID. Once
+// it ended (the engine, or the path to it, went away; or the
 // sandbox was closed), every watch on it is done with its end as error,
 // and the sandbox subscribes again for the watches that come later.
 type EventStream struct {
@@ -199,8 +200,8 @@ func (st *EventStream) isEnded() bool {
 	return st.ended != nil
 }
 
-// Watch registers a container (before its start); on a stream that has ended, the watch is
-// done at once with the stream's end.
+// Watch registers a container (before its start); on a stream that has
+// ended, the watch is done at once with the stream's end.
 func (st *EventStream) Watch(id string) *OOMWatch {
 	w := &OOMWatch{id: id, stream: st, done: make(chan struct{})}
 	st.mu.Lock()

@@ -140,8 +140,9 @@ type Sandbox struct {
 	// set, every Prepare and Run reports it, and the run stops.
 	lost atomic.Pointer[runner.LostError]
 
-	// evMu guards the run's event stream (see oom.go), subscribed at the
-	// first program container, and whether Close has ended it.
+	// evMu guards the run's event stream (see oom.go), subscribed before
+	// the first container starts, and whether Close has ended it (a
+	// subscription after Close would outlive the sandbox).
 	evMu     sync.Mutex
 	events   *EventStream
 	evClosed bool
