@@ -522,6 +522,46 @@ func TestDerive(t *testing.T) {
 	}
 }
 
+// TestFloorVsFloor pairs the adjacent floors of one repetition in the
+// order of their figures, skipping a point that reuses the suite's run
+// and a figure without adjacent floors, and prints the figure.
+func TestFloorVsFloor(t *testing.T) {
+	t.Parallel()
+	st := func(v ...float64) *Stat { s := newStat(v...); return &s }
+	f := emptyFigures()
+	f.Floor.Invocations = 60
+	f.Suite.AdjacentFloorMS = st(100, 200)
+	f.Scaling = []ScalePoint{
+		{Invocations: 60, AdjacentFloorMS: st(120, 150)},
+		{Invocations: 200, SameAs: "suite", AdjacentFloorMS: st(1, 1)},
+		{Invocations: 400},
+	}
+	f.Wide.AdjacentFloorMS = st(129, 156)
+	got := floorVsFloor(&f)
+	want := []float64{1.2, 0.75, 1.075, 1.04}
+	if len(got.Values) != len(want) {
+		t.Fatalf("ratios %v, want %v", got.Values, want)
+	}
+	for i, w := range want {
+		if math.Abs(got.Values[i]-w) > 1e-9 {
+			t.Fatalf("ratios %v, want %v", got.Values, want)
+		}
+	}
+	if n := beyond(got, 0.10); n != 2 {
+		t.Errorf("%d ratios beyond ±10 %%, want 2 (1.2 and 0.75)", n)
+	}
+	r := Results{Figures: f}
+	r.derive()
+	if len(r.Figures.FloorVsFloor.Values) != 4 {
+		t.Errorf("derive kept %v, want the four ratios", r.Figures.FloorVsFloor.Values)
+	}
+	var out strings.Builder
+	r.print(&out)
+	if line := "the same 60 invocations measured next to consecutive runs of one repetition: 0.75–1.20×, median 1.06×; 2 of 4 pairs beyond ±10 %"; !strings.Contains(out.String(), line) {
+		t.Errorf("the table lacks %q:\n%s", line, out.String())
+	}
+}
+
 // TestReadMemoryJSON reads what -memory writes and refuses what it does
 // not.
 func TestReadMemoryJSON(t *testing.T) {

@@ -308,6 +308,12 @@ type Figures struct {
 	StartupMS Stat `json:"startup_ms"`
 	// ImageInspectMS is one image inspect.
 	ImageInspectMS Stat `json:"image_inspect_ms"`
+	// FloorVsFloor is the floor against itself: within a repetition,
+	// each adjacent floor (the same sample, the same work) over the one
+	// measured next to the previous figure's run, minutes apart. It is
+	// the noise of a paired ratio on this machine, for reading the
+	// targets' margins against.
+	FloorVsFloor Stat `json:"floor_vs_floor"`
 }
 
 // Target is one of the issue's targets, checked against this run.
@@ -423,6 +429,8 @@ func (r *Results) derive() {
 		}
 	}
 
+	f.FloorVsFloor = floorVsFloor(f)
+
 	vsFloor := func(id, name string, b BehavesFigure, limit float64) Target {
 		t := target(id, name, pairedRatio(b.WallMS, b.FloorEquivalentMS), limit, "×")
 		old := pairedRatio(b.WallMS, b.OldFloorEquivalentMS)
@@ -468,6 +476,48 @@ func (r *Results) derive() {
 		target("memory_report_vs_bound", memName+": report size / cli.ReportBound", reportBound, 1, "×"),
 		vsFloor("eval_vs_floor", fmt.Sprintf("(8) Python %s, parallel %d: ms per program / floor", f.Eval.Shape, f.Eval.Parallel), f.Eval, limitEval),
 	)
+}
+
+// floorVsFloor pairs the adjacent floors of each repetition in the order
+// of their figures (the suite, the scaling points, the one-case suite):
+// each over the one before it. Those floors run the same sample at the
+// same parallelism, so their ratios are what a paired ratio reads when
+// both sides do the same work.
+func floorVsFloor(f *Figures) Stat {
+	adj := []*Stat{f.Suite.AdjacentFloorMS}
+	for _, p := range f.Scaling {
+		if p.SameAs == "" {
+			adj = append(adj, p.AdjacentFloorMS)
+		}
+	}
+	adj = append(adj, f.Wide.AdjacentFloorMS)
+	var ratios []float64
+	var prev *Stat
+	for _, a := range adj {
+		if a == nil || len(a.Values) == 0 {
+			continue
+		}
+		if prev != nil && len(prev.Values) == len(a.Values) {
+			for i, v := range a.Values {
+				if prev.Values[i] > 0 {
+					ratios = append(ratios, v/prev.Values[i])
+				}
+			}
+		}
+		prev = a
+	}
+	return newStat(ratios...)
+}
+
+// beyond counts the ratios farther than margin from 1.
+func beyond(s Stat, margin float64) int {
+	n := 0
+	for _, v := range s.Values {
+		if v > 1+margin || v < 1-margin {
+			n++
+		}
+	}
+	return n
 }
 
 func target(id, name string, v Stat, limit float64, unit string) Target {
@@ -687,6 +737,11 @@ func (r *Results) print(w io.Writer) {
 		pairedRatio(f.Floor.PerInvocationMS, f.DockerRun.PerInvocationMS).Median, f.Floor.Parallel,
 		pairedRatio(f.FloorOld.PerInvocationMS, f.DockerRun.PerInvocationMS).Median,
 		pairedRatio(f.FloorSer.PerInvocationMS, f.DockerRun.PerInvocationMS).Median)
+	// Files written before the figure existed hold what it is made of.
+	if aa := floorVsFloor(&f); len(aa.Values) > 0 {
+		fmt.Fprintf(w, "(the floor against itself, the same %d invocations measured next to consecutive runs of one repetition: %.2f–%.2f×, median %.2f×; %d of %d pairs beyond ±10 %%: the noise of a paired ratio here)\n",
+			f.Floor.Invocations, aa.Min, aa.Max, aa.Median, beyond(aa, 0.10), len(aa.Values))
+	}
 }
 
 // floorName says which floor fl is.
