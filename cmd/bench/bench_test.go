@@ -555,10 +555,28 @@ func TestFloorVsFloor(t *testing.T) {
 	if len(r.Figures.FloorVsFloor.Values) != 4 {
 		t.Errorf("derive kept %v, want the four ratios", r.Figures.FloorVsFloor.Values)
 	}
+	line := "the same 60 invocations measured next to consecutive runs of one repetition: 0.75–1.20×, median 1.06×; 2 of 4 pairs beyond ±10 %"
 	var out strings.Builder
 	r.print(&out)
-	if line := "the same 60 invocations measured next to consecutive runs of one repetition: 0.75–1.20×, median 1.06×; 2 of 4 pairs beyond ±10 %"; !strings.Contains(out.String(), line) {
+	if !strings.Contains(out.String(), line) {
 		t.Errorf("the table lacks %q:\n%s", line, out.String())
+	}
+
+	// A file written before the figure existed: -from derives it.
+	r.Schema = Schema
+	r.Figures.FloorVsFloor = Stat{}
+	path := filepath.Join(t.TempDir(), "old.json")
+	if err := writeJSON(path, &r); err != nil {
+		t.Fatal(err)
+	}
+	old, err := readJSON(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	old.print(&out)
+	if !strings.Contains(out.String(), line) {
+		t.Errorf("the table of an older file lacks %q:\n%s", line, out.String())
 	}
 }
 

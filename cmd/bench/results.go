@@ -592,6 +592,8 @@ func readJSON(path string) (*Results, error) {
 	if r.Schema != Schema {
 		return nil, fmt.Errorf("%s has schema %q, want %q", path, r.Schema, Schema)
 	}
+	// Files written before the figure existed hold what it is made of.
+	r.Figures.FloorVsFloor = floorVsFloor(&r.Figures)
 	return &r, nil
 }
 
@@ -737,8 +739,7 @@ func (r *Results) print(w io.Writer) {
 		pairedRatio(f.Floor.PerInvocationMS, f.DockerRun.PerInvocationMS).Median, f.Floor.Parallel,
 		pairedRatio(f.FloorOld.PerInvocationMS, f.DockerRun.PerInvocationMS).Median,
 		pairedRatio(f.FloorSer.PerInvocationMS, f.DockerRun.PerInvocationMS).Median)
-	// Files written before the figure existed hold what it is made of.
-	if aa := floorVsFloor(&f); len(aa.Values) > 0 {
+	if aa := f.FloorVsFloor; len(aa.Values) > 0 {
 		fmt.Fprintf(w, "(the floor against itself, the same %d invocations measured next to consecutive runs of one repetition: %.2f–%.2f×, median %.2f×; %d of %d pairs beyond ±10 %%: the noise of a paired ratio here)\n",
 			f.Floor.Invocations, aa.Min, aa.Max, aa.Median, beyond(aa, 0.10), len(aa.Values))
 	}
