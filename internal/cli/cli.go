@@ -475,8 +475,7 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 			results[i][c] = foldRuns(runs)
 			out.AddCase(i, c, sc, runs, results[i][c], refsOf(i, c))
 		}
-		v, reason := verdict.Program(results[i])
-		programs[i] = report.ProgramResult{Verdict: v, Reason: reason, Duration: spent}
+		programs[i] = report.ProgramResult{Duration: spent}
 		// The report's event of a case is its first run's.
 		events := make([]runner.Event, len(p.Cases))
 		for c := range p.Cases {

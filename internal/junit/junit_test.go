@@ -113,10 +113,6 @@ func hostileReport(t *testing.T) report.Report {
 				{Verdict: verdict.Undetermined, Reason: "stdout cut at 64KiB: the kept part agrees"},
 			},
 		},
-		Programs: []report.ProgramResult{
-			{Verdict: verdict.True},
-			{Verdict: verdict.False, Reason: "text: \x00 ]]>"},
-		},
 		RunID:     "run-0001",
 		StartedAt: startedAt,
 		Duration:  1234 * time.Millisecond,

@@ -2,10 +2,8 @@ package publish
 
 import (
 	"fmt"
-	"maps"
 	"net/url"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -348,8 +346,10 @@ func (d *doc) samples() {
 			l += " · " + pk
 		}
 		lines = append(lines, l+"\n")
-		for _, k := range slices.Sorted(maps.Keys(g.PassAtReasons)) {
-			lines = append(lines, fmt.Sprintf("  - pass@%s: %s\n", k, code(g.PassAtReasons[k], reasonMaxRunes)))
+		for _, k := range g.Ks() {
+			if why, ok := g.NullReason(k); ok {
+				lines = append(lines, fmt.Sprintf("  - pass@%d: %s\n", k, code(why, reasonMaxRunes)))
+			}
 		}
 	}
 	if len(lines) == 0 {

@@ -127,13 +127,24 @@ func sameGroup(got, want Group) error {
 			return fmt.Errorf("pass_at has no k = %s", k)
 		case (g == nil) != (w == nil) || g != nil && *g != *w:
 			return fmt.Errorf("pass@%s is %s, not what its samples give (%s)", k, show(g), show(w))
-		case g == nil && got.PassAtReasons[k] == "":
-			return fmt.Errorf("pass@%s is null without a reason", k)
 		}
 	}
-	for k := range got.PassAtReasons {
-		if got.PassAt[k] != nil {
-			return fmt.Errorf("pass_at_reasons explains k = %s, which has a value", k)
+	// The reasons are text a renderer prints, so they are recomputed like
+	// the values: their keys exactly the k whose pass@k is null, each text
+	// exactly what passAt writes. A key pass_at lacks (which reads as nil)
+	// is no exception.
+	for k, g := range got.PassAtReasons {
+		w, ok := want.PassAtReasons[k]
+		switch {
+		case !ok:
+			return fmt.Errorf("pass_at_reasons has a key %s, which is not a k whose pass@k is null", quote(shorten(k, 40)))
+		case g != w:
+			return fmt.Errorf("pass_at_reasons[%s] is not what its samples give (%q)", k, w)
+		}
+	}
+	for k := range want.PassAtReasons {
+		if _, ok := got.PassAtReasons[k]; !ok {
+			return fmt.Errorf("pass_at_reasons has no reason for k = %s, whose pass@k is null", k)
 		}
 	}
 	return nil
@@ -150,13 +161,7 @@ func show(p *float64) string {
 // order: "pass@1 0.6667 · pass@5 1 · pass@10 n/a (k = 10 exceeds …)".
 // Undetermined samples are named apart, since pass@k leaves them out.
 func (g Group) PassAtText() string {
-	ks := make([]int, 0, len(g.PassAt))
-	for key := range g.PassAt {
-		if k, err := strconv.Atoi(key); err == nil {
-			ks = append(ks, k)
-		}
-	}
-	slices.Sort(ks)
+	ks := g.Ks()
 	parts := make([]string, 0, len(ks)+1)
 	for _, k := range ks {
 		key := strconv.Itoa(k)
@@ -170,4 +175,29 @@ func (g Group) PassAtText() string {
 		parts = append(parts, fmt.Sprintf("over %d determined samples (%d undetermined left out)", g.N-g.Undetermined, g.Undetermined))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// Ks is the k of the group's pass_at in increasing order: the keys that
+// are a k written in decimal (Read refuses any other key). Renderers print
+// a k from here, as a number, and never a key of the report's maps.
+func (g Group) Ks() []int {
+	ks := make([]int, 0, len(g.PassAt))
+	for key := range g.PassAt {
+		if k, err := strconv.Atoi(key); err == nil && strconv.Itoa(k) == key {
+			ks = append(ks, k)
+		}
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// NullReason is why pass@k is null for k (its pass_at_reasons entry), and
+// ok false when pass@k has a value.
+func (g Group) NullReason(k int) (reason string, ok bool) {
+	key := strconv.Itoa(k)
+	if g.PassAt[key] != nil {
+		return "", false
+	}
+	reason, ok = g.PassAtReasons[key]
+	return reason, ok
 }

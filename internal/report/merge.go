@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -174,7 +175,7 @@ func Merge(in []MergeInput, opt MergeOptions) (Report, error) {
 // missingProgram is the entry of a program whose shard's report is
 // missing: undetermined, with no cases (nothing was observed).
 func missingProgram(t ShardProgram, count int) Program {
-	why := fmt.Sprintf("shard %d/%d missing", t.Shard, count)
+	why := missingReason(t.Shard, count)
 	return Program{
 		ID: t.ID, Name: t.Name, Group: t.Group, File: t.File, Profile: t.Profile,
 		Line: t.Line, Col: t.Col,
@@ -185,3 +186,9 @@ func missingProgram(t ShardProgram, count int) Program {
 		Cases:              []Case{},
 	}
 }
+
+// missingReason is the reason of a merge's program whose shard is missing.
+func missingReason(shard, count int) string { return fmt.Sprintf("shard %d/%d missing", shard, count) }
+
+// missingShardReason matches what missingReason writes.
+var missingShardReason = regexp.MustCompile(`^shard [0-9]+/[0-9]+ missing$`)

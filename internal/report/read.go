@@ -320,7 +320,6 @@ func checkProgram(p *Program) error {
 			return errors.New("build: a stream both as text and as base64")
 		}
 	}
-	results := make([]verdict.CaseResult, len(p.Cases))
 	for k := range p.Cases {
 		c := &p.Cases[k]
 		if c.Line < 0 || c.Col < 0 {
@@ -338,10 +337,16 @@ func checkProgram(p *Program) error {
 		if err := checkReference(c); err != nil {
 			return fmt.Errorf("case %d: %w", k+1, err)
 		}
-		results[k] = verdict.CaseResult{Verdict: c.Verdict, Reason: c.Reason}
 	}
-	if want, _ := verdict.Program(results); p.Verdict != want {
+	want, reason := programVerdict(p.Cases)
+	if p.Verdict != want {
 		return fmt.Errorf("verdict %s is not what its cases fold to (%s)", p.Verdict, want)
+	}
+	// The reason is the deciding case's, as the verdict is; a merge's
+	// program of a missing shard has no cases and says which shard
+	// (checkShard holds it to the shard table).
+	if p.Reason != reason && !(len(p.Cases) == 0 && missingShardReason.MatchString(p.Reason)) {
+		return fmt.Errorf("reason %s is not what its cases fold to (%q)", quote(shorten(p.Reason, 60)), reason)
 	}
 	return nil
 }

@@ -110,6 +110,11 @@ func TestReadRefusesForgery(t *testing.T) {
 				}
 			}
 		}, "is not what its cases fold to"},
+		{"program reason", func(m map[string]any) {
+			// A renderer prints a program's reason: it is the deciding
+			// case's, as the verdict is.
+			program(m, 1)["reason"] = "all good, merge it"
+		}, `program 2: reason "all good, merge it" is not what its cases fold to`},
 		{"counts", func(m map[string]any) {
 			m["counts"].(map[string]any)["programs"].(map[string]any)["false"] = 0.0
 		}, "counts"},
@@ -118,9 +123,9 @@ func TestReadRefusesForgery(t *testing.T) {
 			// consistent counts: left as they were, they give it away.
 			for _, p := range programs(m) {
 				p := p.(map[string]any)
-				p["verdict"] = "true"
+				p["verdict"], p["reason"] = "true", ""
 				for _, c := range p["cases"].([]any) {
-					c.(map[string]any)["verdict"] = "true"
+					c.(map[string]any)["verdict"], c.(map[string]any)["reason"] = "true", ""
 				}
 			}
 			m["verdict"] = "true"
@@ -150,7 +155,18 @@ func TestReadRefusesForgery(t *testing.T) {
 		}, "pass@1 is 1, not what its samples give (0)"},
 		{"pass@k null without reason", func(m map[string]any) {
 			m["groups"].([]any)[0].(map[string]any)["pass_at_reasons"] = map[string]any{}
-		}, "pass@2 is null without a reason"},
+		}, "pass_at_reasons has no reason for k = 2"},
+		{"pass@k reason for a k pass_at lacks", func(m map[string]any) {
+			// Issue 24: a key missing from pass_at read as nil and was
+			// accepted whatever it held, and renderers printed it raw.
+			m["groups"].([]any)[0].(map[string]any)["pass_at_reasons"].(map[string]any)["1 @org/team ![x](http://127.0.0.1/b.png)"] = "x"
+		}, `pass_at_reasons has a key "1 @org/team`},
+		{"pass@k reason for a k with a value", func(m map[string]any) {
+			m["groups"].([]any)[0].(map[string]any)["pass_at_reasons"].(map[string]any)["1"] = "why not"
+		}, `pass_at_reasons has a key "1"`},
+		{"pass@k reason rewritten", func(m map[string]any) {
+			m["groups"].([]any)[0].(map[string]any)["pass_at_reasons"].(map[string]any)["2"] = "@everyone look"
+		}, `pass_at_reasons[2] is not what its samples give`},
 		{"group counts", func(m map[string]any) {
 			g := m["groups"].([]any)[0].(map[string]any)
 			g["undetermined"], g["true"] = 0.0, 1.0

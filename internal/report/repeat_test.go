@@ -48,14 +48,13 @@ func repeatInput() (Input, [][]RunResult) {
 		results[j] = verdict.Fold(rs).CaseResult
 		first[j] = evs[j][0]
 	}
-	pv, preason := verdict.Program(results)
 	in := Input{
 		Spec: sp,
 		Observations: []runner.Observation{{ExecutionID: "55555555-5555-4555-8555-555555555555",
 			Acquisition: runner.AcquisitionComplete, Settings: settings, Events: first}},
 		Results:   [][]verdict.CaseResult{results},
 		Runs:      [][][]RunResult{runs},
-		Programs:  []ProgramResult{{Verdict: pv, Reason: preason, Duration: time.Second}},
+		Programs:  []ProgramResult{{Duration: time.Second}},
 		RunID:     "run-0002",
 		StartedAt: startedAt,
 		Duration:  time.Second,

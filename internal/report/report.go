@@ -412,10 +412,11 @@ func streamBytes(text, b64 string) []byte {
 	return []byte(text)
 }
 
-// ProgramResult is a program's verdict as folded by verdict.Program.
+// ProgramResult is what a program's attempt adds to its cases. Its
+// verdict and reason are not here: Build folds them from the cases
+// (verdict.Program), as Read recomputes them, so that no caller can give a
+// program a verdict its cases do not give.
 type ProgramResult struct {
-	Verdict verdict.Verdict
-	Reason  string
 	// Duration is the attempt's wall time; when zero, the report uses the
 	// sum of the cases' run times.
 	Duration time.Duration
@@ -461,9 +462,8 @@ type Input struct {
 
 // Reasons used when the input lacks an entry.
 const (
-	reasonNotRun       = "not run"
-	reasonNotJudged    = "not judged"
-	reasonNoProgramRes = "no program verdict"
+	reasonNotRun    = "not run"
+	reasonNotJudged = "not judged"
 )
 
 // Build assembles the report. It is a pure function of its input (it
@@ -576,12 +576,7 @@ func buildProgram(in Input, i int, sp spec.Program) Program {
 		p.AcquisitionReasons = []string{reasonNotRun}
 	}
 	if i < len(in.Programs) {
-		p.Verdict = in.Programs[i].Verdict
-		p.Reason = in.Programs[i].Reason
 		p.DurationMS = in.Programs[i].Duration.Milliseconds()
-	} else {
-		p.Verdict = verdict.Undetermined
-		p.Reason = reasonNoProgramRes
 	}
 	var results []verdict.CaseResult
 	if i < len(in.Results) {
@@ -621,10 +616,21 @@ func buildProgram(in Input, i int, sp spec.Program) Program {
 		}
 		p.Cases = append(p.Cases, c)
 	}
+	p.Verdict, p.Reason = programVerdict(p.Cases)
 	if p.DurationMS == 0 {
 		p.DurationMS = sum.Milliseconds()
 	}
 	return p
+}
+
+// programVerdict is what a program's cases fold to (verdict.Program): its
+// verdict and reason, in Build and in Read alike.
+func programVerdict(cases []Case) (verdict.Verdict, string) {
+	results := make([]verdict.CaseResult, len(cases))
+	for j := range cases {
+		results[j] = verdict.CaseResult{Verdict: cases[j].Verdict, Reason: cases[j].Reason}
+	}
+	return verdict.Program(results)
 }
 
 // buildCase assembles one case from the spec, its event, its result and,

@@ -40,13 +40,12 @@ func sameAsReport(t *testing.T, max int64) []byte {
 	defer w.Close()
 	w.AddCase(0, 0, diff, []RunResult{{Event: cand, Result: res}}, res, refs)
 	w.Add(0, 1, plain, []RunResult{{Event: plainEv, Result: plainRes}}, plainRes)
-	pv, preason := verdict.Program([]verdict.CaseResult{res, plainRes})
 	in := Input{
 		Spec: sp,
 		Observations: []runner.Observation{{ExecutionID: "55555555-5555-4555-8555-555555555555",
 			Acquisition: runner.AcquisitionComplete, Settings: settings}},
 		Results:   [][]verdict.CaseResult{{res, plainRes}},
-		Programs:  []ProgramResult{{Verdict: pv, Reason: preason, Duration: time.Second}},
+		Programs:  []ProgramResult{{Duration: time.Second}},
 		RunID:     "run-0003",
 		StartedAt: startedAt,
 		Duration:  time.Second,

@@ -123,8 +123,14 @@ func checkShard(r *Report) error {
 		return fmt.Errorf("shard: a merge holds %d of the table's %d programs", len(seen), len(table))
 	}
 	for _, p := range r.Programs {
-		if state[table[p.ID]] == 2 && len(p.Cases) > 0 {
-			return fmt.Errorf("shard: program %q of missing shard %d has cases", p.ID, table[p.ID])
+		on := table[p.ID]
+		switch {
+		case state[on] == 2 && len(p.Cases) > 0:
+			return fmt.Errorf("shard: program %q of missing shard %d has cases", p.ID, on)
+		case state[on] == 2 && p.Reason != missingReason(on, s.Count):
+			return fmt.Errorf("shard: program %q of missing shard %d does not say so (reason %q)", p.ID, on, missingReason(on, s.Count))
+		case state[on] == 1 && missingShardReason.MatchString(p.Reason) && len(p.Cases) == 0:
+			return fmt.Errorf("shard: program %q of merged shard %d says its shard is missing", p.ID, on)
 		}
 	}
 	return nil

@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -477,8 +475,10 @@ func (t *term) groups(r Report) {
 	}
 	_ = tw.Flush()
 	for _, g := range r.Groups {
-		for _, k := range slices.Sorted(maps.Keys(g.PassAtReasons)) {
-			t.printf("%s: pass@%s: %s\n", shorten(esc(g.Name), nameMaxRunes), k, oneLine(g.PassAtReasons[k]))
+		for _, k := range g.Ks() {
+			if why, ok := g.NullReason(k); ok {
+				t.printf("%s: pass@%d: %s\n", shorten(esc(g.Name), nameMaxRunes), k, oneLine(why))
+			}
 		}
 	}
 	t.printf("\n")

@@ -149,7 +149,6 @@ func hostileReport() Report {
 			check("stdout", verdict.False, hostile, hostileOutput, hostileOutput),
 			check("stderr", verdict.Undetermined, hostile, hostileOutput, hostile),
 		}}}},
-		Programs:  []ProgramResult{{Verdict: verdict.False, Reason: hostile}},
 		RunID:     "run" + hostile,
 		Err:       errorString(hostile),
 		Version:   hostile,

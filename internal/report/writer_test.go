@@ -109,7 +109,6 @@ func budgetRun(verdicts []verdict.Verdict, n int) Input {
 		Spec:         &spec.Spec{Path: "behaves.yml", Root: ".", Programs: []spec.Program{p}},
 		Observations: []runner.Observation{{Events: events, Acquisition: runner.AcquisitionComplete}},
 		Results:      [][]verdict.CaseResult{results},
-		Programs:     []ProgramResult{{Verdict: verdict.False}},
 	}
 }
 

@@ -42,14 +42,12 @@ func storedBuild() report.Report {
 		Limits: runner.Limits{TimeoutMS: 60000, MemoryBytes: 512 << 20, CPUs: 1, Pids: 64, OutputLimit: 64 << 10, OutputCeiling: 4 << 20, NoFile: 256, FileSize: 64 << 20},
 	}
 	res := []verdict.CaseResult{verdict.Judge(p.Cases[0].Expect, evs[0]), verdict.Judge(p.Cases[1].Expect, evs[1])}
-	v, reason := verdict.Program(res)
 	return report.Build(report.Input{
 		Spec: sp,
 		Observations: []runner.Observation{{ExecutionID: "exec-1", Acquisition: runner.AcquisitionComplete, Events: evs, Build: &build,
 			Settings: runner.Settings{Image: profile.Image, ImageID: profile.Image, User: profile.User, Env: []string{"LANG=C.UTF-8"},
 				Tmpfs: map[string]string{"/tmp": "rw,nosuid,nodev,noexec,size=1048576"}}}},
 		Results:  [][]verdict.CaseResult{res},
-		Programs: []report.ProgramResult{{Verdict: v, Reason: reason}},
 		RunID:    "run-1",
 	})
 }
@@ -65,8 +63,8 @@ func TestMatchBuild(t *testing.T) {
 	if errs != nil {
 		t.Fatalf("Match: %v", errs)
 	}
-	if ev.Programs[0].Verdict != verdict.False || ev.Observations[0].Build == nil {
-		t.Errorf("rescored %+v with build %v, want false and the stored build", ev.Programs[0], ev.Observations[0].Build)
+	if v, _ := verdict.Program(ev.Results[0]); v != verdict.False || ev.Observations[0].Build == nil {
+		t.Errorf("rescored %s with build %v, want false and the stored build", v, ev.Observations[0].Build)
 	}
 	for _, tt := range []struct {
 		name string

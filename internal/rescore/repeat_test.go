@@ -31,7 +31,6 @@ func storedRepeat() report.Report {
 	}
 	other := event(sp, p.Cases[1], "6\n")
 	res := []verdict.CaseResult{verdict.Fold(rs).CaseResult, verdict.Judge(p.Cases[1].Expect, other)}
-	v, reason := verdict.Program(res)
 	return report.Build(report.Input{
 		Spec: sp,
 		Observations: []runner.Observation{{ExecutionID: "exec-2", Acquisition: runner.AcquisitionComplete,
@@ -40,7 +39,6 @@ func storedRepeat() report.Report {
 				Tmpfs: map[string]string{"/tmp": "rw,nosuid,nodev,noexec,size=1048576"}}}},
 		Results:  [][]verdict.CaseResult{res},
 		Runs:     [][][]report.RunResult{{runs, nil}},
-		Programs: []report.ProgramResult{{Verdict: v, Reason: reason}},
 		RunID:    "run-2",
 	})
 }

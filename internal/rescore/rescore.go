@@ -173,12 +173,11 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 		if len(errs) > before {
 			continue
 		}
-		v, reason := verdict.Program(results)
 		ev.Observations[i] = obs
 		ev.Results[i] = results
 		ev.Runs[i] = runs
 		ev.References[i] = refRuns
-		ev.Programs[i] = report.ProgramResult{Verdict: v, Reason: reason, Duration: time.Duration(op.DurationMS) * time.Millisecond}
+		ev.Programs[i] = report.ProgramResult{Duration: time.Duration(op.DurationMS) * time.Millisecond}
 	}
 	if len(errs) > 0 {
 		return nil, errs

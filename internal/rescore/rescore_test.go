@@ -62,14 +62,12 @@ func stored() report.Report {
 	p := sp.Programs[0]
 	evs := []runner.Event{event(sp, p.Cases[0], "4\n"), event(sp, p.Cases[1], "6\n")}
 	res := []verdict.CaseResult{verdict.Judge(p.Cases[0].Expect, evs[0]), verdict.Judge(p.Cases[1].Expect, evs[1])}
-	v, reason := verdict.Program(res)
 	return report.Build(report.Input{
 		Spec: sp,
 		Observations: []runner.Observation{{ExecutionID: "exec-1", Acquisition: runner.AcquisitionComplete, Events: evs,
 			Settings: runner.Settings{Image: profile.Image, ImageID: profile.Image, User: profile.User, Env: []string{"LANG=C.UTF-8"},
 				Tmpfs: map[string]string{"/tmp": "rw,nosuid,nodev,noexec,size=1048576", "/data": "size=65536"}}}},
 		Results:  [][]verdict.CaseResult{res},
-		Programs: []report.ProgramResult{{Verdict: v, Reason: reason}},
 		RunID:    "run-1",
 	})
 }
@@ -90,11 +88,11 @@ func TestMatchJudgesAgain(t *testing.T) {
 	if got := ev.Results[0][0]; got.Verdict != verdict.False || !strings.Contains(got.Reason, `expected "5", got "4"`) {
 		t.Errorf("rescored case: %+v, want false, expected 5 got 4", got)
 	}
-	if ev.Programs[0].Verdict != verdict.False || ev.Observations[0].ExecutionID != "exec-1" {
-		t.Errorf("program %+v, execution %q; want false and exec-1", ev.Programs[0], ev.Observations[0].ExecutionID)
+	if v, _ := verdict.Program(ev.Results[0]); v != verdict.False || ev.Observations[0].ExecutionID != "exec-1" {
+		t.Errorf("program %s, execution %q; want false and exec-1", v, ev.Observations[0].ExecutionID)
 	}
 	// The same expectation gives the stored verdict back.
-	if ev, errs := Match(testSpec("4"), old, "old.json"); errs != nil || ev.Programs[0].Verdict != verdict.True {
+	if ev, errs := Match(testSpec("4"), old, "old.json"); errs != nil || programVerdict(ev) != verdict.True {
 		t.Errorf("Match under the stored expectation: %v, %v", ev, errs)
 	}
 }
@@ -188,4 +186,10 @@ func TestMatchOmittedOutput(t *testing.T) {
 	if got := ev.Results[0][0]; got.Verdict != verdict.Undetermined || got.Reason != ReasonOmitted {
 		t.Errorf("omitted case: %+v, want undetermined: %s", got, ReasonOmitted)
 	}
+}
+
+// programVerdict is what the first program's rescored cases fold to.
+func programVerdict(ev *Evidence) verdict.Verdict {
+	v, _ := verdict.Program(ev.Results[0])
+	return v
 }

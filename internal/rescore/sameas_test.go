@@ -49,7 +49,6 @@ func storedDiff() report.Report {
 		},
 		Results:    [][]verdict.CaseResult{{ownRes}, {candRes}},
 		References: [][][]runner.Event{nil, {{refEv}}},
-		Programs:   []report.ProgramResult{{Verdict: ownRes.Verdict}, {Verdict: candRes.Verdict, Reason: candRes.Reason}},
 		RunID:      "run-3",
 	})
 }
