@@ -37,9 +37,9 @@ func storedRepeat() report.Report {
 			Events: []runner.Event{runs[0].Event, other},
 			Settings: runner.Settings{Image: profile.Image, ImageID: profile.Image, User: profile.User, Env: []string{"LANG=C.UTF-8"},
 				Tmpfs: map[string]string{"/tmp": "rw,nosuid,nodev,noexec,size=1048576"}}}},
-		Results:  [][]verdict.CaseResult{res},
-		Runs:     [][][]report.RunResult{{runs, nil}},
-		RunID:    "run-2",
+		Results: [][]verdict.CaseResult{res},
+		Runs:    [][][]report.RunResult{{runs, nil}},
+		RunID:   "run-2",
 	})
 }
 

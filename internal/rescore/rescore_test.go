@@ -67,8 +67,8 @@ func stored() report.Report {
 		Observations: []runner.Observation{{ExecutionID: "exec-1", Acquisition: runner.AcquisitionComplete, Events: evs,
 			Settings: runner.Settings{Image: profile.Image, ImageID: profile.Image, User: profile.User, Env: []string{"LANG=C.UTF-8"},
 				Tmpfs: map[string]string{"/tmp": "rw,nosuid,nodev,noexec,size=1048576", "/data": "size=65536"}}}},
-		Results:  [][]verdict.CaseResult{res},
-		RunID:    "run-1",
+		Results: [][]verdict.CaseResult{res},
+		RunID:   "run-1",
 	})
 }
 
