@@ -34,14 +34,6 @@ var (
 	shaPattern = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})?$`)
 )
 
-// The keys Encode always writes: a report lacking one was not written by
-// behaves (or was cut), so Read refuses it rather than read a zero value.
-var (
-	reportKeys  = []string{"schema", "tool", "run_id", "spec", "spec_file", "verdict", "counts", "interrupted", "error", "spec_errors", "github", "programs"}
-	programKeys = []string{"id", "name", "file", "profile", "line", "col", "verdict", "reason", "acquisition", "cases"}
-	caseKeys    = []string{"name", "line", "col", "args", "verdict", "reason", "expect", "event"}
-)
-
 // ReadFile reads and checks the report at path (see Read), reading at most
 // limit bytes of it.
 func ReadFile(path string, limit int64) (Report, error) {
@@ -72,7 +64,8 @@ func Read(rd io.Reader, limit int64) (Report, error) {
 	if int64(len(data)) > limit {
 		return Report{}, fmt.Errorf("it is larger than %s", verdict.FormatSize(limit))
 	}
-	if err := requireKeys(data); err != nil {
+	// The shape pass first: nothing is decoded before it (see shape.go).
+	if err := checkShape(data); err != nil {
 		return Report{}, err
 	}
 	var r Report
@@ -87,51 +80,6 @@ func Read(rd io.Reader, limit int64) (Report, error) {
 		return Report{}, err
 	}
 	return r, nil
-}
-
-// requireKeys checks that the report, each program and each case hold every
-// key Encode writes.
-func requireKeys(data []byte) error {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
-		return fmt.Errorf("not a report: %w", err)
-	}
-	if err := hasKeys(top, reportKeys, "the report"); err != nil {
-		return err
-	}
-	var programs []map[string]json.RawMessage
-	if err := json.Unmarshal(top["programs"], &programs); err != nil {
-		return fmt.Errorf("not a report: programs: %w", err)
-	}
-	for i, p := range programs {
-		where := fmt.Sprintf("program %d", i+1)
-		if err := hasKeys(p, programKeys, where); err != nil {
-			return err
-		}
-		var cases []map[string]json.RawMessage
-		if err := json.Unmarshal(p["cases"], &cases); err != nil {
-			return fmt.Errorf("not a report: %s: cases: %w", where, err)
-		}
-		for k, c := range cases {
-			if err := hasKeys(c, caseKeys, fmt.Sprintf("%s, case %d", where, k+1)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func hasKeys(m map[string]json.RawMessage, keys []string, where string) error {
-	if m == nil {
-		return fmt.Errorf("not a report: %s is not an object", where)
-	}
-	for _, k := range keys {
-		v, ok := m[k]
-		if !ok || string(v) == "null" {
-			return fmt.Errorf("not a report: %s has no %q", where, k)
-		}
-	}
-	return nil
 }
 
 // checkReport checks the decoded report's values and recomputes its verdicts.

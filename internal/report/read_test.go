@@ -100,7 +100,7 @@ func TestReadRefusesForgery(t *testing.T) {
 		{"null programs", func(m map[string]any) { m["programs"] = nil }, `"programs"`},
 		{"missing case key", func(m map[string]any) {
 			delete(program(m, 0)["cases"].([]any)[0].(map[string]any), "verdict")
-		}, `case 1 has no "verdict"`},
+		}, `programs[0].cases[0] has no "verdict"`},
 		{"overall verdict", func(m map[string]any) { m["verdict"] = "true" }, "verdict true is not"},
 		{"unknown verdict", func(m map[string]any) { m["verdict"] = "maybe" }, "unknown verdict"},
 		{"program verdict", func(m map[string]any) {
@@ -175,7 +175,7 @@ func TestReadRefusesForgery(t *testing.T) {
 		{"program left its group", func(m map[string]any) { program(m, 2)["group"] = "" }, "counts n 2"},
 		{"pass_at key", func(m map[string]any) {
 			m["groups"].([]any)[0].(map[string]any)["pass_at"].(map[string]any)["01"] = 0.0
-		}, `pass_at key "01"`},
+		}, `groups[0].pass_at: key "01" is not a k`},
 		{"spec errors with programs", func(m map[string]any) {
 			m["spec_errors"] = []any{map[string]any{"file": "x", "line": 1.0, "col": 1.0, "message": "m"}}
 		}, "spec errors"},

@@ -37,6 +37,9 @@ func RoundPassAt(p float64) float64 { return math.Round(p*1e4) / 1e4 }
 // (--max-cases 10000 invocations) has enough.
 const MaxPassAtK = 10000
 
+// MaxPassAtKs bounds how many values of k one run asks for.
+const MaxPassAtKs = 16
+
 // ParsePassAt parses a --pass-at list ("1,5,10"): positive integers up to
 // MaxPassAtK, at most 16 of them; duplicates are dropped and the rest kept
 // in increasing order.
@@ -57,8 +60,8 @@ func ParsePassAt(s string) ([]int, error) {
 			ks = append(ks, k)
 		}
 	}
-	if len(ks) > 16 {
-		return nil, fmt.Errorf("%d values of k: at most 16", len(ks))
+	if len(ks) > MaxPassAtKs {
+		return nil, fmt.Errorf("%d values of k: at most %d", len(ks), MaxPassAtKs)
 	}
 	for i := 1; i < len(ks); i++ {
 		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {

@@ -66,7 +66,7 @@ func NewClient(env Env) (*Client, error) {
 	return newClient(env, nil)
 }
 
-// newClient is NewClient over base (nil: http.DefaultTransport), so that a
+// newClient is NewClient over base (nil: a clone of http.DefaultTransport), so that a
 // test can watch every request the client makes, wherever it goes.
 func newClient(env Env, base http.RoundTripper) (*Client, error) {
 	if env.Token == "" {
@@ -106,7 +106,11 @@ func newClient(env Env, base http.RoundTripper) (*Client, error) {
 	}
 
 	if base == nil {
-		base = http.DefaultTransport
+		// A transport of its own: http.DefaultTransport is shared by the
+		// whole process, and whoever calls its CloseIdleConnections (an
+		// httptest server's Close does) breaks a request of ours that
+		// was just handed an idle connection; a POST is not retried.
+		base = http.DefaultTransport.(*http.Transport).Clone()
 	}
 	hc := &http.Client{
 		Transport: &authTransport{base: base, token: env.Token, origins: origins},
