@@ -42,7 +42,11 @@ func ReadFile(path string, limit int64) (Report, error) {
 		return Report{}, fmt.Errorf("reading report %s: %w", path, err)
 	}
 	defer f.Close()
-	r, err := Read(f, limit)
+	var size int64
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	r, err := read(f, limit, size)
 	if err != nil {
 		return Report{}, fmt.Errorf("reading report %s: %w", path, err)
 	}
@@ -50,17 +54,26 @@ func ReadFile(path string, limit int64) (Report, error) {
 }
 
 // Read decodes a report from untrusted input and checks it: at most limit
-// bytes; schema Schema and tool ToolName; every key Encode writes present;
-// verdicts, acquisitions and resource limits among the known values; lines
-// and counts not negative; the run ID and the github block in their forms;
-// and every program's verdict, the counts and the overall verdict equal to
-// what the cases fold to (verdict.Program, then the rule Build applies). It
-// returns the first problem found.
-func Read(rd io.Reader, limit int64) (Report, error) {
-	data, err := io.ReadAll(io.LimitReader(rd, limit+1))
-	if err != nil {
+// bytes; its shape (checkShape: every key Encode writes present, the
+// lists and maps within their limits, what decoding it takes bounded by
+// its size); schema Schema and tool ToolName; verdicts, acquisitions and
+// resource limits among the known values; lines and counts not negative;
+// the run ID and the github block in their forms; every program's verdict
+// and reason, the counts, the groups and the overall verdict equal to what
+// the cases fold to; and kept output equal to its recorded size and
+// digest. It returns the first problem found. Its memory and time are
+// bounded by the input's size (docs/security.md).
+func Read(rd io.Reader, limit int64) (Report, error) { return read(rd, limit, 0) }
+
+// read is Read with the input's size when it is known (0 otherwise), so
+// that the bytes are read into one buffer of that size: io.ReadAll grows
+// its buffer as it goes and would hold up to about twice the file.
+func read(rd io.Reader, limit, size int64) (Report, error) {
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(size, 0), limit)+bytes.MinRead+1))
+	if _, err := buf.ReadFrom(io.LimitReader(rd, limit+1)); err != nil {
 		return Report{}, err
 	}
+	data := buf.Bytes()
 	if int64(len(data)) > limit {
 		return Report{}, fmt.Errorf("it is larger than %s", verdict.FormatSize(limit))
 	}
@@ -69,12 +82,11 @@ func Read(rd io.Reader, limit int64) (Report, error) {
 		return Report{}, err
 	}
 	var r Report
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&r); err != nil {
+	// Unmarshal, not a Decoder: a Decoder copies the whole value into a
+	// buffer of its own before decoding it, a second copy of the file.
+	// Unmarshal refuses data after the object too.
+	if err := json.Unmarshal(data, &r); err != nil {
 		return Report{}, fmt.Errorf("not a report: %w", err)
-	}
-	if dec.More() {
-		return Report{}, errors.New("not a report: data after the JSON object")
 	}
 	if err := checkReport(&r); err != nil {
 		return Report{}, err
@@ -160,15 +172,56 @@ func checkStdinExcerpt(c *Case) error {
 	return nil
 }
 
-// checkEvent checks one event's enums and numbers.
+// checkEvent checks one event's enums, numbers and kept output.
 func checkEvent(e *Event) error {
 	switch e.ResourceLimit {
 	case runner.LimitNone, runner.LimitMemory, runner.LimitOutput:
 	default:
 		return fmt.Errorf("unknown resource_limit %q", e.ResourceLimit)
 	}
+	return checkEventData(e)
+}
+
+// checkEventData checks an event's numbers and kept output (what a
+// case's event and a build's share).
+func checkEventData(e *Event) error {
 	if e.DurationMS < 0 || e.StdoutBytes < 0 || e.StderrBytes < 0 || e.StdinBytes < 0 {
 		return errors.New("negative size or duration")
+	}
+	if err := checkKept("stdout", e.Stdout, e.StdoutBase64, e.StdoutKeptBytes, e.StdoutBytes, e.StdoutSHA256, e.StdoutOmitted); err != nil {
+		return err
+	}
+	return checkKept("stderr", e.Stderr, e.StderrBase64, e.StderrKeptBytes, e.StderrBytes, e.StderrSHA256, e.StderrOmitted)
+}
+
+// checkKept checks one stream's kept output against its record: at most
+// one encoding, valid base64, and, unless the output was omitted, exactly
+// kept bytes whose SHA-256 is sum, no more than the stream's total. This
+// catches a report damaged or cut on the way, not a forgery: whoever
+// rewrites the output can recompute its digest (docs/security.md). A report
+// of an earlier behaves has no digest (""): its output is taken as it is.
+func checkKept(stream, text, b64 string, kept, total int64, sum string, omitted bool) error {
+	if text != "" && b64 != "" {
+		return fmt.Errorf("%s both as text and as base64", stream)
+	}
+	data := []byte(text)
+	if b64 != "" {
+		var err error
+		if data, err = base64.StdEncoding.DecodeString(b64); err != nil {
+			return fmt.Errorf("%s_base64: %w", stream, err)
+		}
+	}
+	switch {
+	case kept < 0 || kept > total:
+		return fmt.Errorf("%s_kept_bytes %d is not between 0 and %s_bytes %d", stream, kept, stream, total)
+	case omitted && len(data) > 0:
+		return fmt.Errorf("%s is omitted but %d bytes of it are kept", stream, len(data))
+	case omitted || sum == "":
+		return nil
+	case int64(len(data)) != kept:
+		return fmt.Errorf("%s holds %d bytes, but %s_kept_bytes says %d: the report was damaged", stream, len(data), stream, kept)
+	case sha256Hex(data) != sum:
+		return fmt.Errorf("%s is not the output whose SHA-256 %s_sha256 records: the report was damaged", stream, stream)
 	}
 	return nil
 }
@@ -261,11 +314,11 @@ func checkProgram(p *Program) error {
 		default:
 			return fmt.Errorf("build: unknown resource_limit %q", b.ResourceLimit)
 		}
-		if b.DurationMS < 0 || b.StdoutBytes < 0 || b.StderrBytes < 0 || b.StdinBytes < 0 || b.OutputSize < 0 {
-			return errors.New("build: negative size or duration")
+		if b.OutputSize < 0 {
+			return errors.New("build: negative output_size")
 		}
-		if b.StdoutBase64 != "" && b.Stdout != "" || b.StderrBase64 != "" && b.Stderr != "" {
-			return errors.New("build: a stream both as text and as base64")
+		if err := checkEventData(&b.Event); err != nil {
+			return fmt.Errorf("build: %w", err)
 		}
 	}
 	for k := range p.Cases {

@@ -176,6 +176,22 @@ func TestReadRefusesForgery(t *testing.T) {
 		{"pass_at key", func(m map[string]any) {
 			m["groups"].([]any)[0].(map[string]any)["pass_at"].(map[string]any)["01"] = 0.0
 		}, `groups[0].pass_at: key "01" is not a k`},
+		{"kept output rewritten", func(m map[string]any) {
+			// Issue 24: a false program's output replaced with the right
+			// text rescored as true. A forger can recompute the digest;
+			// damage on the way cannot.
+			e := program(m, 1)["cases"].([]any)[0].(map[string]any)["event"].(map[string]any)
+			e["stdout"], e["stdout_kept_bytes"], e["stdout_bytes"] = "1\n2\nFizz\n4\nBuzz\n", 16.0, 16.0
+		}, "program 2: case 1: stdout is not the output whose SHA-256 stdout_sha256 records"},
+		{"kept output cut", func(m map[string]any) {
+			program(m, 0)["cases"].([]any)[0].(map[string]any)["event"].(map[string]any)["stdout"] = "1\n2\n"
+		}, "program 1: case 1: stdout holds 4 bytes, but stdout_kept_bytes says 16"},
+		{"kept more than written", func(m map[string]any) {
+			program(m, 0)["cases"].([]any)[0].(map[string]any)["event"].(map[string]any)["stdout_bytes"] = 3.0
+		}, "stdout_kept_bytes 16 is not between 0 and stdout_bytes 3"},
+		{"omitted output kept", func(m map[string]any) {
+			program(m, 0)["cases"].([]any)[0].(map[string]any)["event"].(map[string]any)["stdout_omitted"] = true
+		}, "stdout is omitted but 16 bytes of it are kept"},
 		{"spec errors with programs", func(m map[string]any) {
 			m["spec_errors"] = []any{map[string]any{"file": "x", "line": 1.0, "col": 1.0, "message": "m"}}
 		}, "spec errors"},

@@ -225,7 +225,11 @@ func TestReadRefusesRunForgery(t *testing.T) {
 		{"a false run made true", func(m map[string]any) { run(m, 0, 1)["verdict"] = "true" }, "is not what its 3 runs fold to"},
 		{"runs dropped", func(m map[string]any) { kase(m, 0)["runs"] = []any{} }, "nondeterministic without runs"},
 		{"one run", func(m map[string]any) { kase(m, 1)["runs"] = kase(m, 1)["runs"].([]any)[:1] }, "one run in runs"},
-		{"first run is not the event", func(m map[string]any) { run(m, 0, 0)["event"].(map[string]any)["stdout"] = "1\n" }, "runs[0].event"},
+		{"first run is not the event", func(m map[string]any) { run(m, 0, 0)["event"].(map[string]any)["duration_ms"] = 7.0 }, "runs[0].event"},
+		{"a run's output rewritten", func(m map[string]any) {
+			e := run(m, 0, 1)["event"].(map[string]any)
+			e["stdout"], e["stdout_base64"] = "4\n", ""
+		}, "run 2: stdout holds 2 bytes, but stdout_kept_bytes says 3: the report was damaged"},
 		{"run with a bad limit", func(m map[string]any) { run(m, 0, 2)["event"].(map[string]any)["resource_limit"] = "x" }, "run 3: unknown resource_limit"},
 		{"nondeterministic count", func(m map[string]any) {
 			m["counts"].(map[string]any)["cases"].(map[string]any)["nondeterministic"] = 0.0
