@@ -176,7 +176,8 @@ func TestShapeCostOfRealReports(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		if ratio := float64(w.cost) / float64(len(data)); ratio > 1.5 {
+		ratio := float64(w.cost) / float64(len(data))
+		if ratio > 1.5 {
 			t.Errorf("%s: decoding %d bytes costs %d (%.2f × its size), want at most 1.5 ×", name, len(data), w.cost, ratio)
 		}
 		if _, err := Read(bytes.NewReader(data), int64(len(data))); err != nil {
