@@ -342,7 +342,7 @@ func (w *walker) object(t reflect.Type, path string) error {
 	return nil
 }
 
-// where names a path in a message of requireKeys' form.
+// where names a path in a refusal of a missing key.
 func where(path string) string {
 	if path == "" {
 		return "the report"
