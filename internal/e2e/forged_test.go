@@ -99,8 +99,22 @@ func TestForgedReportsCostLittle(t *testing.T) {
 
 // pullRequestRun runs the spec in dir as the pull request's run under
 // GitHub Actions (in this process, with the real daemon) and returns its
-// report.
+// report; the run must exit 1.
 func pullRequestRun(t *testing.T, dir string) []byte {
+	t.Helper()
+	code, stdout, b := runUnderActions(t, dir, false)
+	if code != cli.ExitFalse {
+		t.Fatalf("the pull request's run: exit %d, want %d\n%s", code, cli.ExitFalse, indent(stdout))
+	}
+	return b
+}
+
+// runUnderActions runs the spec in dir as the pull request's run under
+// GitHub Actions (in this process, with the real daemon): `behaves run`,
+// or with action the action's default command (run, then publish, with
+// no comment or check run), and returns its exit code, its stdout and
+// stderr (where the workflow commands are) and its report.
+func runUnderActions(t *testing.T, dir string, action bool) (int, string, []byte) {
 	t.Helper()
 	tmp := t.TempDir()
 	event := filepath.Join(tmp, "event.json")
@@ -111,9 +125,19 @@ func pullRequestRun(t *testing.T, dir string) []byte {
 		"GITHUB_STEP_SUMMARY": filepath.Join(tmp, "summary.md"),
 	}
 	path := filepath.Join(tmp, "report.json")
-	var stdout, stderr bytes.Buffer
-	code := cli.Main(context.Background(), []string{"run", "--spec", filepath.Join(dir, "behaves.yml"), "--report", path}, cli.Env{
-		Stdout: &stdout, Stderr: &stderr,
+	argv := []string{"run", "--spec", filepath.Join(dir, "behaves.yml"), "--report", path}
+	if action {
+		argv = []string{"action"}
+		for k, v := range map[string]string{
+			"GITHUB_WORKSPACE": dir, "GITHUB_OUTPUT": filepath.Join(tmp, "output"),
+			"INPUT_SPEC": filepath.Join(dir, "behaves.yml"), "INPUT_REPORT": path, "INPUT_COMMENT": "off", "INPUT_CHECK-RUN": "false",
+		} {
+			env[k] = v
+		}
+	}
+	var out bytes.Buffer
+	code := cli.Main(context.Background(), argv, cli.Env{
+		Stdout: &out, Stderr: &out,
 		Getenv: func(k string) string {
 			if v, ok := env[k]; ok {
 				return v
@@ -126,13 +150,13 @@ func pullRequestRun(t *testing.T, dir string) []byte {
 		NewSandbox: cli.DockerSandbox(context.Background()),
 	})
 	b, err := os.ReadFile(path)
-	if err != nil || code != cli.ExitFalse {
-		t.Fatalf("the pull request's run: exit %d (want %d), %v\n%s", code, cli.ExitFalse, err, indent(stderr.String()))
+	if err != nil {
+		t.Fatalf("the pull request's run: exit %d, %v\n%s", code, err, indent(out.String()))
 	}
 	if !bytes.Contains(b, []byte(`"head_sha": "`+forgedHead+`"`)) {
 		t.Fatalf("the report does not name the pull request's head")
 	}
-	return b
+	return code, out.String(), b
 }
 
 func writeFile(t *testing.T, path, text string) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/goldentest"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -220,6 +221,36 @@ func TestProgramFileLine(t *testing.T) {
 		a, ok := programAnnotation(&p, opt)
 		if !ok || a.Path != "src/p.src" || a.StartLine != tt.line || a.EndLine != tt.line || a.Col != tt.col {
 			t.Errorf("%s: at %s:%d-%d:%d (%v), want src/p.src:%d:%d", tt.name, a.Path, a.StartLine, a.EndLine, a.Col, ok, tt.line, tt.col)
+		}
+	}
+}
+
+// TestProgramFileLineFromRealSettings guards where the program's folder
+// comes from (issue 25): every real report held program_mount as a mount
+// description, which locate read as a path, so every annotation was at
+// line 1. program_dir says it; a report without it (an earlier behaves) is
+// read through the mount description; a bare path still reads.
+func TestProgramFileLineFromRealSettings(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name     string
+		settings runner.Settings
+		dir      string
+	}{
+		{"program_dir", runner.Settings{ProgramMount: "volume:behaves-0f3a-program:/program:ro", ProgramDir: "/program"}, "/program"},
+		{"a mount description only", runner.Settings{ProgramMount: "volume:behaves-0f3a-program:/program:ro"}, "/program"},
+		{"another folder", runner.Settings{ProgramMount: "volume:v:/src:ro", ProgramDir: "/src"}, "/src"},
+		{"another folder, mount only", runner.Settings{ProgramMount: "volume:v:/src:ro,tmpfs::/tmp:rw"}, "/src"},
+		{"a bare path", runner.Settings{ProgramMount: "/program"}, "/program"},
+		{"nothing", runner.Settings{}, "/program"},
+	} {
+		stderr := "Traceback (most recent call last):\n  File \"" + tt.dir + "/main.py\", line 3, in <module>\n    raise ValueError\nValueError\n"
+		c := kase("c", 14, verdict.False, "wrong", intp(1), "", "", stderr)
+		c.Event.Command = []string{"python3", "-I", tt.dir + "/main.py"}
+		p := program("p", "src/p.py", 10, c)
+		p.Settings = tt.settings
+		if a, ok := programAnnotation(&p, AnnotationOptions{}); !ok || a.StartLine != 3 {
+			t.Errorf("%s: line %d (%v), want 3", tt.name, a.StartLine, ok)
 		}
 	}
 }

@@ -7,12 +7,9 @@ import (
 	"strings"
 
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
-
-// defaultProgramMount is where the sandbox puts a program when the report
-// does not say (runner.Settings.ProgramMount).
-const defaultProgramMount = "/program"
 
 // locateMaxBytes bounds how much of one stderr locate reads: a traceback or
 // a compiler's first error comes early, and a program may write megabytes.
@@ -75,11 +72,10 @@ func entryName(p *report.Program) string {
 	return path.Base(p.File)
 }
 
+// mount is the folder where the program's files were inside the sandbox
+// ("/program"), without a trailing slash.
 func mount(p *report.Program) string {
-	if m := strings.TrimRight(p.Settings.ProgramMount, "/"); m != "" {
-		return m
-	}
-	return defaultProgramMount
+	return strings.TrimRight(runner.ProgramDirOf(p.Settings), "/")
 }
 
 // number parses a decimal position; 0 when absent or too large.

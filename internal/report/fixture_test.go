@@ -41,7 +41,8 @@ var settings = runner.Settings{
 	LogDriver:       "none",
 	Init:            true,
 	Tmpfs:           map[string]string{"/tmp": "size=16777216,nosuid,nodev,noexec"},
-	ProgramMount:    "/program",
+	ProgramMount:    "volume:behaves-run-0001-program:/program:ro",
+	ProgramDir:      "/program",
 	Env:             []string{"LANG=C.UTF-8"},
 }
 

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"path"
 	"strings"
 	"time"
 )
@@ -205,8 +206,40 @@ type Settings struct {
 	Init            bool              `json:"init"`
 	Runtime         string            `json:"runtime"`
 	Tmpfs           map[string]string `json:"tmpfs"`
-	ProgramMount    string            `json:"program_mount"`
-	Env             []string          `json:"env"`
+	// ProgramMount describes the mounts that bring the program in
+	// ("volume:<name>:/program:ro"); ProgramDir is the folder inside the
+	// sandbox where the program's files are ("/program"), what a reader
+	// needs to tell the program's own file in a traceback. A report of an
+	// earlier behaves has no ProgramDir: readers take it from
+	// ProgramMount (ProgramDirOf).
+	ProgramMount string   `json:"program_mount"`
+	ProgramDir   string   `json:"program_dir"`
+	Env          []string `json:"env"`
+}
+
+// DefaultProgramDir is where the sandboxes behaves has had put a program,
+// for a report that says neither ProgramDir nor a readable ProgramMount.
+const DefaultProgramDir = "/program"
+
+// ProgramDirOf is the folder where the program's files were inside the
+// sandbox: s.ProgramDir, else the target of the first mount that
+// s.ProgramMount describes ("type:source:target:mode"; an earlier
+// behaves), else DefaultProgramDir. It is never "" and never ends in "/",
+// but for the root itself.
+func ProgramDirOf(s Settings) string {
+	dir := s.ProgramDir
+	if dir == "" {
+		first, _, _ := strings.Cut(s.ProgramMount, ",")
+		if parts := strings.Split(first, ":"); len(parts) == 4 && strings.HasPrefix(parts[2], "/") {
+			dir = parts[2]
+		} else if strings.HasPrefix(first, "/") && !strings.Contains(first, ":") {
+			dir = first // a bare path
+		}
+	}
+	if dir = path.Clean(dir); dir == "." || !strings.HasPrefix(dir, "/") {
+		return DefaultProgramDir
+	}
+	return dir
 }
 
 // Sandbox prepares programs to run. Preparing checks the image (never pulling

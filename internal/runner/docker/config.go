@@ -387,6 +387,7 @@ func settingsFrom(prof runner.Profile, img imageInfo, cfg *container.Config, hc 
 		Runtime:         hc.Runtime,
 		Tmpfs:           cloneMap(hc.Tmpfs),
 		ProgramMount:    strings.Join(mounts, ","),
+		ProgramDir:      programDir,
 		Env:             slices.Clone(cfg.Env),
 	}
 }

@@ -442,6 +442,7 @@ func TestSettingsAndLimitsFromConfig(t *testing.T) {
 		Init:            true,
 		Tmpfs:           map[string]string{"/tmp": "rw,nosuid,nodev,noexec,size=16777216", "/data": "rw,nosuid,nodev,noexec,size=67108864"},
 		ProgramMount:    "volume:vol1:/program:ro",
+		ProgramDir:      "/program",
 		Env:             []string{"A=1", "LANG=C.UTF-8"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
