@@ -39,6 +39,14 @@ profiles:
       timeout: 120s
       memory: 512MiB
       output_size: 1MiB
+  c-placeholder:
+    image: %[1]q
+    command: ["/build/main"]
+    build:
+      # {program} puts the source before a flag that must follow it.
+      command: ["gcc", "-o", "/build/main", "{program}", "-lm"]
+      timeout: 120s
+      memory: 512MiB
   c-slow:
     image: %[1]q
     command: ["/build/main"]
@@ -73,6 +81,11 @@ programs:
     profile: c-small
     cases:
       - {name: runs, expect: {stdout: {equals: "ok"}}}
+  - name: placed
+    file: sum.c
+    profile: c-placeholder
+    cases:
+      - {name: two, args: ["2", "3"], expect: {stdout: {equals: "5"}}}
   - name: slow
     file: sum.c
     profile: c-slow
@@ -154,6 +167,11 @@ func TestBuildStage(t *testing.T) {
 		if b.Limits.MemoryBytes != 512<<20 || b.Limits.TimeoutMS != 120000 || b.Limits.FileSize != 64<<20 {
 			t.Errorf("sum build limits %+v, want 512MiB, 120s and fsize 64MiB", b.Limits)
 		}
+		// /build holds the binary gcc wrote: some kilobytes, within
+		// output_size.
+		if b.OutputBytes == nil || *b.OutputBytes < 1000 || *b.OutputBytes > b.OutputSize {
+			t.Errorf("sum build output_bytes %v, want the binary's size, at most output_size %d", b.OutputBytes, b.OutputSize)
+		}
 	}
 	for _, c := range sum.Cases {
 		if got := strings.Join(c.Event.Command, " "); !strings.HasPrefix(got, "/build/main") || strings.Contains(got, "/program/") {
@@ -187,6 +205,19 @@ func TestBuildStage(t *testing.T) {
 	if c := bomb.Cases[0]; !strings.Contains(c.Reason, "output_size") {
 		t.Errorf("bomb/%s: reason %q, want the output_size", c.Name, c.Reason)
 	}
+	if b := bomb.Build; b != nil && (b.OutputBytes == nil || *b.OutputBytes <= 1<<20) {
+		t.Errorf("bomb build output_bytes %v, want more than output_size (1 MiB)", b.OutputBytes)
+	}
+
+	placed := o.program(t, "placed")
+	if placed.Verdict != verdict.True {
+		t.Errorf("placed: %s (%s), want true; build: %+v", placed.Verdict, placed.Reason, placed.Build)
+	}
+	if b := placed.Build; b == nil {
+		t.Error("placed: no build object in the report")
+	} else if want := "gcc -o /build/main /program/sum.c -lm"; strings.Join(b.Command, " ") != want {
+		t.Errorf("placed build command %q, want %q", b.Command, want)
+	}
 
 	slow := o.program(t, "slow")
 	if slow.Verdict != verdict.False || slow.Reason != "build failed: timed out after 2s" || slow.Build == nil || !slow.Build.TimedOut {
@@ -199,6 +230,8 @@ func TestBuildStage(t *testing.T) {
 	}
 	if miss.Build == nil || miss.Build.SandboxError == "" {
 		t.Errorf("missing: build %+v, want its sandbox_error", miss.Build)
+	} else if miss.Build.OutputBytes != nil {
+		t.Errorf("missing: build output_bytes %d, want null (nothing was built)", *miss.Build.OutputBytes)
 	}
 
 	// The report reads back: its build objects pass report.Read.

@@ -34,6 +34,16 @@ func (e Event) RunnerEvent() (ev runner.Event, ok bool) {
 	return ev, !e.StdoutOmitted && !e.StderrOmitted
 }
 
+// RunnerEvent is the build's event as the runner gave it (see
+// Event.RunnerEvent), with what /build held after the build.
+func (b BuildStage) RunnerEvent() (runner.Event, bool) {
+	ev, ok := b.Event.RunnerEvent()
+	if b.OutputBytes != nil {
+		ev.BuildOutputBytes = new(*b.OutputBytes)
+	}
+	return ev, ok
+}
+
 // ProgramDigest is the lowercase hex SHA-256 of a program's entry file, as
 // a report's program_sha256 records it ("" without one).
 func ProgramDigest(p runner.Program) string { return entrySHA256(p) }

@@ -314,8 +314,8 @@ func checkProgram(p *Program) error {
 		default:
 			return fmt.Errorf("build: unknown resource_limit %q", b.ResourceLimit)
 		}
-		if b.OutputSize < 0 {
-			return errors.New("build: negative output_size")
+		if b.OutputSize < 0 || b.OutputBytes != nil && *b.OutputBytes < 0 {
+			return errors.New("build: negative output_size or output_bytes")
 		}
 		if err := checkEventData(&b.Event); err != nil {
 			return fmt.Errorf("build: %w", err)

@@ -354,8 +354,14 @@ type Event struct {
 // spec's.
 type BuildStage struct {
 	Event
-	// OutputSize is what /build could hold after the build, in bytes.
+	// OutputSize is what /build could hold after the build, in bytes: the
+	// declared limit.
 	OutputSize int64 `json:"output_size"`
+	// OutputBytes is what /build held after the build (the bytes of its
+	// regular files), null when it was not counted (a build that failed,
+	// or a report of an earlier behaves); past output_size the count
+	// stopped, so it is then more than output_size, not the whole.
+	OutputBytes *int64 `json:"output_bytes"`
 	// Tmpfs are the build's scratch mounts, path → bytes.
 	Tmpfs map[string]int64 `json:"tmpfs"`
 }
@@ -561,6 +567,9 @@ func buildProgram(in Input, i int, sp spec.Program) Program {
 		p.Settings = obs.Settings
 		if obs.Build != nil {
 			b := BuildStage{Event: buildEvent(*obs.Build), Tmpfs: map[string]int64{}}
+			if n := obs.Build.BuildOutputBytes; n != nil {
+				b.OutputBytes = new(*n)
+			}
 			b.Stdout, b.StdoutBase64 = encodeStream(obs.Build.Stdout.Data)
 			b.Stderr, b.StderrBase64 = encodeStream(obs.Build.Stderr.Data)
 			if in.Spec != nil {

@@ -356,7 +356,7 @@ func buildDiff(prof runner.Profile, ob *report.BuildStage) []string {
 	}
 	var d []string
 	if len(ob.Command) > 0 {
-		want := append(slices.Clone(b.Command), "/program/"+prof.ProgramName)
+		want := runner.BuildArgv(b.Command, "/program/"+prof.ProgramName)
 		if !slices.Equal(want, ob.Command) {
 			d = append(d, fmt.Sprintf("command is %q, the stored build ran %q", want, ob.Command))
 		}

@@ -61,7 +61,9 @@ type Profile struct {
 type Build struct {
 	// Image is pinned like the profile's (it defaults to it in the spec).
 	Image string
-	// Command is the build's argv prefix; "/program/<ProgramName>" follows it.
+	// Command is the build's argv: the program's path ("/program/<ProgramName>")
+	// goes where ProgramPlaceholder stands, a whole element, else it is
+	// appended (BuildArgv).
 	Command []string
 	// Timeout, Memory, CPUs, Pids, OutputLimit and OutputCeiling bound the
 	// build container as they bound a program's.
@@ -176,6 +178,12 @@ type Event struct {
 	// the program's build failed (observed evidence: the case is false),
 	// and how: "build failed: exit 1: main.c:3:5: error: …".
 	BuildFailure string
+	// BuildOutputBytes is, for a build's event, what /build held after the
+	// build: the bytes of its regular files, counted after a build that
+	// exited 0 within its limits (nil otherwise, and for any other event).
+	// Past the build's output_size the count stops at the first file that
+	// passes it, so it is then more than output_size, not the whole.
+	BuildOutputBytes *int64
 }
 
 // Settings records the container settings an attempt applied, for the report.
@@ -215,6 +223,30 @@ type Settings struct {
 	ProgramMount string   `json:"program_mount"`
 	ProgramDir   string   `json:"program_dir"`
 	Env          []string `json:"env"`
+}
+
+// ProgramPlaceholder, as a whole element of a build's command, is where
+// the program's path goes (at most once; the spec refuses it in a longer
+// argument, twice, or in a run command).
+const ProgramPlaceholder = "{program}"
+
+// BuildArgv is a build's argv for the program at programPath: command
+// with its ProgramPlaceholder element replaced by the path, or, without
+// one, the path appended. A build with a flag that must follow the
+// source (gcc's -lcrypto) writes the placeholder before the flag.
+func BuildArgv(command []string, programPath string) []string {
+	out := make([]string, 0, len(command)+1)
+	placed := false
+	for _, a := range command {
+		if a == ProgramPlaceholder && !placed {
+			a, placed = programPath, true
+		}
+		out = append(out, a)
+	}
+	if !placed {
+		out = append(out, programPath)
+	}
+	return out
 }
 
 // DefaultProgramDir is where the sandboxes behaves has had put a program,

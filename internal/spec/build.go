@@ -64,15 +64,15 @@ func (l *loader) build(n *yaml.Node, what string, rt *runner.Profile, cpusPos *P
 		if cmd, ok := l.stringList(f.val, "build command", `["gcc", "-O2", "-o", "/build/main"]`); ok {
 			switch {
 			case len(cmd) == 0:
-				l.errorf(f.val, "build command must not be empty: give the compiler's argv, like [\"gcc\", \"-O2\", \"-o\", \"/build/main\"] (/program/<program_name> is appended)")
+				l.errorf(f.val, "build command must not be empty: give the compiler's argv, like [\"gcc\", \"-O2\", \"-o\", \"/build/main\"] (/program/<program_name> is appended, or goes where a {program} argument stands)")
 			case cmd[0] == "":
 				l.errorf(f.val.Content[0], "build command[0] must not be empty: it is the executable to run")
-			default:
+			case l.placeholders(f.val, cmd):
 				b.Command = cmd
 			}
 		}
 	} else {
-		l.errorf(n, "%s is missing required key command: the compiler's argv, like [\"gcc\", \"-O2\", \"-o\", \"/build/main\"] (/program/<program_name> is appended)", what)
+		l.errorf(n, "%s is missing required key command: the compiler's argv, like [\"gcc\", \"-O2\", \"-o\", \"/build/main\"] (/program/<program_name> is appended, or goes where a {program} argument stands)", what)
 	}
 	if f, ok := fs.get("timeout"); ok {
 		if d, ok := l.timeoutValue(f.val, "build timeout", "60s or 2m", "60s or 2m"); ok {
@@ -146,4 +146,38 @@ func (l *loader) notOverBuild(n *yaml.Node, tmpfs map[string]int64) {
 			l.errorf(k, "tmpfs path %s would cover %s, where the build's output is mounted: use another folder, like /tmp", k.Value, buildDir)
 		}
 	}
+}
+
+// placeholders checks the {program} placeholders of a build command (n,
+// its list node; cmd, its values): a whole argument, at most once. It
+// reports whether the command is good. Other text with braces is literal
+// (an awk program's '{print $1}').
+func (l *loader) placeholders(n *yaml.Node, cmd []string) bool {
+	ok, seen := true, -1
+	for i, a := range cmd {
+		switch {
+		case a == runner.ProgramPlaceholder && seen >= 0:
+			l.errorf(n.Content[i], "build command has %s twice (arguments %d and %d): the program's path goes in one place; remove one", runner.ProgramPlaceholder, seen+1, i+1)
+			ok = false
+		case a == runner.ProgramPlaceholder:
+			seen = i
+		case strings.Contains(a, runner.ProgramPlaceholder):
+			l.errorf(n.Content[i], "build command argument %q holds %s inside a longer argument: the placeholder must be a whole argument, like [\"g++\", \"-o\", \"/build/main\", \"%s\", \"-lcrypto\"]", a, runner.ProgramPlaceholder, runner.ProgramPlaceholder)
+			ok = false
+		}
+	}
+	return ok
+}
+
+// noPlaceholder refuses {program} in a run command (n, its list node):
+// the placeholder is a build command's; a run command is followed by the
+// program's path, or with a build stage by the case's args alone.
+func (l *loader) noPlaceholder(n *yaml.Node, cmd []string) bool {
+	for i, a := range cmd {
+		if strings.Contains(a, runner.ProgramPlaceholder) {
+			l.errorf(n.Content[i], "command argument %q holds %s, which only a build command takes: a run command is followed by /program/<program_name> (or, with a build stage, by the case's args alone); remove it", a, runner.ProgramPlaceholder)
+			return false
+		}
+	}
+	return true
 }

@@ -122,7 +122,7 @@ func (l *loader) profile(name string, key, n *yaml.Node) *profileState {
 				l.errorf(f.val, "command must not be empty: give the argv the program path is appended to, like [\"python3\", \"-I\"]")
 			case cmd[0] == "":
 				l.errorf(f.val.Content[0], "command[0] must not be empty: it is the executable to run")
-			default:
+			case l.noPlaceholder(f.val, cmd):
 				rt.Command = cmd
 			}
 		}

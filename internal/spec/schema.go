@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -62,6 +63,10 @@ func jsRef(def, desc string) map[string]any {
 	return map[string]any{"$ref": "#/$defs/" + def, "description": desc}
 }
 
+// schemaPlaceholder matches an argument that holds the build command's
+// placeholder.
+var schemaPlaceholder = regexp.QuoteMeta(runner.ProgramPlaceholder)
+
 func jsWith(m map[string]any, kv ...any) map[string]any {
 	for i := 0; i+1 < len(kv); i += 2 {
 		m[kv[i].(string)] = kv[i+1]
@@ -107,8 +112,9 @@ func schemaObjects() []schemaObject {
 			props: map[string]map[string]any{
 				"image": jsWith(jsString("A pinned image: name@sha256:<64 hex> (a registry digest) or sha256:<64 hex> (a local image ID). Never pulled by tag."),
 					"pattern", schemaImage),
-				"command": jsWith(jsList("The argv; /program/<program_name> and the case's args are appended."),
-					"minItems", 1, "prefixItems", []any{map[string]any{"type": "string", "minLength": 1}}),
+				"command": jsWith(jsList("The argv; /program/<program_name> and the case's args are appended. {program} is a build command's placeholder, never a run command's."),
+					"minItems", 1, "prefixItems", []any{map[string]any{"type": "string", "minLength": 1}},
+					"items", map[string]any{"type": "string", "not": map[string]any{"pattern": schemaPlaceholder}}),
 				"program_name": jsWith(jsString("The program's file name under /program (default: the program file's base name)."),
 					"pattern", `^[^/]+$`, "not", map[string]any{"enum": []any{".", ".."}}),
 				"timeout": jsWith(jsString("The program's own run time, a Go duration (default 10s): 5s, 1500ms, 2m."),
@@ -147,8 +153,13 @@ func schemaObjects() []schemaObject {
 			props: map[string]map[string]any{
 				"image": jsWith(jsString("A pinned image for the build (default: the profile's)."),
 					"pattern", schemaImage),
-				"command": jsWith(jsList("The build's argv; /program/<program_name> is appended."),
-					"minItems", 1, "prefixItems", []any{map[string]any{"type": "string", "minLength": 1}}),
+				"command": jsWith(jsList("The build's argv; /program/<program_name> is appended, or goes where a {program} argument stands (a whole argument, at most once)."),
+					"minItems", 1, "prefixItems", []any{map[string]any{"type": "string", "minLength": 1}},
+					"items", map[string]any{"type": "string", "anyOf": []any{
+						map[string]any{"const": runner.ProgramPlaceholder},
+						map[string]any{"not": map[string]any{"pattern": schemaPlaceholder}},
+					}},
+					"contains", map[string]any{"const": runner.ProgramPlaceholder}, "minContains", 0, "maxContains", 1),
 				"timeout": jsWith(jsString("The build's run time, a Go duration (default: the profile's)."),
 					"pattern", schemaDuration),
 				"memory": jsSize("The build's memory limit (default: the profile's)"),

@@ -356,6 +356,7 @@ var errSpecKinds = map[string]string{
 	"image_override":               "schema", // a profile without image, which only --image fills
 	"network_files":                "schema",
 	"build":                        "schema",
+	"build_placeholder":            "schema",
 	"case_name_hash":               "schema",
 	"same_as":                      "schema",
 	"inputs_file":                  "schema",
@@ -491,6 +492,11 @@ programs:
 		{"relative tmpfs path", "command: [python3]", "command: [python3]\n    tmpfs: {tmp: 1MiB}"},
 		{"tmpfs size in MB", "command: [python3]", "command: [python3]\n    tmpfs: {/tmp: 1MB}"},
 		{"version 1.5", "version: 1", "version: 1.5"},
+		{"placeholder in a run command", "command: [python3]", `command: [python3, "{program}"]`},
+		{"braces in a run command", "command: [python3]", `command: [python3, "{print $1}"]`},
+		{"placeholder placed", "command: [python3]", `command: [/build/main]` + "\n    build: {command: [g++, -o, /build/main, \"{program}\", -lcrypto]}"},
+		{"placeholder twice", "command: [python3]", `command: [/build/main]` + "\n    build: {command: [g++, \"{program}\", \"{program}\"]}"},
+		{"placeholder inside an argument", "command: [python3]", `command: [/build/main]` + "\n    build: {command: [sh, -c, \"g++ {program}\"]}"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -99,6 +99,13 @@ func runWithBuild(volume string) func(*container.Config, *container.HostConfig) 
 // hold, never more than the largest of that and the build's tmpfs).
 func buildMounts(b *buildPlan) func(*container.Config, *container.HostConfig) {
 	return func(cfg *container.Config, hc *container.HostConfig) {
+		// The program's path goes where the build's command says
+		// (runner.BuildArgv): containerConfig gave it as the command's
+		// first argument, after the entrypoint.
+		if slices.Contains(cfg.Entrypoint, runner.ProgramPlaceholder) && len(cfg.Cmd) > 0 {
+			cfg.Entrypoint = runner.BuildArgv(cfg.Entrypoint, cfg.Cmd[0])
+			cfg.Cmd = slices.Clone(cfg.Cmd[1:])
+		}
 		hc.Mounts = append(hc.Mounts, mount.Mount{
 			Type:          mount.TypeVolume,
 			Source:        b.volume,
@@ -116,7 +123,7 @@ func buildMounts(b *buildPlan) func(*container.Config, *container.HostConfig) {
 
 // Build runs the profile's build stage: one container from the build's
 // image, hardened like every invocation's (containerConfig), that runs the
-// build's command on /program/<program_name> with the program volume
+// build's command on /program/<program_name> (runner.BuildArgv) with the program volume
 // read-only and the build volume writable at /build. When it exited 0
 // within its limits, /build is counted (countBuild): past output_size the
 // event's resource limit is build_output. The event and error mean what
@@ -139,11 +146,13 @@ func (a *Attempt) Build(ctx context.Context) (runner.Event, error) {
 			if ev.TimedOut || ev.ResourceLimit != runner.LimitNone || ev.ExitCode == nil || *ev.ExitCode != 0 {
 				return // failed already: what it left does not matter
 			}
-			over, err := a.sb.countBuild(ctx, id, a.build.outputSize)
-			switch {
-			case err != nil:
+			n, over, err := a.sb.countBuild(ctx, id, a.build.outputSize)
+			if err != nil {
 				ev.SandboxError = faultText(ctx, "counting the bytes in "+buildDir, err, a.sb.opt.EngineTimeout)
-			case over:
+				return
+			}
+			ev.BuildOutputBytes = &n
+			if over {
 				ev.ResourceLimit = runner.LimitBuildOutput
 			}
 		},
@@ -153,42 +162,41 @@ func (a *Attempt) Build(ctx context.Context) (runner.Event, error) {
 	return b.Run(ctx, runner.Invocation{})
 }
 
-// countBuild reports whether the regular files under /build in the
-// (exited) container id hold more than limit bytes. The engine streams
-// /build as a tar archive (CopyFromContainer); the headers' sizes are
-// summed and nothing is kept, and reading stops as soon as the sum passes
-// limit.
-func (s *Sandbox) countBuild(ctx context.Context, id string, limit int64) (over bool, err error) {
+// countBuild counts the bytes of the regular files under /build in the
+// (exited) container id, and reports whether they pass limit. The engine
+// streams /build as a tar archive (CopyFromContainer); the headers' sizes
+// are summed and nothing is kept, and reading stops as soon as the sum
+// passes limit (n is then the sum so far).
+func (s *Sandbox) countBuild(ctx context.Context, id string, limit int64) (n int64, over bool, err error) {
 	cctx, cancel := s.engineCtx(ctx)
 	defer cancel()
 	rc, _, err := s.cli.CopyFromContainer(cctx, id, buildDir+"/.")
 	if err != nil {
-		return false, err
+		return 0, false, err
 	}
 	defer rc.Close()
 	return overSize(rc, limit)
 }
 
-// overSize reads a tar stream and reports whether its regular files hold
-// more than limit bytes together; it skips the file contents without
-// keeping them.
-func overSize(r io.Reader, limit int64) (bool, error) {
+// overSize reads a tar stream and sums the sizes of its regular files,
+// stopping as soon as the sum passes limit; it skips the file contents
+// without keeping them.
+func overSize(r io.Reader, limit int64) (sum int64, over bool, err error) {
 	tr := tar.NewReader(r)
-	var sum int64
 	for {
 		hdr, err := tr.Next()
 		if errors.Is(err, io.EOF) {
-			return false, nil
+			return sum, false, nil
 		}
 		if err != nil {
-			return false, fmt.Errorf("reading the archive of %s: %w", buildDir, err)
+			return sum, false, fmt.Errorf("reading the archive of %s: %w", buildDir, err)
 		}
 		if hdr.Typeflag != tar.TypeReg || hdr.Size < 0 {
 			continue
 		}
 		sum += hdr.Size
 		if sum > limit {
-			return true, nil
+			return sum, true, nil
 		}
 	}
 }

@@ -36,18 +36,20 @@ func TestOverSize(t *testing.T) {
 		files map[string]int
 		limit int64
 		want  bool
+		sum   int64
 	}{
-		{map[string]int{"main": 1000}, 1000, false},
-		{map[string]int{"main": 1001}, 1000, true},
-		{map[string]int{"a": 600, "b": 600}, 1000, true},
-		{map[string]int{}, 1, false},
+		{map[string]int{"main": 1000}, 1000, false, 1000},
+		{map[string]int{"main": 1001}, 1000, true, 1001},
+		{map[string]int{"a": 600, "b": 600}, 1000, true, 1200},
+		{map[string]int{"a": 300, "b": 400}, 1000, false, 700},
+		{map[string]int{}, 1, false, 0},
 	} {
-		got, err := overSize(bytes.NewReader(tarOf(t, tt.files)), tt.limit)
-		if err != nil || got != tt.want {
-			t.Errorf("%v under %d: over %v (%v), want %v", tt.files, tt.limit, got, err, tt.want)
+		sum, got, err := overSize(bytes.NewReader(tarOf(t, tt.files)), tt.limit)
+		if err != nil || got != tt.want || sum != tt.sum {
+			t.Errorf("%v under %d: %d bytes, over %v (%v), want %d, %v", tt.files, tt.limit, sum, got, err, tt.sum, tt.want)
 		}
 	}
-	if _, err := overSize(strings.NewReader("not a tar archive, but long enough to hold a header block of 512 bytes"+strings.Repeat("x", 600)), 10); err == nil {
+	if _, _, err := overSize(strings.NewReader("not a tar archive, but long enough to hold a header block of 512 bytes"+strings.Repeat("x", 600)), 10); err == nil {
 		t.Error("a broken archive is no error")
 	}
 }
@@ -124,5 +126,13 @@ func TestBuildContainerConfigs(t *testing.T) {
 	}
 	if !hc.ReadonlyRootfs || hc.NetworkMode != "none" || len(hc.CapDrop) != 1 || hc.LogConfig.Type != "none" {
 		t.Errorf("the build container is not hardened like a program's: %+v", hc)
+	}
+
+	// {program} says where the path goes: a flag may follow the source.
+	bp.prof.Command = []string{"g++", "-o", "/build/main", runner.ProgramPlaceholder, "-lcrypto"}
+	cfg, hc = containerConfig(bp.prof, img, runcRuntime, "prog-vol", runner.Invocation{}, nil)
+	buildMounts(bp)(cfg, hc)
+	if got := strings.Join(append(append([]string{}, cfg.Entrypoint...), cfg.Cmd...), " "); got != "g++ -o /build/main /program/main.c -lcrypto" {
+		t.Errorf("build argv with {program} %q, want g++ -o /build/main /program/main.c -lcrypto", got)
 	}
 }
