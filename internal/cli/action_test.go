@@ -202,8 +202,11 @@ func TestActionRunAndPublishUnderEmulatedRunner(t *testing.T) {
 	ws := workspaceRepo(t, fakeSpec(1, 1))
 	e := newEmulatedRunner(t, ws, "pull_request")
 	// A look-alike: the spec's marker, written by someone else.
-	lookAlike := ghComment{ID: 1, Login: "octocat", Body: publish.Marker(report.Report{SpecFile: "behaves.yml"}) + "\nall true!"}
-	e.gh.comments = []ghComment{lookAlike}
+	marker := publish.Marker(report.Report{SpecFile: "behaves.yml"})
+	lookAlike := ghComment{ID: 1, Login: "octocat", Body: marker + "\nall true!"}
+	// Another workflow's comment, by the same bot, quoting the marker.
+	quote := ghComment{ID: 2, Login: "github-actions[bot]", Body: "Another tool says:\n" + marker + "\nall true!"}
+	e.gh.comments = []ghComment{lookAlike, quote}
 	r := e.main(t, exitOne(), nil, "action")
 	if r.code != ExitFalse {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, ExitFalse, r.stdout, r.stderr)
@@ -234,13 +237,13 @@ func TestActionRunAndPublishUnderEmulatedRunner(t *testing.T) {
 	}
 
 	comments, writes := e.gh.snapshot()
-	if len(comments) != 2 || comments[0] != lookAlike || len(writes) != 1 || writes[0].Method != "POST" {
-		t.Fatalf("after one run: comments %+v, writes %+v; want the look-alike untouched and one comment created", comments, writes)
+	if len(comments) != 3 || comments[0] != lookAlike || comments[1] != quote || len(writes) != 1 || writes[0].Method != "POST" {
+		t.Fatalf("after one run: comments %+v, writes %+v; want the look-alike and the quote untouched and one comment created", comments, writes)
 	}
-	if !strings.HasPrefix(comments[1].Body, publish.Marker(rep)) {
-		t.Errorf("the comment does not start with the marker:\n%s", comments[1].Body)
+	if !strings.HasPrefix(comments[2].Body, publish.Marker(rep)) {
+		t.Errorf("the comment does not start with the marker:\n%s", comments[2].Body)
 	}
-	goldentest.Check(t, "action_comment.golden.md", stable(comments[1].Body))
+	goldentest.Check(t, "action_comment.golden.md", stable(comments[2].Body))
 
 	// A second push: the same comment is edited, never duplicated.
 	r = e.main(t, exitOne(), map[string]string{"fail-on": "false"}, "action")
@@ -248,8 +251,23 @@ func TestActionRunAndPublishUnderEmulatedRunner(t *testing.T) {
 		t.Fatalf("second run: exit %d, want %d\n%s", r.code, ExitFalse, r.stderr)
 	}
 	comments, writes = e.gh.snapshot()
-	if len(comments) != 2 || comments[0] != lookAlike || len(writes) != 2 || writes[1].Method != "PATCH" || writes[1].Path != "/repos/octo/repo/issues/comments/101" {
+	if len(comments) != 3 || comments[0] != lookAlike || comments[1] != quote || len(writes) != 2 || writes[1].Method != "PATCH" || writes[1].Path != "/repos/octo/repo/issues/comments/101" {
 		t.Errorf("after two runs: comments %d, writes %+v; want the one comment edited", len(comments), writes)
+	}
+
+	// A newer duplicate of its own (say, a run of an older behaves): the
+	// oldest stays the sticky comment, and the log says what was left.
+	e.gh.mu.Lock()
+	dup := ghComment{ID: 300, Login: "github-actions[bot]", Body: marker + "\nan older behaves' comment"}
+	e.gh.comments = append(e.gh.comments, dup)
+	e.gh.mu.Unlock()
+	r = e.main(t, exitOne(), nil, "action")
+	comments, writes = e.gh.snapshot()
+	if len(comments) != 4 || comments[3] != dup || len(writes) != 3 || writes[2].Path != "/repos/octo/repo/issues/comments/101" {
+		t.Errorf("after a duplicate: comments %+v, writes %+v; want comment 101 edited and 300 untouched", comments, writes)
+	}
+	if !strings.Contains(r.stdout, "1 newer comment on #7 also starts with") {
+		t.Errorf("the log does not say a newer comment was left:\n%s", r.stdout)
 	}
 }
 

@@ -363,6 +363,13 @@ func postComment(ctx context.Context, env Env, cfg publishConfig, client *gh.Cli
 		return
 	}
 	printMessages(env.Stdout, env, fmt.Sprintf("behaves: pull request comment %s: %s", res.Action, res.URL))
+	if res.Others > 0 {
+		others := fmt.Sprintf("%d newer comments on #%d also start", res.Others, pr)
+		if res.Others == 1 {
+			others = fmt.Sprintf("1 newer comment on #%d also starts", pr)
+		}
+		notice(env.Stdout, fmt.Sprintf("behaves: %s with this spec's marker; the oldest (%s) is the sticky comment and was the one published, and the newer were left as they are: delete them", others, res.URL))
+	}
 }
 
 func postCheckRun(ctx context.Context, env Env, client *gh.Client, rep report.Report, ev *gh.Event, anns []publish.Annotation, opts publish.Options, code int) {

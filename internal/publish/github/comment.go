@@ -38,7 +38,8 @@ type Comment struct {
 	// PR is the pull request's number, from the event (PullRequestNumber).
 	PR int
 	// Marker identifies the comment of one spec, e.g. a hidden HTML
-	// comment; the renderer owns its form. Body must contain it.
+	// comment; the renderer owns its form. It is one line, and Body's first
+	// line must be exactly it: that is how the comment is found again.
 	Marker string
 	// Body is the rendered markdown. Beyond MaxCommentBytes it is cut.
 	Body string
@@ -62,14 +63,22 @@ type CommentResult struct {
 	// ID and URL name the comment (zero when skipped).
 	ID  int64
 	URL string
+	// Others counts the other comments that are also ours (Updated or
+	// Unchanged only): the sticky comment is the oldest, and these newer
+	// ones are left as they are.
+	Others int
 }
 
 // PublishComment posts cm on its pull request. Under CommentUpdate it edits
-// the sticky comment: the most recent comment that contains the marker and
-// was written by the token's own identity (Login). A comment with the same
-// marker by anyone else is left alone, so nobody can make behaves edit, or
-// hide its result behind, a look-alike. A 403 or 404 (a fork's read-only
-// token) is a *NotPermittedError.
+// the sticky comment: the oldest comment whose first line is exactly the
+// marker and that was written by the token's own identity (Login). A
+// comment with the marker elsewhere (another bot quoting it; every
+// workflow's GITHUB_TOKEN is the same bot) or by anyone else is left
+// alone, so nobody can make behaves edit, or hide its result behind, a
+// look-alike. The oldest, because it is the one the thread's readers met
+// first and the one a newer duplicate cannot displace; the newer ones are
+// counted (Others). A 403 or 404 (a fork's read-only token) is a
+// *NotPermittedError.
 func (c *Client) PublishComment(ctx context.Context, cm Comment) (CommentResult, error) {
 	if cm.Mode == CommentOff {
 		return CommentResult{Action: CommentSkipped}, nil
@@ -80,28 +89,28 @@ func (c *Client) PublishComment(ctx context.Context, cm Comment) (CommentResult,
 	if cm.PR <= 0 {
 		return CommentResult{}, fmt.Errorf("publishing the comment: no pull request (%d)", cm.PR)
 	}
-	if cm.Marker == "" || !strings.Contains(cm.Body, cm.Marker) {
-		return CommentResult{}, errors.New("publishing the comment: the body does not contain its marker, so it could never be found again")
+	if cm.Marker == "" || strings.ContainsAny(cm.Marker, "\r\n") || firstLine(cm.Body) != cm.Marker {
+		return CommentResult{}, errors.New("publishing the comment: the body's first line is not its marker, so it could never be found again")
+	}
+	if len(cm.Marker) >= MaxCommentBytes/2 {
+		return CommentResult{}, fmt.Errorf("publishing the comment: a marker of %d bytes", len(cm.Marker))
 	}
 	body := cut(cm.Body, MaxCommentBytes, commentCutMarker)
-	if !strings.Contains(body, cm.Marker) {
-		return CommentResult{}, fmt.Errorf("publishing the comment: the marker lies beyond the %d bytes kept of the body", MaxCommentBytes)
-	}
 
 	if cm.Mode == CommentUpdate {
-		existing, err := c.stickyComment(ctx, cm.PR, cm.Marker)
+		existing, others, err := c.stickyComment(ctx, cm.PR, cm.Marker)
 		if err != nil {
 			return CommentResult{}, err
 		}
 		if existing != nil {
 			if existing.GetBody() == body {
-				return CommentResult{Action: CommentUnchanged, ID: existing.GetID(), URL: existing.GetHTMLURL()}, nil
+				return CommentResult{Action: CommentUnchanged, ID: existing.GetID(), URL: existing.GetHTMLURL(), Others: others}, nil
 			}
 			edited, _, err := c.rest.Issues.EditComment(ctx, c.owner, c.repo, existing.GetID(), &gh.IssueComment{Body: &body})
 			if err != nil {
 				return CommentResult{}, apiError(fmt.Sprintf("editing comment %d on #%d", existing.GetID(), cm.PR), err)
 			}
-			return CommentResult{Action: CommentUpdated, ID: edited.GetID(), URL: edited.GetHTMLURL()}, nil
+			return CommentResult{Action: CommentUpdated, ID: edited.GetID(), URL: edited.GetHTMLURL(), Others: others}, nil
 		}
 	}
 	created, _, err := c.rest.Issues.CreateComment(ctx, c.owner, c.repo, cm.PR, &gh.IssueComment{Body: &body})
@@ -111,34 +120,46 @@ func (c *Client) PublishComment(ctx context.Context, cm Comment) (CommentResult,
 	return CommentResult{Action: CommentCreated, ID: created.GetID(), URL: created.GetHTMLURL()}, nil
 }
 
-// stickyComment returns the most recent comment on pr that contains marker
-// and was written by the token's identity; nil when there is none. It reads
-// every page, so that an older sticky comment is never duplicated.
-func (c *Client) stickyComment(ctx context.Context, pr int, marker string) (*gh.IssueComment, error) {
+// stickyComment returns the oldest comment on pr whose first line is
+// exactly marker and that was written by the token's identity (nil when
+// there is none), and how many newer ones are ours too. It reads every
+// page, so that the count is whole.
+func (c *Client) stickyComment(ctx context.Context, pr int, marker string) (found *gh.IssueComment, others int, err error) {
 	self, err := c.Login(ctx)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	op := fmt.Sprintf("listing the comments on #%d", pr)
 	opts := &gh.IssueListCommentsOptions{ListOptions: gh.ListOptions{PerPage: MaxPerPage}}
-	var found *gh.IssueComment
 	for page := 0; ; page++ {
 		if page == maxListPages {
-			return nil, fmt.Errorf("%s: more than %d pages", op, maxListPages)
+			return nil, 0, fmt.Errorf("%s: more than %d pages", op, maxListPages)
 		}
 		comments, resp, err := c.rest.Issues.ListComments(ctx, c.owner, c.repo, pr, opts)
 		if err != nil {
-			return nil, apiError(op, err)
+			return nil, 0, apiError(op, err)
 		}
-		// Pages come oldest first, so the last match is the most recent.
+		// Pages come oldest first, so the first match is the oldest.
 		for _, cm := range comments {
-			if strings.Contains(cm.GetBody(), marker) && sameLogin(cm.GetUser().GetLogin(), self) {
+			if firstLine(cm.GetBody()) != marker || !sameLogin(cm.GetUser().GetLogin(), self) {
+				continue
+			}
+			if found == nil {
 				found = cm
+			} else {
+				others++
 			}
 		}
 		if resp.NextPage == 0 {
-			return found, nil
+			return found, others, nil
 		}
 		opts.Page = resp.NextPage
 	}
+}
+
+// firstLine is body's first line, ended by "\n" or "\r\n" (GitHub may
+// return either).
+func firstLine(body string) string {
+	line, _, _ := strings.Cut(body, "\n")
+	return strings.TrimSuffix(line, "\r")
 }

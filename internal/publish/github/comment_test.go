@@ -201,6 +201,52 @@ func TestPublishCommentOwnOnly(t *testing.T) {
 	}
 }
 
+// The sticky comment is the token's own comment whose first line is exactly
+// the marker. Another bot's comment by the same identity (every workflow's
+// GITHUB_TOKEN is github-actions[bot]) that quotes the marker mid-body or
+// after other text on its first line is not ours; of two that are, the
+// oldest is edited and the newer one counted.
+func TestPublishCommentMarkerOnFirstLineOnly(t *testing.T) {
+	t.Parallel()
+	existing := []map[string]any{
+		{"user": "github-actions[bot]", "body": "Another workflow says:\n" + marker + "\nall true (quoted)"},
+		{"user": "github-actions[bot]", "body": marker + "\r\nthe real sticky comment"},
+		{"user": "github-actions[bot]", "body": marker + " trailing\nnot a marker line"},
+		{"user": "github-actions[bot]", "body": "> " + marker + "\nquoted"},
+		{"user": "github-actions[bot]", "body": marker + "\na newer duplicate"},
+		{"user": "github-actions[bot]", "body": "and again, quoting it last: " + marker},
+	}
+	th := newIssueThread(t, 2, existing...)
+	res, err := testClient(t, th.fakeGitHub).PublishComment(context.Background(), Comment{PR: 7, Marker: marker, Body: marker + "\nnew result", Mode: CommentUpdate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Action != CommentUpdated || res.ID != 1002 || res.Others != 1 {
+		t.Fatalf("%+v, want comment 1002 (the oldest real one) updated and 1 other", res)
+	}
+	bodies := th.bodies()
+	if len(bodies) != len(existing) {
+		t.Fatalf("%d comments, want %d (none created)", len(bodies), len(existing))
+	}
+	for i, e := range existing {
+		want := e["body"].(string)
+		if i == 1 {
+			want = marker + "\nnew result"
+		}
+		if bodies[i][1] != want {
+			t.Errorf("comment %d: %q, want %q", 1001+i, bodies[i][1], want)
+		}
+	}
+
+	// A body whose first line is not its marker is refused before anything
+	// is read or written: it could never be found again.
+	for _, body := range []string{"intro\n" + marker, " " + marker + "\nx", marker + "x"} {
+		if _, err := testClient(t, th.fakeGitHub).PublishComment(context.Background(), Comment{PR: 7, Marker: marker, Body: body, Mode: CommentUpdate}); err == nil || !strings.Contains(err.Error(), "first line") {
+			t.Errorf("body %q: %v, want the first-line error", body, err)
+		}
+	}
+}
+
 func TestPublishCommentModes(t *testing.T) {
 	t.Parallel()
 	th := newIssueThread(t, 100, map[string]any{"user": "github-actions[bot]", "body": marker + "\nold"})
