@@ -27,13 +27,14 @@ func main() {
 	}()
 
 	os.Exit(cli.Main(ctx, cli.Args(os.Args), cli.Env{
-		Stdout:     os.Stdout,
-		Stderr:     os.Stderr,
-		Getenv:     os.Getenv,
-		Terminal:   isTerminal(os.Stderr),
-		Cleanup:    cleanup,
-		NewSandbox: cli.DockerSandbox(cleanup),
-		NewSweeper: cli.DockerSweeper,
+		Stdout:         os.Stdout,
+		Stderr:         os.Stderr,
+		Getenv:         os.Getenv,
+		Terminal:       isTerminal(os.Stderr),
+		StdoutTerminal: isTerminal(os.Stdout),
+		Cleanup:        cleanup,
+		NewSandbox:     cli.DockerSandbox(cleanup),
+		NewSweeper:     cli.DockerSweeper,
 	}))
 }
 

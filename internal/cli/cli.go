@@ -31,6 +31,8 @@ type Env struct {
 	Getenv func(string) string
 	// Terminal says stderr is a terminal (enables the live progress line).
 	Terminal bool
+	// StdoutTerminal says stdout is a terminal (--color auto colours it).
+	StdoutTerminal bool
 	// Cleanup is the parent of cleanup contexts; main cancels it on a
 	// second signal so that behaves exits right after writing the report.
 	Cleanup context.Context
@@ -218,7 +220,13 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	fs.Var(&maxReport, "max-report-size", "the most bytes the report's cases take; past it, output is left out (true cases' first) (KiB, MiB, GiB)")
 	passAt := fs.String("pass-at", "1", "K,…: the k of pass@k for each files: entry's samples, e.g. 1,5,10")
 	shardFlag := fs.String("shard", "", "i/N: run only shard i of N (a deterministic, balanced slice of the programs; see behaves merge)")
+	var tf terminalFlags
+	tf.register(fs)
 	if !parse(fs, args, env) {
+		return ExitUsage
+	}
+	if err := tf.check(); err != nil {
+		fmt.Fprintf(env.Stderr, "behaves run: %v\n", err)
 		return ExitUsage
 	}
 	ks, err := verdict.ParsePassAt(*passAt)
@@ -503,16 +511,22 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	})
 	rep, err = out.Commit(rep) // counts the nondeterministic cases, from their runs
 	code := exitCode(rep.Verdict, runErr != nil, FailOn(*failOn), rep.Counts.Cases.Nondeterministic > 0)
+	wrote := ""
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", err)
 		code = ExitRunFailed
 	} else if err := junitFromReport(*junitPath, *reportPath, int64(maxReport)+reportReadSlack); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: %v\n", err)
 		code = ExitRunFailed
+		wrote = wroteLine(*reportPath, "")
+	} else {
+		wrote = wroteLine(*reportPath, *junitPath)
 	}
-	topts := report.TerminalOptions{GitHubActions: env.Getenv("GITHUB_ACTIONS") == "true", Token: report.NewToken()}
-	if err := report.WriteTerminal(env.Stdout, rep, topts); err != nil {
+	if err := report.WriteTerminal(env.Stdout, rep, tf.options(env)); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: writing the summary: %v\n", err)
+	}
+	if wrote != "" {
+		printMessages(env.Stdout, env, wrote)
 	}
 	if runErr != nil {
 		printMessages(env.Stderr, env, fmt.Sprintf("behaves: the run failed: %v", runErr))

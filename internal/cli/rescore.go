@@ -46,11 +46,17 @@ func rescoreCommand(args []string, env Env) int {
 	passAt := fs.String("pass-at", "1", "K,…: the k of pass@k for each files: entry's samples, e.g. 1,5,10")
 	maxRead := sizeFlag(DefaultMaxReadReport)
 	fs.Var(&maxRead, "max-report-size", "the largest report read (KiB, MiB, GiB)")
+	var tf terminalFlags
+	tf.register(fs)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), rescoreUsage)
 		fs.PrintDefaults()
 	}
 	if !parse(fs, args, env) {
+		return ExitUsage
+	}
+	if err := tf.check(); err != nil {
+		fmt.Fprintf(env.Stderr, "behaves rescore: %v\n", err)
 		return ExitUsage
 	}
 	fo, err := parseFailOn(*failOn)
@@ -108,13 +114,16 @@ func rescoreCommand(args []string, env Env) int {
 		PassAt:       ks,
 	})
 	code := exitCode(rep.Verdict, false, fo, rep.Counts.Cases.Nondeterministic > 0)
-	if err := report.WriteJSON(*outPath, rep); err != nil {
-		fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", err)
+	werr := report.WriteJSON(*outPath, rep)
+	if werr != nil {
+		fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", werr)
 		code = ExitRunFailed
 	}
-	topts := report.TerminalOptions{GitHubActions: env.Getenv("GITHUB_ACTIONS") == "true", Token: report.NewToken()}
-	if err := report.WriteTerminal(env.Stdout, rep, topts); err != nil {
+	if err := report.WriteTerminal(env.Stdout, rep, tf.options(env)); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: writing the summary: %v\n", err)
+	}
+	if werr == nil {
+		printMessages(env.Stdout, env, wroteLine(*outPath, ""))
 	}
 	return code
 }

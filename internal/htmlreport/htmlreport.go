@@ -365,10 +365,15 @@ func caseOf(r report.Report, c *report.Case, b *budget) caseView {
 		cv.Stdin = s
 	}
 	cv.Exit = fmt.Sprintf("expected %s, got none (did not exit)", c.ExpectedExitCode())
-	if e.ExitCode != nil {
+	stop := e.Stopped()
+	switch {
+	case stop != "":
+		// 137 is the sandbox's kill, not the program's code.
+		cv.Exit = fmt.Sprintf("expected %s, got none: the sandbox stopped the program (%s)", c.ExpectedExitCode(), one(stop, reasonRunes))
+	case e.ExitCode != nil:
 		cv.Exit = fmt.Sprintf("expected %s, got %d", c.ExpectedExitCode(), *e.ExitCode)
 	}
-	if c.Expect.ExitCodeReason != "" {
+	if c.Expect.ExitCodeReason != "" && stop == "" {
 		cv.Exit += ": " + one(c.Expect.ExitCodeReason, reasonRunes)
 	}
 	cv.Flags = flagsOf(e)

@@ -389,3 +389,20 @@ func TestFailedBuildShown(t *testing.T) {
 		t.Errorf("a case is shown one by one besides the build:\n%s", got)
 	}
 }
+
+// A timed-out run's 137 is the sandbox's kill: the page says the program
+// was stopped and never shows 137 as its exit code.
+func TestTimedOutIsNotExit137(t *testing.T) {
+	t.Parallel()
+	r := fixture()
+	c := &r.Programs[2].Cases[0]
+	c.Event.TimedOut, c.Event.ExitCode, c.Event.Limits.TimeoutMS = true, intp(137), 5000
+	c.Expect.ExitCodeReason = "timed out after 5s"
+	page := renderString(t, r, Limits{})
+	if strings.Contains(page, "got 137") {
+		t.Errorf("the page presents 137 as the program's exit code")
+	}
+	if !strings.Contains(page, "got none: the sandbox stopped the program (timed out after 5s)") {
+		t.Errorf("the page does not say the program was stopped at the timeout")
+	}
+}

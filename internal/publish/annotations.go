@@ -219,7 +219,11 @@ func programAnnotation(p *report.Program, opt AnnotationOptions) (Annotation, bo
 func rawDetails(c *report.Case) string {
 	var lines []string
 	got := "none (did not exit)"
-	if c.Event.ExitCode != nil {
+	switch stop := c.Event.Stopped(); {
+	case stop != "":
+		// 137 is the sandbox's kill, not the program's code.
+		got = "none: the sandbox stopped the program (" + stop + ")"
+	case c.Event.ExitCode != nil:
 		got = strconv.Itoa(*c.Event.ExitCode)
 	}
 	lines = append(lines, fmt.Sprintf("exit code: expected %d, got %s", c.Expect.ExitCode, got))

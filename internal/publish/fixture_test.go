@@ -101,7 +101,7 @@ func fixture() report.Report {
 		"  File \"/program/main.py\", line 4, in main\n    print(1/0)\n" +
 		"ZeroDivisionError: division by zero\n"
 	loop := kase("loop", 24, verdict.False, "timed out after 5s", nil, "", "", "", "--forever")
-	loop.Event.TimedOut = true
+	loop.Event.TimedOut, loop.Event.ExitCode = true, intp(137) // Docker records its kill as 137
 	loop.Expect.ExitCodeVerdict, loop.Expect.ExitCodeReason = verdict.False, "timed out after 5s"
 	loop.Expect.Stdout = nil
 	loop.StdinSize, loop.StdinExcerpt, loop.Event.StdinBytes = 4, "3\n5\n", 4

@@ -555,7 +555,12 @@ func (d *doc) caseBlock(p *report.Program, c *report.Case) string {
 		fmt.Fprintf(&sb, " %d bytes, %d accepted by the program\n", c.StdinSize, e.StdinBytes)
 	}
 	got := "none (did not exit)"
-	if e.ExitCode != nil {
+	stop := e.Stopped()
+	switch {
+	case stop != "":
+		// 137 is the sandbox's kill, not the program's code.
+		got = "none: the sandbox stopped the program (" + code(stop, reasonMaxRunes) + ")"
+	case e.ExitCode != nil:
 		got = "`" + strconv.Itoa(*e.ExitCode) + "`"
 	}
 	if sa := c.Expect.SameAs; sa != nil {
@@ -563,7 +568,7 @@ func (d *doc) caseBlock(p *report.Program, c *report.Case) string {
 			code(sa.Reference, reasonMaxRunes), len(c.ReferenceEvents), code(strings.Join(sa.Streams, ", "), reasonMaxRunes))
 	}
 	fmt.Fprintf(&sb, "- exit code: expected `%s`, got %s", c.ExpectedExitCode(), got)
-	if c.Expect.ExitCodeReason != "" {
+	if c.Expect.ExitCodeReason != "" && stop == "" {
 		fmt.Fprintf(&sb, ": %s", code(c.Expect.ExitCodeReason, reasonMaxRunes))
 	}
 	sb.WriteString("\n")

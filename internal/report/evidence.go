@@ -4,7 +4,23 @@ import (
 	"time"
 
 	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/verdict"
 )
+
+// Stopped says why the sandbox stopped this run before the program ended
+// by itself ("timed out after 5s"), "" when it ended by itself
+// (verdict.Stopped). A stopped run's exit code is the kill's, never the
+// program's: the renderers say it was stopped instead of showing 137.
+func (e Event) Stopped() string {
+	return verdict.Stopped(runner.Event{
+		ExitCode:      e.ExitCode,
+		TimedOut:      e.TimedOut,
+		ResourceLimit: e.ResourceLimit,
+		Limits:        e.Limits,
+		Stdout:        runner.Stream{Bytes: e.StdoutBytes},
+		Stderr:        runner.Stream{Bytes: e.StderrBytes},
+	})
+}
 
 // RunnerEvent turns a stored event back into the evidence it was built
 // from (the inverse of buildEvent), for judging it again. ok is false when

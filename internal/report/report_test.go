@@ -64,7 +64,7 @@ func TestBuildFixture(t *testing.T) {
 	}
 	wrong := r.Programs[1].Cases[0]
 	if wrong.Expect.Stdout == nil || wrong.Expect.Stdout.Verdict != verdict.False ||
-		wrong.Expect.Stdout.Value != "1\n2\nFizz\n4\nBuzz\n" || wrong.Expect.Stdout.Reason != "differs at line 3" {
+		wrong.Expect.Stdout.Value != "1\n2\nFizz\n4\nBuzz\n" || wrong.Expect.Stdout.Reason != `stdout: expected "1\n2\nFizz\n4\nBuzz", got "1\n2\n3\n4\n5"` {
 		t.Errorf("stdout outcome = %+v", wrong.Expect.Stdout)
 	}
 	if wrong.Line != 14 || wrong.Col != 11 || r.Programs[1].Line != 30 || r.Programs[1].Col != 5 {

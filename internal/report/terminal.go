@@ -39,6 +39,15 @@ type TerminalOptions struct {
 	// MaxCaseDetails bounds how many cases that are not true are described
 	// (0 means DefaultMaxCaseDetails; negative means no bound).
 	MaxCaseDetails int
+	// Verbose also shows the checks that passed in the cases described
+	// (run and rescore -v).
+	Verbose bool
+	// Color paints the verdicts and the expected and actual labels with
+	// ANSI colours (for a terminal: the caller decides, see --color). Only
+	// behaves' own words are painted; report text is escaped exactly as
+	// without it, so no report text can carry a colour or any other
+	// escape sequence.
+	Color bool
 }
 
 // NewToken returns a random stop-commands token (32 hex digits).
@@ -75,7 +84,7 @@ func WriteTerminal(w io.Writer, r Report, opt TerminalOptions) error {
 	if max == 0 {
 		max = DefaultMaxCaseDetails
 	}
-	t := &term{spec: r.Spec, left: max}
+	t := &term{spec: r.Spec, left: max, verbose: opt.Verbose, color: opt.Color}
 	end, err := t.inert(opt)
 	if err != nil {
 		return fmt.Errorf("rendering report: %w", err)
@@ -140,6 +149,38 @@ type term struct {
 	spec    string
 	left    int // case descriptions left; negative: no bound
 	skipped int
+	verbose bool
+	color   bool
+}
+
+// SGR colours.
+const (
+	green  = "32"
+	red    = "31"
+	yellow = "33"
+	// defaultColor is the terminal's own foreground: an escape as long as
+	// the others, for alignment.
+	defaultColor = "39"
+)
+
+// paint wraps s, behaves' own words (never report text), in an SGR colour
+// when colour is on.
+func (t *term) paint(sgr, s string) string {
+	if !t.color {
+		return s
+	}
+	return "\x1b[" + sgr + "m" + s + "\x1b[0m"
+}
+
+// verdict is v's word, in its colour.
+func (t *term) verdict(v verdict.Verdict) string {
+	switch v {
+	case verdict.True:
+		return t.paint(green, v.String())
+	case verdict.False:
+		return t.paint(red, v.String())
+	}
+	return t.paint(yellow, v.String())
 }
 
 // printf writes to the buffer. Every string argument must already be
@@ -185,9 +226,11 @@ func (t *term) program(p *Program) {
 	if tally.Nondeterministic > 0 {
 		nondet = fmt.Sprintf("; %d nondeterministic", tally.Nondeterministic)
 	}
-	t.printf("== %s: %s (%d of %d cases true%s)\n", oneLine(p.Name), p.Verdict, tally.True, tally.Total, nondet)
+	t.printf("== %s: %s (%d of %d cases true%s)\n", oneLine(p.Name), t.verdict(p.Verdict), tally.True, tally.Total, nondet)
 	t.printf("   file %s · profile %s · %s\n", oneLine(p.File), oneLine(p.Profile), t.pos(p.Line, p.Col))
-	if p.Reason != "" {
+	// The program's reason is its deciding case's: said below, unless
+	// the bound leaves every case of the program undescribed.
+	if p.Reason != "" && t.left == 0 {
 		t.printf("   reason: %s\n", oneLine(p.Reason))
 	}
 	if p.Acquisition != "" && p.Acquisition != "complete" {
@@ -214,7 +257,7 @@ func (t *term) program(p *Program) {
 			t.printf("   build stdout (%d bytes):\n", b.StdoutBytes)
 			t.blockOf("     ", data, b.StdoutBytes, false)
 		}
-		t.printf("   false  all %d cases: %s\n\n", n, oneLine(reason))
+		t.printf("   %s  all %d cases: %s\n\n", t.verdict(verdict.False), n, oneLine(reason))
 		return
 	}
 
@@ -233,7 +276,7 @@ func (t *term) program(p *Program) {
 		bare, reason = bare+1, c.Reason
 	}
 	if bare > 1 && bare == tally.Total {
-		t.printf("   undetermined  all %d cases: %s\n\n", bare, oneLine(reason))
+		t.printf("   %s  all %d cases: %s\n\n", t.verdict(verdict.Undetermined), bare, oneLine(reason))
 		return
 	}
 	for i := range p.Cases {
@@ -259,48 +302,91 @@ func isBare(c *Case) bool {
 		e.Stdout == "" && e.Stderr == ""
 }
 
+// caseDetail describes one case that is not true: each reason once (the
+// case's is its deciding check's, so it is said only when no check shown
+// says it), the checks that did not pass (all of them with Verbose), and
+// a stopped run's kill never as the program's exit code.
 func (t *term) caseDetail(c *Case) {
-	t.printf("   %s  %s  (%s)\n", c.Verdict, oneLine(c.Name), t.posIn(c.File, c.Line, c.Col))
-	if c.Reason != "" {
-		t.printf("     reason: %s\n", oneLine(c.Reason))
-	}
+	t.printf("   %s  %s  (%s)\n", t.verdict(c.Verdict), oneLine(c.Name), t.posIn(c.File, c.Line, c.Col))
 	if isBare(c) {
+		if c.Reason != "" {
+			t.printf("     reason: %s\n", oneLine(c.Reason))
+		}
 		return
+	}
+	e := &c.Event
+	stop := e.Stopped()
+	showExit := t.verbose || c.Expect.ExitCodeVerdict != verdict.True
+	shows := func(m *MatcherOutcome) bool { return m != nil && (t.verbose || m.Verdict != verdict.True) }
+	stated := showExit && c.Expect.ExitCodeVerdict == c.Verdict ||
+		shows(c.Expect.Stdout) && c.Expect.Stdout.Verdict == c.Verdict ||
+		shows(c.Expect.Stderr) && c.Expect.Stderr.Verdict == c.Verdict ||
+		e.SandboxError != "" && oneLine(e.SandboxError) == oneLine(c.Reason)
+	if c.Reason != "" && !stated {
+		t.printf("     reason: %s\n", oneLine(c.Reason))
 	}
 	args := make([]string, len(c.Args))
 	for i, a := range c.Args {
 		args[i] = shorten(quote(a), lineMaxRunes)
 	}
 	t.printf("     args: [%s]\n", strings.Join(args, ", "))
-	if c.StdinFile != "" {
-		t.printf("     stdin file: %s\n", oneLine(c.StdinFile))
-	}
+	t.stdin(c)
 	t.runs(c)
 	if sa := c.Expect.SameAs; sa != nil {
 		t.printf("     same as reference %s (%d run(s); the exit code and %s compared): what is expected below is the reference's run 1\n",
 			shorten(quote(sa.Reference), lineMaxRunes), len(c.ReferenceEvents), oneLine(strings.Join(sa.Streams, ", ")))
 	}
-	e := &c.Event
-	got := "none (did not exit)"
-	if e.ExitCode != nil {
-		got = fmt.Sprint(*e.ExitCode)
+	if showExit {
+		switch {
+		case stop != "":
+			// 137 is the sandbox's kill, not the program's code.
+			t.printf("     exit code: expected %s, none: the sandbox stopped the program (%s) → %s\n", c.ExpectedExitCode(), oneLine(stop), t.verdict(c.Expect.ExitCodeVerdict))
+		default:
+			got := "none (did not exit)"
+			if e.ExitCode != nil {
+				got = fmt.Sprint(*e.ExitCode)
+			}
+			t.printf("     exit code: expected %s, got %s → %s", c.ExpectedExitCode(), got, t.verdict(c.Expect.ExitCodeVerdict))
+			// The judge's "exit code 1, expected 0" says what the line
+			// already does; what follows it (the stderr hint) is new.
+			why := c.Expect.ExitCodeReason
+			if rest, ok := strings.CutPrefix(why, "exit code "+got+", expected "+c.ExpectedExitCode()); ok {
+				t.printf("%s", oneLine(rest))
+			} else if why != "" {
+				t.printf(": %s", oneLine(why))
+			}
+			t.printf("\n")
+		}
 	}
-	t.printf("     exit code: expected %s, got %s → %s", c.ExpectedExitCode(), got, c.Expect.ExitCodeVerdict)
-	if c.Expect.ExitCodeReason != "" {
-		t.printf(": %s", oneLine(c.Expect.ExitCodeReason))
+	if stop == "" && e.ResourceLimit != "" {
+		t.printf("     wrote past a limit (%s) before it exited by itself\n", oneLine(string(e.ResourceLimit)))
 	}
-	t.printf("\n")
-	if e.TimedOut {
-		t.printf("     timed out after %s\n", ms(e.Limits.TimeoutMS))
-	}
-	if e.ResourceLimit != "" {
-		t.printf("     killed: resource limit %s\n", oneLine(string(e.ResourceLimit)))
+	if stop != "" && !showExit {
+		t.printf("     stopped by the sandbox: %s\n", oneLine(stop))
 	}
 	if e.SandboxError != "" {
 		t.printf("     sandbox error: %s\n", oneLine(e.SandboxError))
 	}
 	t.stream("stdout", c.Expect.Stdout, c.shown(0), streamFacts{e.StdoutKeptBytes, e.StdoutBytes, e.StdoutTruncated, e.StdoutOmitted})
 	t.stream("stderr", c.Expect.Stderr, c.shown(1), streamFacts{e.StderrKeptBytes, e.StderrBytes, e.StderrTruncated, e.StderrOmitted})
+}
+
+// stdin describes a case's stdin, as the summary and the HTML report do:
+// its file, its size, what the program accepted of it, and the start the
+// report keeps, bounded and escaped like program output.
+func (t *term) stdin(c *Case) {
+	e := &c.Event
+	if c.StdinFile == "" && c.StdinSize == 0 && e.StdinBytes == 0 {
+		return
+	}
+	file := ""
+	if c.StdinFile != "" {
+		file = "file " + oneLine(c.StdinFile) + ", "
+	}
+	t.printf("     stdin: %s%d bytes, %d accepted by the program\n", file, c.StdinSize, e.StdinBytes)
+	if data := c.StdinExcerptData(); len(data) > 0 {
+		t.blockIn("       ", data, c.StdinSize, false, stdinMaxLines)
+	}
 }
 
 // runsShown bounds the runs a case's description lists.
@@ -360,6 +446,9 @@ func (t *term) stream(name string, m *MatcherOutcome, shown []byte, f streamFact
 	if m == nil && f.total == 0 && kept == 0 {
 		return
 	}
+	if m != nil && m.Verdict == verdict.True && !t.verbose {
+		return
+	}
 	const indent = "       "
 	// Only under exact comparison does a final newline matter enough to
 	// point out its absence.
@@ -369,21 +458,24 @@ func (t *term) stream(name string, m *MatcherOutcome, shown []byte, f streamFact
 		if m.IgnoreCase {
 			opts = append(opts, "ignore case")
 		}
-		t.printf("     %s (%s) → %s", name, oneLine(strings.Join(opts, ", ")), m.Verdict)
+		t.printf("     %s (%s) → %s", name, oneLine(strings.Join(opts, ", ")), t.verdict(m.Verdict))
 		if m.Reason != "" {
-			t.printf(": %s", oneLine(m.Reason))
+			// The line names its stream already.
+			t.printf(": %s", oneLine(strings.TrimPrefix(m.Reason, name+": ")))
 		}
-		t.printf("\n%sexpected:\n", indent)
+		t.printf("\n%s%s\n", indent, t.paint(green, "expected:"))
 		t.block(indent, []byte(m.Value), exact)
 	} else {
 		t.printf("     %s (no expectation)\n", name)
 	}
-	switch {
-	case f.truncated:
-		t.printf("%sactual (%d bytes written, first %d kept):\n", indent, f.total, kept)
-	default:
-		t.printf("%sactual (%d bytes):\n", indent, f.total)
+	actual := fmt.Sprintf("actual (%d bytes):", f.total)
+	if f.truncated {
+		actual = fmt.Sprintf("actual (%d bytes written, first %d kept):", f.total, kept)
 	}
+	if m != nil && m.Verdict != verdict.True {
+		actual = t.paint(red, actual)
+	}
+	t.printf("%s%s\n", indent, actual)
 	if f.omitted {
 		t.printf("%s(left out of the JSON report to keep it within --max-report-size; its stdout_sha256/stderr_sha256 identify it)\n", indent)
 	}
@@ -404,8 +496,17 @@ func (t *term) block(indent string, data []byte, markEOL bool) {
 	t.blockOf(indent, data, int64(len(data)), markEOL)
 }
 
+// stdinMaxLines bounds the stdin a case's description shows: the input
+// is context there, the output the evidence.
+const stdinMaxLines = 8
+
 // blockOf is block for data that may be only the first bytes of total.
 func (t *term) blockOf(indent string, data []byte, total int64, markEOL bool) {
+	t.blockIn(indent, data, total, markEOL, blockMaxLines)
+}
+
+// blockIn is blockOf showing at most maxLines lines.
+func (t *term) blockIn(indent string, data []byte, total int64, markEOL bool, maxLines int) {
 	if len(data) == 0 {
 		t.printf("%s(empty)\n", indent)
 		return
@@ -422,8 +523,8 @@ func (t *term) blockOf(indent string, data []byte, total int64, markEOL bool) {
 		shown = shown[:len(shown)-1]
 	}
 	lines := strings.Split(string(shown), "\n")
-	if len(lines) > blockMaxLines {
-		lines = lines[:blockMaxLines]
+	if len(lines) > maxLines {
+		lines = lines[:maxLines]
 	}
 	consumed := 0 // bytes of data shown, newlines included
 	for _, l := range lines {
@@ -447,7 +548,10 @@ func (t *term) blockOf(indent string, data []byte, total int64, markEOL bool) {
 
 func (t *term) table(r Report) {
 	tw := tabwriter.NewWriter(&t.buf, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "PROGRAM\tVERDICT\tPASSED\tFAILED\tUNDETERMINED\tTIME\n")
+	// Every verdict cell is painted, so the header's is too (in the
+	// default colour): the escapes are as long in every row and the
+	// columns stay aligned.
+	fmt.Fprintf(tw, "PROGRAM\t%s\tPASSED\tFAILED\tUNDETERMINED\tTIME\n", t.paint(defaultColor, "VERDICT"))
 	for i := range r.Programs {
 		p := &r.Programs[i]
 		var tally Tally
@@ -455,7 +559,7 @@ func (t *term) table(r Report) {
 			tally.Add(c.Verdict)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", shorten(esc(p.Name), nameMaxRunes),
-			p.Verdict, tally.True, tally.False, tally.Undetermined, ms(p.DurationMS))
+			t.verdict(p.Verdict), tally.True, tally.False, tally.Undetermined, ms(p.DurationMS))
 	}
 	_ = tw.Flush() // writes to a bytes.Buffer
 	t.printf("\n")
@@ -493,7 +597,7 @@ func (t *term) summary(r Report) {
 	}
 	pc, cc := r.Counts.Programs, r.Counts.Cases
 	t.printf("behaves: %s · programs: %d true, %d false, %d undetermined%s · cases: %d true, %d false, %d undetermined%s · %s\n",
-		r.Verdict, pc.True, pc.False, pc.Undetermined, pc.NondeterministicText(),
+		t.verdict(r.Verdict), pc.True, pc.False, pc.Undetermined, pc.NondeterministicText(),
 		cc.True, cc.False, cc.Undetermined, cc.NondeterministicText(), ms(r.DurationMS))
 }
 

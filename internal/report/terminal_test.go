@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -19,6 +20,8 @@ func TestTerminalGolden(t *testing.T) {
 	for name, opt := range map[string]TerminalOptions{
 		"terminal.golden":         {},
 		"terminal_actions.golden": {GitHubActions: true, Token: testToken},
+		"terminal_verbose.golden": {Verbose: true},
+		"terminal_color.golden":   {Color: true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -222,15 +225,25 @@ func actionsCommands(out string) []command {
 	return cmds
 }
 
+// sgr matches the colour escapes WriteTerminal paints with.
+var sgr = regexp.MustCompile("\x1b\\[(?:0|31|32|33|39)m")
+
 func TestHostileOutput(t *testing.T) {
 	t.Parallel()
 	r := hostileReport()
-	for _, actions := range []bool{true, false} {
+	for _, opt := range []TerminalOptions{{GitHubActions: true}, {}, {Color: true}, {GitHubActions: true, Color: true, Verbose: true}} {
+		actions := opt.GitHubActions
+		opt.Token = testToken
 		var buf bytes.Buffer
-		if err := WriteTerminal(&buf, r, TerminalOptions{GitHubActions: actions, Token: testToken}); err != nil {
+		if err := WriteTerminal(&buf, r, opt); err != nil {
 			t.Fatal(err)
 		}
 		out := buf.String()
+		if opt.Color {
+			// behaves' own colours are the only escapes; with them taken
+			// out, the output is held to the same rules as without.
+			out = sgr.ReplaceAllString(out, "")
+		}
 
 		if actions {
 			cmds := actionsCommands(out)

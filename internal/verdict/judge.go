@@ -134,6 +134,23 @@ func streams(exp Expectation, ev runner.Event) []namedStream {
 	return out
 }
 
+// Stopped says why the sandbox stopped the run before the program ended
+// by itself ("timed out after 5s", "killed: memory limit 64MiB"), or ""
+// when the program ended by itself: then its exit code, if any, is its
+// own. A stopped run's exit code (137, the status the sandbox's SIGKILL
+// leaves) is never the program's, and readers must not present it so.
+func Stopped(ev runner.Event) string {
+	why := stopReason(ev)
+	if why != "" && !ev.TimedOut && ev.ExitCode != nil && *ev.ExitCode != killedStatus {
+		return "" // wrote past a limit, then exited by itself
+	}
+	return why
+}
+
+// killedStatus is the exit status SIGKILL leaves: behaves' kill at a
+// limit, or the kernel's OOM killer.
+const killedStatus = 137
+
 // stopReason says why the run was stopped before the program ended by
 // itself, or "" when it was not.
 func stopReason(ev runner.Event) string {
@@ -168,7 +185,7 @@ func stopReason(ev runner.Event) string {
 		// program can exit by itself before the kill lands: then nothing was
 		// killed, and the reason says what did happen. 137 is the status
 		// behaves' SIGKILL leaves; any other exit code is the program's own.
-		if ev.ExitCode != nil && *ev.ExitCode != 137 {
+		if ev.ExitCode != nil && *ev.ExitCode != killedStatus {
 			return "wrote " + over + ", then exited by itself with code " + strconv.Itoa(*ev.ExitCode)
 		}
 		return "killed: " + over

@@ -400,6 +400,39 @@ func TestJudgeStoppedStreams(t *testing.T) {
 	}
 }
 
+// A stopped run that wrote nothing: the stream's reason says so instead of
+// "the output so far agrees", which reads as a finding; and Stopped says
+// how the sandbox stopped a run, never for a program that exited by itself.
+func TestJudgeStoppedBeforeWriting(t *testing.T) {
+	t.Parallel()
+	ev := done("")
+	ev.TimedOut, ev.ExitCode = true, intp(137)
+	got := Judge(Expectation{Stdout: eq("5")}, ev)
+	if ch := got.Checks[1]; ch.Verdict != Undetermined || ch.Reason != "stdout: nothing was written, and the run did not finish (timed out after 5s)" {
+		t.Errorf("stdout check = %v (%q)", ch.Verdict, ch.Reason)
+	}
+	for _, tt := range []struct {
+		name string
+		set  func(*runner.Event)
+		want string
+	}{
+		{"timeout", func(ev *runner.Event) { ev.TimedOut, ev.ExitCode = true, intp(137) }, "timed out after 5s"},
+		{"memory", func(ev *runner.Event) { ev.ResourceLimit, ev.ExitCode = runner.LimitMemory, intp(137) }, "killed: memory limit 128MiB"},
+		{"output, killed", func(ev *runner.Event) {
+			ev.ResourceLimit, ev.ExitCode = runner.LimitOutput, intp(137)
+			ev.Stdout.Bytes = 5 << 20
+		}, "killed: stdout over the ceiling of 4MiB"},
+		{"output, then exited by itself", func(ev *runner.Event) { ev.ResourceLimit, ev.ExitCode = runner.LimitOutput, intp(3) }, ""},
+		{"exited by itself with 137", func(ev *runner.Event) { ev.ExitCode = intp(137) }, ""},
+	} {
+		ev := done("")
+		tt.set(&ev)
+		if got := Stopped(ev); got != tt.want {
+			t.Errorf("%s: Stopped = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestJudgeChecks(t *testing.T) {
 	t.Parallel()
 	out, errm := eq("5"), icase(whitespace(contains("warn")))

@@ -233,6 +233,10 @@ func matchStream(m Matcher, st stream) Check {
 	v := newCutView(m, st.s.Data)
 	if (!st.cut && bytes.Equal(gotF, wantF)) || v.consistent(wantF) {
 		ch.Verdict, ch.Reason = Undetermined, fmt.Sprintf("%s%s agrees, %s", st.prefix(), st.part(), st.rest())
+		if !st.cut && len(st.s.Data) == 0 {
+			// "The output so far agrees" would read as a finding.
+			ch.Reason = fmt.Sprintf("%snothing was written, and %s", st.prefix(), st.rest())
+		}
 		return ch
 	}
 	// The difference is with long when the expected value agrees with short
