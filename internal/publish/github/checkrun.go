@@ -65,7 +65,9 @@ type CheckRun struct {
 	Title   string
 	Summary string
 	// DetailsURL links the run (optional).
-	DetailsURL  string
+	DetailsURL string
+	// Annotations are sent in their order, the first
+	// MaxCheckRunAnnotations of them: put the most useful first.
 	Annotations []Annotation
 }
 
@@ -75,14 +77,19 @@ type CheckRunResult struct {
 	URL string
 	// AnnotationsSent counts the annotations GitHub accepted.
 	AnnotationsSent int
+	// AnnotationsNotSent counts the annotations past
+	// MaxCheckRunAnnotations, which were never sent.
+	AnnotationsNotSent int
 }
 
 // shaPattern is a commit ID: SHA-1, or SHA-256 in a repository that uses it.
 var shaPattern = regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9a-f]{64})$`)
 
 // PublishCheckRun creates a completed check run on run.HeadSHA with its
-// conclusion, then sends every annotation: the first MaxAnnotationsPerRequest
-// with the create, the rest through updates of as many each. The conclusion
+// conclusion, then sends the annotations, at most MaxCheckRunAnnotations: the
+// first MaxAnnotationsPerRequest with the create, the rest through updates
+// of as many each, so that it makes at most MaxCheckRunRequests requests
+// whatever the report. The conclusion
 // is set by the create, so a later failure leaves the check's result right
 // and only some annotations missing; the result then counts those sent. A
 // 403 or 404 (a token without checks: write) is a *NotPermittedError.
@@ -90,8 +97,9 @@ func (c *Client) PublishCheckRun(ctx context.Context, run CheckRun) (CheckRunRes
 	if err := run.validate(); err != nil {
 		return CheckRunResult{}, fmt.Errorf("publishing the check run: %w", err)
 	}
-	annotations := make([]*gh.CheckRunAnnotation, len(run.Annotations))
-	for i, a := range run.Annotations {
+	kept := run.Annotations[:min(len(run.Annotations), MaxCheckRunAnnotations)]
+	annotations := make([]*gh.CheckRunAnnotation, len(kept))
+	for i, a := range kept {
 		annotations[i] = a.api()
 	}
 	summary := cut(run.Summary, MaxCheckRunSummaryBytes, summaryCutMarker)
@@ -115,7 +123,8 @@ func (c *Client) PublishCheckRun(ctx context.Context, run CheckRun) (CheckRunRes
 	if err != nil {
 		return CheckRunResult{}, apiError(fmt.Sprintf("creating check run %q", run.Name), err)
 	}
-	res := CheckRunResult{ID: created.GetID(), URL: created.GetHTMLURL(), AnnotationsSent: len(first)}
+	res := CheckRunResult{ID: created.GetID(), URL: created.GetHTMLURL(), AnnotationsSent: len(first),
+		AnnotationsNotSent: len(run.Annotations) - len(kept)}
 	for i := len(first); i < len(annotations); i += MaxAnnotationsPerRequest {
 		batch := annotations[i:min(len(annotations), i+MaxAnnotationsPerRequest)]
 		_, _, err := c.rest.Checks.UpdateCheckRun(ctx, c.owner, c.repo, res.ID, gh.UpdateCheckRunOptions{

@@ -105,6 +105,40 @@ func TestPublishCheckRunBatches(t *testing.T) {
 	}
 }
 
+// TestPublishCheckRunCeiling guards the request ceiling: past
+// MaxCheckRunAnnotations (25 requests of 50) no annotation is sent, the
+// first ones are, in order, and the result counts the rest.
+func TestPublishCheckRunCeiling(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{MaxCheckRunAnnotations, MaxCheckRunAnnotations + 1, 20000} {
+		f := checksAPI(t, 0)
+		res, err := testClient(t, f).PublishCheckRun(context.Background(), testCheckRun(t, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.AnnotationsSent != 1250 || res.AnnotationsNotSent != n-1250 {
+			t.Errorf("%d annotations: %d sent, %d not sent; want 1250 and %d", n, res.AnnotationsSent, res.AnnotationsNotSent, n-1250)
+		}
+		reqs := f.requests()
+		if len(reqs) != 25 {
+			t.Errorf("%d annotations: %d requests, want 25", n, len(reqs))
+		}
+		line := 1
+		for i, r := range reqs {
+			batch := decode(t, r.Body)["output"].(map[string]any)["annotations"].([]any)
+			if len(batch) != MaxAnnotationsPerRequest {
+				t.Errorf("%d annotations: request %d has %d, want %d", n, i+1, len(batch), MaxAnnotationsPerRequest)
+			}
+			for _, a := range batch {
+				if got := a.(map[string]any)["start_line"]; got != float64(line) {
+					t.Fatalf("%d annotations: request %d: annotation at line %v, want %d (the first ones, in order)", n, i+1, got, line)
+				}
+				line++
+			}
+		}
+	}
+}
+
 func TestPublishCheckRunFewAnnotations(t *testing.T) {
 	t.Parallel()
 	for _, n := range []int{0, 1, 50} {
