@@ -211,7 +211,7 @@ func publishReport(ctx context.Context, env Env, cfg publishConfig, runCode int)
 	if err != nil {
 		runURL = "" // outside Actions: no link
 	}
-	opts := publish.Options{RunURL: runURL, Annotations: cfg.annotations, CheckRun: cfg.checkRun}
+	opts := publish.Options{RunURL: runURL, Annotations: cfg.annotations, CheckRun: cfg.checkRun, CheckRunAnnotations: gh.MaxCheckRunAnnotations}
 	anns := publish.Annotations(rep, publish.AnnotationOptions{LineCount: lineCounter(workspace(env))})
 	if cfg.annotations {
 		// Outside any stop-commands region: these are the only commands
@@ -395,7 +395,11 @@ func postCheckRun(ctx context.Context, env Env, client *gh.Client, rep report.Re
 		failedPost(env, "the check run is incomplete", err)
 		return
 	}
-	printMessages(env.Stdout, env, fmt.Sprintf("behaves: check run %s (%s), %d annotation(s): %s", checkRunName, run.Conclusion, res.AnnotationsSent, res.URL))
+	msg := fmt.Sprintf("behaves: check run %s (%s), %d annotation(s)", checkRunName, run.Conclusion, res.AnnotationsSent)
+	if res.AnnotationsNotSent > 0 {
+		msg += fmt.Sprintf(", %d not sent (at most %d a check run)", res.AnnotationsNotSent, gh.MaxCheckRunAnnotations)
+	}
+	printMessages(env.Stdout, env, msg+": "+res.URL)
 }
 
 // failedPost logs a failed post: a notice for a refusal (a fork's read-only
