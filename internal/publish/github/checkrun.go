@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	gh "github.com/google/go-github/v62/github"
 )
@@ -54,7 +57,9 @@ type Annotation struct {
 
 // CheckRun is one rendered check run.
 type CheckRun struct {
-	// Name is the check's name in the pull request's checks list.
+	// Name is the check's name in the pull request's checks list, from
+	// the workflow (never the report); ValidateCheckName says what it may
+	// be.
 	Name string
 	// HeadSHA is the pull request's head (Event.HeadSHA), never GITHUB_SHA,
 	// which is the merge commit of a pull_request run.
@@ -142,9 +147,10 @@ func (c *Client) PublishCheckRun(ctx context.Context, run CheckRun) (CheckRunRes
 // validate checks what only a bug in the caller gets wrong, before anything
 // is sent.
 func (run CheckRun) validate() error {
+	if err := ValidateCheckName(run.Name); err != nil {
+		return fmt.Errorf("the name: %w", err)
+	}
 	switch {
-	case run.Name == "":
-		return errors.New("no name")
 	case !shaPattern.MatchString(run.HeadSHA):
 		return fmt.Errorf("head SHA %s is not a commit ID", quote(run.HeadSHA))
 	case run.Conclusion != ConclusionSuccess && run.Conclusion != ConclusionFailure && run.Conclusion != ConclusionNeutral:
@@ -160,6 +166,38 @@ func (run CheckRun) validate() error {
 			return fmt.Errorf("annotation %d has no message", i+1)
 		case a.Level != LevelFailure && a.Level != LevelWarning && a.Level != LevelNotice:
 			return fmt.Errorf("annotation %d: level %s: want failure, warning or notice", i+1, quote(string(a.Level)))
+		}
+	}
+	return nil
+}
+
+// MaxCheckNameRunes bounds a check run's name. The API states no limit;
+// the checks list shows a name on one short line, and a branch protection
+// rule must name it exactly.
+const MaxCheckNameRunes = 100
+
+// ValidateCheckName checks a check run's name as the workflow gives it
+// (publish's --check-name, the action's check-name): not empty, without
+// surrounding space, at most MaxCheckNameRunes characters, and printable
+// throughout (no control, format or bidi character, no line break), so
+// that what the checks list shows is what a branch protection rule names.
+// The error never repeats the name.
+func ValidateCheckName(name string) error {
+	switch {
+	case strings.TrimSpace(name) == "":
+		return errors.New("empty: a check run needs a name")
+	case strings.TrimSpace(name) != name:
+		return errors.New("starts or ends with space")
+	case !utf8.ValidString(name):
+		return errors.New("is not UTF-8")
+	case utf8.RuneCountInString(name) > MaxCheckNameRunes:
+		return fmt.Errorf("%d characters, more than %d", utf8.RuneCountInString(name), MaxCheckNameRunes)
+	}
+	i := 0
+	for _, r := range name {
+		i++
+		if !unicode.IsPrint(r) {
+			return fmt.Errorf("character %d is %U, which is not printable (a control, format or separator character)", i, r)
 		}
 	}
 	return nil

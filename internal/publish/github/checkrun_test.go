@@ -236,6 +236,34 @@ func TestPublishCheckRunNotPermitted(t *testing.T) {
 	}
 }
 
+func TestValidateCheckName(t *testing.T) {
+	t.Parallel()
+	for _, ok := range []string{"behaves / report", "behaves", "é / 報告", strings.Repeat("x", MaxCheckNameRunes), strings.Repeat("é", MaxCheckNameRunes)} {
+		if err := ValidateCheckName(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for name, want := range map[string]string{
+		"":                                       "empty",
+		"   ":                                    "empty",
+		" behaves":                               "starts or ends with space",
+		"behaves\n":                              "starts or ends with space",
+		"behaves\xff":                            "not UTF-8",
+		strings.Repeat("x", MaxCheckNameRunes+1): "101 characters, more than 100",
+		"behaves\x1b[31m":                        "character 8 is U+001B",
+		"behaves\u202e / report":                 "character 8 is U+202E",
+		"behaves\u200b":                          "character 8 is U+200B",
+		"behaves\u2028report":                    "character 8 is U+2028",
+		"behaves\nreport":                        "character 8 is U+000A",
+		"behaves\treport":                        "character 8 is U+0009",
+	} {
+		err := ValidateCheckName(name)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want an error saying %q", name, err, want)
+		}
+	}
+}
+
 func TestPublishCheckRunRefuses(t *testing.T) {
 	t.Parallel()
 	f := checksAPI(t, 0)
@@ -244,6 +272,7 @@ func TestPublishCheckRunRefuses(t *testing.T) {
 		"no head sha":         func(r *CheckRun) { r.HeadSHA = "" },
 		"a branch, not a sha": func(r *CheckRun) { r.HeadSHA = "main" },
 		"no name":             func(r *CheckRun) { r.Name = "" },
+		"a control character": func(r *CheckRun) { r.Name = "behaves\x1b[2J" },
 		"no summary":          func(r *CheckRun) { r.Summary = "" },
 		"unknown conclusion":  func(r *CheckRun) { r.Conclusion = "skipped" },
 		"annotation level":    func(r *CheckRun) { r.Annotations[3].Level = "error" },
