@@ -56,7 +56,9 @@ func TestActionShardsThenMerge(t *testing.T) {
 		t.Fatalf("the shard steps wrote to GitHub (comment: update and check-run: true are the merge job's): %+v", writes)
 	}
 
-	r := e.main(t, Env{}, map[string]string{"command": "merge", "reports": "shards", "check-run": "true", "report": "merged.json"}, "action")
+	// merge publishes, so it takes the check run's name too.
+	r := e.main(t, Env{}, map[string]string{"command": "merge", "reports": "shards", "check-run": "true", "report": "merged.json",
+		"check-name": "behaves / matrix"}, "action")
 	if r.code != ExitFalse {
 		t.Fatalf("merge: exit %d, want 1\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -69,11 +71,10 @@ func TestActionShardsThenMerge(t *testing.T) {
 		t.Errorf("%d comments, want 1 (%+v)", len(comments), writes)
 	}
 	e.gh.mu.Lock()
-	runs := len(e.gh.checkRuns)
-	e.gh.mu.Unlock()
-	if runs != 1 {
-		t.Errorf("%d check runs, want 1", runs)
+	if len(e.gh.checkRuns) != 1 || e.gh.checkRuns[0]["name"] != "behaves / matrix" {
+		t.Errorf("check runs %v, want one named by input check-name", e.gh.checkRuns)
 	}
+	e.gh.mu.Unlock()
 
 	// Shard 2 lost: refused without allow-missing, nothing published.
 	if err := os.Remove(filepath.Join(ws, "shards", "shard-2.json")); err != nil {

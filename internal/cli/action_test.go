@@ -375,8 +375,8 @@ func TestCheckRunAnnotationBatches(t *testing.T) {
 		t.Fatalf("%d check runs created, want 1", len(e.gh.checkRuns))
 	}
 	cr := e.gh.checkRuns[0]
-	if cr["head_sha"] != emuHeadSHA || cr["conclusion"] != "failure" || cr["name"] != checkRunName {
-		t.Errorf("check run head_sha %v conclusion %v name %v; want %s failure %s", cr["head_sha"], cr["conclusion"], cr["name"], emuHeadSHA, checkRunName)
+	if cr["head_sha"] != emuHeadSHA || cr["conclusion"] != "failure" || cr["name"] != "behaves / report" {
+		t.Errorf("check run head_sha %v conclusion %v name %v; want %s failure %q", cr["head_sha"], cr["conclusion"], cr["name"], emuHeadSHA, "behaves / report")
 	}
 	if got := e.gh.batches; len(got) != 3 || got[0] != 50 || got[1] != 50 || got[2] != 21 {
 		t.Errorf("annotation batches %v, want [50 50 21]", got)

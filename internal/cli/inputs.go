@@ -178,7 +178,13 @@ func readInputs(env Env) (actionInputs, error) {
 		in.runArgs = append(in.runArgs, "--parallel="+v)
 	}
 
-	p := publishConfig{reportPath: reportPath, maxReportSize: DefaultMaxReadReport, failOn: FailOnUndetermined, comment: gh.CommentUpdate}
+	p := publishConfig{reportPath: reportPath, maxReportSize: DefaultMaxReadReport, failOn: FailOnUndetermined, comment: gh.CommentUpdate,
+		checkName: firstSet(input(env, "check-name"), defaultCheckName)}
+	// Every command publishes (merge the merged report), so every one
+	// takes the check run's name.
+	if err := gh.ValidateCheckName(p.checkName); err != nil {
+		return in, fmt.Errorf("input check-name: %v", err)
+	}
 	if in.command == actionPublish {
 		p.junitPath = junitPath
 	}

@@ -44,9 +44,12 @@ const maxLineCountBytes = 16 << 20
 // before counting the rest.
 const maxDecidingLines = 10
 
-// checkRunName is the check's name in the pull request's checks list. It
-// is fixed: the report's text never names a check.
-const checkRunName = "behaves"
+// defaultCheckName is the check run's name when the workflow gives none
+// (--check-name, the action's check-name): the report's text never names a
+// check. It differs from the job names of the examples (behaves, publish,
+// shard, merge), so that a published check run, which says what a report
+// claims, is never mistaken for the status of the job that gates.
+const defaultCheckName = "behaves / report"
 
 // noticeLevel is the runner's notice command, for publishing's own notes.
 const noticeLevel = publish.Level("notice")
@@ -61,6 +64,7 @@ type publishConfig struct {
 	failOn        FailOn
 	comment       gh.CommentMode
 	checkRun      bool
+	checkName     string // the check run's, checked by gh.ValidateCheckName
 	annotations   bool
 	maxReportSize int64
 	// junitPath is where to write the report as JUnit XML ("" for none).
@@ -76,8 +80,8 @@ type publishConfig struct {
 }
 
 const publishUsage = `usage: behaves publish [--report FILE] [--github-token TOKEN] [--fail-on false|undetermined]
-                       [--comment update|new|off] [--check-run] [--annotations=true|false]
-                       [--junit FILE]
+                       [--comment update|new|off] [--check-run] [--check-name NAME]
+                       [--annotations=true|false] [--junit FILE]
 
 Publishes a report as the GitHub Action does: workflow-command annotations on
 stdout, the job summary (GITHUB_STEP_SUMMARY), the sticky pull request comment
@@ -108,6 +112,7 @@ func publishCommand(ctx context.Context, args []string, env Env) int {
 	failOn := fs.String("fail-on", string(FailOnUndetermined), "which verdicts fail the command: false or undetermined")
 	comment := fs.String("comment", string(gh.CommentUpdate), "the pull request comment: update (one sticky comment), new, or off")
 	fs.BoolVar(&cfg.checkRun, "check-run", false, "create a check run on the pull request's head (needs checks: write)")
+	fs.StringVar(&cfg.checkName, "check-name", defaultCheckName, "the check run's name: not a job's name, so that it is never taken for the gate's status")
 	fs.BoolVar(&cfg.annotations, "annotations", true, "print annotations as workflow commands (default: under GitHub Actions only)")
 	fs.Var((*sizeFlag)(&cfg.maxReportSize), "max-report-size", "the largest report read (KiB, MiB, GiB)")
 	fs.StringVar(&cfg.junitPath, "junit", "", "also write the report as JUnit XML to this file")
@@ -134,6 +139,10 @@ func publishCommand(ctx context.Context, args []string, env Env) int {
 	}
 	if cfg.maxReportSize <= 0 {
 		fmt.Fprintln(env.Stderr, "behaves publish: --max-report-size must be positive")
+		return ExitUsage
+	}
+	if err := gh.ValidateCheckName(cfg.checkName); err != nil {
+		fmt.Fprintf(env.Stderr, "behaves publish: --check-name: %v\n", err)
 		return ExitUsage
 	}
 	if cfg.token == "" {
@@ -211,7 +220,7 @@ func publishReport(ctx context.Context, env Env, cfg publishConfig, runCode int)
 	if err != nil {
 		runURL = "" // outside Actions: no link
 	}
-	opts := publish.Options{RunURL: runURL, Annotations: cfg.annotations, CheckRun: cfg.checkRun}
+	opts := publish.Options{RunURL: runURL, Annotations: cfg.annotations, CheckRun: cfg.checkRun, CheckRunAnnotations: gh.MaxCheckRunAnnotations}
 	anns := publish.Annotations(rep, publish.AnnotationOptions{LineCount: lineCounter(workspace(env))})
 	if cfg.annotations {
 		// Outside any stop-commands region: these are the only commands
@@ -344,7 +353,7 @@ func postToGitHub(ctx context.Context, env Env, cfg publishConfig, rep report.Re
 		postComment(ctx, env, cfg, client, rep, ev, opts)
 	}
 	if cfg.checkRun {
-		postCheckRun(ctx, env, client, rep, ev, anns, opts, code)
+		postCheckRun(ctx, env, cfg, client, rep, ev, anns, opts, code)
 	}
 }
 
@@ -372,14 +381,14 @@ func postComment(ctx context.Context, env Env, cfg publishConfig, client *gh.Cli
 	}
 }
 
-func postCheckRun(ctx context.Context, env Env, client *gh.Client, rep report.Report, ev *gh.Event, anns []publish.Annotation, opts publish.Options, code int) {
+func postCheckRun(ctx context.Context, env Env, cfg publishConfig, client *gh.Client, rep report.Report, ev *gh.Event, anns []publish.Annotation, opts publish.Options, code int) {
 	head := ev.HeadSHA()
 	if head == "" {
 		notice(env.Stdout, "behaves: no check run: the event names no head commit")
 		return
 	}
 	run := gh.CheckRun{
-		Name:        checkRunName,
+		Name:        cfg.checkName,
 		HeadSHA:     head,
 		Conclusion:  conclusion(rep, code),
 		Title:       publish.Headline(rep),
@@ -402,7 +411,11 @@ func postCheckRun(ctx context.Context, env Env, client *gh.Client, rep report.Re
 		failedPost(env, "the check run is incomplete", err)
 		return
 	}
-	printMessages(env.Stdout, env, fmt.Sprintf("behaves: check run %s (%s), %d annotation(s): %s", checkRunName, run.Conclusion, res.AnnotationsSent, res.URL))
+	msg := fmt.Sprintf("behaves: check run %q (%s), %d annotation(s)", run.Name, run.Conclusion, res.AnnotationsSent)
+	if res.AnnotationsNotSent > 0 {
+		msg += fmt.Sprintf(", %d not sent (at most %d a check run)", res.AnnotationsNotSent, gh.MaxCheckRunAnnotations)
+	}
+	printMessages(env.Stdout, env, msg+": "+res.URL)
 }
 
 // failedPost logs a failed post: a notice for a refusal (a fork's read-only

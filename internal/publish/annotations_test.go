@@ -173,6 +173,46 @@ func TestAnnotationOrderCoversPrograms(t *testing.T) {
 	}
 }
 
+// TestCheckRunCeilingCounted guards what the summaries say of a check run
+// that cannot carry every annotation: how many were not sent, out of how
+// many, and where every case is; nothing when it carries them all.
+func TestCheckRunCeilingCounted(t *testing.T) {
+	t.Parallel()
+	r := manyPrograms(12) // 48 annotations
+	if errs, warns := countAnnotations(&r); errs+warns != len(Annotations(r, AnnotationOptions{})) {
+		t.Fatalf("countAnnotations says %d, Annotations returns %d", errs+warns, len(Annotations(r, AnnotationOptions{})))
+	}
+	const notSent = "8 of the 48 annotations were not sent to the check run: it carries the first 40, so that publishing takes a bounded number of API requests. The JSON report has every case."
+	for _, tt := range []struct {
+		name      string
+		opt       Options
+		want, not []string
+	}{
+		{"under the ceiling", Options{Annotations: true, CheckRun: true, CheckRunAnnotations: 48},
+			[]string{"28 more annotations than the runner shows (it keeps 10 errors and 10 warnings a step): the check run carries them all."},
+			[]string{"not sent"}},
+		{"past the ceiling", Options{Annotations: true, CheckRun: true, CheckRunAnnotations: 40},
+			[]string{"28 more annotations than the runner shows (it keeps 10 errors and 10 warnings a step): the check run carries the first 40.", notSent},
+			[]string{"carries them all"}},
+		{"no workflow commands", Options{CheckRun: true, CheckRunAnnotations: 40}, []string{notSent}, []string{"runner shows"}},
+		{"no check run", Options{Annotations: true, CheckRunAnnotations: 40},
+			[]string{"the JSON report has every case."}, []string{"check run"}},
+	} {
+		for name, md := range map[string]string{"summary": Summary(r, tt.opt), "check run": CheckRunSummary(r, tt.opt), "comment": Comment(r, tt.opt)} {
+			for _, w := range tt.want {
+				if !strings.Contains(md, w) {
+					t.Errorf("%s: %s: does not say %q:\n%s", tt.name, name, w, md)
+				}
+			}
+			for _, n := range tt.not {
+				if strings.Contains(md, n) {
+					t.Errorf("%s: %s: says %q", tt.name, name, n)
+				}
+			}
+		}
+	}
+}
+
 func TestProgramFileLine(t *testing.T) {
 	t.Parallel()
 	tb := func(lines ...int) string {

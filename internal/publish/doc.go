@@ -40,7 +40,8 @@
 // round by round across programs, then the undetermined ones); the runner
 // shows only 10 of each level a step, so WorkflowCommands writes those and
 // counts the rest, and the markdown says how many there are. A check run
-// sends the whole list.
+// sends the first Options.CheckRunAnnotations of the list (a ceiling on
+// its requests), and the markdown counts the rest too.
 //
 // # Budgets
 //

@@ -22,8 +22,12 @@ type Options struct {
 	// report: the text then says how many annotations the runner does not
 	// show.
 	Annotations bool
-	// CheckRun says that a check run carries every annotation.
-	CheckRun bool
+	// CheckRun says that a check run is posted, carrying the first
+	// CheckRunAnnotations annotations (github.MaxCheckRunAnnotations; this
+	// package does not import the GitHub client): the text counts those it
+	// does not carry, all of them when CheckRunAnnotations is 0.
+	CheckRun            bool
+	CheckRunAnnotations int
 }
 
 // Display bounds for report text in markdown.
@@ -219,16 +223,29 @@ func (d *doc) foot() string {
 	r := d.r
 	var sb strings.Builder
 	sb.WriteString("\n---\n\n")
+	// The foot holds numbers only, and the body's budget is what the head
+	// and the foot leave: these sentences never push the text past it.
+	errs, warns := countAnnotations(r)
+	notSent := 0
+	if d.opt.CheckRun {
+		notSent = max(errs+warns-d.opt.CheckRunAnnotations, 0)
+	}
 	if d.opt.Annotations {
-		errs, warns := countAnnotations(r)
 		if omitted := max(errs-AnnotationsPerTypePerStep, 0) + max(warns-AnnotationsPerTypePerStep, 0); omitted > 0 {
 			where := "the JSON report has every case"
-			if d.opt.CheckRun {
+			switch {
+			case d.opt.CheckRun && notSent == 0:
 				where = "the check run carries them all"
+			case d.opt.CheckRun:
+				where = fmt.Sprintf("the check run carries the first %d", d.opt.CheckRunAnnotations)
 			}
 			fmt.Fprintf(&sb, "%d more %s than the runner shows (it keeps %d errors and %d warnings a step): %s.\n\n",
 				omitted, plural(omitted, "annotation", "annotations"), AnnotationsPerTypePerStep, AnnotationsPerTypePerStep, where)
 		}
+	}
+	if notSent > 0 {
+		fmt.Fprintf(&sb, "%d of the %d annotations were not sent to the check run: it carries the first %d, so that publishing takes a bounded number of API requests. The JSON report has every case.\n\n",
+			notSent, errs+warns, d.opt.CheckRunAnnotations)
 	}
 	fmt.Fprintf(&sb, "behaves %s · run %s", code(r.Tool.Version, nameMaxRunes), code(r.RunID, nameMaxRunes))
 	if linkRE.MatchString(d.opt.RunURL) {

@@ -32,7 +32,9 @@ func hugeReport() report.Report {
 func TestHugeReportStaysWithinLimits(t *testing.T) {
 	t.Parallel()
 	r := hugeReport()
-	opt := Options{RunURL: testRunURL, Annotations: true}
+	// A check run that carries 1,250 of the 5,050 annotations: the sentence
+	// counting the rest fits within each limit too.
+	opt := Options{RunURL: testRunURL, Annotations: true, CheckRun: true, CheckRunAnnotations: 1250}
 	for _, tt := range []struct {
 		name  string
 		md    string
@@ -48,7 +50,8 @@ func TestHugeReportStaysWithinLimits(t *testing.T) {
 		// Trimmed, saying so, and still well-formed: every block that was
 		// opened is closed and the footer is there.
 		for _, want := range []string{"**Trimmed** to stay within GitHub's limit of", "true programs are left out of the table",
-			"output is cut to 512 bytes and 8 lines a block", "cases that are not true are not described", "behaves `v0.1.0-test`"} {
+			"output is cut to 512 bytes and 8 lines a block", "cases that are not true are not described", "behaves `v0.1.0-test`",
+			"3800 of the 5050 annotations were not sent to the check run"} {
 			if !strings.Contains(tt.md, want) {
 				t.Errorf("%s: does not say %q", tt.name, want)
 			}

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	gh "github.com/google/go-github/v62/github"
 )
@@ -54,7 +57,9 @@ type Annotation struct {
 
 // CheckRun is one rendered check run.
 type CheckRun struct {
-	// Name is the check's name in the pull request's checks list.
+	// Name is the check's name in the pull request's checks list, from
+	// the workflow (never the report); ValidateCheckName says what it may
+	// be.
 	Name string
 	// HeadSHA is the pull request's head (Event.HeadSHA), never GITHUB_SHA,
 	// which is the merge commit of a pull_request run.
@@ -65,7 +70,9 @@ type CheckRun struct {
 	Title   string
 	Summary string
 	// DetailsURL links the run (optional).
-	DetailsURL  string
+	DetailsURL string
+	// Annotations are sent in their order, the first
+	// MaxCheckRunAnnotations of them: put the most useful first.
 	Annotations []Annotation
 }
 
@@ -75,14 +82,19 @@ type CheckRunResult struct {
 	URL string
 	// AnnotationsSent counts the annotations GitHub accepted.
 	AnnotationsSent int
+	// AnnotationsNotSent counts the annotations past
+	// MaxCheckRunAnnotations, which were never sent.
+	AnnotationsNotSent int
 }
 
 // shaPattern is a commit ID: SHA-1, or SHA-256 in a repository that uses it.
 var shaPattern = regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9a-f]{64})$`)
 
 // PublishCheckRun creates a completed check run on run.HeadSHA with its
-// conclusion, then sends every annotation: the first MaxAnnotationsPerRequest
-// with the create, the rest through updates of as many each. The conclusion
+// conclusion, then sends the annotations, at most MaxCheckRunAnnotations: the
+// first MaxAnnotationsPerRequest with the create, the rest through updates
+// of as many each, so that it makes at most MaxCheckRunRequests requests
+// whatever the report. The conclusion
 // is set by the create, so a later failure leaves the check's result right
 // and only some annotations missing; the result then counts those sent. A
 // 403 or 404 (a token without checks: write) is a *NotPermittedError.
@@ -90,8 +102,9 @@ func (c *Client) PublishCheckRun(ctx context.Context, run CheckRun) (CheckRunRes
 	if err := run.validate(); err != nil {
 		return CheckRunResult{}, fmt.Errorf("publishing the check run: %w", err)
 	}
-	annotations := make([]*gh.CheckRunAnnotation, len(run.Annotations))
-	for i, a := range run.Annotations {
+	kept := run.Annotations[:min(len(run.Annotations), MaxCheckRunAnnotations)]
+	annotations := make([]*gh.CheckRunAnnotation, len(kept))
+	for i, a := range kept {
 		annotations[i] = a.api()
 	}
 	summary := cut(run.Summary, MaxCheckRunSummaryBytes, summaryCutMarker)
@@ -115,7 +128,8 @@ func (c *Client) PublishCheckRun(ctx context.Context, run CheckRun) (CheckRunRes
 	if err != nil {
 		return CheckRunResult{}, apiError(fmt.Sprintf("creating check run %q", run.Name), err)
 	}
-	res := CheckRunResult{ID: created.GetID(), URL: created.GetHTMLURL(), AnnotationsSent: len(first)}
+	res := CheckRunResult{ID: created.GetID(), URL: created.GetHTMLURL(), AnnotationsSent: len(first),
+		AnnotationsNotSent: len(run.Annotations) - len(kept)}
 	for i := len(first); i < len(annotations); i += MaxAnnotationsPerRequest {
 		batch := annotations[i:min(len(annotations), i+MaxAnnotationsPerRequest)]
 		_, _, err := c.rest.Checks.UpdateCheckRun(ctx, c.owner, c.repo, res.ID, gh.UpdateCheckRunOptions{
@@ -133,9 +147,10 @@ func (c *Client) PublishCheckRun(ctx context.Context, run CheckRun) (CheckRunRes
 // validate checks what only a bug in the caller gets wrong, before anything
 // is sent.
 func (run CheckRun) validate() error {
+	if err := ValidateCheckName(run.Name); err != nil {
+		return fmt.Errorf("the name: %w", err)
+	}
 	switch {
-	case run.Name == "":
-		return errors.New("no name")
 	case !shaPattern.MatchString(run.HeadSHA):
 		return fmt.Errorf("head SHA %s is not a commit ID", quote(run.HeadSHA))
 	case run.Conclusion != ConclusionSuccess && run.Conclusion != ConclusionFailure && run.Conclusion != ConclusionNeutral:
@@ -151,6 +166,38 @@ func (run CheckRun) validate() error {
 			return fmt.Errorf("annotation %d has no message", i+1)
 		case a.Level != LevelFailure && a.Level != LevelWarning && a.Level != LevelNotice:
 			return fmt.Errorf("annotation %d: level %s: want failure, warning or notice", i+1, quote(string(a.Level)))
+		}
+	}
+	return nil
+}
+
+// MaxCheckNameRunes bounds a check run's name. The API states no limit;
+// the checks list shows a name on one short line, and a branch protection
+// rule must name it exactly.
+const MaxCheckNameRunes = 100
+
+// ValidateCheckName checks a check run's name as the workflow gives it
+// (publish's --check-name, the action's check-name): not empty, without
+// surrounding space, at most MaxCheckNameRunes characters, and printable
+// throughout (no control, format or bidi character, no line break), so
+// that what the checks list shows is what a branch protection rule names.
+// The error never repeats the name.
+func ValidateCheckName(name string) error {
+	switch {
+	case strings.TrimSpace(name) == "":
+		return errors.New("empty: a check run needs a name")
+	case strings.TrimSpace(name) != name:
+		return errors.New("starts or ends with space")
+	case !utf8.ValidString(name):
+		return errors.New("is not UTF-8")
+	case utf8.RuneCountInString(name) > MaxCheckNameRunes:
+		return fmt.Errorf("%d characters, more than %d", utf8.RuneCountInString(name), MaxCheckNameRunes)
+	}
+	i := 0
+	for _, r := range name {
+		i++
+		if !unicode.IsPrint(r) {
+			return fmt.Errorf("character %d is %U, which is not printable (a control, format or separator character)", i, r)
 		}
 	}
 	return nil

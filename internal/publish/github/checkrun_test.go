@@ -105,6 +105,40 @@ func TestPublishCheckRunBatches(t *testing.T) {
 	}
 }
 
+// TestPublishCheckRunCeiling guards the request ceiling: past
+// MaxCheckRunAnnotations (25 requests of 50) no annotation is sent, the
+// first ones are, in order, and the result counts the rest.
+func TestPublishCheckRunCeiling(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{MaxCheckRunAnnotations, MaxCheckRunAnnotations + 1, 20000} {
+		f := checksAPI(t, 0)
+		res, err := testClient(t, f).PublishCheckRun(context.Background(), testCheckRun(t, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.AnnotationsSent != 1250 || res.AnnotationsNotSent != n-1250 {
+			t.Errorf("%d annotations: %d sent, %d not sent; want 1250 and %d", n, res.AnnotationsSent, res.AnnotationsNotSent, n-1250)
+		}
+		reqs := f.requests()
+		if len(reqs) != 25 {
+			t.Errorf("%d annotations: %d requests, want 25", n, len(reqs))
+		}
+		line := 1
+		for i, r := range reqs {
+			batch := decode(t, r.Body)["output"].(map[string]any)["annotations"].([]any)
+			if len(batch) != MaxAnnotationsPerRequest {
+				t.Errorf("%d annotations: request %d has %d, want %d", n, i+1, len(batch), MaxAnnotationsPerRequest)
+			}
+			for _, a := range batch {
+				if got := a.(map[string]any)["start_line"]; got != float64(line) {
+					t.Fatalf("%d annotations: request %d: annotation at line %v, want %d (the first ones, in order)", n, i+1, got, line)
+				}
+				line++
+			}
+		}
+	}
+}
+
 func TestPublishCheckRunFewAnnotations(t *testing.T) {
 	t.Parallel()
 	for _, n := range []int{0, 1, 50} {
@@ -202,6 +236,34 @@ func TestPublishCheckRunNotPermitted(t *testing.T) {
 	}
 }
 
+func TestValidateCheckName(t *testing.T) {
+	t.Parallel()
+	for _, ok := range []string{"behaves / report", "behaves", "é / 報告", strings.Repeat("x", MaxCheckNameRunes), strings.Repeat("é", MaxCheckNameRunes)} {
+		if err := ValidateCheckName(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for name, want := range map[string]string{
+		"":                                       "empty",
+		"   ":                                    "empty",
+		" behaves":                               "starts or ends with space",
+		"behaves\n":                              "starts or ends with space",
+		"behaves\xff":                            "not UTF-8",
+		strings.Repeat("x", MaxCheckNameRunes+1): "101 characters, more than 100",
+		"behaves\x1b[31m":                        "character 8 is U+001B",
+		"behaves\u202e / report":                 "character 8 is U+202E",
+		"behaves\u200b":                          "character 8 is U+200B",
+		"behaves\u2028report":                    "character 8 is U+2028",
+		"behaves\nreport":                        "character 8 is U+000A",
+		"behaves\treport":                        "character 8 is U+0009",
+	} {
+		err := ValidateCheckName(name)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want an error saying %q", name, err, want)
+		}
+	}
+}
+
 func TestPublishCheckRunRefuses(t *testing.T) {
 	t.Parallel()
 	f := checksAPI(t, 0)
@@ -210,6 +272,7 @@ func TestPublishCheckRunRefuses(t *testing.T) {
 		"no head sha":         func(r *CheckRun) { r.HeadSHA = "" },
 		"a branch, not a sha": func(r *CheckRun) { r.HeadSHA = "main" },
 		"no name":             func(r *CheckRun) { r.Name = "" },
+		"a control character": func(r *CheckRun) { r.Name = "behaves\x1b[2J" },
 		"no summary":          func(r *CheckRun) { r.Summary = "" },
 		"unknown conclusion":  func(r *CheckRun) { r.Conclusion = "skipped" },
 		"annotation level":    func(r *CheckRun) { r.Annotations[3].Level = "error" },

@@ -46,6 +46,18 @@ const (
 
 // Bounds of behaves' own, not GitHub's.
 const (
+	// MaxCheckRunRequests bounds the requests one check run takes: a create
+	// and at most 24 updates. A GITHUB_TOKEN has 1,000 requests an hour per
+	// repository, and a report (which a fork's pull request may have
+	// written) must not spend them: without a ceiling, 50,000 false cases
+	// took 1,001 requests.
+	MaxCheckRunRequests = 25
+
+	// MaxCheckRunAnnotations is how many annotations a check run carries at
+	// most: MaxAnnotationsPerRequest in each of MaxCheckRunRequests. The
+	// rest are not sent; the summaries count them.
+	MaxCheckRunAnnotations = MaxCheckRunRequests * MaxAnnotationsPerRequest
+
 	// maxListPages bounds the pages read when listing comments or pull
 	// requests (10,000 items at MaxPerPage), so that a huge thread cannot
 	// keep publishing busy; past it the listing fails rather than guess.

@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	gh "github.com/behaves-dev/behaves/internal/publish/github"
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/spec"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// manySpec is a spec of programs programs with cases cases each, all false
+// under exitOne (they expect exit 0).
+func manySpec(programs, cases int) map[string]string {
+	var sb strings.Builder
+	sb.WriteString("version: 1\nprofiles:\n  sh: {image: \"" + testImage + "\", command: [\"/bin/sh\"]}\nprograms:\n")
+	for p := range programs {
+		fmt.Fprintf(&sb, "  - {name: p%d, file: gen/prog.sh, profile: sh, cases: [", p)
+		for c := range cases {
+			if c > 0 {
+				sb.WriteString(", ")
+			}
+			fmt.Fprintf(&sb, "{name: c%d}", c)
+		}
+		sb.WriteString("]}\n")
+	}
+	return map[string]string{"behaves.yml": sb.String(), "gen/prog.sh": "exit 1\n"}
+}
+
+// manyCasesReport writes the report of a run of the spec in ws, every case
+// of which exited 1 in 1ms with no output, and returns its path. It is made
+// as run makes one (spec.Load, verdict.Judge, report.Build), without the
+// run engine, whose spooling of one file a case would take most of the
+// test's time; it is this emulated run's (emuRunID, on emuHeadSHA).
+func manyCasesReport(t *testing.T, ws string) string {
+	t.Helper()
+	sp, err := spec.Load(filepath.Join(ws, "behaves.yml"), spec.Options{Ceilings: spec.Ceilings{MaxCases: 1 << 20}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := 1
+	in := report.Input{Spec: sp, RunID: "0123456789abcdef", StartedAt: time.Unix(1700000000, 0).UTC(), Duration: time.Minute,
+		Version: version(), GitHub: report.GitHub{RunID: emuRunID, RunAttempt: "1", Repository: "octo/repo",
+			EventName: "pull_request", SHA: "3333333333333333333333333333333333333333", HeadSHA: emuHeadSHA}}
+	for _, p := range sp.Programs {
+		obs := runner.Observation{Acquisition: runner.AcquisitionComplete}
+		var results []verdict.CaseResult
+		for _, c := range p.Cases {
+			ev := runner.Event{ExitCode: &one, Duration: time.Millisecond}
+			obs.Events = append(obs.Events, ev)
+			results = append(results, verdict.Judge(c.Expect, ev))
+		}
+		in.Observations = append(in.Observations, obs)
+		in.Results = append(in.Results, results)
+		in.Programs = append(in.Programs, report.ProgramResult{Duration: time.Duration(len(p.Cases)) * time.Millisecond})
+	}
+	path := filepath.Join(t.TempDir(), "behaves-report.json")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := report.Encode(f, report.Build(in)); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestCheckRunRequestCeiling guards the check run's request ceiling: a
+// report of 50,000 false cases, made as behaves run makes one and published
+// by behaves publish, takes at most 25 check-run requests (it took 1,010
+// when every annotation was sent), and the check run's summary, the job
+// summary and the log say how many annotations were not sent.
+func TestCheckRunRequestCeiling(t *testing.T) {
+	t.Parallel()
+	const programs, cases = 500, 100
+	ws := workspaceRepo(t, manySpec(programs, cases))
+	e := newEmulatedRunner(t, ws, "pull_request")
+	reportPath := manyCasesReport(t, ws)
+	r := e.main(t, Env{}, nil, "publish", "--report", reportPath, "--check-run", "--comment", "off")
+	if r.code != ExitFalse {
+		t.Fatalf("publish: exit %d, want %d\n%s", r.code, ExitFalse, r.stdout)
+	}
+
+	// The ceiling is the (#24), not the package's constant: one
+	// create and 24 updates.
+	const maxRequests = 25
+	// Every false program and every false case is an annotation.
+	const all = programs + programs*cases
+	notSent := all - maxRequests*gh.MaxAnnotationsPerRequest
+	_, writes := e.gh.snapshot()
+	checkRequests := 0
+	for _, w := range writes {
+		if strings.HasPrefix(w.Path, "/repos/octo/repo/check-runs") {
+			checkRequests++
+		}
+	}
+	if checkRequests > maxRequests || checkRequests != len(writes) {
+		t.Errorf("%d check-run requests of %d writes, want at most %d and nothing else", checkRequests, len(writes), maxRequests)
+	}
+	e.gh.mu.Lock()
+	defer e.gh.mu.Unlock()
+	sent := 0
+	for _, n := range e.gh.batches {
+		sent += n
+	}
+	if want := maxRequests * gh.MaxAnnotationsPerRequest; sent != want {
+		t.Errorf("%d annotations sent, want %d (the ceiling, in full batches)", sent, want)
+	}
+	if len(e.gh.checkRuns) != 1 {
+		t.Fatalf("%d check runs created, want 1", len(e.gh.checkRuns))
+	}
+	out, _ := e.gh.checkRuns[0]["output"].(map[string]any)
+	summary, _ := out["summary"].(string)
+	if len(summary) > gh.MaxCheckRunSummaryBytes {
+		t.Errorf("the check run's summary has %d bytes, above %d", len(summary), gh.MaxCheckRunSummaryBytes)
+	}
+	// GitHub renders the summaries: the numbers as the markdown has them.
+	want := fmt.Sprintf("%d of the %d annotations were not sent to the check run", notSent, all)
+	if !strings.Contains(summary, want) {
+		t.Errorf("the check run's summary does not say %q:\n%s", want, tail(summary))
+	}
+	if job := e.file(t, "step_summary"); !strings.Contains(job, want) {
+		t.Errorf("the job summary does not say %q:\n%s", want, tail(job))
+	}
+	if want := fmt.Sprintf("%d not sent", notSent); !strings.Contains(r.stdout, want) {
+		t.Errorf("the log does not say %q:\n%s", want, tail(r.stdout))
+	}
+	for _, w := range writes {
+		if w.Method == http.MethodPatch && !strings.HasSuffix(w.Path, "/check-runs/1") {
+			t.Errorf("update of %s, want check run 1", w.Path)
+		}
+	}
+}
+
+// tail is the end of a long text, for a failure message.
+func tail(s string) string {
+	if len(s) > 2000 {
+		return "…" + s[len(s)-2000:]
+	}
+	return s
+}
