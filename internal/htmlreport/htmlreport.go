@@ -266,7 +266,11 @@ func build(r report.Report, lim Limits) view {
 			pv.Cases = append(pv.Cases, caseOf(r, cs, b))
 		}
 		if left > 0 {
-			pv.CasesMore = fmt.Sprintf("%d more cases that are not true are not shown: the page shows %d cases in detail; the JSON report has them.", left, lim.MaxCases)
+			more := fmt.Sprintf("%d more cases that are not true are", left)
+			if left == 1 {
+				more = "1 more case that is not true is"
+			}
+			pv.CasesMore = fmt.Sprintf("%s not shown: the page shows %d cases in detail; the JSON report has them.", more, lim.MaxCases)
 		}
 		v.List = append(v.List, pv)
 	}

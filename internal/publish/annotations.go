@@ -63,12 +63,15 @@ type AnnotationOptions struct {
 // Annotations returns every annotation for r, the most useful first:
 //
 //  1. the spec errors, in the report's order (nothing ran);
-//  2. for each false program in spec order, an error at the program file
-//     (so that it shows in the diff of the generated code);
-//  3. an error at the spec file for each false case, round by round: the
-//     first false case of every program, then the second of every
-//     program, and so on, so that the first ten cover ten programs;
-//  4. a warning at the spec file for each undetermined case, in the same
+//  2. for each false program in spec order, one error at the program
+//     file (so that it shows in the diff of the generated code), which
+//     describes its deciding case: the runner's ten errors a step go to
+//     ten programs before any program gets a second;
+//  3. an error at the spec file for each other false case, round by
+//     round: the first of every program, then the second, and so on;
+//  4. last, an error at the spec file for each case a program-file error
+//     already describes (useful in the check run, which has room);
+//  5. a warning at the spec file for each undetermined case, in the same
 //     round-robin order.
 //
 // Command and WorkflowCommands write them for the runner, which shows only
@@ -83,13 +86,18 @@ func Annotations(r report.Report, opt AnnotationOptions) []Annotation {
 			Title: "behaves: spec error", Message: oneLine(e.Message, AnnotationMessageLimit),
 		})
 	}
+	described := map[*report.Case]bool{} // by a program-file error
 	for i := range r.Programs {
-		if a, ok := programAnnotation(&r.Programs[i], opt); ok {
+		if a, at, ok := programAnnotation(&r.Programs[i], opt); ok {
 			out = append(out, a)
+			if at != nil {
+				described[at] = true
+			}
 		}
 	}
-	out = append(out, roundRobin(r.Programs, verdict.False, LevelError, specFile)...)
-	out = append(out, roundRobin(r.Programs, verdict.Undetermined, LevelWarning, specFile)...)
+	out = append(out, roundRobin(r.Programs, verdict.False, LevelError, specFile, func(c *report.Case) bool { return !described[c] })...)
+	out = append(out, roundRobin(r.Programs, verdict.False, LevelError, specFile, func(c *report.Case) bool { return described[c] })...)
+	out = append(out, roundRobin(r.Programs, verdict.Undetermined, LevelWarning, specFile, nil)...)
 	return out
 }
 
@@ -115,13 +123,14 @@ func countAnnotations(r *report.Report) (errs, warns int) {
 }
 
 // roundRobin returns an annotation at the spec file for every case with
-// verdict v: the first such case of each program, then the second, …
-func roundRobin(progs []report.Program, v verdict.Verdict, level Level, specFile string) []Annotation {
+// verdict v that keep admits (nil: every one): the first such case of
+// each program, then the second, …
+func roundRobin(progs []report.Program, v verdict.Verdict, level Level, specFile string, keep func(*report.Case) bool) []Annotation {
 	picked := make([][]*report.Case, len(progs))
 	rounds := 0
 	for i := range progs {
 		for j := range progs[i].Cases {
-			if c := &progs[i].Cases[j]; c.Verdict == v {
+			if c := &progs[i].Cases[j]; c.Verdict == v && (keep == nil || keep(c)) {
 				picked[i] = append(picked[i], c)
 			}
 		}
@@ -169,11 +178,12 @@ func caseMessage(c *report.Case) string {
 }
 
 // programAnnotation is the error at a false program's own file: at the
-// line its stderr names (see locate), else line 1.
-func programAnnotation(p *report.Program, opt AnnotationOptions) (Annotation, bool) {
+// line its stderr names (see locate), else line 1; at is the case it
+// describes (nil for a program false with no false case).
+func programAnnotation(p *report.Program, opt AnnotationOptions) (a Annotation, at *report.Case, ok bool) {
 	file := repoPath(p.File)
 	if p.Verdict != verdict.False || file == "" {
-		return Annotation{}, false
+		return Annotation{}, nil, false
 	}
 	var first *report.Case
 	falseCases := 0
@@ -186,7 +196,7 @@ func programAnnotation(p *report.Program, opt AnnotationOptions) (Annotation, bo
 		}
 	}
 	at, line, col := first, 1, 0
-	if c, l, cl, ok := locate(p); ok {
+	if c, l, cl, found := locate(p); found {
 		at, line, col = c, l, cl
 	}
 	if opt.LineCount != nil {
@@ -194,7 +204,7 @@ func programAnnotation(p *report.Program, opt AnnotationOptions) (Annotation, bo
 			line, col = n, 0
 		}
 	}
-	a := Annotation{Level: LevelError, Path: file, StartLine: line, EndLine: line, Col: col}
+	a = Annotation{Level: LevelError, Path: file, StartLine: line, EndLine: line, Col: col}
 	if at == nil {
 		// False with no false case (a report from elsewhere may say so).
 		a.Title = oneLine(p.Name, titleMaxRunes)
@@ -202,16 +212,19 @@ func programAnnotation(p *report.Program, opt AnnotationOptions) (Annotation, bo
 		if a.Message == "" {
 			a.Message = "false"
 		}
-		return a, true
+		return a, nil, true
 	}
 	a.Title = title(p.Name, at.Name)
 	msg := caseMessage(at)
-	if falseCases > 1 {
+	switch {
+	case falseCases == 2:
+		msg += " (and 1 more false case)"
+	case falseCases > 2:
 		msg = fmt.Sprintf("%s (and %d more false cases)", msg, falseCases-1)
 	}
 	a.Message = report.Shorten(msg, AnnotationMessageLimit)
 	a.RawDetails = rawDetails(at)
-	return a, true
+	return a, at, true
 }
 
 // rawDetails lists what the case expected next to what came out, in the

@@ -136,19 +136,19 @@ func TestAnnotationOrderCoversPrograms(t *testing.T) {
 		if want := fmt.Sprintf("error gen/p%02d.py p%02d / c1", i, i); got[i] != want {
 			t.Errorf("annotation %d = %q, want %q", i, got[i], want)
 		}
-		// Round robin: every program's first false case before any
-		// second one.
-		if want := fmt.Sprintf("error behaves.yml p%02d / c1", i); got[12+i] != want {
+		// Then the false cases the program-file errors do not describe,
+		// round by round; the ones they do describe come last.
+		if want := fmt.Sprintf("error behaves.yml p%02d / c2", i); got[12+i] != want {
 			t.Errorf("annotation %d = %q, want %q", 12+i, got[12+i], want)
 		}
-		if want := fmt.Sprintf("error behaves.yml p%02d / c2", i); got[24+i] != want {
+		if want := fmt.Sprintf("error behaves.yml p%02d / c1", i); got[24+i] != want {
 			t.Errorf("annotation %d = %q, want %q", 24+i, got[24+i], want)
 		}
 		if want := fmt.Sprintf("warning behaves.yml p%02d / c3", i); got[36+i] != want {
 			t.Errorf("annotation %d = %q, want %q", 36+i, got[36+i], want)
 		}
 	}
-	if !strings.HasSuffix(anns[0].Message, "(and 1 more false cases)") {
+	if !strings.HasSuffix(anns[0].Message, "(and 1 more false case)") {
 		t.Errorf("program annotation message %q does not count the other false case", anns[0].Message)
 	}
 	lines, omitted := WorkflowCommands(anns)
@@ -258,7 +258,7 @@ func TestProgramFileLine(t *testing.T) {
 				return tt.lineCount
 			}
 		}
-		a, ok := programAnnotation(&p, opt)
+		a, _, ok := programAnnotation(&p, opt)
 		if !ok || a.Path != "src/p.src" || a.StartLine != tt.line || a.EndLine != tt.line || a.Col != tt.col {
 			t.Errorf("%s: at %s:%d-%d:%d (%v), want src/p.src:%d:%d", tt.name, a.Path, a.StartLine, a.EndLine, a.Col, ok, tt.line, tt.col)
 		}
@@ -289,7 +289,7 @@ func TestProgramFileLineFromRealSettings(t *testing.T) {
 		c.Event.Command = []string{"python3", "-I", tt.dir + "/main.py"}
 		p := program("p", "src/p.py", 10, c)
 		p.Settings = tt.settings
-		if a, ok := programAnnotation(&p, AnnotationOptions{}); !ok || a.StartLine != 3 {
+		if a, _, ok := programAnnotation(&p, AnnotationOptions{}); !ok || a.StartLine != 3 {
 			t.Errorf("%s: line %d (%v), want 3", tt.name, a.StartLine, ok)
 		}
 	}
@@ -382,8 +382,8 @@ func TestCasesFileAnnotations(t *testing.T) {
 		}
 	}
 	want := []string{
-		"error p / from a file tests/cases.jsonl:7:1",
 		"error p / inline behaves.yml:14:11",
+		"error p / from a file tests/cases.jsonl:7:1", // p.py's error describes it
 		"warning p / hostile file :8:11",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -426,6 +426,33 @@ func TestSpecErrorInCasesFile(t *testing.T) {
 			if md := Summary(r, Options{}); !strings.Contains(md, tt.want+":3:9") {
 				t.Errorf("%+v: the summary does not place the error at %s:3:9:\n%s", tt, tt.want, md)
 			}
+		}
+	}
+}
+
+// Five false programs of two false cases each: the runner's ten errors a
+// step are one per program (at its file, on its deciding case) and then
+// each program's other case; nothing the reviewer needs first is lost,
+// and the count says "1 more false case".
+func TestAnnotationBudgetFivePrograms(t *testing.T) {
+	t.Parallel()
+	r := manyPrograms(5)
+	lines, omitted := WorkflowCommands(Annotations(r, AnnotationOptions{}))
+	var errs []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "::error ") {
+			errs = append(errs, l)
+		}
+	}
+	if len(errs) != 10 || omitted != 5 {
+		t.Fatalf("%d errors shown, %d omitted; want 10 and the 5 repeated deciding cases omitted", len(errs), omitted)
+	}
+	for i := range 5 {
+		if !strings.Contains(errs[i], fmt.Sprintf("file=gen/p%02d.py", i)) || !strings.HasSuffix(errs[i], "::wrong 1 (and 1 more false case)") {
+			t.Errorf("error %d = %s, want the program file's, on its deciding case", i, errs[i])
+		}
+		if !strings.Contains(errs[5+i], fmt.Sprintf("title=p%02d / c2", i)) {
+			t.Errorf("error %d = %s, want program %d's other false case", 5+i, errs[5+i], i)
 		}
 	}
 }

@@ -94,7 +94,11 @@ func WriteTerminal(w io.Writer, r Report, opt TerminalOptions) error {
 		t.program(&r.Programs[i])
 	}
 	if t.skipped > 0 {
-		t.printf("… %d more cases that are not true are not described here; the JSON report has every case.\n\n", t.skipped)
+		more := fmt.Sprintf("%d more cases that are not true are", t.skipped)
+		if t.skipped == 1 {
+			more = "1 more case that is not true is"
+		}
+		t.printf("… %s not described here; the JSON report has every case.\n\n", more)
 	}
 	t.table(r)
 	t.summary(r)

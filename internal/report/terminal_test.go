@@ -114,6 +114,13 @@ func TestTerminalMaxCaseDetails(t *testing.T) {
 	if strings.Contains(out, "  loop  (") {
 		t.Errorf("a case past the bound is described:\n%s", out)
 	}
+	buf.Reset()
+	if err := WriteTerminal(&buf, fixture(), TerminalOptions{MaxCaseDetails: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "… 1 more case that is not true is not described here") {
+		t.Errorf("one case past the bound is not counted in the singular:\n%s", buf.String())
+	}
 }
 
 // hostileOutput is what a malicious program (or spec) tries to get into a
