@@ -16,7 +16,8 @@ import (
 
 const testRunURL = "https://github.com/acme/gate/actions/runs/123456"
 
-// cmarkGFM renders md as GitHub does (cmark-gfm with GitHub's extensions).
+// cmarkGFM renders md as GitHub does (cmark-gfm with GitHub's extensions,
+// tasklist included: "- [ ]" in report text would make a checkbox).
 // --unsafe keeps raw HTML: without it cmark-gfm drops all of it, forged and
 // genuine alike, and the checks below would pass vacuously.
 func cmarkGFM(t *testing.T, md string) *html.Node {
@@ -28,7 +29,7 @@ func cmarkGFM(t *testing.T, md string) *html.Node {
 		}
 		t.Skipf("cmark-gfm not installed (apt-get install cmark-gfm): %v", err)
 	}
-	cmd := exec.Command(bin, "--unsafe", "-e", "table", "-e", "tagfilter", "-e", "autolink", "-e", "strikethrough")
+	cmd := exec.Command(bin, "--unsafe", "-e", "table", "-e", "tagfilter", "-e", "autolink", "-e", "strikethrough", "-e", "tasklist")
 	cmd.Stdin = strings.NewReader(md)
 	out, err := cmd.Output()
 	if err != nil {

@@ -12,8 +12,10 @@ import (
 var digits = regexp.MustCompile(`[0-9]+`)
 
 // skeleton is a rendering with the report's text taken out: the elements
-// in document order, and the text outside code with every number as 0
-// (byte counts follow the text).
+// and HTML comments in document order (a comment's text left out: the
+// marker's digest follows the spec's name), and the text outside code with
+// every number as 0 (byte counts follow the text). Text outside code is
+// where GitHub links a mention or a reference.
 func skeleton(doc *html.Node) string {
 	var sb strings.Builder
 	var walk func(n *html.Node, inCode bool)
@@ -22,6 +24,8 @@ func skeleton(doc *html.Node) string {
 		case html.ElementNode:
 			sb.WriteString("<" + n.Data + ">")
 			inCode = inCode || n.Data == "code" || n.Data == "pre"
+		case html.CommentNode:
+			sb.WriteString("<!---->")
 		case html.TextNode:
 			if !inCode {
 				sb.WriteString(digits.ReplaceAllString(n.Data, "0"))
