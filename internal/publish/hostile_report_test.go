@@ -241,7 +241,7 @@ func hostileSeeds() []hostileSeed {
 			hostileSeed{find: `"samples"`, mode: replaceAll, text: text, accepted: true},
 			hostileSeed{find: `"--binary"`, mode: replaceAll, text: text, accepted: true},
 			hostileSeed{find: `"5"`, mode: replaceOne, text: text, accepted: true},
-			hostileSeed{find: `"differs at line 3"`, mode: replaceAll, text: text, accepted: true},
+			hostileSeed{find: `"stderr: expected \"\", got \"warning: no fizz\""`, mode: replaceAll, text: text, accepted: true},
 			hostileSeed{base: 1, find: `"coin"`, mode: replaceAll, text: text, accepted: true},
 			hostileSeed{base: 1, find: `"parity"`, mode: replaceAll, text: text, accepted: true},
 		)
