@@ -147,8 +147,7 @@ func (s *specFlags) load() (*spec.Spec, error) {
 
 // parse parses flags; it returns false (after printing why) on a usage error.
 func parse(fs *flag.FlagSet, args []string, env Env) bool {
-	fs.SetOutput(env.Stderr)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, env); err != nil {
 		return false
 	}
 	if fs.NArg() > 0 {
@@ -156,6 +155,32 @@ func parse(fs *flag.FlagSet, args []string, env Env) bool {
 		return false
 	}
 	return true
+}
+
+// parseFlags parses args into fs, printing usage errors to env.Stderr.
+// --help prints the command's whole usage (fs.Usage, or the flags when it
+// has none); any other error (a flag that does not exist, a bad value)
+// prints the error and one line saying where the usage is, so that the
+// error does not scroll away under the flag list.
+func parseFlags(fs *flag.FlagSet, args []string, env Env) error {
+	fs.SetOutput(env.Stderr)
+	full := fs.Usage
+	if full == nil {
+		full = func() {
+			fmt.Fprintf(fs.Output(), "usage: behaves %s [flags]\n\nflags:\n", fs.Name())
+			fs.PrintDefaults()
+		}
+	}
+	fs.Usage = func() {} // the flag package calls it after the error; printed below
+	defer func() { fs.Usage = full }()
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		full()
+	case err != nil:
+		fmt.Fprintf(env.Stderr, "behaves %s: the flags are listed by behaves %s --help\n", fs.Name(), fs.Name())
+	}
+	return err
 }
 
 // messageOptions is how behaves' own messages are printed: under GitHub
@@ -212,6 +237,7 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	chosenID := registerRunID(fs)
 	reportPath := fs.String("report", "behaves-report.json", "where to write the JSON report")
 	junitPath := fs.String("junit", "", "also write the report as JUnit XML to this file")
+	htmlPath := fs.String("html", "", "also write the report as one self-contained HTML page to this file (as behaves html does)")
 	parallel := fs.Int("parallel", 0, "invocations at once (default: fits the CPUs and the profiles' memory)")
 	failOn := fs.String("fail-on", string(FailOnUndetermined), "which verdicts fail the command: false or undetermined")
 	maxReport := sizeFlag(report.DefaultMaxReportSize)
@@ -273,8 +299,9 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", err)
 		return ExitRunFailed
 	}
-	// The JUnit file too: a stale one must not pass for this run's.
-	if err := writeJUnit(*junitPath, early(errNotFinished, nil)); err != nil {
+	// The JUnit file and the page too: a stale one must not pass for this
+	// run's.
+	if err := writeSideFiles(*junitPath, *htmlPath, early(errNotFinished, nil)); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: %v\n", err)
 		return ExitRunFailed
 	}
@@ -291,7 +318,7 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		if werr := report.WriteJSON(*reportPath, rep); werr != nil {
 			fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", werr)
 			code = ExitRunFailed
-		} else if jerr := writeJUnit(*junitPath, rep); jerr != nil {
+		} else if jerr := writeSideFiles(*junitPath, *htmlPath, rep); jerr != nil {
 			fmt.Fprintf(env.Stderr, "behaves: %v\n", jerr)
 			code = ExitRunFailed
 		}
@@ -506,7 +533,7 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", err)
 		code = ExitRunFailed
-	} else if err := junitFromReport(*junitPath, *reportPath, int64(maxReport)+reportReadSlack); err != nil {
+	} else if err := sideFilesFromReport(*junitPath, *htmlPath, *reportPath, int64(maxReport)+reportReadSlack); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: %v\n", err)
 		code = ExitRunFailed
 	}

@@ -523,3 +523,31 @@ func TestSchemaCommand(t *testing.T) {
 		t.Errorf("behaves schema extra: exit %d, want %d", r.code, ExitUsage)
 	}
 }
+
+// TestBadFlagIsOneError: a flag that does not exist, or a bad value, prints
+// the error and one line saying where the usage is, never the whole usage;
+// --help still prints it.
+func TestBadFlagIsOneError(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"run", "--bogus"},
+		{"run", "--parallel", "x"},
+		{"validate", "--bogus"},
+		{"html", "--bogus"},
+		{"merge", "--bogus"},
+	} {
+		r := runMain(t, context.Background(), fixed(&recordingSandbox{}), args...)
+		if r.code != ExitUsage {
+			t.Errorf("%q: exit %d, want %d", args, r.code, ExitUsage)
+		}
+		lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+		hint := fmt.Sprintf("behaves %s --help", args[0])
+		if len(lines) != 2 || !strings.Contains(lines[0], strings.TrimLeft(args[1], "-")) || !strings.Contains(lines[1], hint) {
+			t.Errorf("%q: stderr is not the error and a line naming %q:\n%s", args, hint, r.stderr)
+		}
+	}
+	r := runMain(t, context.Background(), nil, "run", "--help")
+	if !strings.Contains(r.stderr, "-junit") || !strings.Contains(r.stderr, "-html") || strings.Contains(r.stderr, "--help for") {
+		t.Errorf("run --help does not print the flags:\n%s", r.stderr)
+	}
+}
