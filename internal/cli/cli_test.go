@@ -551,3 +551,24 @@ func TestBadFlagIsOneError(t *testing.T) {
 		t.Errorf("run --help does not print the flags:\n%s", r.stderr)
 	}
 }
+
+// TestMissingSpecSaysWhich: validate and run name the spec they looked for
+// and how to name another, in one line, and the report says the same.
+func TestMissingSpecSaysWhich(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "behaves.yml")
+	rpath := filepath.Join(t.TempDir(), "r.json")
+	for _, args := range [][]string{
+		{"validate", "--spec", missing},
+		{"run", "--spec", missing, "--report", rpath},
+	} {
+		r := runMain(t, context.Background(), fixed(&recordingSandbox{}), args...)
+		want := "behaves: no spec at " + missing + ": the file does not exist; write it, or name another with --spec FILE"
+		if r.code != ExitUsage || !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr:\n%s\nwant one line starting %q", args, r.code, r.stderr, want)
+		}
+		if args[0] == "run" && !strings.Contains(fmt.Sprint(r.report["error"]), "no spec at "+missing) {
+			t.Errorf("the report's error %q does not name the spec", r.report["error"])
+		}
+	}
+}

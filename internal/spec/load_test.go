@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -758,6 +759,37 @@ func TestSyntaxErrorLines(t *testing.T) {
 		}
 		if len(l.errs) != 1 || l.errs[0].Pos.Line != tt.line || l.errs[0].Pos.Col != 0 {
 			t.Errorf("parse(%q) errors = %v, want one at line %d", tt.in, l.errs, tt.line)
+		}
+	}
+}
+
+// TestLoadMissingSpec: a spec that is not there is named (as given and
+// where it was looked for) with how to name another, never as lstat's
+// text; a missing folder and a link to nothing are said so.
+func TestLoadMissingSpec(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "gone.yml"), filepath.Join(dir, "dangling.yml")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{filepath.Join(dir, "behaves.yml"), "no spec at " + filepath.Join(dir, "behaves.yml") + ": the file does not exist"},
+		{filepath.Join(dir, "sub", "behaves.yml"), "no spec at " + filepath.Join(dir, "sub", "behaves.yml") + ": the folder " + filepath.Join(dir, "sub") + " does not exist"},
+		{filepath.Join(dir, "dangling.yml"), "no spec at " + filepath.Join(dir, "dangling.yml") + ": it is a symbolic link to " + filepath.Join(dir, "gone.yml") + ", which does not exist"},
+	} {
+		_, err := Load(tc.path, Options{})
+		if err == nil {
+			t.Fatalf("Load(%s) succeeded", tc.path)
+		}
+		msg := err.Error()
+		if !strings.HasPrefix(msg, tc.want) || !strings.Contains(msg, "name another with --spec FILE") || strings.Contains(msg, "lstat") {
+			t.Errorf("Load(%s):\n got %s\nwant %s…, and how to name another spec", tc.path, msg, tc.want)
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Load(%s): %v is not fs.ErrNotExist", tc.path, err)
 		}
 	}
 }
