@@ -388,6 +388,7 @@ var errSpecKinds = map[string]string{
 	"syntax_no_colon":              "yaml",
 	"syntax_quote":                 "yaml",
 	"syntax_tab":                   "yaml",
+	"file_typo":                    "validate",
 	"unknown_keys":                 "schema",
 	"unknown_profile":              "schema",
 	"unpinned_image":               "schema",
