@@ -46,7 +46,7 @@ const usage = `usage: behaves <command> [flags]
 
 commands:
   run       run every program's cases and judge them
-  validate  check the spec without Docker
+  validate  check the spec without Docker (--check-images: and that Docker has its images)
   rescore   judge an earlier report's stored events against the spec, running nothing
   pull      pull the spec's images that Docker lacks, by digest
   gc        remove the containers and volumes that dead runs left behind
@@ -79,7 +79,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	case "run":
 		return runCommand(ctx, args[1:], env)
 	case "validate":
-		return validateCommand(args[1:], env)
+		return validateCommand(ctx, args[1:], env)
 	case "rescore":
 		return rescoreCommand(args[1:], env)
 	case "gc":
@@ -211,11 +211,18 @@ func specErrorLines(err error) []string {
 	return []string{fmt.Sprintf("behaves: %v", err)}
 }
 
-func validateCommand(args []string, env Env) int {
+// imagePresence is a sandbox that can say whether its engine has an image
+// without pulling it (*docker.Sandbox).
+type imagePresence interface {
+	ImagePresent(ctx context.Context, ref string) (bool, error)
+}
+
+func validateCommand(ctx context.Context, args []string, env Env) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	var sf specFlags
 	sf.register(fs)
 	sf.registerPullImages(fs)
+	checkImages := fs.Bool("check-images", false, "also ask the Docker engine whether it has every profile's image (and build image); pulls nothing")
 	sp := sf.parseAndLoad(fs, args, env, "--pull-images")
 	if sp == nil {
 		return ExitUsage
@@ -224,8 +231,61 @@ func validateCommand(args []string, env Env) int {
 	for _, p := range sp.Programs {
 		cases += len(p.Cases)
 	}
-	fmt.Fprintf(env.Stdout, "%s: valid: %d program(s), %d case(s)\n", sp.Path, len(sp.Programs), cases)
+	images := "images not checked (validate --check-images asks the Docker engine for them)"
+	if *checkImages {
+		n, code := validateImages(ctx, env, sp)
+		if code != ExitTrue {
+			return code
+		}
+		images = fmt.Sprintf("the Docker engine has all %d image(s)", n)
+	}
+	fmt.Fprintf(env.Stdout, "%s: valid: %d program(s), %d case(s); %s\n", sp.Path, len(sp.Programs), cases, images)
 	return ExitTrue
+}
+
+// validateImages is validate --check-images: it asks the engine whether it
+// has every profile's image, pulling nothing, and returns how many distinct
+// images it asked about and the exit code: 2, with each missing image's
+// problem at its image: value, or 4 when the engine cannot say.
+func validateImages(ctx context.Context, env Env, sp *spec.Spec) (int, int) {
+	if env.NewSandbox == nil {
+		fmt.Fprintln(env.Stderr, "behaves validate: --check-images: no Docker connection is configured")
+		return 0, ExitRunFailed
+	}
+	sb, closer, err := env.NewSandbox(ctx, newRunID())
+	if err != nil {
+		printMessages(env.Stderr, env, fmt.Sprintf("behaves validate: --check-images: sandbox unavailable: %v", err))
+		return 0, ExitRunFailed
+	}
+	defer func() {
+		if err := closer.Close(); err != nil {
+			fmt.Fprintf(env.Stderr, "behaves: closing the Docker client: %v\n", err)
+		}
+	}()
+	ip, ok := sb.(imagePresence)
+	if !ok {
+		fmt.Fprintln(env.Stderr, "behaves validate: --check-images: this sandbox cannot say which images it has")
+		return 0, ExitRunFailed
+	}
+	asked := map[string]bool{} // each distinct image is asked once
+	err = sp.CheckImages(func(ref string) (bool, error) {
+		if ok, seen := asked[ref]; seen {
+			return ok, nil
+		}
+		ok, err := ip.ImagePresent(ctx, ref)
+		asked[ref] = ok
+		return ok, err
+	})
+	var list spec.Errors
+	switch {
+	case errors.As(err, &list):
+		printMessages(env.Stderr, env, specErrorLines(list)...)
+		return len(asked), ExitUsage
+	case err != nil:
+		printMessages(env.Stderr, env, fmt.Sprintf("behaves validate: --check-images: %v", err))
+		return len(asked), ExitRunFailed
+	}
+	return len(asked), ExitTrue
 }
 
 func runCommand(ctx context.Context, args []string, env Env) int {
