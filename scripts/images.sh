@@ -7,7 +7,8 @@
 #   behaves-test/busybox-entrypoint  the busybox image + ENTRYPOINT ["/bin/false"], VOLUME ["/data"],
 #                                    ENV BEHAVES_IMAGE_ENV=from-image (behaves must ignore the
 #                                    entrypoint and cover the volume)
-#   behaves-test/python              debootstrap --variant=minbase --include=python3-minimal bookworm
+#   behaves-test/python              debootstrap --variant=minbase --include=python3 bookworm
+#                                    (Python with its standard library: json, sqlite3, ...)
 #   behaves-test/gcc                 debootstrap --variant=minbase --include=gcc,libc6-dev bookworm
 #                                    (the compiler of the build-stage tests and examples/c-build)
 #   behaves-test/golang              debootstrap --variant=minbase --include=golang-go bookworm
@@ -29,10 +30,14 @@
 #   BEHAVES_IMAGE_GOLANG=sha256:<64 hex>
 # stderr: logs.
 #
-# Usage: bash scripts/images.sh [--env-file PATH] [--force]
+# Usage: bash scripts/images.sh [--env-file PATH] [--force] [--only NAME,...]
 #   --env-file PATH  where to write the assignments
 #                    (default ${BEHAVES_IMAGES_ENV:-/tmp/behaves-images.env})
 #   --force          rebuild even when a cached image matches
+#   --only NAME,...  build (or reuse) only these images, of busybox, entrypoint, python,
+#                    gcc, golang (entrypoint implies busybox, its base); only their
+#                    assignments are printed and replaced in the env file, the others'
+#                    lines are kept (scripts/demo.sh: --only busybox,python)
 # Environment:
 #   BEHAVES_DEBIAN_MIRROR  Debian mirror for debootstrap (default: the one apt uses,
 #                          else http://deb.debian.org/debian)
@@ -47,7 +52,26 @@ die() { log "error: $*"; exit 1; }
 # shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-image_script_args "${BASH_SOURCE[0]}" "$@"
+# --only is this script's own; the other options are the image scripts' (lib.sh).
+only=busybox,entrypoint,python,gcc,golang
+args=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--only) [ $# -ge 2 ] || die "--only needs NAME,... (busybox, entrypoint, python, gcc, golang)"; only="$2"; shift 2 ;;
+	--only=*) only="${1#--only=}"; shift ;;
+	*) args+=("$1"); shift ;;
+	esac
+done
+image_script_args "${BASH_SOURCE[0]}" ${args[@]+"${args[@]}"}
+declare -A want=()
+IFS=, read -r -a names <<<"$only"
+for n in "${names[@]}"; do
+	case "$n" in
+	busybox | entrypoint | python | gcc | golang) want[$n]=1 ;;
+	*) die "--only: unknown image '$n' (busybox, entrypoint, python, gcc, golang)" ;;
+	esac
+done
+[ "${#want[@]}" -gt 0 ] || die "--only: name at least one image"
 
 image_script_start images
 
@@ -171,24 +195,35 @@ build_debian() {
 }
 
 start=$SECONDS
-busybox_id="$(build_busybox)"
-entrypoint_id="$(build_entrypoint "$busybox_id")"
-python_id="$(build_debian python python3-minimal usr/bin/python3)"
-gcc_id="$(build_debian gcc gcc,libc6-dev usr/bin/gcc)"
-golang_id="$(build_debian golang golang-go usr/bin/go)"
+out=()
+# add VAR ID: checks the ID and keeps the assignment.
+add() {
+	[[ "$2" =~ ^sha256:[0-9a-f]{64}$ ]] || die "unexpected image ID for $1: $2"
+	out+=("$1=$2")
+}
+if [ -n "${want[busybox]:-}" ] || [ -n "${want[entrypoint]:-}" ]; then
+	busybox_id="$(build_busybox)"
+	add BEHAVES_IMAGE_BUSYBOX "$busybox_id"
+fi
+if [ -n "${want[python]:-}" ]; then
+	python_id="$(build_debian python python3 usr/bin/python3)"
+	add BEHAVES_IMAGE_PYTHON "$python_id"
+fi
+if [ -n "${want[entrypoint]:-}" ]; then
+	entrypoint_id="$(build_entrypoint "$busybox_id")"
+	add BEHAVES_IMAGE_ENTRYPOINT "$entrypoint_id"
+fi
+if [ -n "${want[gcc]:-}" ]; then
+	gcc_id="$(build_debian gcc gcc,libc6-dev usr/bin/gcc)"
+	add BEHAVES_IMAGE_GCC "$gcc_id"
+fi
+if [ -n "${want[golang]:-}" ]; then
+	golang_id="$(build_debian golang golang-go usr/bin/go)"
+	add BEHAVES_IMAGE_GOLANG "$golang_id"
+fi
 
-for v in "$busybox_id" "$entrypoint_id" "$python_id" "$gcc_id" "$golang_id"; do
-	[[ "$v" =~ ^sha256:[0-9a-f]{64}$ ]] || die "unexpected image ID: $v"
-done
-
-out=(
-	"BEHAVES_IMAGE_BUSYBOX=$busybox_id"
-	"BEHAVES_IMAGE_PYTHON=$python_id"
-	"BEHAVES_IMAGE_ENTRYPOINT=$entrypoint_id"
-	"BEHAVES_IMAGE_GCC=$gcc_id"
-	"BEHAVES_IMAGE_GOLANG=$golang_id"
-)
-# Keep the other scripts' lines (registry.sh's digest): replace only ours.
+# Keep the other scripts' lines (registry.sh's digest), and the images not
+# built this time: replace only ours.
 write_env "$env_file" "${out[@]}"
 printf '%s\n' "${out[@]}"
 log "done in $((SECONDS - start))s; wrote $env_file"

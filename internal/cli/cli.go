@@ -48,7 +48,7 @@ const usage = `usage: behaves <command> [flags]
 
 commands:
   run       run every program's cases and judge them
-  validate  check the spec without Docker
+  validate  check the spec without Docker (--check-images: and that Docker has its images)
   rescore   judge an earlier report's stored events against the spec, running nothing
   pull      pull the spec's images that Docker lacks, by digest
   gc        remove the containers and volumes that dead runs left behind
@@ -81,7 +81,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	case "run":
 		return runCommand(ctx, args[1:], env)
 	case "validate":
-		return validateCommand(args[1:], env)
+		return validateCommand(ctx, args[1:], env)
 	case "rescore":
 		return rescoreCommand(args[1:], env)
 	case "gc":
@@ -149,8 +149,7 @@ func (s *specFlags) load() (*spec.Spec, error) {
 
 // parse parses flags; it returns false (after printing why) on a usage error.
 func parse(fs *flag.FlagSet, args []string, env Env) bool {
-	fs.SetOutput(env.Stderr)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, env); err != nil {
 		return false
 	}
 	if fs.NArg() > 0 {
@@ -158,6 +157,32 @@ func parse(fs *flag.FlagSet, args []string, env Env) bool {
 		return false
 	}
 	return true
+}
+
+// parseFlags parses args into fs, printing usage errors to env.Stderr.
+// --help prints the command's whole usage (fs.Usage, or the flags when it
+// has none); any other error (a flag that does not exist, a bad value)
+// prints the error and one line saying where the usage is, so that the
+// error does not scroll away under the flag list.
+func parseFlags(fs *flag.FlagSet, args []string, env Env) error {
+	fs.SetOutput(env.Stderr)
+	full := fs.Usage
+	if full == nil {
+		full = func() {
+			fmt.Fprintf(fs.Output(), "usage: behaves %s [flags]\n\nflags:\n", fs.Name())
+			fs.PrintDefaults()
+		}
+	}
+	fs.Usage = func() {} // the flag package calls it after the error; printed below
+	defer func() { fs.Usage = full }()
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		full()
+	case err != nil:
+		fmt.Fprintf(env.Stderr, "behaves %s: the flags are listed by behaves %s --help\n", fs.Name(), fs.Name())
+	}
+	return err
 }
 
 // messageOptions is how behaves' own messages are printed: under GitHub
@@ -188,11 +213,18 @@ func specErrorLines(err error) []string {
 	return []string{fmt.Sprintf("behaves: %v", err)}
 }
 
-func validateCommand(args []string, env Env) int {
+// imagePresence is a sandbox that can say whether its engine has an image
+// without pulling it (*docker.Sandbox).
+type imagePresence interface {
+	ImagePresent(ctx context.Context, ref string) (bool, error)
+}
+
+func validateCommand(ctx context.Context, args []string, env Env) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	var sf specFlags
 	sf.register(fs)
 	sf.registerPullImages(fs)
+	checkImages := fs.Bool("check-images", false, "also ask the Docker engine whether it has every profile's image (and build image); pulls nothing")
 	sp := sf.parseAndLoad(fs, args, env, "--pull-images")
 	if sp == nil {
 		return ExitUsage
@@ -201,8 +233,61 @@ func validateCommand(args []string, env Env) int {
 	for _, p := range sp.Programs {
 		cases += len(p.Cases)
 	}
-	fmt.Fprintf(env.Stdout, "%s: valid: %d program(s), %d case(s)\n", sp.Path, len(sp.Programs), cases)
+	images := "images not checked (validate --check-images asks the Docker engine for them)"
+	if *checkImages {
+		n, code := validateImages(ctx, env, sp)
+		if code != ExitTrue {
+			return code
+		}
+		images = fmt.Sprintf("the Docker engine has all %d image(s)", n)
+	}
+	fmt.Fprintf(env.Stdout, "%s: valid: %d program(s), %d case(s); %s\n", sp.Path, len(sp.Programs), cases, images)
 	return ExitTrue
+}
+
+// validateImages is validate --check-images: it asks the engine whether it
+// has every profile's image, pulling nothing, and returns how many distinct
+// images it asked about and the exit code: 2, with each missing image's
+// problem at its image: value, or 4 when the engine cannot say.
+func validateImages(ctx context.Context, env Env, sp *spec.Spec) (int, int) {
+	if env.NewSandbox == nil {
+		fmt.Fprintln(env.Stderr, "behaves validate: --check-images: no Docker connection is configured")
+		return 0, ExitRunFailed
+	}
+	sb, closer, err := env.NewSandbox(ctx, newRunID())
+	if err != nil {
+		printMessages(env.Stderr, env, fmt.Sprintf("behaves validate: --check-images: sandbox unavailable: %v", err))
+		return 0, ExitRunFailed
+	}
+	defer func() {
+		if err := closer.Close(); err != nil {
+			fmt.Fprintf(env.Stderr, "behaves: closing the Docker client: %v\n", err)
+		}
+	}()
+	ip, ok := sb.(imagePresence)
+	if !ok {
+		fmt.Fprintln(env.Stderr, "behaves validate: --check-images: this sandbox cannot say which images it has")
+		return 0, ExitRunFailed
+	}
+	asked := map[string]bool{} // each distinct image is asked once
+	err = sp.CheckImages(func(ref string) (bool, error) {
+		if ok, seen := asked[ref]; seen {
+			return ok, nil
+		}
+		ok, err := ip.ImagePresent(ctx, ref)
+		asked[ref] = ok
+		return ok, err
+	})
+	var list spec.Errors
+	switch {
+	case errors.As(err, &list):
+		printMessages(env.Stderr, env, specErrorLines(list)...)
+		return len(asked), ExitUsage
+	case err != nil:
+		printMessages(env.Stderr, env, fmt.Sprintf("behaves validate: --check-images: %v", err))
+		return len(asked), ExitRunFailed
+	}
+	return len(asked), ExitTrue
 }
 
 func runCommand(ctx context.Context, args []string, env Env) int {
@@ -214,6 +299,7 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	chosenID := registerRunID(fs)
 	reportPath := fs.String("report", "behaves-report.json", "where to write the JSON report")
 	junitPath := fs.String("junit", "", "also write the report as JUnit XML to this file")
+	htmlPath := fs.String("html", "", "also write the report as one self-contained HTML page to this file (as behaves html does)")
 	parallel := fs.Int("parallel", 0, "invocations at once (default: fits the CPUs and the profiles' memory)")
 	failOn := fs.String("fail-on", string(FailOnUndetermined), "which verdicts fail the command: false or undetermined")
 	maxReport := sizeFlag(report.DefaultMaxReportSize)
@@ -281,8 +367,9 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", err)
 		return ExitRunFailed
 	}
-	// The JUnit file too: a stale one must not pass for this run's.
-	if err := writeJUnit(*junitPath, early(errNotFinished, nil)); err != nil {
+	// The JUnit file and the page too: a stale one must not pass for this
+	// run's.
+	if err := writeSideFiles(*junitPath, *htmlPath, early(errNotFinished, nil)); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: %v\n", err)
 		return ExitRunFailed
 	}
@@ -299,7 +386,7 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		if werr := report.WriteJSON(*reportPath, rep); werr != nil {
 			fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", werr)
 			code = ExitRunFailed
-		} else if jerr := writeJUnit(*junitPath, rep); jerr != nil {
+		} else if jerr := writeSideFiles(*junitPath, *htmlPath, rep); jerr != nil {
 			fmt.Fprintf(env.Stderr, "behaves: %v\n", jerr)
 			code = ExitRunFailed
 		}
@@ -515,7 +602,7 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", err)
 		code = ExitRunFailed
-	} else if err := junitFromReport(*junitPath, *reportPath, int64(maxReport)+reportReadSlack); err != nil {
+	} else if err := sideFilesFromReport(*junitPath, *htmlPath, *reportPath, int64(maxReport)+reportReadSlack); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: %v\n", err)
 		code = ExitRunFailed
 		wrote = wroteLine(*reportPath, "")

@@ -523,3 +523,52 @@ func TestSchemaCommand(t *testing.T) {
 		t.Errorf("behaves schema extra: exit %d, want %d", r.code, ExitUsage)
 	}
 }
+
+// TestBadFlagIsOneError: a flag that does not exist, or a bad value, prints
+// the error and one line saying where the usage is, never the whole usage;
+// --help still prints it.
+func TestBadFlagIsOneError(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"run", "--bogus"},
+		{"run", "--parallel", "x"},
+		{"validate", "--bogus"},
+		{"html", "--bogus"},
+		{"merge", "--bogus"},
+	} {
+		r := runMain(t, context.Background(), fixed(&recordingSandbox{}), args...)
+		if r.code != ExitUsage {
+			t.Errorf("%q: exit %d, want %d", args, r.code, ExitUsage)
+		}
+		lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+		hint := fmt.Sprintf("behaves %s --help", args[0])
+		if len(lines) != 2 || !strings.Contains(lines[0], strings.TrimLeft(args[1], "-")) || !strings.Contains(lines[1], hint) {
+			t.Errorf("%q: stderr is not the error and a line naming %q:\n%s", args, hint, r.stderr)
+		}
+	}
+	r := runMain(t, context.Background(), nil, "run", "--help")
+	if !strings.Contains(r.stderr, "-junit") || !strings.Contains(r.stderr, "-html") || strings.Contains(r.stderr, "--help for") {
+		t.Errorf("run --help does not print the flags:\n%s", r.stderr)
+	}
+}
+
+// TestMissingSpecSaysWhich: validate and run name the spec they looked for
+// and how to name another, in one line, and the report says the same.
+func TestMissingSpecSaysWhich(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "behaves.yml")
+	rpath := filepath.Join(t.TempDir(), "r.json")
+	for _, args := range [][]string{
+		{"validate", "--spec", missing},
+		{"run", "--spec", missing, "--report", rpath},
+	} {
+		r := runMain(t, context.Background(), fixed(&recordingSandbox{}), args...)
+		want := "behaves: no spec at " + missing + ": the file does not exist; write it, or name another with --spec FILE"
+		if r.code != ExitUsage || !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr:\n%s\nwant one line starting %q", args, r.code, r.stderr, want)
+		}
+		if args[0] == "run" && !strings.Contains(fmt.Sprint(r.report["error"]), "no spec at "+missing) {
+			t.Errorf("the report's error %q does not name the spec", r.report["error"])
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +10,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/gittest"
 	"github.com/behaves-dev/behaves/internal/htmlreport"
+	"github.com/behaves-dev/behaves/internal/runner"
 )
 
 // TestHTMLCommand guards behaves html: a report written by a run renders
@@ -88,5 +91,59 @@ func TestActionHTMLInput(t *testing.T) {
 	}
 	if out := e.file(t, "set_output"); !strings.Contains(out, "\nout/behaves-report.html\n") || !strings.Contains(out, "html<<") {
 		t.Errorf("outputs %q lack html", out)
+	}
+}
+
+// TestRunHTML guards run --html: from the start of the run a stale page at
+// the path is replaced by one saying the run did not finish; at the end the
+// page is the one behaves html renders from the report the run wrote.
+func TestRunHTML(t *testing.T) {
+	t.Parallel()
+	spec := shSpec(t, `[{name: passes, expect: {exit_code: 1}}, {name: fails}]`)
+	dir := t.TempDir()
+	rpath := filepath.Join(dir, "r.json")
+	hpath := filepath.Join(dir, "r.html")
+	gittest.WriteFile(t, dir, "r.html", "<p>all good (stale)</p>")
+	var during []byte
+	probe := func(ctx context.Context, id string) (runner.Sandbox, io.Closer, error) {
+		during, _ = os.ReadFile(hpath)
+		return exitOneHostile(), io.NopCloser(nil), nil
+	}
+	r := runMain(t, t.Context(), probe, "run", "--spec", spec, "--report", rpath, "--html", hpath)
+	if r.code != ExitFalse {
+		t.Fatalf("run --html: exit %d, want %d\n%s", r.code, ExitFalse, r.stderr)
+	}
+	if !strings.Contains(string(during), htmlreport.CSP) || !strings.Contains(string(during), "the run did not finish") {
+		t.Errorf("during the run the page is not one saying the run did not finish:\n%.400s", during)
+	}
+	page, err := os.ReadFile(hpath)
+	if err != nil {
+		t.Fatalf("run --html wrote no page: %v", err)
+	}
+	conv := filepath.Join(dir, "converted.html")
+	if r := runMain(t, t.Context(), nil, "html", "--report", rpath, "-o", conv); r.code != ExitTrue {
+		t.Fatalf("behaves html: exit %d\n%s", r.code, r.stderr)
+	}
+	if string(mustRead(t, conv)) != string(page) {
+		t.Error("run --html wrote another page than behaves html renders from the same report")
+	}
+	if !strings.Contains(string(page), `data-verdict="false"`) {
+		t.Error("the page lacks the false case")
+	}
+
+	// A spec error still leaves a page, naming the problem.
+	bad := writeSpec(t, map[string]string{"behaves.yml": "version: 1\nprofiles: {}\nprograms: []\nbogus: 1\n"})
+	r = runMain(t, t.Context(), fixed(&recordingSandbox{}), "run", "--spec", bad, "--report", rpath, "--html", hpath)
+	if r.code != ExitUsage {
+		t.Fatalf("a spec error: exit %d, want %d", r.code, ExitUsage)
+	}
+	if page := mustRead(t, hpath); !strings.Contains(string(page), "bogus") {
+		t.Errorf("after a spec error the page does not name the problem:\n%.400s", page)
+	}
+
+	// A page that cannot be written fails the run, as --junit's does.
+	r = runMain(t, t.Context(), fixed(exitOneHostile()), "run", "--spec", spec, "--report", rpath, "--html", filepath.Join(dir, "missing", "r.html"))
+	if r.code != ExitRunFailed || !strings.Contains(r.stderr, "missing") {
+		t.Errorf("an unwritable page: exit %d, want %d and why:\n%s", r.code, ExitRunFailed, r.stderr)
 	}
 }

@@ -24,17 +24,34 @@ func writeJUnit(path string, r report.Report) error {
 	return junit.WriteFile(path, r, junit.Options{})
 }
 
-// junitFromReport reads the report at reportPath (at most limit bytes,
-// checked) and writes it as JUnit XML to path ("" does nothing).
-func junitFromReport(path, reportPath string, limit int64) error {
-	if path == "" {
+// writeSideFiles writes r as JUnit XML to junitPath and as the HTML page
+// (behaves html's) to htmlPath; "" writes nothing.
+func writeSideFiles(junitPath, htmlPath string, r report.Report) error {
+	if err := writeJUnit(junitPath, r); err != nil {
+		return err
+	}
+	if htmlPath == "" {
+		return nil
+	}
+	return writeHTML(r, htmlPath)
+}
+
+// sideFilesFromReport reads the report at reportPath (at most limit bytes,
+// checked, as behaves junit and behaves html read it) and writes it as
+// JUnit XML to junitPath and as the HTML page to htmlPath ("" for none).
+func sideFilesFromReport(junitPath, htmlPath, reportPath string, limit int64) error {
+	if junitPath == "" && htmlPath == "" {
 		return nil
 	}
 	r, err := report.ReadFile(reportPath, limit)
 	if err != nil {
-		return fmt.Errorf("writing JUnit %s: %w", path, err)
+		what := "JUnit " + junitPath
+		if junitPath == "" {
+			what = "the HTML report " + htmlPath
+		}
+		return fmt.Errorf("writing %s: %w", what, err)
 	}
-	return writeJUnit(path, r)
+	return writeSideFiles(junitPath, htmlPath, r)
 }
 
 // removeJUnit removes what is at path, so that a JUnit file left there

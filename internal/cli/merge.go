@@ -60,12 +60,11 @@ func mergeCommand(args []string, env Env) int {
 	passAt := fset.String("pass-at", "1", "K,…: the k of pass@k for each files: entry's samples, e.g. 1,5,10")
 	failOn := fset.String("fail-on", string(FailOnUndetermined), "which verdicts fail the command: false or undetermined")
 	fset.Var((*sizeFlag)(&cfg.maxReportSize), "max-report-size", "the largest shard report read (KiB, MiB, GiB)")
-	fset.SetOutput(env.Stderr)
 	fset.Usage = func() {
 		fmt.Fprint(fset.Output(), mergeUsage)
 		fset.PrintDefaults()
 	}
-	if err := fset.Parse(args); err != nil {
+	if err := parseFlags(fset, args, env); err != nil {
 		return ExitUsage
 	}
 	cfg.inputs = fset.Args()

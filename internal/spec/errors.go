@@ -77,3 +77,52 @@ func (s *Spec) CheckCPUs(n int) error {
 	es.sort()
 	return es
 }
+
+// CheckImages returns an Errors naming every profile whose image (or build
+// stage image) the Docker engine lacks, at that image's position, or nil;
+// present asks the engine (its error, when it cannot say, is returned as
+// it is). Load cannot check it (validate runs without Docker): validate
+// --check-images calls it.
+func (s *Spec) CheckImages(present func(ref string) (bool, error)) error {
+	names := make([]string, 0, len(s.Profiles))
+	for name := range s.Profiles {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var es Errors
+	for _, name := range names {
+		p := s.Profiles[name]
+		check := func(what, ref string, at Pos) error {
+			ok, err := present(ref)
+			if err != nil || ok {
+				return err
+			}
+			es = append(es, Error{Pos: at, Msg: fmt.Sprintf("%s %s of profile %q is not on the Docker engine: %s",
+				what, ref, short(name), missingImageAdvice(name, ref))})
+			return nil
+		}
+		if err := check("image", p.Runtime.Image, p.ImagePos); err != nil {
+			return err
+		}
+		if b := p.Runtime.Build; b != nil && b.Image != "" && b.Image != p.Runtime.Image {
+			if err := check("build image", b.Image, p.BuildImagePos); err != nil {
+				return err
+			}
+		}
+	}
+	if len(es) == 0 {
+		return nil
+	}
+	es.sort()
+	return es
+}
+
+// missingImageAdvice says how to get a missing image onto the engine: a
+// local image ID names no registry and cannot be pulled; a name@sha256:
+// reference can.
+func missingImageAdvice(profile, ref string) string {
+	if strings.HasPrefix(ref, "sha256:") {
+		return fmt.Sprintf("a local image ID cannot be pulled; build or load the image on this engine, or give the ID of one it has (--image %s=sha256:<id>)", short(profile))
+	}
+	return fmt.Sprintf("pull it (behaves pull --allow-registry HOST, or run --pull-images), or give another with --image %s=REF", short(profile))
+}

@@ -33,6 +33,9 @@ func (l *loader) locate(path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("locating the spec: %w", err)
 	}
+	if err := missingSpec(path, abs); err != nil {
+		return "", err
+	}
 	lexDir := filepath.Dir(abs)
 	lexRoot, git := lexDir, false
 	for d := lexDir; ; {
@@ -80,6 +83,49 @@ func (l *loader) locate(path string) (string, error) {
 		l.repo = repo
 	}
 	return real, nil
+}
+
+// NotFoundError is Load's error for a spec path that names nothing: it
+// says which spec was looked for and how to name another. errors.Is finds
+// fs.ErrNotExist in it.
+type NotFoundError struct {
+	// Path is the spec path as given, Abs where it was looked for.
+	Path, Abs string
+	// Why is what is missing: the file, its folder, a link's target.
+	Why string
+}
+
+func (e *NotFoundError) Error() string {
+	where := e.Path
+	if e.Abs != e.Path {
+		where += " (looked for " + e.Abs + ")"
+	}
+	return fmt.Sprintf("no spec at %s: %s; write it, or name another with --spec FILE (the action: its spec input)", where, e.Why)
+}
+
+func (e *NotFoundError) Unwrap() error { return fs.ErrNotExist }
+
+// missingSpec returns a *NotFoundError when there is nothing at the spec
+// path abs (path as given): no file, no folder, or a symbolic link to
+// nothing. Anything else is left to locate and readSpecFile.
+func missingSpec(path, abs string) error {
+	fi, err := os.Lstat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		why := "the file does not exist"
+		if _, derr := os.Stat(filepath.Dir(abs)); errors.Is(derr, fs.ErrNotExist) {
+			why = fmt.Sprintf("the folder %s does not exist", filepath.Dir(abs))
+		}
+		return &NotFoundError{Path: path, Abs: abs, Why: why}
+	case err != nil:
+		return nil
+	case fi.Mode()&fs.ModeSymlink != 0:
+		if _, serr := os.Stat(abs); errors.Is(serr, fs.ErrNotExist) {
+			target, _ := os.Readlink(abs)
+			return &NotFoundError{Path: path, Abs: abs, Why: fmt.Sprintf("it is a symbolic link to %s, which does not exist", target)}
+		}
+	}
+	return nil
 }
 
 // fileRef is a file the spec names, checked to be a regular file inside the

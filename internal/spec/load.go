@@ -244,7 +244,9 @@ func (l *loader) parse(data []byte, kind, empty string) (root *yaml.Node) {
 // the enclosing construct began (and leaves it out on the first line), so
 // the line reported is the first line at or after it where the YAML read
 // so far already fails the same way, or else the line of the first byte
-// YAML cannot hold.
+// YAML cannot hold; syntaxProblem then finds the column (yaml.v3 gives
+// none), says what to change, and moves to the line before where the
+// mistake is there (a key without its ":").
 func (l *loader) syntaxError(err error, data []byte) {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := 0
@@ -252,12 +254,19 @@ func (l *loader) syntaxError(err error, data []byte) {
 		line, _ = strconv.Atoi(m[1])
 		msg = m[2]
 	}
-	if k := firstFailingLine(data, max(line, 1), err.Error()); k > 0 {
+	from := max(line, 1)
+	if line == bytes.Count(data, []byte("\n"))+1 {
+		// A construct that began on the first line is reported where the
+		// parser stopped, at the end of the file (an unclosed quote).
+		from = 1
+	}
+	if k := firstFailingLine(data, from, err.Error()); k > 0 {
 		line = k
 	} else if line <= 0 {
 		line = badByteLine(data)
 	}
-	l.errorAt(Pos{File: l.file, Line: line}, "invalid YAML: %s", msg)
+	line, col, text := syntaxProblem(data, line, msg)
+	l.errorAt(Pos{File: l.file, Line: line, Col: col}, "%s", text)
 }
 
 // syntaxSearchBudget bounds the bytes firstFailingLine parses.
@@ -267,7 +276,7 @@ const syntaxSearchBudget = 8 << 20
 // lines of data fail to parse with the same message (ignoring the line
 // yaml.v3 puts in it), or 0 if there is none within the budget.
 func firstFailingLine(data []byte, from int, want string) int {
-	want = yamlLineRE.ReplaceAllString(want, "$2")
+	want = syntaxMessage(want)
 	budget := syntaxSearchBudget
 	line, end := 1, 0
 	for end < len(data) && budget > 0 {
@@ -279,13 +288,22 @@ func firstFailingLine(data []byte, from int, want string) int {
 		}
 		if line >= from {
 			budget -= end
-			if err := parseAll(data[:end]); err != nil && yamlLineRE.ReplaceAllString(err.Error(), "$2") == want {
+			if err := parseAll(data[:end]); err != nil && syntaxMessage(err.Error()) == want {
 				return line
 			}
 		}
 		line++
 	}
 	return 0
+}
+
+// syntaxMessage is a yaml.v3 error's text without "yaml: " and the line
+// (which it leaves out for the first line).
+func syntaxMessage(s string) string {
+	if m := yamlLineRE.FindStringSubmatch(s); m != nil {
+		return m[2]
+	}
+	return strings.TrimPrefix(s, "yaml: ")
 }
 
 // parseAll parses every document in data, returning the first error.

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -729,26 +730,33 @@ func TestCheckUser(t *testing.T) {
 	}
 }
 
+// TestSyntaxErrorLines: a YAML syntax error is at the line of the
+// mistake and a column (the parser gives none: the first non-blank one,
+// or the character at fault), and says what to change.
 func TestSyntaxErrorLines(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		in   string
-		line int
+		in        string
+		line, col int
+		want      string
 	}{
-		{"a: 1\nb: 2\nc: [1\nd: 3\n", 3},
-		{"a: 1\nb:\n  c: 1\n d: 2\n", 4},
-		{"a: 1\nb:\n  c: 1\n  d: 2\n e: 3\n", 5},
-		{"a: 1\nb: 2\nc: d: e\n", 3},
-		{"a: 1\nb: 2\nc: @x\n", 3},
-		{"a: 1\nb: 2\n\tc: 3\n", 3},
-		{"a: 1\nb: 2\nc: *x\n", 3},
-		{"a: 1\nb: 2\nc: 3\n- x\n", 4},
-		{"a: 1\nb: 2\nc:\n  - 1\n  x: 2\n", 5},
-		{"a: 1\n b: 2\n", 2},
-		{"a: [\n", 1},
-		{"a: \"\x01\"\n", 1},
-		{"a: 1\nb: \xff\n", 2},
-		{"a: 1\n---\nb: [\n", 3},
+		{"a: 1\nb: 2\nc: [1\nd: 3\n", 3, 1, `close it with "]"`},
+		{"a: 1\nb:\n  c: 1\n d: 2\n", 4, 2, "indent it exactly as its sibling keys"},
+		{"a: 1\nb:\n  c: 1\n  d: 2\n e: 3\n", 5, 2, "indent it exactly as its sibling keys"},
+		{"a: 1\nb: 2\nc: d: e\n", 3, 4, `quote the value ("d: e")`},
+		{"a: 1\nb: 2\nc: @x\n", 3, 4, "quote the value"},
+		{"a: 1\nb: 2\n\tc: 3\n", 3, 1, "YAML indents with spaces only"},
+		{"a: 1\nb: 2\nc: *x\n", 3, 1, "write the value out"},
+		{"a: 1\nb: 2\nc: 3\n- x\n", 4, 1, "put the list under its key"},
+		{"a: 1\nb: 2\nc:\n  - 1\n  x: 2\n", 5, 3, `start it with "- "`},
+		{"a: 1\n b: 2\n", 2, 2, "indent this line as the keys it belongs with"},
+		{"a: [\n", 1, 1, "write the value"},
+		{"a: \"\x01\"\n", 1, 5, "U+0001: remove it"},
+		{"a: 1\nb: \xff\n", 2, 4, "save it as UTF-8"},
+		{"a: 1\n---\nb: [\n", 3, 1, "write the value"},
+		{"a:\n  - b\n    c: 1\n", 2, 5, `write "b:"`},
+		{"a:\n  - name x\n\n    c: 1\n", 2, 5, `write "name: x"`},
+		{"a: 'b\nc: 1\n", 1, 4, "end it with the quote it begins with"},
 	}
 	for _, tt := range tests {
 		l := &loader{file: "s.yml"}
@@ -756,8 +764,39 @@ func TestSyntaxErrorLines(t *testing.T) {
 			t.Errorf("parse(%q) succeeded", tt.in)
 			continue
 		}
-		if len(l.errs) != 1 || l.errs[0].Pos.Line != tt.line || l.errs[0].Pos.Col != 0 {
-			t.Errorf("parse(%q) errors = %v, want one at line %d", tt.in, l.errs, tt.line)
+		if len(l.errs) != 1 || l.errs[0].Pos.Line != tt.line || l.errs[0].Pos.Col != tt.col || !strings.Contains(l.errs[0].Msg, tt.want) {
+			t.Errorf("parse(%q) errors = %v, want one at %d:%d saying %q", tt.in, l.errs, tt.line, tt.col, tt.want)
+		}
+	}
+}
+
+// TestLoadMissingSpec: a spec that is not there is named (as given and
+// where it was looked for) with how to name another, never as lstat's
+// text; a missing folder and a link to nothing are said so.
+func TestLoadMissingSpec(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "gone.yml"), filepath.Join(dir, "dangling.yml")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{filepath.Join(dir, "behaves.yml"), "no spec at " + filepath.Join(dir, "behaves.yml") + ": the file does not exist"},
+		{filepath.Join(dir, "sub", "behaves.yml"), "no spec at " + filepath.Join(dir, "sub", "behaves.yml") + ": the folder " + filepath.Join(dir, "sub") + " does not exist"},
+		{filepath.Join(dir, "dangling.yml"), "no spec at " + filepath.Join(dir, "dangling.yml") + ": it is a symbolic link to " + filepath.Join(dir, "gone.yml") + ", which does not exist"},
+	} {
+		_, err := Load(tc.path, Options{})
+		if err == nil {
+			t.Fatalf("Load(%s) succeeded", tc.path)
+		}
+		msg := err.Error()
+		if !strings.HasPrefix(msg, tc.want) || !strings.Contains(msg, "name another with --spec FILE") || strings.Contains(msg, "lstat") {
+			t.Errorf("Load(%s):\n got %s\nwant %s…, and how to name another spec", tc.path, msg, tc.want)
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Load(%s): %v is not fs.ErrNotExist", tc.path, err)
 		}
 	}
 }

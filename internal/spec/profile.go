@@ -113,6 +113,10 @@ func (l *loader) profile(name string, key, n *yaml.Node) *profileState {
 	if !ok {
 		return st
 	}
+	st.prof.ImagePos = l.pos(n)
+	if f, ok := fs.get("image"); ok {
+		st.prof.ImagePos = l.pos(f.val)
+	}
 	l.image(name, what, n, fs, &rt)
 
 	if f, ok := fs.get("command"); ok {
@@ -257,6 +261,14 @@ func (l *loader) profile(name string, key, n *yaml.Node) *profileState {
 	if f, ok := fs.get("build"); ok {
 		st.prof.BuildCPUsPos = st.prof.CPUsPos
 		rt.Build = l.build(f.val, what+".build", &rt, &st.prof.BuildCPUsPos)
+		st.prof.BuildImagePos = st.prof.ImagePos
+		if f.val.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(f.val.Content); i += 2 {
+				if f.val.Content[i].Value == "image" {
+					st.prof.BuildImagePos = l.pos(f.val.Content[i+1])
+				}
+			}
+		}
 		if tf, ok := fs.get("tmpfs"); ok {
 			l.notOverBuild(tf.val, rt.Tmpfs)
 		}

@@ -77,7 +77,12 @@ type Profile struct {
 	// BuildCPUsPos locates the build stage's cpus value (the build's or
 	// the profile's cpus when it takes the profile's).
 	BuildCPUsPos Pos
-	Runtime      runner.Profile
+	// ImagePos locates the profile's image value (the profile's own
+	// position when --image gives the image and the spec has none), and
+	// BuildImagePos the build stage's (the profile's image when the stage
+	// has none of its own), for CheckImages.
+	ImagePos, BuildImagePos Pos
+	Runtime                 runner.Profile
 	// Repeat is the profile's repeat: how many times each of its cases
 	// runs, each run in a fresh container, unless the case sets its own
 	// (1 when the profile does not say).

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"path/filepath"
 	"strings"
 	"unicode"
 
@@ -171,6 +172,40 @@ func (l *loader) admitted(n *yaml.Node, key, shown, rel string, resolved bool) b
 		l.errorf(n, "%s is a directory, not a regular file", what)
 		return false
 	}
-	l.errorf(n, "%s is not a file git tracks: inside a git work tree a spec may name only files git tracks, since untracked ones can be credentials an earlier step wrote (git add it, or have the workflow admit it with --allow-untracked GLOB)", what)
+	hint := ""
+	if !resolved && key != "files match" {
+		hint = l.suggestTracked(rel)
+	}
+	l.errorf(n, "%s is not a file git tracks%s: inside a git work tree a spec may name only files git tracks, since untracked ones can be credentials an earlier step wrote (git add it, or have the workflow admit it with --allow-untracked GLOB)", what, hint)
 	return false
+}
+
+// maxSuggestDistance is how far (Damerau–Levenshtein, on the path relative
+// to the root) a tracked path may be from a mistyped one to be suggested.
+const maxSuggestDistance = 2
+
+// suggestTracked returns ` (did you mean "…"?)` naming the tracked paths
+// nearest to rel (at most three), as paths relative to the folder the
+// mistyped one was written in, or "". Only the index is asked (see
+// gitindex.Repo.Near): an untracked file is never suggested, so the
+// message reveals nothing about the work tree.
+func (l *loader) suggestTracked(rel string) string {
+	near := l.repo.Near(rel, maxSuggestDistance)
+	if len(near) == 0 {
+		return ""
+	}
+	near = near[:min(len(near), 3)]
+	dir, err := filepath.Rel(l.root, l.dir)
+	if err != nil {
+		return ""
+	}
+	quoted := make([]string, len(near))
+	for i, p := range near {
+		shown, err := filepath.Rel(dir, filepath.FromSlash(p))
+		if err != nil {
+			return ""
+		}
+		quoted[i] = fmt.Sprintf("%q", short(filepath.ToSlash(shown)))
+	}
+	return " (did you mean " + strings.Join(quoted, " or ") + "?)"
 }

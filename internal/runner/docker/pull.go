@@ -99,6 +99,12 @@ func (s *Sandbox) pullImage(ctx context.Context, ref string, timeout time.Durati
 	return PullPulled, nil
 }
 
+// ImagePresent asks the engine whether it has ref (by ID or by digest),
+// pulling nothing: validate --check-images.
+func (s *Sandbox) ImagePresent(ctx context.Context, ref string) (bool, error) {
+	return s.present(ctx, ref)
+}
+
 // present asks the engine whether it has ref (by ID or by digest).
 func (s *Sandbox) present(ctx context.Context, ref string) (bool, error) {
 	ictx, cancel := s.engineCtx(ctx)
@@ -110,7 +116,7 @@ func (s *Sandbox) present(ctx context.Context, ref string) (bool, error) {
 	case cerrdefs.IsNotFound(err):
 		return false, nil
 	default:
-		return false, fmt.Errorf("inspecting image %s before pulling it: %w", ref, err)
+		return false, fmt.Errorf("inspecting image %s: %w", ref, err)
 	}
 }
 
