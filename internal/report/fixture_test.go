@@ -150,14 +150,15 @@ func fixtureInput() Input {
 			SandboxWarnings: []string{"volume behaves-333 not removed: device busy"},
 			Events:          []runner.Event{bigEv, failEv}},
 		{ExecutionID: "44444444-4444-4444-8444-444444444444", Acquisition: runner.AcquisitionError,
-			Reasons: []string{"image not present: pull it before scoring"}},
+			// As the runner gives it: every case's event carries the
+			// sandbox's reason (runner/docker's missingImage).
+			Reasons: []string{missingImage},
+			Events:  []runner.Event{{Limits: limits, SandboxError: missingImage}, {Limits: limits, SandboxError: missingImage}}},
 	}
 	return Input{
 		Spec:         sp,
 		Observations: obs,
-		// The verdicts are the judge's, as in a real run; the program whose
-		// image was missing has no events, and its cases carry the runner's
-		// reason, as cli gives them.
+		// The verdicts are the judge's, as in a real run.
 		Results: judged(sp, obs),
 		Programs: []ProgramResult{
 			{Duration: 400 * time.Millisecond},
@@ -175,18 +176,14 @@ func fixtureInput() Input {
 
 func fixture() Report { return Build(fixtureInput()) }
 
-// judged is what verdict.Judge makes of each case's event; a program
-// without events (its image was missing) gets the runner's first reason
-// for every case, undetermined.
+const missingImage = "image not present: sha256:5555555555555555555555555555555555555555555555555555555555555555 is a local image ID, which cannot be pulled: build or load the image on this engine, or give the profile another with --image PROFILE=REF"
+
+// judged is what verdict.Judge makes of each case's event, as in a real
+// run.
 func judged(sp *spec.Spec, obs []runner.Observation) [][]verdict.CaseResult {
 	out := make([][]verdict.CaseResult, len(sp.Programs))
 	for i, p := range sp.Programs {
 		for j, c := range p.Cases {
-			if j >= len(obs[i].Events) {
-				why, _, _ := strings.Cut(obs[i].Reasons[0], ":")
-				out[i] = append(out[i], verdict.CaseResult{Verdict: verdict.Undetermined, Reason: why})
-				continue
-			}
 			out[i] = append(out[i], verdict.Judge(c.Expect, obs[i].Events[j]))
 		}
 	}

@@ -239,8 +239,13 @@ func (t *term) program(p *Program) {
 	}
 	if p.Acquisition != "" && p.Acquisition != "complete" {
 		t.printf("   acquisition: %s\n", oneLine(string(p.Acquisition)))
+		// A reason every case shares is said once, on the cases' line
+		// (an image missing: each case's sandbox error is the same).
+		shared := sharedBareReason(p)
 		for _, a := range p.AcquisitionReasons {
-			t.printf("     - %s\n", oneLine(a))
+			if oneLine(a) != shared {
+				t.printf("     - %s\n", oneLine(a))
+			}
 		}
 	}
 	for _, wmsg := range p.SandboxWarnings {
@@ -267,20 +272,8 @@ func (t *term) program(p *Program) {
 
 	// Cases with no evidence at all (the sandbox never ran them) and one
 	// shared reason are summed up in one line.
-	bare, reason := 0, ""
-	for i := range p.Cases {
-		c := &p.Cases[i]
-		if c.Verdict == verdict.True {
-			continue
-		}
-		if !isBare(c) || (bare > 0 && c.Reason != reason) {
-			bare = -1
-			break
-		}
-		bare, reason = bare+1, c.Reason
-	}
-	if bare > 1 && bare == tally.Total {
-		t.printf("   %s  all %d cases: %s\n\n", t.verdict(verdict.Undetermined), bare, oneLine(reason))
+	if reason := sharedBareReason(p); reason != "" {
+		t.printf("   %s  all %d cases: %s\n\n", t.verdict(verdict.Undetermined), len(p.Cases), reason)
 		return
 	}
 	for i := range p.Cases {
@@ -296,6 +289,21 @@ func (t *term) program(p *Program) {
 		t.caseDetail(c)
 	}
 	t.printf("\n")
+}
+
+// sharedBareReason is the one reason (escaped, one line) of a program of
+// more than one case none of which has evidence to show, or "".
+func sharedBareReason(p *Program) string {
+	if len(p.Cases) < 2 {
+		return ""
+	}
+	reason := p.Cases[0].Reason
+	for i := range p.Cases {
+		if c := &p.Cases[i]; !isBare(c) || c.Reason != reason {
+			return ""
+		}
+	}
+	return oneLine(reason)
 }
 
 // isBare reports whether a case that is not true has no evidence to show.

@@ -456,7 +456,11 @@ func TestIntegrationMissingImage(t *testing.T) {
 		if att != nil {
 			att.Close(context.Background())
 		}
-		if err == nil || err.Error() != "image not present: pull it before scoring ("+ref+")" {
+		want := "image not present: pull it before scoring (" + ref + "): docker pull it by digest, or run with --pull-images --allow-registry docker.io"
+		if strings.HasPrefix(ref, "sha256:") {
+			want = "image not present: " + ref + " is a local image ID, which cannot be pulled: build or load the image on this engine, or give the profile another with --image PROFILE=REF"
+		}
+		if err == nil || err.Error() != want {
 			t.Errorf("Prepare(%s): err = %v", ref, err)
 		}
 	}

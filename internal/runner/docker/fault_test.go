@@ -817,7 +817,7 @@ func TestFaultImage(t *testing.T) {
 		image  image.InspectResponse
 		reason string
 	}{
-		{"missing", fakeImageID, image.InspectResponse{}, "image not present: pull it before scoring (" + fakeImageID + ")"},
+		{"missing", fakeImageID, image.InspectResponse{}, "image not present: " + fakeImageID + " is a local image ID, which cannot be pulled: build or load the image on this engine, or give the profile another with --image PROFILE=REF"},
 		{"another ID", fakeImageID, image.InspectResponse{ID: "sha256:" + strings.Repeat("e", 64)}, "image " + fakeImageID + " does not match its pin"},
 		{"another digest", digestPin, image.InspectResponse{ID: fakeImageID, RepoDigests: []string{"127.0.0.1:5000/behaves/sh@sha256:" + strings.Repeat("c", 64)}}, "image " + digestPin + " does not match its pin"},
 		{"no digest", digestPin, image.InspectResponse{ID: fakeImageID}, "image " + digestPin + " does not match its pin"},

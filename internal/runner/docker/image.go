@@ -67,7 +67,8 @@ func (s *Sandbox) image(ctx context.Context, ref string) (imageInfo, error) {
 // inspectImage asks the engine about ref (never pulling) and checks the
 // answer against the pin.
 func (s *Sandbox) inspectImage(ctx context.Context, ref string) (imageInfo, error) {
-	if _, err := parsePin(ref); err != nil {
+	p, err := parsePin(ref)
+	if err != nil {
 		return imageInfo{}, err
 	}
 	ictx, cancel := s.engineCtx(ctx)
@@ -80,12 +81,23 @@ func (s *Sandbox) inspectImage(ctx context.Context, ref string) (imageInfo, erro
 		if pulled {
 			return imageInfo{}, &imageError{msg: "image not present: " + why}
 		}
-		return imageInfo{}, &imageError{msg: fmt.Sprintf("image not present: pull it before scoring (%s)", ref)}
+		return imageInfo{}, &imageError{msg: missingImage(ref, p)}
 	}
 	if err != nil {
 		return imageInfo{}, fmt.Errorf("inspecting image %s: %w", ref, err)
 	}
 	return checkImage(ref, resp)
+}
+
+// missingImage is the reason for an image the engine lacks, with the
+// advice that fits its pin: a local image ID names an image built or
+// loaded on one engine, which no registry can serve, so pulling it is no
+// answer; a registry digest can be pulled.
+func missingImage(ref string, p pin) string {
+	if p.id != "" {
+		return fmt.Sprintf("image not present: %s is a local image ID, which cannot be pulled: build or load the image on this engine, or give the profile another with --image PROFILE=REF", ref)
+	}
+	return fmt.Sprintf("image not present: pull it before scoring (%s): docker pull it by digest, or run with --pull-images --allow-registry %s", ref, reference.Domain(p.digest))
 }
 
 // pin is what an image reference pins: an image ID, or a repository name

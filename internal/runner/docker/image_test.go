@@ -195,7 +195,7 @@ func TestImageCheckMissingAndTransient(t *testing.T) {
 	}})
 	for range 2 {
 		_, err := s.image(context.Background(), missing)
-		if err == nil || err.Error() != "image not present: pull it before scoring ("+missing+")" {
+		if err == nil || err.Error() != "image not present: "+missing+" is a local image ID, which cannot be pulled: build or load the image on this engine, or give the profile another with --image PROFILE=REF" {
 			t.Fatalf("missing image: err = %v", err)
 		}
 	}
