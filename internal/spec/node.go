@@ -9,6 +9,8 @@ import (
 	"unicode"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/behaves-dev/behaves/internal/gitindex"
 )
 
 // This file holds the typed accessors over yaml.Node. Every accessor reports
@@ -264,7 +266,11 @@ func suggest(name string, allowed []string) string {
 	best, bestD := "", 3
 	lower := strings.ToLower(name)
 	for _, a := range allowed {
-		d := distance(lower, a)
+		if len(lower) > 64 || len(a) > 64 {
+			continue // no key is that long: not a typo of one
+		}
+		// The same distance as a mistyped path's (transpositions count 1).
+		d := gitindex.Distance(lower, a, 2)
 		if d < bestD {
 			best, bestD = a, d
 		}
@@ -273,30 +279,6 @@ func suggest(name string, allowed []string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-// distance is the Levenshtein distance, capped for long inputs.
-func distance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 1 << 30
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // sortedKeys returns a map's keys in order.
