@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/behaves-dev/behaves/internal/linediff"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -538,30 +539,30 @@ func rows(l, r []line, diff bool) []row {
 	for j := range r {
 		bb[j] = r[j].key
 	}
-	ops := diffLines(a, bb)
+	ops := linediff.Lines(a, bb)
 	i, j := 0, 0
 	for k := 0; k < len(ops); k++ {
 		o := ops[k]
-		switch o.kind {
-		case opEqual:
-			for n := 0; n < o.n; n++ {
+		switch o.Kind {
+		case linediff.Equal:
+			for n := 0; n < o.N; n++ {
 				pair("", i, j)
 				i++
 				j++
 			}
-		case opDelete:
+		case linediff.Delete:
 			ins := 0
-			if k+1 < len(ops) && ops[k+1].kind == opInsert {
-				ins = ops[k+1].n
+			if k+1 < len(ops) && ops[k+1].Kind == linediff.Insert {
+				ins = ops[k+1].N
 				k++
 			}
-			for n := 0; n < max(o.n, ins); n++ {
+			for n := 0; n < max(o.N, ins); n++ {
 				switch {
-				case n < o.n && n < ins:
+				case n < o.N && n < ins:
 					pair("chg", i, j)
 					i++
 					j++
-				case n < o.n:
+				case n < o.N:
 					pair("del", i, -1)
 					i++
 				default:
@@ -569,8 +570,8 @@ func rows(l, r []line, diff bool) []row {
 					j++
 				}
 			}
-		case opInsert:
-			for n := 0; n < o.n; n++ {
+		case linediff.Insert:
+			for n := 0; n < o.N; n++ {
 				pair("add", -1, j)
 				j++
 			}

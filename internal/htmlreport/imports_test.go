@@ -13,7 +13,7 @@ const module = "github.com/behaves-dev/behaves/"
 // reaches Docker, the network or GitHub.
 func TestImports(t *testing.T) {
 	t.Parallel()
-	allowed := map[string]bool{module + "internal/report": true, module + "internal/verdict": true, module + "internal/runner": true}
+	allowed := map[string]bool{module + "internal/linediff": true, module + "internal/report": true, module + "internal/verdict": true, module + "internal/runner": true}
 	out, err := exec.Command("go", "list", "-f", "{{join .Imports \"\\n\"}}", ".").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)

@@ -673,7 +673,21 @@ func (d *doc) stream(sb *strings.Builder, name string, m *report.MatcherOutcome,
 		if m.Reason != "" {
 			fmt.Fprintf(sb, ": %s", code(m.Reason, reasonMaxRunes))
 		}
-		sb.WriteString("\n\nexpected:\n\n")
+		sb.WriteString("\n\n")
+		// An equals check that failed on the whole output: the diff
+		// first, then the texts in full (case blocks never nest, so they
+		// follow it rather than folding one more level down).
+		// Against an empty side the diff says no more than the blocks.
+		if m.Kind == verdict.Equals && m.Verdict == verdict.False && !truncated && int64(len(kept)) == total && len(kept) > 0 && m.Value != "" {
+			diff := unifiedDiff([]byte(m.Value), kept, m.Normalize != verdict.NormalizeExact)
+			ex := newExcerpt(diff, d.st.blockBytes, d.st.blockLines)
+			ex.fenceAs(sb, "diff")
+			if ex.rest > 0 {
+				fmt.Fprintf(sb, "*… %d more bytes of the diff not shown*\n", ex.rest)
+			}
+			sb.WriteString("\n")
+		}
+		sb.WriteString("expected:\n\n")
 		d.block(sb, []byte(m.Value), exact)
 	} else {
 		fmt.Fprintf(sb, "**%s** (no expectation)\n\n", name)

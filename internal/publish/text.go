@@ -124,13 +124,18 @@ func newExcerpt(data []byte, maxBytes, maxLines int) excerpt {
 // fence writes ex as a fenced code block. The fence is one backtick longer
 // than any backtick run in the block (and at least three), so no line of it
 // can close the fence.
-func (ex excerpt) fence(sb *strings.Builder) {
+func (ex excerpt) fence(sb *strings.Builder) { ex.fenceAs(sb, "") }
+
+// fenceAs is fence with an info string (behaves' own: "diff"), which
+// tells the renderer how to colour the block.
+func (ex excerpt) fenceAs(sb *strings.Builder, info string) {
 	n := 2
 	for _, l := range ex.lines {
 		n = max(n, longestRun(l, '`'))
 	}
 	f := strings.Repeat("`", n+1)
 	sb.WriteString(f)
+	sb.WriteString(info)
 	sb.WriteByte('\n')
 	for _, l := range ex.lines {
 		sb.WriteString(l)

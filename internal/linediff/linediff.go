@@ -1,18 +1,21 @@
-package htmlreport
+// Package linediff computes the shortest line edit script between an
+// expected and an actual text, bounded, for the renderers that show how
+// output differs (the HTML report's side by side, the summary's diff).
+package linediff
 
-// opKind is one step of a line diff.
-type opKind uint8
+// Kind is one step of a line diff.
+type Kind uint8
 
 const (
-	opEqual  opKind = iota // the line is on both sides
-	opDelete               // the line is only in the expected text
-	opInsert               // the line is only in the actual text
+	Equal  Kind = iota // the line is on both sides
+	Delete             // the line is only in the expected text
+	Insert             // the line is only in the actual text
 )
 
-// op is a run of n lines of one kind.
-type op struct {
-	kind opKind
-	n    int
+// Op is a run of N lines of one Kind.
+type Op struct {
+	Kind Kind
+	N    int
 }
 
 // maxEdits bounds the edit distance the diff searches: Myers' algorithm
@@ -20,9 +23,9 @@ type op struct {
 // lines between the common prefix and the common suffix are all marked.
 const maxEdits = 256
 
-// diffLines returns the edit script that turns a into b (line keys),
+// Lines returns the edit script that turns a into b (line keys),
 // shortest when its length is at most maxEdits.
-func diffLines(a, b []string) []op {
+func Lines(a, b []string) []Op {
 	// The common prefix and suffix cost nothing and are the usual case.
 	pre := 0
 	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
@@ -32,38 +35,38 @@ func diffLines(a, b []string) []op {
 	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
 		suf++
 	}
-	var ops []op
-	add := func(k opKind, n int) {
+	var ops []Op
+	add := func(k Kind, n int) {
 		if n == 0 {
 			return
 		}
-		if len(ops) > 0 && ops[len(ops)-1].kind == k {
-			ops[len(ops)-1].n += n
+		if len(ops) > 0 && ops[len(ops)-1].Kind == k {
+			ops[len(ops)-1].N += n
 			return
 		}
-		ops = append(ops, op{k, n})
+		ops = append(ops, Op{k, n})
 	}
-	add(opEqual, pre)
+	add(Equal, pre)
 	ma, mb := a[pre:len(a)-suf], b[pre:len(b)-suf]
 	if mid, ok := myers(ma, mb); ok {
 		for _, o := range mid {
-			add(o.kind, o.n)
+			add(o.Kind, o.N)
 		}
 	} else {
-		add(opDelete, len(ma))
-		add(opInsert, len(mb))
+		add(Delete, len(ma))
+		add(Insert, len(mb))
 	}
-	add(opEqual, suf)
+	add(Equal, suf)
 	return ops
 }
 
 // myers is Myers' greedy shortest edit script (1986), keeping for each d
 // only the diagonals -d..d of V, so that the trace takes O(D²). It gives up
 // (false) past maxEdits edits.
-func myers(a, b []string) ([]op, bool) {
+func myers(a, b []string) ([]Op, bool) {
 	n, m := len(a), len(b)
 	if n == 0 || m == 0 {
-		return []op{{opDelete, n}, {opInsert, m}}, true
+		return []Op{{Delete, n}, {Insert, m}}, true
 	}
 	limit := min(n+m, maxEdits)
 	// v[k+off] is the furthest x on diagonal k.
@@ -103,8 +106,8 @@ func myers(a, b []string) ([]op, bool) {
 
 // backtrack walks the trace from (n, m) back to (0, 0) and returns the
 // script in order.
-func backtrack(trace [][]int, n, m int) []op {
-	var rev []opKind // one entry per line, reversed
+func backtrack(trace [][]int, n, m int) []Op {
+	var rev []Kind // one entry per line, reversed
 	x, y := n, m
 	for d := len(trace) - 1; d > 0; d-- {
 		prev := trace[d-1] // diagonals -(d-1)..d-1
@@ -119,29 +122,29 @@ func backtrack(trace [][]int, n, m int) []op {
 		px := at(pk)
 		py := px - pk
 		for x > px && y > py {
-			rev = append(rev, opEqual)
+			rev = append(rev, Equal)
 			x--
 			y--
 		}
 		if pk == k+1 {
-			rev = append(rev, opInsert)
+			rev = append(rev, Insert)
 		} else {
-			rev = append(rev, opDelete)
+			rev = append(rev, Delete)
 		}
 		x, y = px, py
 	}
 	for x > 0 && y > 0 {
-		rev = append(rev, opEqual)
+		rev = append(rev, Equal)
 		x--
 		y--
 	}
-	var ops []op
+	var ops []Op
 	for i := len(rev) - 1; i >= 0; i-- {
-		if len(ops) > 0 && ops[len(ops)-1].kind == rev[i] {
-			ops[len(ops)-1].n++
+		if len(ops) > 0 && ops[len(ops)-1].Kind == rev[i] {
+			ops[len(ops)-1].N++
 			continue
 		}
-		ops = append(ops, op{rev[i], 1})
+		ops = append(ops, Op{rev[i], 1})
 	}
 	return ops
 }
