@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# Helpers shared by the scripts that build local images without a registry
-# (scripts/images.sh, scripts/action-image.sh). Source it after defining
+# Helpers shared by the scripts: building local images without a registry
+# (scripts/images.sh, scripts/action-image.sh) and the pictures of the docs
+# (scripts/*-picture.sh: screenshot_page). Source it after defining
 # log and die; the caller sets force (1: ignore cached images), cache_dir (the
 # cache folder) and work (its temporary folder, removed by remove_work).
 #
@@ -212,4 +213,24 @@ image_script_start() {
 	fi
 	work="$(mktemp -d "${TMPDIR:-/tmp}/behaves-$1.XXXXXX")"
 	trap remove_work EXIT
+}
+
+# screenshot_page HTML OUT WIDTH: a screenshot of the local page HTML, WIDTH
+# pixels wide and exactly as tall as the page, with Debian's headless
+# Chromium. The page sets document.title to "height=<pixels>" (read in a
+# first pass with --dump-dom). Chromium runs as root here, which needs
+# --no-sandbox; it renders only the local page, with no network. The caller
+# sets work (its temporary folder).
+screenshot_page() {
+	local html="$1" out="$2" width="$3" height
+	local chrome=(chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --force-device-scale-factor=1)
+	"${chrome[@]}" --window-size="$width,4000" --dump-dom "file://$html" >"$work/dom.html" 2>"$work/chromium.log" ||
+		{ cat "$work/chromium.log" >&2; die "chromium failed"; }
+	height="$(sed -n 's/.*<title>height=\([0-9]*\)<\/title>.*/\1/p' "$work/dom.html" | head -n 1)"
+	[[ "$height" =~ ^[0-9]+$ ]] && [ "$height" -gt 100 ] || die "chromium gave no page height (got '$height')"
+	"${chrome[@]}" --window-size="$width,$height" --screenshot="$work/shot.png" "file://$html" >>"$work/chromium.log" 2>&1 ||
+		{ cat "$work/chromium.log" >&2; die "chromium failed"; }
+	[ -s "$work/shot.png" ] || { cat "$work/chromium.log" >&2; die "chromium wrote no screenshot"; }
+	mkdir -p "$(dirname "$out")"
+	mv "$work/shot.png" "$out"
 }

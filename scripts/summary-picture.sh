@@ -23,7 +23,7 @@ export DEBIAN_FRONTEND=noninteractive
 log() { printf 'summary-picture.sh: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 # shellcheck source=scripts/lib.sh
-. scripts/lib.sh # ensure_packages
+. scripts/lib.sh # ensure_packages, screenshot_page
 
 out=docs/summary.png
 while [ $# -gt 0 ]; do
@@ -81,18 +81,5 @@ document.title = "height=" + Math.ceil(document.querySelector("main").getBoundin
 EOF
 } >"$work/summary.html"
 
-mkdir -p "$(dirname "$out")"
-# Chromium runs as root here, which needs --no-sandbox; it renders only the
-# page made above, from a local file, with no network. Two passes: the first
-# reads the page's height (the script sets it as the title), the second takes
-# a screenshot of exactly that height.
-chrome=(chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --force-device-scale-factor=1)
-"${chrome[@]}" --window-size=952,4000 --dump-dom "file://$work/summary.html" >"$work/dom.html" 2>"$work/chromium.log" ||
-	{ cat "$work/chromium.log" >&2; die "chromium failed"; }
-height="$(sed -n 's/.*<title>height=\([0-9]*\)<\/title>.*/\1/p' "$work/dom.html" | head -n 1)"
-[[ "$height" =~ ^[0-9]+$ ]] && [ "$height" -gt 100 ] || die "chromium gave no page height (got '$height')"
-"${chrome[@]}" --window-size="952,$height" --screenshot="$work/shot.png" "file://$work/summary.html" >>"$work/chromium.log" 2>&1 ||
-	{ cat "$work/chromium.log" >&2; die "chromium failed"; }
-[ -s "$work/shot.png" ] || { cat "$work/chromium.log" >&2; die "chromium wrote no screenshot"; }
-mv "$work/shot.png" "$out"
+screenshot_page "$work/summary.html" "$out" 952
 log "wrote $out from a run of the demo"

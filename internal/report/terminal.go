@@ -458,14 +458,17 @@ func (t *term) stream(name string, m *MatcherOutcome, shown []byte, f streamFact
 	if m == nil && f.total == 0 && kept == 0 {
 		return
 	}
-	if m != nil && m.Verdict == verdict.True && !t.verbose {
-		return
-	}
+	// A check that passed is not described (-v does), but what the
+	// program wrote stays: it is the context of the check that failed.
+	passed := m != nil && m.Verdict == verdict.True && !t.verbose
 	const indent = "       "
 	// Only under exact comparison does a final newline matter enough to
 	// point out its absence.
 	exact := m != nil && m.Normalize == verdict.NormalizeExact
-	if m != nil {
+	switch {
+	case passed:
+		t.printf("     %s (its check passed)\n", name)
+	case m != nil:
 		opts := []string{string(m.Kind), "normalize " + string(m.Normalize)}
 		if m.IgnoreCase {
 			opts = append(opts, "ignore case")
@@ -477,7 +480,7 @@ func (t *term) stream(name string, m *MatcherOutcome, shown []byte, f streamFact
 		}
 		t.printf("\n%s%s\n", indent, t.paint(green, "expected:"))
 		t.block(indent, []byte(m.Value), exact)
-	} else {
+	default:
 		t.printf("     %s (no expectation)\n", name)
 	}
 	actual := fmt.Sprintf("actual (%d bytes):", f.total)
