@@ -609,11 +609,12 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	} else {
 		wrote = wroteLine(*reportPath, *junitPath)
 	}
-	if err := report.WriteTerminal(env.Stdout, rep, tf.options(env)); err != nil {
-		fmt.Fprintf(env.Stderr, "behaves: writing the summary: %v\n", err)
-	}
+	topts := tf.options(env)
 	if wrote != "" {
-		printMessages(env.Stdout, env, wrote)
+		topts.After = []string{wrote}
+	}
+	if err := report.WriteTerminal(env.Stdout, rep, topts); err != nil {
+		fmt.Fprintf(env.Stderr, "behaves: writing the summary: %v\n", err)
 	}
 	if runErr != nil {
 		printMessages(env.Stderr, env, fmt.Sprintf("behaves: the run failed: %v", runErr))

@@ -119,11 +119,12 @@ func rescoreCommand(args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", werr)
 		code = ExitRunFailed
 	}
-	if err := report.WriteTerminal(env.Stdout, rep, tf.options(env)); err != nil {
-		fmt.Fprintf(env.Stderr, "behaves: writing the summary: %v\n", err)
-	}
+	topts := tf.options(env)
 	if werr == nil {
-		printMessages(env.Stdout, env, wroteLine(*outPath, ""))
+		topts.After = []string{wroteLine(*outPath, "")}
+	}
+	if err := report.WriteTerminal(env.Stdout, rep, topts); err != nil {
+		fmt.Fprintf(env.Stderr, "behaves: writing the summary: %v\n", err)
 	}
 	return code
 }

@@ -42,6 +42,10 @@ type TerminalOptions struct {
 	// Verbose also shows the checks that passed in the cases described
 	// (run and rescore -v).
 	Verbose bool
+	// After are behaves' own lines that end the rendering (where it wrote
+	// the report), escaped like the rest and inside the same
+	// stop-commands region.
+	After []string
 	// Color paints the verdicts and the expected and actual labels with
 	// ANSI colours (for a terminal: the caller decides, see --color). Only
 	// behaves' own words are painted; report text is escaped exactly as
@@ -102,6 +106,9 @@ func WriteTerminal(w io.Writer, r Report, opt TerminalOptions) error {
 	}
 	t.table(r)
 	t.summary(r)
+	for _, l := range opt.After {
+		t.printf("%s\n", esc(l))
+	}
 	end()
 	if _, err := w.Write(t.buf.Bytes()); err != nil {
 		return fmt.Errorf("writing report to the terminal: %w", err)
