@@ -71,8 +71,10 @@ type AnnotationOptions struct {
 //     round: the first of every program, then the second, and so on;
 //  4. last, an error at the spec file for each case a program-file error
 //     already describes (useful in the check run, which has room);
-//  5. a warning at the spec file for each undetermined case, in the same
-//     round-robin order.
+//  5. one warning for each profile and reason that left cases with no
+//     evidence at all (an image missing), at the first of them;
+//  6. a warning at the spec file for each other undetermined case, in
+//     the same round-robin order.
 //
 // Command and WorkflowCommands write them for the runner, which shows only
 // the first AnnotationsPerTypePerStep of each level.
@@ -97,8 +99,71 @@ func Annotations(r report.Report, opt AnnotationOptions) []Annotation {
 	}
 	out = append(out, roundRobin(r.Programs, verdict.False, LevelError, specFile, func(c *report.Case) bool { return !described[c] })...)
 	out = append(out, roundRobin(r.Programs, verdict.False, LevelError, specFile, func(c *report.Case) bool { return described[c] })...)
-	out = append(out, roundRobin(r.Programs, verdict.Undetermined, LevelWarning, specFile, nil)...)
+	out = append(out, sandboxWarnings(r.Programs, specFile)...)
+	out = append(out, roundRobin(r.Programs, verdict.Undetermined, LevelWarning, specFile, func(c *report.Case) bool { return !c.NoEvidence() })...)
 	return out
+}
+
+// sandboxWarnings is one warning for each profile and reason that left
+// cases with no evidence at all (an image missing: every case of every
+// program of that profile says the same), at the first such case, naming
+// the profile and how many cases and programs it stands for: said once,
+// not once a case.
+func sandboxWarnings(progs []report.Program, specFile string) []Annotation {
+	groups := noEvidenceGroups(progs)
+	out := make([]Annotation, 0, len(groups))
+	for _, g := range groups {
+		a := caseAnnotation(g.prog, g.first, LevelWarning, specFile)
+		if g.cases > 1 {
+			profile := oneLine(g.prog.Profile, titleMaxRunes)
+			a.Title = report.Shorten("profile "+profile, titleMaxRunes)
+			cases := fmt.Sprintf("%d cases", g.cases)
+			if g.programs > 1 {
+				cases += fmt.Sprintf(" of %d programs", g.programs)
+			}
+			a.Message = report.Shorten(fmt.Sprintf("%s (all %s of profile %s, none ran)", caseMessage(g.first), cases, profile), AnnotationMessageLimit)
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// noEvidenceGroup is the undetermined cases with no evidence that share a
+// profile and a reason.
+type noEvidenceGroup struct {
+	first           *report.Case
+	prog            *report.Program
+	cases, programs int
+}
+
+// noEvidenceGroups returns the groups in the order of their first case.
+func noEvidenceGroups(progs []report.Program) []*noEvidenceGroup {
+	type key struct{ profile, reason string }
+	var order []*noEvidenceGroup
+	groups := map[key]*noEvidenceGroup{}
+	for i := range progs {
+		p := &progs[i]
+		counted := map[*noEvidenceGroup]bool{}
+		for j := range p.Cases {
+			c := &p.Cases[j]
+			if c.Verdict != verdict.Undetermined || !c.NoEvidence() {
+				continue
+			}
+			k := key{p.Profile, c.Reason}
+			g := groups[k]
+			if g == nil {
+				g = &noEvidenceGroup{first: c, prog: p}
+				groups[k] = g
+				order = append(order, g)
+			}
+			g.cases++
+			if !counted[g] {
+				g.programs++
+				counted[g] = true
+			}
+		}
+	}
+	return order
 }
 
 // countAnnotations counts what Annotations returns by level, without
@@ -111,15 +176,15 @@ func countAnnotations(r *report.Report) (errs, warns int) {
 			errs++
 		}
 		for j := range p.Cases {
-			switch p.Cases[j].Verdict {
-			case verdict.False:
+			switch c := &p.Cases[j]; {
+			case c.Verdict == verdict.False:
 				errs++
-			case verdict.Undetermined:
+			case c.Verdict == verdict.Undetermined && !c.NoEvidence():
 				warns++
 			}
 		}
 	}
-	return errs, warns
+	return errs, warns + len(noEvidenceGroups(r.Programs))
 }
 
 // roundRobin returns an annotation at the spec file for every case with

@@ -456,3 +456,32 @@ func TestAnnotationBudgetFivePrograms(t *testing.T) {
 		}
 	}
 }
+
+// An image missing leaves every case of every program of its profile with
+// no evidence and one reason: one warning for the profile, not one a case,
+// so that the runner's ten warnings a step are not spent on it.
+func TestNoEvidenceWarnedOncePerProfile(t *testing.T) {
+	t.Parallel()
+	missing := func(name string) report.Case {
+		c := kase(name, 30, verdict.Undetermined, "image not present: pull it before scoring", nil, "x", "", "")
+		c.Event.SandboxError = "image not present: pull it before scoring"
+		return c
+	}
+	a, b, c := program("a", "a.py", 10, missing("one"), missing("two")), program("b", "b.py", 20, missing("three")), program("c", "c.sh", 30, missing("four"))
+	c.Profile = "sh"
+	r := finish(report.Report{Spec: "behaves.yml", SpecFile: "behaves.yml", Programs: []report.Program{a, b, c}})
+	var got []string
+	for _, an := range Annotations(r, AnnotationOptions{}) {
+		got = append(got, fmt.Sprintf("%s %s: %s", an.Level, an.Title, an.Message))
+	}
+	want := []string{
+		"warning profile python: image not present: pull it before scoring (all 3 cases of 2 programs of profile python, none ran)",
+		"warning c / four: image not present: pull it before scoring",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("annotations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if _, warns := countAnnotations(&r); warns != len(want) {
+		t.Errorf("countAnnotations: %d warnings, want %d", warns, len(want))
+	}
+}
