@@ -1,5 +1,7 @@
 package publish
 
+import "github.com/behaves-dev/behaves/internal/ghlimits"
+
 // GitHub's limits on what this package renders. Each is GitHub's, not a
 // choice: going past one loses text silently or gets the whole of it
 // refused.
@@ -8,12 +10,10 @@ const (
 	// larger GITHUB_STEP_SUMMARY is rejected, not cut, so the summary stays
 	// strictly below it.
 	StepSummaryLimit = 1 << 20
-	// CommentLimit: an issue or pull-request comment body holds at most
-	// 65,536 characters.
-	CommentLimit = 65536
-	// CheckRunSummaryLimit: a check run's output.summary holds at most
-	// 65,535 characters.
-	CheckRunSummaryLimit = 65535
+	// CommentLimit and CheckRunSummaryLimit are the client's limits too:
+	// one definition, in ghlimits.
+	CommentLimit         = ghlimits.CommentBytes
+	CheckRunSummaryLimit = ghlimits.CheckRunSummaryBytes
 	// AnnotationsPerTypePerStep: the runner keeps 10 annotations of each
 	// type (error, warning, notice) per step and drops the rest silently.
 	AnnotationsPerTypePerStep = 10

@@ -1,19 +1,19 @@
 package github
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/behaves-dev/behaves/internal/ghlimits"
+)
 
 // GitHub's limits. Sizes of text are counted here in bytes of UTF-8, which
 // are never fewer than the characters or UTF-16 units GitHub may count, so a
 // text within the limit here is within it whatever GitHub's unit.
 const (
-	// MaxCommentBytes bounds an issue or pull request comment body: the API
-	// refuses a longer one with "Body is too long (maximum is 65536
-	// characters)".
-	MaxCommentBytes = 65536
-
-	// MaxCheckRunSummaryBytes bounds a check run's output.summary: "The
-	// maximum size is 65535 characters." (REST: Create a check run).
-	MaxCheckRunSummaryBytes = 65535
+	// MaxCommentBytes and MaxCheckRunSummaryBytes are the renderer's
+	// limits too: one definition, in ghlimits.
+	MaxCommentBytes         = ghlimits.CommentBytes
+	MaxCheckRunSummaryBytes = ghlimits.CheckRunSummaryBytes
 
 	// MaxAnnotationsPerRequest is how many annotations one check run create
 	// or update takes: "The Checks API limits the number of annotations to a
