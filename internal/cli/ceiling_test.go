@@ -149,3 +149,41 @@ func tail(s string) string {
 	}
 	return s
 }
+
+// A report whose spec lies outside the repository (spec_file "../…", as
+// a report from elsewhere may say) gives annotations on no file. The
+// Checks API refuses a whole check run for one of them, so they are left
+// out of it, and the log says so; the check run is still created.
+func TestCheckRunLeavesOutAnnotationsOnNoFile(t *testing.T) {
+	t.Parallel()
+	ws := workspaceRepo(t, manySpec(1, 3))
+	rep, err := report.ReadFile(manyCasesReport(t, ws), DefaultMaxReadReport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.SpecFile = "../elsewhere/behaves.yml"
+	reportPath := filepath.Join(t.TempDir(), "behaves-report.json")
+	f, err := os.Create(reportPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := report.Encode(f, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e := newEmulatedRunner(t, ws, "pull_request")
+	r := e.main(t, Env{}, nil, "publish", "--report", reportPath, "--check-run", "--comment", "off")
+	if r.code != ExitFalse {
+		t.Fatalf("exit %d, want %d\n%s\n%s", r.code, ExitFalse, r.stdout, r.stderr)
+	}
+	e.gh.mu.Lock()
+	defer e.gh.mu.Unlock()
+	if len(e.gh.checkRuns) != 1 {
+		t.Fatalf("%d check runs created, want 1\n%s", len(e.gh.checkRuns), r.stdout)
+	}
+	if !strings.Contains(r.stdout, "3 on no file of the repository left out") {
+		t.Errorf("the log does not say the annotations on no file were left out:\n%s", r.stdout)
+	}
+}

@@ -396,7 +396,15 @@ func postCheckRun(ctx context.Context, env Env, cfg publishConfig, client *gh.Cl
 		DetailsURL:  opts.RunURL,
 		Annotations: make([]gh.Annotation, 0, len(anns)),
 	}
+	noFile := 0
 	for _, a := range anns {
+		if a.Path == "" {
+			// The Checks API takes an annotation only on a file (it
+			// refuses the whole run otherwise); the job's own
+			// annotations carry these.
+			noFile++
+			continue
+		}
 		level := gh.LevelWarning
 		if a.Level == publish.LevelError {
 			level = gh.LevelFailure
@@ -414,6 +422,9 @@ func postCheckRun(ctx context.Context, env Env, cfg publishConfig, client *gh.Cl
 	msg := fmt.Sprintf("behaves: check run %q (%s), %d annotation(s)", run.Name, run.Conclusion, res.AnnotationsSent)
 	if res.AnnotationsNotSent > 0 {
 		msg += fmt.Sprintf(", %d not sent (at most %d a check run)", res.AnnotationsNotSent, gh.MaxCheckRunAnnotations)
+	}
+	if noFile > 0 {
+		msg += fmt.Sprintf(", %d on no file of the repository left out (the Checks API needs a path; the job's annotations and the summary have them)", noFile)
 	}
 	printMessages(env.Stdout, env, msg+": "+res.URL)
 }
