@@ -415,6 +415,7 @@ func (d *doc) notes() {
 // one block for all of them.
 func (d *doc) details() {
 	headed := false
+	shared := sharedByProfile(d.r.Programs)
 	for _, v := range []verdict.Verdict{verdict.False, verdict.Undetermined} {
 		for i := range d.r.Programs {
 			p := &d.r.Programs[i]
@@ -437,7 +438,17 @@ func (d *doc) details() {
 						d.add("### Cases that are not true\n\n")
 						headed = true
 					}
-					if d.full || !d.add(d.programBlock(p, reason, n)) {
+					block := d.programBlock(p, reason, n)
+					if g := shared[i]; g != nil {
+						// Several programs of one profile, none of whose cases
+						// ran, for one reason (its image is missing): said
+						// once, at the first of them.
+						if g[0] != i {
+							continue
+						}
+						block, n = d.profileBlock(g, reason)
+					}
+					if d.full || !d.add(block) {
 						d.casesOmitted += n
 					}
 				}
@@ -496,6 +507,54 @@ func (d *doc) buildBlock(p *report.Program, reason string, n int) string {
 	d.stream(&sb, "stdout", nil, b.StdoutData(), b.StdoutBytes, b.StdoutTruncated)
 	sb.WriteString("</details>\n\n")
 	return sb.String()
+}
+
+// sharedByProfile groups the programs none of whose cases ran, all for
+// one reason (sharedReason), by profile and reason: for each program of a
+// group of two or more, the indices of the group's programs in order.
+func sharedByProfile(progs []report.Program) map[int][]int {
+	type key struct{ profile, reason string }
+	groups := map[key][]int{}
+	for i := range progs {
+		if reason, n := sharedReason(&progs[i]); n > 1 {
+			k := key{progs[i].Profile, reason}
+			groups[k] = append(groups[k], i)
+		}
+	}
+	out := map[int][]int{}
+	for _, g := range groups {
+		if len(g) > 1 {
+			for _, i := range g {
+				out[i] = g
+			}
+		}
+	}
+	return out
+}
+
+// profileBlock is the one block for the programs of one profile whose
+// cases never ran for one reason: the reason once, then each program (at
+// most notesMax) with its place; and how many cases it stands for.
+func (d *doc) profileBlock(group []int, reason string) (string, int) {
+	first := &d.r.Programs[group[0]]
+	cases := 0
+	for _, i := range group {
+		cases += len(d.r.Programs[i].Cases)
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "<details>\n<summary>%s profile %s: all %d cases of %d programs undetermined: %s</summary>\n\n",
+		mark(verdict.Undetermined), htmlCode(first.Profile, nameMaxRunes), cases, len(group), htmlCode(reason, reasonMaxRunes))
+	for k, i := range group {
+		if k == notesMax {
+			fmt.Fprintf(&sb, "- … %d more programs\n", len(group)-notesMax)
+			break
+		}
+		p := &d.r.Programs[i]
+		fmt.Fprintf(&sb, "- %s: %s, spec %s\n", code(p.Name, nameMaxRunes), code(p.File, nameMaxRunes+40),
+			code(fmt.Sprintf("%s:%d:%d", specName(d.r), p.Line, p.Col), nameMaxRunes+20))
+	}
+	sb.WriteString("\n</details>\n\n")
+	return sb.String(), cases
 }
 
 // programBlock is the one block for a program whose cases never ran.

@@ -461,3 +461,34 @@ func TestGoldenMarkdown(t *testing.T) {
 		t.Fatalf("fixture: a spec-error report is %s", spec.Verdict)
 	}
 }
+
+// Programs of one profile none of whose cases ran, for one reason (an
+// image missing), share one block that says it once and lists them; a
+// lone program keeps its own block.
+func TestMissingImageOncePerProfile(t *testing.T) {
+	t.Parallel()
+	missing := func(name string) report.Case {
+		c := kase(name, 30, verdict.Undetermined, "image not present: pull it before scoring", nil, "x", "", "")
+		c.Event.SandboxError = "image not present: pull it before scoring"
+		return c
+	}
+	a, b := program("a", "a.py", 10, missing("one"), missing("two")), program("b", "b.py", 20, missing("three"), missing("four"))
+	c := program("c", "c.sh", 30, missing("five"), missing("six"))
+	c.Profile = "sh"
+	md := Summary(finish(report.Report{Spec: "behaves.yml", SpecFile: "behaves.yml", Programs: []report.Program{a, b, c}}), Options{})
+	if n := strings.Count(md, "image not present: pull it before scoring</code></summary>"); n != 2 {
+		t.Errorf("the reason is said in %d blocks, want 2 (python's and the lone sh program's):\n%s", n, md)
+	}
+	for _, want := range []string{
+		"<summary>⚠️ profile <code>python</code>: all 4 cases of 2 programs undetermined: <code>image not present: pull it before scoring</code></summary>",
+		"- `a`: `a.py`, spec `behaves.yml:10:5`\n- `b`: `b.py`, spec `behaves.yml:20:5`\n",
+		"<summary>⚠️ <code>c</code>: all 2 cases undetermined:",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, md)
+		}
+	}
+	if got := inspect(cmarkGFM(t, md)); len(got.details) != 2 || got.nested != 0 {
+		t.Errorf("%d <details> (%d nested), want 2", len(got.details), got.nested)
+	}
+}

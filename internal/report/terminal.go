@@ -162,6 +162,9 @@ type term struct {
 	skipped int
 	verbose bool
 	color   bool
+	// saidFor names, for each profile and reason that stopped every case
+	// of a program, the program whose description said it.
+	saidFor map[[2]string]string
 }
 
 // SGR colours.
@@ -280,6 +283,16 @@ func (t *term) program(p *Program) {
 	// Cases with no evidence at all (the sandbox never ran them) and one
 	// shared reason are summed up in one line.
 	if reason := sharedBareReason(p); reason != "" {
+		// Said once a profile: an image missing stops every program of it.
+		k := [2]string{p.Profile, reason}
+		if first, ok := t.saidFor[k]; ok {
+			t.printf("   %s  all %d cases: as for %s (profile %s)\n\n", t.verdict(verdict.Undetermined), len(p.Cases), first, oneLine(p.Profile))
+			return
+		}
+		if t.saidFor == nil {
+			t.saidFor = map[[2]string]string{}
+		}
+		t.saidFor[k] = shorten(esc(p.Name), nameMaxRunes)
 		t.printf("   %s  all %d cases: %s\n\n", t.verdict(verdict.Undetermined), len(p.Cases), reason)
 		return
 	}

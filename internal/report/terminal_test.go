@@ -340,3 +340,26 @@ func TestBlock(t *testing.T) {
 		}
 	}
 }
+
+// Two programs of one profile whose image is missing: the reason is said
+// once, the second program points at the first.
+func TestTerminalMissingImageOncePerProfile(t *testing.T) {
+	t.Parallel()
+	in := fixtureInput()
+	in.Spec.Programs = append(in.Spec.Programs, in.Spec.Programs[3])
+	in.Spec.Programs[4].Name = "missing-too"
+	in.Observations = append(in.Observations, in.Observations[3])
+	in.Results = append(in.Results, in.Results[3])
+	in.Programs = append(in.Programs, in.Programs[3])
+	var buf bytes.Buffer
+	if err := WriteTerminal(&buf, Build(in), TerminalOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if n := strings.Count(out, missingImage); n != 1 {
+		t.Errorf("the missing image is said %d times, want once:\n%s", n, out)
+	}
+	if !strings.Contains(out, "   undetermined  all 2 cases: as for missing-image (profile python)\n") {
+		t.Errorf("the second program does not point at the first:\n%s", out)
+	}
+}
