@@ -277,7 +277,11 @@ func caseDetails(r report.Report, specFile string, p *report.Program, c *report.
 	}
 	ev := &c.Event
 	code := "none (the container did not exit)"
-	if ev.ExitCode != nil {
+	switch stop := ev.Stopped(); {
+	case stop != "":
+		// 137 is the sandbox's kill, not the program's code.
+		code = "none: the sandbox stopped the program (" + stop + ")"
+	case ev.ExitCode != nil:
 		code = strconv.Itoa(*ev.ExitCode)
 	}
 	line(&b, "exit code: %s, expected %s%s", code, c.ExpectedExitCode(), outcome(c.Expect.ExitCodeVerdict, c.Expect.ExitCodeReason))

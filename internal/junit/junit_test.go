@@ -376,3 +376,24 @@ func TestNondeterministic(t *testing.T) {
 		t.Errorf("want one error of type nondeterministic and one undetermined:\n%s", out)
 	}
 }
+
+// A timed-out run's 137 is the sandbox's kill: the JUnit text says the
+// program was stopped, never that it exited 137.
+func TestTimedOutIsNotExit137(t *testing.T) {
+	t.Parallel()
+	sp := &spec.Spec{Path: "behaves.yml", Root: ".", Programs: []spec.Program{
+		prog("loop", "loop.sh", 10, kase("forever", 12, verdict.Expectation{})),
+	}}
+	e := ev(intp(137), "", "")
+	e.TimedOut, e.Limits.TimeoutMS = true, 5000
+	in := report.Input{Spec: sp, RunID: "run-0001", StartedAt: startedAt, Version: "test",
+		Observations: []runner.Observation{{ExecutionID: "e1", Acquisition: runner.AcquisitionComplete, Events: []runner.Event{e}}},
+		Results:      [][]verdict.CaseResult{{verdict.Judge(sp.Programs[0].Cases[0].Expect, e)}}}
+	out := string(render(t, roundTrip(t, report.Build(in)), Options{}))
+	if strings.Contains(out, "exit code: 137") {
+		t.Errorf("the JUnit text presents 137 as the program's exit code:\n%s", out)
+	}
+	if !strings.Contains(out, "exit code: none: the sandbox stopped the program (timed out after 5s)") {
+		t.Errorf("the JUnit text does not say the program was stopped:\n%s", out)
+	}
+}
