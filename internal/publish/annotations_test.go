@@ -462,12 +462,7 @@ func TestAnnotationBudgetFivePrograms(t *testing.T) {
 // so that the runner's ten warnings a step are not spent on it.
 func TestNoEvidenceWarnedOncePerProfile(t *testing.T) {
 	t.Parallel()
-	missing := func(name string) report.Case {
-		c := kase(name, 30, verdict.Undetermined, "image not present: pull it before scoring", nil, "x", "", "")
-		c.Event.SandboxError = "image not present: pull it before scoring"
-		return c
-	}
-	a, b, c := program("a", "a.py", 10, missing("one"), missing("two")), program("b", "b.py", 20, missing("three")), program("c", "c.sh", 30, missing("four"))
+	a, b, c := program("a", "a.py", 10, missingImageCase("one"), missingImageCase("two")), program("b", "b.py", 20, missingImageCase("three")), program("c", "c.sh", 30, missingImageCase("four"))
 	c.Profile = "sh"
 	r := finish(report.Report{Spec: "behaves.yml", SpecFile: "behaves.yml", Programs: []report.Program{a, b, c}})
 	var got []string

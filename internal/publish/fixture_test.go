@@ -205,3 +205,11 @@ func hostileSpecErrors() report.Report {
 		{File: "behaves.yml", Line: 4, Col: 1, Message: "fine"},
 	}})
 }
+
+// missingImageCase is a case that never ran because its image is missing,
+// as the runner reports one: undetermined, its sandbox error its reason.
+func missingImageCase(name string) report.Case {
+	c := kase(name, 30, verdict.Undetermined, "image not present: pull it before scoring", nil, "x", "", "")
+	c.Event.SandboxError = "image not present: pull it before scoring"
+	return c
+}

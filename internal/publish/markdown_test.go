@@ -467,13 +467,8 @@ func TestGoldenMarkdown(t *testing.T) {
 // lone program keeps its own block.
 func TestMissingImageOncePerProfile(t *testing.T) {
 	t.Parallel()
-	missing := func(name string) report.Case {
-		c := kase(name, 30, verdict.Undetermined, "image not present: pull it before scoring", nil, "x", "", "")
-		c.Event.SandboxError = "image not present: pull it before scoring"
-		return c
-	}
-	a, b := program("a", "a.py", 10, missing("one"), missing("two")), program("b", "b.py", 20, missing("three"), missing("four"))
-	c := program("c", "c.sh", 30, missing("five"), missing("six"))
+	a, b := program("a", "a.py", 10, missingImageCase("one"), missingImageCase("two")), program("b", "b.py", 20, missingImageCase("three"), missingImageCase("four"))
+	c := program("c", "c.sh", 30, missingImageCase("five"), missingImageCase("six"))
 	c.Profile = "sh"
 	md := Summary(finish(report.Report{Spec: "behaves.yml", SpecFile: "behaves.yml", Programs: []report.Program{a, b, c}}), Options{})
 	if n := strings.Count(md, "image not present: pull it before scoring</code></summary>"); n != 2 {
