@@ -333,8 +333,8 @@ func TestVariants(t *testing.T) {
 		return containerConfig(ps.of(p.kind), img, "vol1", p.file, p.cases[0], nil)
 	}
 	for _, on := range []bool{false, true} {
-		// Both starting points: behaves' configuration before issue 16
-		// and after it.
+		// Both starting points: the engine's network sandbox set up (as
+		// behaves once ran every container) and skipped (as it does now).
 		cfg, hc := build()
 		cfg.NetworkDisabled, hc.DNS = on, nil
 		if on {

@@ -59,8 +59,8 @@ var oldFloorDNS = []string{"127.0.0.1"}
 // withNetworkSandbox sets the two fields that decide whether the engine
 // sets up its network sandbox (libnetwork) for a container, explicitly
 // either way, so that a floor measures what it says whatever behaves'
-// own configuration sets: on, as behaves did before issue 16
-// (NetworkDisabled false, DNS 127.0.0.1), or skipped (NetworkDisabled
+// own configuration sets: on, as behaves did before it learned to skip
+// it (NetworkDisabled false, DNS 127.0.0.1), or skipped (NetworkDisabled
 // true, no DNS: it would not apply). NetworkMode stays "none" in both.
 func withNetworkSandbox(cfg *container.Config, hc *container.HostConfig, on bool) {
 	hc.NetworkMode = "none"

@@ -16,7 +16,8 @@
 //     at the suites' parallelism and at 1. The floor of the targets skips
 //     the engine's network sandbox (Config.NetworkDisabled, no DNS); the
 //     old floor sets it up (NetworkDisabled false, DNS 127.0.0.1), as
-//     behaves did before issue 16. Both set these fields themselves, so
+//     behaves did before it skipped the sandbox (network_files: none, the
+//     default). Both set these fields themselves, so
 //     they measure the same whatever behaves' configuration says;
 //  4. `behaves run --parallel 1` on the sample, against (3) at parallelism 1;
 //  5. scaling: the wall time of 60, 100, 200 and 400 invocations, each
@@ -216,7 +217,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	envFile := fs.String("images-env", defaultImagesEnv(), "the env file scripts/images.sh writes")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the work folder (specs, programs, reports)")
 	fs.StringVar(&cfg.from, "from", "", "print the table of an earlier -json file instead of measuring")
-	fs.IntVar(&cfg.memory, "memory", 0, "run only the memory scenario: this many invocations (issue 14: 10000), each writing 64KiB of control characters to stdout and to stderr; prints behaves' peak RSS and the report's size next to the bounds of docs/security.md")
+	fs.IntVar(&cfg.memory, "memory", 0, "run only the memory scenario: this many invocations (10000 for the figures in docs/bench), each writing 64KiB of control characters to stdout and to stderr; prints behaves' peak RSS and the report's size next to the bounds of docs/security.md")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}

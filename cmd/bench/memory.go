@@ -16,7 +16,8 @@ import (
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
-// The memory scenario (issue 14): many invocations that each write
+// The memory scenario, which holds behaves' memory to the bounds of
+// docs/security.md at scale: many invocations that each write
 // memoryStreamBytes of control characters to stdout and to stderr, under
 // the default output_limit, so that all of it is kept: JSON would write
 // each byte as 6 ("\u0001"). Every memoryFalseEvery-th case expects output
