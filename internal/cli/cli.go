@@ -605,9 +605,9 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	} else if err := sideFilesFromReport(*junitPath, *htmlPath, *reportPath, int64(maxReport)+reportReadSlack); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: %v\n", err)
 		code = ExitRunFailed
-		wrote = wroteLine(*reportPath, "")
+		wrote = wroteLine(*reportPath, "", "")
 	} else {
-		wrote = wroteLine(*reportPath, *junitPath)
+		wrote = wroteLine(*reportPath, *junitPath, *htmlPath)
 	}
 	topts := tf.options(env)
 	if wrote != "" {

@@ -121,7 +121,7 @@ func rescoreCommand(args []string, env Env) int {
 	}
 	topts := tf.options(env)
 	if werr == nil {
-		topts.After = []string{wroteLine(*outPath, "")}
+		topts.After = []string{wroteLine(*outPath, "", "")}
 	}
 	if err := report.WriteTerminal(env.Stdout, rep, topts); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: writing the summary: %v\n", err)

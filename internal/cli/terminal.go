@@ -44,11 +44,15 @@ func (tf *terminalFlags) options(env Env) report.TerminalOptions {
 	}
 }
 
-// wroteLine says where a command wrote its report and, when junit is not
-// "", its JUnit XML.
-func wroteLine(reportPath, junit string) string {
-	if junit == "" {
-		return "behaves: wrote the report to " + reportPath
+// wroteLine says where a command wrote its report and, for each path that
+// is not "", its JUnit XML and its HTML page.
+func wroteLine(reportPath, junit, html string) string {
+	line := "behaves: wrote the report to " + reportPath
+	if junit != "" {
+		line += ", JUnit XML to " + junit
 	}
-	return "behaves: wrote the report to " + reportPath + " and JUnit XML to " + junit
+	if html != "" {
+		line += ", the HTML page to " + html
+	}
+	return line
 }

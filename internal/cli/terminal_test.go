@@ -25,7 +25,7 @@ func TestRunTerminalFlags(t *testing.T) {
 		t.Helper()
 		dir := t.TempDir()
 		var out, errOut bytes.Buffer
-		args = append([]string{"run", "--spec", path, "--report", filepath.Join(dir, "r.json"), "--junit", filepath.Join(dir, "j.xml")}, args...)
+		args = append([]string{"run", "--spec", path, "--report", filepath.Join(dir, "r.json"), "--junit", filepath.Join(dir, "j.xml"), "--html", filepath.Join(dir, "p.html")}, args...)
 		code := Main(context.Background(), args, Env{Stdout: &out, Stderr: &errOut, NewSandbox: fixed(sb), StdoutTerminal: tty,
 			Getenv: func(k string) string { return vars[k] }})
 		return result{code: code, stdout: out.String(), stderr: errOut.String()}
@@ -54,8 +54,8 @@ func TestRunTerminalFlags(t *testing.T) {
 		if !tt.color && strings.Contains(r.stdout, "\x1b") {
 			t.Errorf("%s: an escape in uncoloured output:\n%q", tt.name, r.stdout)
 		}
-		if !strings.Contains(r.stdout, "behaves: wrote the report to ") || !strings.Contains(r.stdout, "r.json and JUnit XML to ") {
-			t.Errorf("%s: does not say where it wrote the report and the JUnit file:\n%s", tt.name, r.stdout)
+		if !strings.Contains(r.stdout, "behaves: wrote the report to ") || !strings.Contains(r.stdout, "r.json, JUnit XML to ") || !strings.Contains(r.stdout, "j.xml, the HTML page to ") {
+			t.Errorf("%s: does not say where it wrote the report, the JUnit file and the page:\n%s", tt.name, r.stdout)
 		}
 		if strings.Contains(r.stdout, "→ true") {
 			t.Errorf("%s: a passing check shown without -v:\n%s", tt.name, r.stdout)

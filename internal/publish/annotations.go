@@ -134,6 +134,7 @@ type noEvidenceGroup struct {
 	first           *report.Case
 	prog            *report.Program
 	cases, programs int
+	last            int // the index of the last program counted
 }
 
 // noEvidenceGroups returns the groups in the order of their first case.
@@ -143,7 +144,6 @@ func noEvidenceGroups(progs []report.Program) []*noEvidenceGroup {
 	groups := map[key]*noEvidenceGroup{}
 	for i := range progs {
 		p := &progs[i]
-		counted := map[*noEvidenceGroup]bool{}
 		for j := range p.Cases {
 			c := &p.Cases[j]
 			if c.Verdict != verdict.Undetermined || !c.NoEvidence() {
@@ -152,14 +152,13 @@ func noEvidenceGroups(progs []report.Program) []*noEvidenceGroup {
 			k := key{p.Profile, c.Reason}
 			g := groups[k]
 			if g == nil {
-				g = &noEvidenceGroup{first: c, prog: p}
+				g = &noEvidenceGroup{first: c, prog: p, last: -1}
 				groups[k] = g
 				order = append(order, g)
 			}
 			g.cases++
-			if !counted[g] {
-				g.programs++
-				counted[g] = true
+			if g.last != i {
+				g.programs, g.last = g.programs+1, i
 			}
 		}
 	}

@@ -387,7 +387,7 @@ func (d *doc) notes() {
 	for i := range d.r.Programs {
 		p := &d.r.Programs[i]
 		incomplete := p.Acquisition != "" && p.Acquisition != runner.AcquisitionComplete
-		if _, n := sharedReason(p); n > 1 || (!incomplete && len(p.SandboxWarnings) == 0) {
+		if _, n := p.SharedNoEvidenceReason(); n > 1 || (!incomplete && len(p.SandboxWarnings) == 0) {
 			continue
 		}
 		if !headed {
@@ -432,7 +432,7 @@ func (d *doc) details() {
 				}
 				continue
 			}
-			if reason, n := sharedReason(p); n > 1 {
+			if reason, n := p.SharedNoEvidenceReason(); n > 1 {
 				if v == verdict.Undetermined {
 					if !headed {
 						d.add("### Cases that are not true\n\n")
@@ -471,19 +471,6 @@ func (d *doc) details() {
 	}
 }
 
-// sharedReason returns the reason shared by all of p's cases when none is
-// true and none has evidence, and how many there are (0 otherwise).
-func sharedReason(p *report.Program) (reason string, n int) {
-	for j := range p.Cases {
-		c := &p.Cases[j]
-		if c.Verdict == verdict.True || !c.NoEvidence() || (n > 0 && c.Reason != reason) {
-			return "", 0
-		}
-		reason, n = c.Reason, n+1
-	}
-	return reason, n
-}
-
 // buildBlock is the one block for a program whose build failed: what the
 // build ran, how it ended, and what it wrote.
 func (d *doc) buildBlock(p *report.Program, reason string, n int) string {
@@ -510,13 +497,13 @@ func (d *doc) buildBlock(p *report.Program, reason string, n int) string {
 }
 
 // sharedByProfile groups the programs none of whose cases ran, all for
-// one reason (sharedReason), by profile and reason: for each program of a
+// one reason (report.Program.SharedNoEvidenceReason), by profile and reason: for each program of a
 // group of two or more, the indices of the group's programs in order.
 func sharedByProfile(progs []report.Program) map[int][]int {
 	type key struct{ profile, reason string }
 	groups := map[key][]int{}
 	for i := range progs {
-		if reason, n := sharedReason(&progs[i]); n > 1 {
+		if reason, n := progs[i].SharedNoEvidenceReason(); n > 1 {
 			k := key{progs[i].Profile, reason}
 			groups[k] = append(groups[k], i)
 		}

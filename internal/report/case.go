@@ -7,6 +7,20 @@ import "fmt"
 // rendering can fold such cases into one line per shared reason.
 func (c *Case) NoEvidence() bool { return isBare(c) }
 
+// SharedNoEvidenceReason is the reason every case of p shares when none
+// of them has evidence (an image missing: the sandbox ran none), and how
+// many cases that is; n is 0 otherwise. Renderers say it once.
+func (p *Program) SharedNoEvidenceReason() (reason string, n int) {
+	for i := range p.Cases {
+		c := &p.Cases[i]
+		if !isBare(c) || (n > 0 && c.Reason != reason) {
+			return "", 0
+		}
+		reason, n = c.Reason, n+1
+	}
+	return reason, n
+}
+
 // RunTally counts the verdicts of a case's runs (zero for a case that ran
 // once).
 func (c *Case) RunTally() Tally {

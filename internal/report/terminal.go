@@ -314,16 +314,10 @@ func (t *term) program(p *Program) {
 // sharedBareReason is the one reason (escaped, one line) of a program of
 // more than one case none of which has evidence to show, or "".
 func sharedBareReason(p *Program) string {
-	if len(p.Cases) < 2 {
-		return ""
+	if reason, n := p.SharedNoEvidenceReason(); n > 1 {
+		return oneLine(reason)
 	}
-	reason := p.Cases[0].Reason
-	for i := range p.Cases {
-		if c := &p.Cases[i]; !isBare(c) || c.Reason != reason {
-			return ""
-		}
-	}
-	return oneLine(reason)
+	return ""
 }
 
 // isBare reports whether a case that is not true has no evidence to show.
