@@ -18,7 +18,7 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/volume"
 
-	"github.com/behaves-dev/behaves/internal/cli"
+	runengine "github.com/behaves-dev/behaves/internal/engine"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/runner/docker"
 )
@@ -50,7 +50,7 @@ func bench(ctx context.Context, cfg config, mem *MemoryResult, logw io.Writer) (
 	}
 	res.Machine = Machine{
 		CPUs:             runtime.NumCPU(),
-		MemoryBytes:      cli.MemInfo("MemTotal:"),
+		MemoryBytes:      runengine.MemInfo("MemTotal:"),
 		GoVersion:        runtime.Version(),
 		OSArch:           runtime.GOOS + "/" + runtime.GOARCH,
 		LoadAverageStart: loadAverage(),
@@ -77,7 +77,7 @@ func bench(ctx context.Context, cfg config, mem *MemoryResult, logw io.Writer) (
 	}
 	floodCeiling := max(2*maxFlood, 4<<20)
 	ps := newProfiles(cfg.shellImage, cfg.pythonImage, floodCeiling)
-	defaultParallel := cli.DefaultParallel(ps.largestMemory())
+	defaultParallel := runengine.DefaultParallel(ps.largestMemory())
 	if !slices.Contains(cfg.parallels, defaultParallel) {
 		// The table always shows behaves' default against the floor.
 		cfg.parallels = append(slices.Clone(cfg.parallels), defaultParallel)

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/behaves-dev/behaves/internal/cli"
+	runengine "github.com/behaves-dev/behaves/internal/engine"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -34,7 +34,7 @@ const (
 const MemorySchema = "behaves.bench-memory/v1"
 
 // MemoryResult is what the memory scenario measured, next to the
-// formulas of docs/security.md (cli.MemoryBound, cli.ReportBound).
+// formulas of docs/security.md (runengine.MemoryBound, runengine.ReportBound).
 type MemoryResult struct {
 	Schema      string `json:"schema"`
 	Invocations int    `json:"invocations"`
@@ -130,7 +130,7 @@ func benchMemory(ctx context.Context, cfg config, n int, stdout, logw io.Writer)
 	if cfg.explicitParallel && cfg.parallel > 0 {
 		args = append(args, "--parallel", fmt.Sprint(cfg.parallel))
 	} else {
-		res.Parallel = cli.DefaultParallel(spec.DefaultMemory)
+		res.Parallel = runengine.DefaultParallel(spec.DefaultMemory)
 	}
 	log.printf("memory: %d invocations in %d programs, parallel %d (about %s at 0.2 s each)", n, programs, res.Parallel,
 		(time.Duration(n) * 200 * time.Millisecond / time.Duration(res.Parallel)).Round(time.Minute))
@@ -154,9 +154,9 @@ func benchMemory(ctx context.Context, cfg config, n int, stdout, logw io.Writer)
 		return nil, err
 	}
 	res.ReportBytes = fi.Size()
-	res.MemoryBound = cli.MemoryBound(res.Parallel, res.OutputLimit, n)
-	res.MemoryBoundAtCeil = cli.MemoryBound(res.Parallel, res.MaxOutputLimit, n)
-	res.ReportBound = cli.ReportBound(res.KeptBytes, n, res.MaxReportSize)
+	res.MemoryBound = runengine.MemoryBound(res.Parallel, res.OutputLimit, n)
+	res.MemoryBoundAtCeil = runengine.MemoryBound(res.Parallel, res.MaxOutputLimit, n)
+	res.ReportBound = runengine.ReportBound(res.KeptBytes, n, res.MaxReportSize)
 	res.print(stdout)
 	return res, nil
 }
@@ -169,11 +169,11 @@ func (r *MemoryResult) print(w io.Writer) {
 		dur(r.WallMS), dur(r.CPUMS), r.Counts.True, r.Counts.False, r.Counts.Undetermined)
 	fmt.Fprintf(w, "kept output: %s\n", mibs(r.KeptBytes))
 	fmt.Fprintf(w, "peak RSS:    %s (VmHWM; wait4's ru_maxrss %s)\n", mibs(r.PeakRSSKiB<<10), mibs(r.RusageMaxRSSKiB<<10))
-	fmt.Fprintf(w, "  bound:     %s at output_limit %s; %s at --max-output-limit %s (cli.MemoryBound)\n",
+	fmt.Fprintf(w, "  bound:     %s at output_limit %s; %s at --max-output-limit %s (engine.MemoryBound)\n",
 		mibs(r.MemoryBound), humanBytes(r.OutputLimit), mibs(r.MemoryBoundAtCeil), humanBytes(r.MaxOutputLimit))
 	fmt.Fprintf(w, "report:      %s (%.2f × the kept bytes); %d cases' output omitted (%d of them not true)\n",
 		mibs(r.ReportBytes), float64(r.ReportBytes)/float64(max(r.KeptBytes, 1)), r.OmittedCases, r.OmittedNotTrue)
-	fmt.Fprintf(w, "  bound:     %s with --max-report-size %s (cli.ReportBound)\n", mibs(r.ReportBound), humanBytes(r.MaxReportSize))
+	fmt.Fprintf(w, "  bound:     %s with --max-report-size %s (engine.ReportBound)\n", mibs(r.ReportBound), humanBytes(r.MaxReportSize))
 	verdictOf := func(ok bool) string {
 		if ok {
 			return "within"

@@ -120,7 +120,7 @@ type Config struct {
 	// it themselves; this says which of them behaves is like.
 	BehavesNetwork string `json:"behaves_network"`
 	// DefaultParallel is behaves' own default on this machine
-	// (cli.DefaultParallel for the suites' largest memory limit).
+	// (runengine.DefaultParallel for the suites' largest memory limit).
 	DefaultParallel int     `json:"default_parallel"`
 	Parallels       []int   `json:"parallels"`
 	Eval            string  `json:"eval"`
@@ -473,8 +473,8 @@ func (r *Results) derive() {
 		memName = fmt.Sprintf("(7) %d invocations", m.Invocations)
 	}
 	r.Targets = append(r.Targets,
-		target("memory_rss_vs_bound", memName+": peak RSS / cli.MemoryBound", rssBound, 1, "×"),
-		target("memory_report_vs_bound", memName+": report size / cli.ReportBound", reportBound, 1, "×"),
+		target("memory_rss_vs_bound", memName+": peak RSS / engine.MemoryBound", rssBound, 1, "×"),
+		target("memory_report_vs_bound", memName+": report size / engine.ReportBound", reportBound, 1, "×"),
 		vsFloor("eval_vs_floor", fmt.Sprintf("(8) Python %s, parallel %d: ms per program / floor", f.Eval.Shape, f.Eval.Parallel), f.Eval, limitEval),
 	)
 }

@@ -3,7 +3,7 @@ package cli
 // behaves action and behaves action-post: the container action's main and
 // post entry points. action reads its inputs from INPUT_* only (inputs.go),
 // then either runs the spec exactly as `behaves run` does (the same
-// runCommand, given the flags the inputs stand for) and publishes the report
+// runSpec, given the runConfig the inputs stand for) and publishes the report
 // it wrote, in one process, or only publishes (command: publish), or merges
 // the reports of a matrix's shards and publishes the merged report
 // (command: merge).
@@ -83,7 +83,8 @@ func actionCommand(ctx context.Context, args []string, env Env) int {
 			command(env.Stdout, publish.LevelWarning, "behaves action: the post step will not clean up: saving the run ID: "+err.Error())
 		}
 	}
-	code := runCommand(ctx, append(in.runArgs, "--run-id="+runID), env)
+	in.run.runID = runID
+	code := runSpec(ctx, env, in.run)
 	return publishReport(ctx, env, in.publish, code)
 }
 

@@ -36,10 +36,10 @@ const (
 // actionInputs are the action's inputs, checked.
 type actionInputs struct {
 	command string
-	// runArgs are run's flags for the inputs that are run's (the spec, the
-	// report, the ceilings, images, pulling, untracked files, parallel,
-	// fail-on). The run ID is added by the action.
-	runArgs []string
+	// run is what command run runs: the inputs that are run's (the spec,
+	// the report, the ceilings, images, pulling, untracked files,
+	// parallel, fail-on). The run ID is drawn by the action.
+	run     runConfig
 	publish publishConfig
 	// merge is command merge's configuration: the reports input's files
 	// and folders, allow-missing, pass-at, fail-on, and the report input
@@ -114,21 +114,23 @@ func readInputs(env Env) (actionInputs, error) {
 	}
 	specPath := inWorkspace(env, firstSet(input(env, "spec"), "behaves.yml"))
 	reportPath := inWorkspace(env, firstSet(input(env, "report"), "behaves-report.json"))
-	in.runArgs = []string{"--spec", specPath, "--report", reportPath}
+	in.run = newRunConfig()
+	in.run.reportPath = reportPath
 	// junit: run writes it (replacing a stale one before the spec is read);
 	// publish writes it from the report it checked.
 	junitPath := ""
 	if v := input(env, "junit"); v != "" {
 		junitPath = inWorkspace(env, v)
 		if in.command == actionRun {
-			in.runArgs = append(in.runArgs, "--junit", junitPath)
+			in.run.junitPath = junitPath
 		}
 	}
 
-	// The spec flags, each checked by run's own flag.Value.
-	var sf specFlags
+	// The spec flags, each set and checked by run's own flag.Value.
+	sf := &in.run.spec
 	fs := flag.NewFlagSet("action", flag.ContinueOnError)
 	sf.register(fs)
+	sf.path = specPath
 	for _, si := range specInputs {
 		v := input(env, si.input)
 		if v == "" {
@@ -142,7 +144,6 @@ func readInputs(env Env) (actionInputs, error) {
 			if err := fs.Set(si.flag, val); err != nil {
 				return in, fmt.Errorf("input %s: %v", si.input, err)
 			}
-			in.runArgs = append(in.runArgs, "--"+si.flag+"="+val)
 		}
 	}
 	pull, err := boolInput(env, "pull-images", false)
@@ -153,29 +154,29 @@ func readInputs(env Env) (actionInputs, error) {
 		if len(sf.registries) == 0 {
 			return in, fmt.Errorf("input pull-images: true needs allowed-registries, the registries a pull may fetch from (one HOST[:PORT] a line): the spec, which a pull request may edit, names the images")
 		}
-		in.runArgs = append(in.runArgs, "--pull-images")
+		sf.pull = true
 	}
 	if v := input(env, "pass-at"); v != "" {
-		if _, err := verdict.ParsePassAt(v); err != nil {
+		if in.run.passAt, err = verdict.ParsePassAt(v); err != nil {
 			return in, fmt.Errorf("input pass-at: %v", err)
 		}
-		in.runArgs = append(in.runArgs, "--pass-at="+v)
 	}
 	if v := input(env, "shard"); v != "" {
 		if in.command != actionRun {
 			return in, fmt.Errorf("input shard: only command run runs a shard, not %s", in.command)
 		}
-		if _, err := shard.Parse(v); err != nil {
+		ref, err := shard.Parse(v)
+		if err != nil {
 			return in, fmt.Errorf("input shard: %v", err)
 		}
-		in.runArgs = append(in.runArgs, "--shard="+v)
+		in.run.shard = &ref
 	}
 	if v := input(env, "parallel"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
 			return in, fmt.Errorf("input parallel: want a number of 1 or more, not %q", v)
 		}
-		in.runArgs = append(in.runArgs, "--parallel="+v)
+		in.run.parallel = n
 	}
 
 	p := publishConfig{reportPath: reportPath, maxReportSize: DefaultMaxReadReport, failOn: FailOnUndetermined, comment: gh.CommentUpdate,
@@ -193,13 +194,13 @@ func readInputs(env Env) (actionInputs, error) {
 			return in, fmt.Errorf("input fail-on: %v", err)
 		}
 	}
-	in.runArgs = append(in.runArgs, "--fail-on="+string(p.failOn))
+	in.run.failOn = p.failOn
 	if v := input(env, "max-report-size"); v != "" {
 		n, err := spec.ParseSize(v)
 		if err != nil || n <= 0 {
 			return in, fmt.Errorf("input max-report-size: want a size such as 256MiB, not %q", v)
 		}
-		in.runArgs = append(in.runArgs, "--max-report-size="+v)
+		in.run.maxReport = n
 		// The report holds more than its cases' budget: room for the rest.
 		p.maxReportSize = max(p.maxReportSize, n+reportReadSlack)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/cli"
 	"github.com/behaves-dev/behaves/internal/dockertest"
+	"github.com/behaves-dev/behaves/internal/engine"
 	"github.com/behaves-dev/behaves/internal/peakrss"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/spec"
@@ -116,9 +117,9 @@ func TestExtremeOutput(t *testing.T) {
 		t.Fatalf("%d programs kept %d bytes, want %d and %d", len(rep.Programs), kept, extremePrograms, extremePrograms*2*limit)
 	}
 
-	parallel := cli.DefaultParallel(256 << 20) // the profile's memory: the default
-	bound := cli.MemoryBound(parallel, limit, extremePrograms)
-	reportBound := cli.ReportBound(kept, extremePrograms, report.DefaultMaxReportSize)
+	parallel := engine.DefaultParallel(256 << 20) // the profile's memory: the default
+	bound := engine.MemoryBound(parallel, limit, extremePrograms)
+	reportBound := engine.ReportBound(kept, extremePrograms, report.DefaultMaxReportSize)
 	t.Logf("%d programs, parallel %d: %d MiB kept; peak RSS %.1f MiB (formula %.1f MiB); report %.1f MiB (%.2f × kept; formula %.1f MiB)",
 		extremePrograms, parallel, kept>>20, mib(peakRSS), mib(bound), mib(size), float64(size)/float64(kept), mib(reportBound))
 	if peakRSS > bound || peakRSS >= 128<<20 {

@@ -200,3 +200,13 @@ func cutReferenceCheck(name string, m Matcher, rs runner.Stream, limits runner.L
 	ch.Reason = fmt.Sprintf("%s: agrees with the reference's kept part, but %s", name, refCut)
 	return ch
 }
+
+// JudgeRun judges one run of a case, the one way the run engine and
+// rescore both do: a same_as case against its reference's runs
+// (JudgeSameAs), any other against its own expectation (Judge).
+func JudgeRun(exp Expectation, refs []runner.Event, ev runner.Event) CaseResult {
+	if exp.SameAs != nil {
+		return JudgeSameAs(*exp.SameAs, refs, ev)
+	}
+	return Judge(exp, ev)
+}

@@ -1,4 +1,4 @@
-package cli
+package engine
 
 // The formulas of docs/security.md ("Memory and report size") for behaves'
 // own peak memory and the report's size, as code, so that the extreme-output

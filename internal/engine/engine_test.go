@@ -1,0 +1,296 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/shard"
+	"github.com/behaves-dev/behaves/internal/spec"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// scriptSandbox runs programs whose entry file is a one-word script the
+// sandbox itself interprets, so the engine's judging, holding and folding
+// can be checked without a container engine (the e2e tests run the same
+// engine on Docker):
+//
+//	echo     stdout is stdin
+//	upper    stdout is stdin in upper case
+//	flip     stdout alternates "heads", "tails" across its runs
+//	lose     every invocation reports the sandbox lost
+type scriptSandbox struct {
+	mu    sync.Mutex
+	flips int
+	// ran counts each program's invocations, by entry file content.
+	ran map[string]int
+}
+
+func (s *scriptSandbox) Prepare(ctx context.Context, batch []runner.Request) []runner.Prepared {
+	out := make([]runner.Prepared, len(batch))
+	for i, r := range batch {
+		out[i].Attempt = scriptAttempt{sb: s, script: strings.TrimSpace(string(r.Program.Files[r.Program.Entry]))}
+	}
+	return out
+}
+
+type scriptAttempt struct {
+	sb     *scriptSandbox
+	script string
+}
+
+func (a scriptAttempt) Settings() runner.Settings   { return runner.Settings{Image: "script"} }
+func (a scriptAttempt) Close(context.Context) error { return nil }
+
+func (a scriptAttempt) Run(ctx context.Context, inv runner.Invocation) (runner.Event, error) {
+	s := a.sb
+	s.mu.Lock()
+	if s.ran == nil {
+		s.ran = map[string]int{}
+	}
+	s.ran[a.script]++
+	out := ""
+	switch a.script {
+	case "echo":
+		out = string(inv.Stdin)
+	case "upper":
+		out = strings.ToUpper(string(inv.Stdin))
+	case "flip":
+		out = []string{"heads", "tails"}[s.flips%2]
+		s.flips++
+	case "lose":
+		s.mu.Unlock()
+		return runner.Event{SandboxError: "engine gone"}, runner.Lost(errors.New("engine gone"))
+	}
+	s.mu.Unlock()
+	zero := 0
+	return runner.Event{
+		ExitCode: &zero,
+		Stdout:   runner.Stream{Data: []byte(out), Bytes: int64(len(out))},
+		Command:  append([]string{"run", a.script}, inv.Args...),
+		Duration: time.Millisecond,
+	}, nil
+}
+
+// recordSink keeps what the engine hands it.
+type recordSink struct {
+	mu    sync.Mutex
+	cases map[[2]int]sunk
+}
+
+type sunk struct {
+	runs int
+	refs int
+	res  verdict.CaseResult
+	n    int // how many times the case arrived
+}
+
+func (r *recordSink) AddCase(p, c int, sc spec.Case, runs []report.RunResult, res verdict.CaseResult, refs []runner.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cases == nil {
+		r.cases = map[[2]int]sunk{}
+	}
+	k := [2]int{p, c}
+	s := r.cases[k]
+	r.cases[k] = sunk{runs: len(runs), refs: len(refs), res: res, n: s.n + 1}
+}
+
+// loadSpec writes files (path → content) and the spec into a directory
+// and loads the spec as behaves run does.
+func loadSpec(t *testing.T, specYAML string, files map[string]string) *spec.Spec {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, "behaves.yml")
+	if err := os.WriteFile(path, []byte(specYAML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sp, err := spec.Load(path, spec.Options{})
+	if err != nil {
+		t.Fatalf("load spec: %v", err)
+	}
+	return sp
+}
+
+const pin = `"sha256:0000000000000000000000000000000000000000000000000000000000000000"`
+
+const testSpec = `version: 1
+profiles:
+  p: {image: ` + pin + `, command: ["x"], timeout: 1s, memory: 16MiB}
+programs:
+  - name: ref
+    file: upper.txt
+    profile: p
+    cases:
+      - {name: shout, stdin: "hi", expect: {stdout: {equals: "HI"}}}
+  - name: echo
+    file: echo.txt
+    profile: p
+    reference: ref
+    cases:
+      - {name: plain, stdin: "same", expect: {stdout: {equals: "same"}}}
+      - {name: differs, stdin: "abc", expect: {same_as: reference}}
+  - name: coin
+    file: flip.txt
+    profile: p
+    cases:
+      - {name: heads, repeat: 4, expect: {stdout: {equals: "heads"}}}
+`
+
+var testFiles = map[string]string{"upper.txt": "upper", "echo.txt": "echo", "flip.txt": "flip", "lose.txt": "lose"}
+
+func verdicts(rep report.Report) []string {
+	var out []string
+	for _, p := range rep.Programs {
+		for _, c := range p.Cases {
+			out = append(out, p.Name+"/"+c.Name+"="+c.Verdict.String())
+		}
+	}
+	return out
+}
+
+func TestRunJudgesReferencesAndRepeats(t *testing.T) {
+	sp := loadSpec(t, testSpec, testFiles)
+	plan := NewPlan(sp, nil, 2)
+	sb := &scriptSandbox{}
+	sink := &recordSink{}
+	var progress []verdict.Verdict
+	var mu sync.Mutex
+	out := plan.Run(t.Context(), sb, Options{
+		RunID: "r", StartedAt: time.Now(), Cleanup: context.Background(),
+		OnCase: func(v verdict.Verdict) { mu.Lock(); progress = append(progress, v); mu.Unlock() },
+	}, sink)
+	if out.Err != nil {
+		t.Fatalf("run failed: %v", out.Err)
+	}
+	// coin flips heads, tails, heads, tails: some runs true, some false,
+	// which is undetermined (nondeterministic), never true or false.
+	got := verdicts(out.Report)
+	want := []string{"ref/shout=true", "echo/plain=true", "echo/differs=false", "coin/heads=undetermined"}
+	if !slices.Equal(got, want) {
+		t.Errorf("verdicts %v, want %v", got, want)
+	}
+	if c := out.Report.Programs[2].Cases[0]; !strings.Contains(c.Reason, "nondetermin") {
+		t.Errorf("coin/heads reason %q, want it to say the runs disagreed", c.Reason)
+	}
+	// The reference ran once for the same_as case's input, besides its
+	// own case; coin ran its 4 repeats.
+	if sb.ran["upper"] != 2 || sb.ran["echo"] != 2 || sb.ran["flip"] != 4 {
+		t.Errorf("invocations per program: %v, want upper 2, echo 2, flip 4", sb.ran)
+	}
+	if len(sink.cases) != plan.Cases() || len(progress) != plan.Cases() {
+		t.Errorf("sink got %d cases, progress %d; the plan has %d", len(sink.cases), len(progress), plan.Cases())
+	}
+	for k, s := range sink.cases {
+		if s.n != 1 {
+			t.Errorf("case %v reached the sink %d times", k, s.n)
+		}
+	}
+	if s := sink.cases[[2]int{2, 0}]; s.runs != 4 {
+		t.Errorf("coin/heads went to the sink with %d runs, want 4", s.runs)
+	}
+	if s := sink.cases[[2]int{1, 1}]; s.refs != 1 {
+		t.Errorf("echo/differs went to the sink with %d reference runs, want 1", s.refs)
+	}
+}
+
+func TestRunWithoutSandboxIsUndetermined(t *testing.T) {
+	sp := loadSpec(t, testSpec, testFiles)
+	plan := NewPlan(sp, nil, 0)
+	if plan.Parallel < 1 {
+		t.Fatalf("default parallel %d", plan.Parallel)
+	}
+	sink := &recordSink{}
+	out := plan.Run(t.Context(), nil, Options{StartedAt: time.Now(), Cleanup: context.Background(), SandboxErr: errors.New("no daemon")}, sink)
+	if out.Err == nil || !strings.Contains(out.Err.Error(), "no daemon") {
+		t.Fatalf("run error %v, want the sandbox's reason", out.Err)
+	}
+	if out.Report.Verdict != verdict.Undetermined {
+		t.Errorf("report verdict %s, want undetermined", out.Report.Verdict)
+	}
+	for _, v := range verdicts(out.Report) {
+		if !strings.HasSuffix(v, "=undetermined") {
+			t.Errorf("%s: without a sandbox every case is undetermined", v)
+		}
+	}
+	if len(sink.cases) != plan.Cases() {
+		t.Errorf("sink got %d cases, want all %d", len(sink.cases), plan.Cases())
+	}
+}
+
+func TestRunLostSandboxFailsTheRunNotThePrograms(t *testing.T) {
+	sp := loadSpec(t, `version: 1
+profiles:
+  p: {image: `+pin+`, command: ["x"], timeout: 1s, memory: 16MiB}
+programs:
+  - name: gone
+    file: lose.txt
+    profile: p
+    cases:
+      - {name: a, expect: {stdout: {equals: ""}}}
+      - {name: b, repeat: 3, expect: {stdout: {equals: ""}}}
+`, testFiles)
+	sink := &recordSink{}
+	out := NewPlan(sp, nil, 1).Run(t.Context(), &scriptSandbox{}, Options{StartedAt: time.Now(), Cleanup: context.Background()}, sink)
+	var lost *runner.LostError
+	if !errors.As(out.Err, &lost) {
+		t.Fatalf("run error %v, want the lost sandbox", out.Err)
+	}
+	for _, v := range verdicts(out.Report) {
+		if !strings.HasSuffix(v, "=undetermined") {
+			t.Errorf("%s: a lost sandbox settles nothing", v)
+		}
+	}
+	if out.Report.Verdict != verdict.Undetermined {
+		t.Errorf("report verdict %s, want undetermined", out.Report.Verdict)
+	}
+	if s := sink.cases[[2]int{0, 1}]; s.n != 1 || s.runs != 3 {
+		t.Errorf("case b reached the sink %d times with %d runs, want once with 3", s.n, s.runs)
+	}
+}
+
+func TestRunShardRunsOnlyItsPrograms(t *testing.T) {
+	sp := loadSpec(t, testSpec, testFiles)
+	var total int
+	seen := map[string]int{}
+	for i := 1; i <= 2; i++ {
+		plan := NewPlan(sp, &shard.Ref{Index: i, Count: 2}, 1)
+		out := plan.Run(t.Context(), &scriptSandbox{}, Options{StartedAt: time.Now(), Cleanup: context.Background()}, &recordSink{})
+		if out.Err != nil {
+			t.Fatalf("shard %d: %v", i, out.Err)
+		}
+		if out.Report.Shard == nil || out.Report.Shard.Index != i {
+			t.Errorf("shard %d: report shard %+v", i, out.Report.Shard)
+		}
+		for _, p := range out.Report.Programs {
+			seen[p.Name]++
+		}
+		total += plan.Cases()
+		// A shard's same_as case finds its reference even when the
+		// reference program is another shard's.
+		for _, v := range verdicts(out.Report) {
+			if strings.HasPrefix(v, "echo/differs") && !strings.HasSuffix(v, "=false") {
+				t.Errorf("shard %d: %s, want false against the reference", i, v)
+			}
+		}
+	}
+	if len(sp.Programs) != 3 {
+		t.Fatalf("NewPlan changed the spec: %d programs", len(sp.Programs))
+	}
+	if total != 4 || seen["ref"] != 1 || seen["echo"] != 1 || seen["coin"] != 1 {
+		t.Errorf("shards ran %v (%d cases), want each program once, 4 cases", seen, total)
+	}
+}
