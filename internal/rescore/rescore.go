@@ -154,13 +154,11 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 			judged := make([]verdict.CaseResult, len(stored))
 			for r, se := range stored {
 				e, whole := se.RunnerEvent()
+				// Judged as the run engine judges a run, unless the stored
+				// output (or the reference's) was left out.
 				res := verdict.CaseResult{Verdict: verdict.Undetermined, Reason: ReasonOmitted}
-				switch {
-				case !whole || !refsWhole:
-				case c.Expect.SameAs != nil:
-					res = verdict.JudgeSameAs(*c.Expect.SameAs, refs, e)
-				default:
-					res = verdict.Judge(c.Expect, e)
+				if whole && refsWhole {
+					res = verdict.JudgeRun(c.Expect, refs, e)
 				}
 				rs[r], judged[r] = report.RunResult{Event: e, Result: res}, res
 			}

@@ -79,3 +79,29 @@ func TestJudgeWithoutReference(t *testing.T) {
 		t.Fatalf("got %v %q", got.Verdict, got.Reason)
 	}
 }
+
+// TestJudgeRunDispatch: a same_as case is judged against the reference's runs, any
+// other against its own expectation, whatever reference runs are given.
+func TestJudgeRunDispatch(t *testing.T) {
+	sa := Expectation{SameAs: &SameAs{Reference: "ref", Streams: []string{"stdout"}, Normalize: NormalizeTrailing}}
+	plain := Expectation{Stdout: &Matcher{Kind: Equals, Value: "a", Normalize: NormalizeTrailing}}
+	refB := []runner.Event{done("b")}
+	tests := []struct {
+		name string
+		exp  Expectation
+		refs []runner.Event
+		ev   runner.Event
+		want Verdict
+	}{
+		{"same_as, agrees with the reference", sa, refB, done("b"), True},
+		{"same_as, differs from the reference", sa, refB, done("a"), False},
+		{"same_as, no reference runs", sa, nil, done("b"), Undetermined},
+		{"plain, meets its expectation", plain, refB, done("a"), True},
+		{"plain, misses it", plain, nil, done("b"), False},
+	}
+	for _, tt := range tests {
+		if got := JudgeRun(tt.exp, tt.refs, tt.ev); got.Verdict != tt.want {
+			t.Errorf("%s: got %v %q, want %v", tt.name, got.Verdict, got.Reason, tt.want)
+		}
+	}
+}
