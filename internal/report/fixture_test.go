@@ -28,6 +28,7 @@ var settings = runner.Settings{
 	User:            "65534:65534",
 	Hostname:        "behaves",
 	NetworkMode:     "none",
+	NetworkFiles:    runner.NetworkFilesNone,
 	NetworkDisabled: true,
 	ReadonlyRootfs:  true,
 	CapDrop:         []string{"ALL"},

@@ -7,15 +7,12 @@
 package rescore
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/behaves-dev/behaves/internal/evidence"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
@@ -79,14 +76,18 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 		}
 		prof := sp.Job(p).Profile // ProgramName set as the run sets it
 		before := len(errs)
-		if want := report.ProgramDigest(p.Program); op.ProgramSHA256 != want {
-			fail(p.Pos, "program %q: %s changed since the stored run (sha256 %s, stored %s): run it again", p.Name, p.File, short(want), short(op.ProgramSHA256))
-		}
-		for _, d := range settingsDiff(prof, op.Settings) {
-			fail(p.Pos, "program %q: profile %q's %s: run it again", p.Name, p.Profile, d)
-		}
-		for _, d := range buildDiff(prof, op.Build) {
-			fail(p.Pos, "program %q: profile %q's build %s: run it again", p.Name, p.Profile, d)
+		// What the stored attempt did not record (it stopped before
+		// running anything) is not held against it: its cases are
+		// undetermined, and stay so.
+		for _, d := range recorded(evidence.DiffProgram(evidence.WantProgram(prof, p.Program), evidence.StoredProgram(op))) {
+			switch {
+			case d.Part == evidence.PartProgram:
+				fail(p.Pos, "program %q: %s %s: run it again", p.Name, p.File, d.Msg)
+			case strings.HasPrefix(string(d.Part), string(evidence.PartBuild)):
+				fail(p.Pos, "program %q: profile %q's build %s: run it again", p.Name, p.Profile, d.Msg)
+			default:
+				fail(p.Pos, "program %q: profile %q's %s: run it again", p.Name, p.Profile, d.Msg)
+			}
 		}
 		stored := make(map[string]*report.Case, len(op.Cases))
 		for k := range op.Cases {
@@ -117,8 +118,8 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 				fail(c.Pos, "case %q of program %q: repeat is %d, the stored case ran %d %s: run it again", c.Name, p.Name, want, got, times(got))
 				continue
 			}
-			for _, d := range caseDiff(prof, p, c, oc) {
-				fail(c.Pos, "case %q of program %q: %s: run it again", c.Name, p.Name, d)
+			for _, d := range caseDiff(prof, c, oc) {
+				fail(c.Pos, "case %q of program %q: %s: run it again", c.Name, p.Name, d.Msg)
 			}
 			// A same_as case is judged against its stored reference runs,
 			// which must be the reference's as the spec has it now.
@@ -131,14 +132,18 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 					fail(c.Pos, "case %q of program %q: its reference %q is not in the spec", c.Name, p.Name, sa.Reference)
 					continue
 				}
-				var d []string
+				var d []evidence.Difference
 				refs, refsWhole, d = referenceDiff(sp, ref, inputs[in], c, oc)
 				for _, m := range d {
-					fail(c.Pos, "case %q of program %q: reference %q: %s: run it again", c.Name, p.Name, sa.Reference, m)
+					msg := m.Msg
+					if m.Part == evidence.PartReference+"."+evidence.PartProgram {
+						msg = ref.File + " " + msg
+					}
+					fail(c.Pos, "case %q of program %q: reference %q: %s: run it again", c.Name, p.Name, sa.Reference, msg)
 				}
 				refRuns[k] = refs
-			} else if len(oc.ReferenceEvents) > 0 {
-				fail(c.Pos, "case %q of program %q: the stored case was compared with a reference (same_as), the spec's is not: run it again", c.Name, p.Name)
+			} else if d := evidence.DiffReference(nil, make([]evidence.Key, len(oc.ReferenceEvents))); len(d) > 0 {
+				fail(c.Pos, "case %q of program %q: %s: run it again", c.Name, p.Name, d[0].Msg)
 				continue
 			}
 			// Every stored run is judged again; the case's event is the
@@ -183,93 +188,39 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 	return ev, nil
 }
 
-// settingsDiff lists how the profile's declared fields (image, user,
-// runtime, env, tmpfs) differ from the settings the stored attempt applied.
-// Settings the engine derives (the image's ENV, the per-run volume, the
-// image's VOLUME tmpfs) are not the profile's and are not compared. An
-// attempt that stopped before running anything recorded no settings (its
-// cases are undetermined, and stay so).
-func settingsDiff(prof runner.Profile, st runner.Settings) []string {
-	if st.ImageID == "" && st.Image == "" {
-		return nil
-	}
-	var d []string
-	if st.Image != prof.Image {
-		d = append(d, fmt.Sprintf("image is %q, the stored run used %q", prof.Image, st.Image))
-	}
-	if st.User != prof.User {
-		d = append(d, fmt.Sprintf("user is %q, the stored run used %q", prof.User, st.User))
-	}
-	if st.Runtime != prof.Runtime {
-		d = append(d, fmt.Sprintf("runtime is %q, the stored run used %q", prof.Runtime, st.Runtime))
-	}
-	env := make([]string, 0, len(prof.Env))
-	for _, k := range slices.Sorted(maps.Keys(prof.Env)) {
-		env = append(env, k+"="+prof.Env[k])
-	}
-	if !slices.Equal(env, st.Env) {
-		d = append(d, fmt.Sprintf("env is %q, the stored run used %q", env, st.Env))
-	}
-	for _, path := range slices.Sorted(maps.Keys(prof.Tmpfs)) {
-		if got, ok := tmpfsSize(st.Tmpfs[path]); !ok || got != prof.Tmpfs[path] {
-			d = append(d, fmt.Sprintf("tmpfs %s is %d bytes, the stored run had %q", path, prof.Tmpfs[path], st.Tmpfs[path]))
+// recorded is d without the parts the stored run did not record.
+func recorded(d []evidence.Difference) []evidence.Difference {
+	out := d[:0:0]
+	for _, x := range d {
+		if !x.Unrecorded {
+			out = append(out, x)
 		}
 	}
-	return d
-}
-
-// tmpfsSize reads size=N from a tmpfs options string.
-func tmpfsSize(opts string) (int64, bool) {
-	for _, o := range strings.Split(opts, ",") {
-		if v, ok := strings.CutPrefix(o, "size="); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			return n, err == nil
-		}
-	}
-	return 0, false
+	return out
 }
 
 // referenceDiff checks a same_as case's stored reference runs against the
-// spec now: the reference's program (program_sha256), as many runs as the
+// reference's key now: its program, its image, as many runs as the
 // reference makes of this input (the largest repeat of the cases that
-// share it), and each run's input, command and limits under the reference's
-// profile. It returns the runs as events, whether all of their output was
-// kept whole, and what differs.
-func referenceDiff(sp *spec.Spec, ref spec.Program, in spec.ReferenceInput, c spec.Case, oc *report.Case) ([]runner.Event, bool, []string) {
-	var d []string
+// share it), and each run's input, command and limits under the
+// reference's profile. It returns the runs as events, whether all of their
+// output was kept whole, and what differs.
+func referenceDiff(sp *spec.Spec, ref spec.Program, in spec.ReferenceInput, c spec.Case, oc *report.Case) ([]runner.Event, bool, []evidence.Difference) {
 	if oc.Expect.SameAs == nil {
-		return nil, false, []string{"the stored case was not same_as: it has no reference runs"}
+		return nil, false, evidence.DiffReference(make([]evidence.Key, 1), nil)
 	}
-	if want, got := max(in.Repeat, 1), len(oc.ReferenceEvents); want != got {
-		d = append(d, fmt.Sprintf("it runs %d %s for this input, the stored case has %d %s", want, times(want), got, times(got)))
-	}
-	prof := sp.Job(ref).Profile
-	digest := report.ProgramDigest(ref.Program)
+	ref1 := evidence.Want(sp.Job(ref).Profile, ref.Program, c.Invocation, nil, 0)
+	want := slices.Repeat([]evidence.Key{ref1}, max(in.Repeat, 1))
+	keys := make([]evidence.Key, len(oc.ReferenceEvents))
 	events := make([]runner.Event, 0, len(oc.ReferenceEvents))
 	whole := true
-	for _, se := range oc.ReferenceEvents {
-		if se.ImageDigest != "" && !imageMatches(prof.Image, se.ImageDigest, se.RepoDigest) {
-			m := fmt.Sprintf("image is %q, the stored run ran %s", prof.Image, se.ImageDigest)
-			if !slices.Contains(d, m) {
-				d = append(d, m)
-			}
-		}
-		if se.ProgramSHA256 != "" && se.ProgramSHA256 != digest {
-			m := fmt.Sprintf("%s changed since the stored run (sha256 %s, stored %s)", ref.File, short(digest), short(se.ProgramSHA256))
-			if !slices.Contains(d, m) {
-				d = append(d, m)
-			}
-		}
-		for _, m := range eventDiff(prof, c, c.Invocation.Args, se) {
-			if !slices.Contains(d, m) {
-				d = append(d, m)
-			}
-		}
+	for i, se := range oc.ReferenceEvents {
+		keys[i] = evidence.StoredReference(c.Invocation.Args, se)
 		e, ok := se.RunnerEvent()
 		whole = whole && ok
 		events = append(events, e)
 	}
-	return events, whole, d
+	return events, whole, recorded(evidence.DiffReference(want, keys))
 }
 
 // times is "time" or "times" for n.
@@ -283,129 +234,19 @@ func times(n int) string {
 // caseDiff lists how a case's input (args, stdin) and how it ran (the
 // command, the profile's limits) differ from the stored case's events (its
 // event and each run's), each difference once.
-func caseDiff(prof runner.Profile, p spec.Program, c spec.Case, oc *report.Case) []string {
-	var d []string
-	if !slices.Equal(c.Invocation.Args, oc.Args) {
-		d = append(d, fmt.Sprintf("args are %q, the stored case had %q", c.Invocation.Args, oc.Args))
-	}
+func caseDiff(prof runner.Profile, c spec.Case, oc *report.Case) []evidence.Difference {
+	want := evidence.WantRun(prof, c.Invocation)
 	events := []report.Event{oc.Event}
 	for _, r := range oc.Runs {
 		events = append(events, r.Event)
 	}
+	var d []evidence.Difference
 	for _, e := range events {
-		for _, m := range eventDiff(prof, c, oc.Args, e) {
-			if !slices.Contains(d, m) {
+		for _, m := range recorded(evidence.DiffRun(want, evidence.StoredRun(oc.Args, e))) {
+			if !slices.ContainsFunc(d, func(o evidence.Difference) bool { return o.Msg == m.Msg }) {
 				d = append(d, m)
 			}
 		}
 	}
 	return d
-}
-
-// eventDiff lists how one stored event's input (stdin) and how it ran (the
-// command, the profile's limits) differ from what the spec says now. An
-// event that never ran (a sandbox error before start) recorded neither
-// command nor limits, and is not compared on them.
-func eventDiff(prof runner.Profile, c spec.Case, args []string, e report.Event) []string {
-	var d []string
-	sum := sha256.Sum256(c.Invocation.Stdin)
-	if want := hex.EncodeToString(sum[:]); e.StdinSHA256 != "" && e.StdinSHA256 != want {
-		d = append(d, fmt.Sprintf("stdin changed (sha256 %s, stored %s)", short(want), short(e.StdinSHA256)))
-	}
-	if len(e.Command) > 0 {
-		// The command ends with the stored args, compared above.
-		want := slices.Clone(prof.Command)
-		if prof.Build == nil { // with a build, the command is the full prefix
-			want = append(want, "/program/"+prof.ProgramName)
-		}
-		want = append(want, args...)
-		if !slices.Equal(want, e.Command) {
-			d = append(d, fmt.Sprintf("command is %q, the stored run ran %q", want, e.Command))
-		}
-	}
-	if e.Limits != (runner.Limits{}) {
-		want := runner.Limits{
-			TimeoutMS: prof.Timeout.Milliseconds(), MemoryBytes: prof.Memory, CPUs: prof.CPUs, Pids: prof.Pids,
-			OutputLimit: prof.OutputLimit, OutputCeiling: prof.OutputCeiling,
-		}
-		got := e.Limits
-		got.NoFile, got.FileSize = 0, 0 // the sandbox's own, derived: not the profile's
-		if got != want {
-			d = append(d, fmt.Sprintf("limits are %s, the stored run had %s", limits(want), limits(got)))
-		}
-	}
-	return d
-}
-
-// buildDiff lists how the profile's build stage (its command, image,
-// limits, output_size and tmpfs) differs from the stored build. A stored
-// build that never ran (a sandbox error before start) recorded no
-// command, image or limits, and is not compared on them; its cases are
-// undetermined and stay so.
-func buildDiff(prof runner.Profile, ob *report.BuildStage) []string {
-	b := prof.Build
-	switch {
-	case b == nil && ob == nil:
-		return nil
-	case b == nil:
-		return []string{fmt.Sprintf("stage is gone, the stored run built with %q", ob.Command)}
-	case ob == nil:
-		return []string{"stage is new: the stored run had none"}
-	}
-	var d []string
-	if len(ob.Command) > 0 {
-		want := runner.BuildArgv(b.Command, "/program/"+prof.ProgramName)
-		if !slices.Equal(want, ob.Command) {
-			d = append(d, fmt.Sprintf("command is %q, the stored build ran %q", want, ob.Command))
-		}
-	}
-	if ob.ImageDigest != "" && !imageMatches(b.Image, ob.ImageDigest, ob.RepoDigest) {
-		d = append(d, fmt.Sprintf("image is %q, the stored build ran %s", b.Image, ob.ImageDigest))
-	}
-	if ob.Limits != (runner.Limits{}) {
-		want := runner.Limits{
-			TimeoutMS: b.Timeout.Milliseconds(), MemoryBytes: b.Memory, CPUs: b.CPUs, Pids: b.Pids,
-			OutputLimit: b.OutputLimit, OutputCeiling: b.OutputCeiling,
-		}
-		got := ob.Limits
-		got.NoFile, got.FileSize = 0, 0
-		if got != want {
-			d = append(d, fmt.Sprintf("limits are %s, the stored build had %s", limits(want), limits(got)))
-		}
-	}
-	if ob.OutputSize != b.OutputSize {
-		d = append(d, fmt.Sprintf("output_size is %s, the stored build had %s", verdict.FormatSize(b.OutputSize), verdict.FormatSize(ob.OutputSize)))
-	}
-	if !maps.Equal(b.Tmpfs, ob.Tmpfs) && !(len(b.Tmpfs) == 0 && len(ob.Tmpfs) == 0) {
-		d = append(d, fmt.Sprintf("tmpfs is %v, the stored build had %v", b.Tmpfs, ob.Tmpfs))
-	}
-	return d
-}
-
-// imageMatches says whether a pinned reference ("sha256:<id>" or
-// "name@sha256:<digest>") is the image a stored event ran: its image ID,
-// or its registry digest.
-func imageMatches(ref, id, repoDigest string) bool {
-	if ref == id || ref == repoDigest {
-		return true
-	}
-	_, digest, ok := strings.Cut(ref, "@")
-	_, stored, ok2 := strings.Cut(repoDigest, "@")
-	return ok && ok2 && digest == stored
-}
-
-func limits(l runner.Limits) string {
-	return fmt.Sprintf("timeout %s, memory %s, cpus %g, pids %d, output_limit %s, output_ceiling %s",
-		time.Duration(l.TimeoutMS)*time.Millisecond, verdict.FormatSize(l.MemoryBytes), l.CPUs, l.Pids,
-		verdict.FormatSize(l.OutputLimit), verdict.FormatSize(l.OutputCeiling))
-}
-
-func short(digest string) string {
-	if len(digest) > 12 {
-		return digest[:12]
-	}
-	if digest == "" {
-		return "none"
-	}
-	return digest
 }

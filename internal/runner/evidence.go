@@ -98,6 +98,14 @@ const (
 	NetworkFilesManaged NetworkFiles = "managed"
 )
 
+// OrDefault is nf, with "" read as NetworkFilesNone.
+func (nf NetworkFiles) OrDefault() NetworkFiles {
+	if nf == "" {
+		return NetworkFilesNone
+	}
+	return nf
+}
+
 // Program is what runs: a file tree, path (relative to /program) to bytes.
 // Entry names the file that Profile.Command runs.
 type Program struct {
@@ -196,6 +204,10 @@ type Settings struct {
 	User        string   `json:"user"`
 	Hostname    string   `json:"hostname"`
 	NetworkMode string   `json:"network_mode"`
+	// NetworkFiles is the profile's network_files (what NetworkDisabled
+	// and DNS then came to also depends on the runtime); "" in a report
+	// of an earlier behaves.
+	NetworkFiles NetworkFiles `json:"network_files"`
 	// NetworkDisabled is set when the engine's network sandbox is skipped:
 	// the container then has no engine-managed /etc/hosts or
 	// /etc/resolv.conf, and DNS is empty (it would not apply).

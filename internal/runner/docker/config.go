@@ -371,6 +371,7 @@ func settingsFrom(prof runner.Profile, img imageInfo, cfg *container.Config, hc 
 		User:            cfg.User,
 		Hostname:        cfg.Hostname,
 		NetworkMode:     string(hc.NetworkMode),
+		NetworkFiles:    prof.NetworkFiles.OrDefault(),
 		NetworkDisabled: cfg.NetworkDisabled,
 		DNS:             slices.Clone(hc.DNS),
 		ReadonlyRootfs:  hc.ReadonlyRootfs,

@@ -428,6 +428,7 @@ func TestSettingsAndLimitsFromConfig(t *testing.T) {
 		User:            "65534:65534",
 		Hostname:        "behaves",
 		NetworkMode:     "none",
+		NetworkFiles:    runner.NetworkFilesNone,
 		NetworkDisabled: true,
 		ReadonlyRootfs:  true,
 		CapDrop:         []string{"ALL"},
