@@ -26,6 +26,11 @@ import (
 // sweepTimeout bounds the final removal of what the bench made.
 const sweepTimeout = 2 * time.Minute
 
+// oldFloor is the floor with the engine's network sandbox set up, as
+// behaves ran every container before it learned to skip it: every ratio
+// against the floor is also taken against it, to show what skipping bought.
+var oldFloor = variant{Name: ablationOldFloor, NetworkSandbox: true}
+
 // bench measures everything cfg asks for; mem is the memory scenario of an
 // earlier run (-memory-from), or nil.
 //
@@ -39,408 +44,41 @@ const sweepTimeout = 2 * time.Minute
 // table and the cost of each setting; the floods follow.
 func bench(ctx context.Context, cfg config, mem *MemoryResult, logw io.Writer) (res *Results, err error) {
 	log := logger{w: logw, start: time.Now()}
-	runID := randomHex(8)
-	res = &Results{
-		Schema:        Schema,
-		StartedAt:     time.Now(),
-		BehavesRunIDs: []string{},
-		BenchRunID:    runID,
-		Warnings:      []string{},
-		Figures:       emptyFigures(),
-	}
-	res.Machine = Machine{
-		CPUs:             runtime.NumCPU(),
-		MemoryBytes:      runengine.MemInfo("MemTotal:"),
-		GoVersion:        runtime.Version(),
-		OSArch:           runtime.GOOS + "/" + runtime.GOARCH,
-		LoadAverageStart: loadAverage(),
-	}
+	res = newResults(randomHex(8))
 
 	work, done, err := workFolder(log, "behaves-bench-", cfg.keep)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-
-	bin, rev := cfg.behavesBin, "prebuilt"
-	if bin == "" {
-		rev = revision(ctx)
-		log.printf("building behaves (%s)", rev)
-		if bin, err = buildBehaves(ctx, work); err != nil {
-			return nil, err
-		}
-	}
-
-	var maxFlood int64
-	for _, n := range cfg.floods {
-		maxFlood = max(maxFlood, n)
-	}
-	floodCeiling := max(2*maxFlood, 4<<20)
-	ps := newProfiles(cfg.shellImage, cfg.pythonImage, floodCeiling)
-	defaultParallel := runengine.DefaultParallel(ps.largestMemory())
-	if !slices.Contains(cfg.parallels, defaultParallel) {
-		// The table always shows behaves' default against the floor.
-		cfg.parallels = append(slices.Clone(cfg.parallels), defaultParallel)
-	}
-	parallel := cfg.parallel
-	var parallelArgs []string
-	if parallel == 0 {
-		parallel = defaultParallel // behaves computes the same itself
-	} else {
-		parallelArgs = []string{"--parallel", strconv.Itoa(parallel)}
-	}
-
-	base := newSuite("suite", cfg.programs, cfg.cases)
-	wide := newSuite("wide", cfg.wide, 1)
-	sample := newSuiteN("sample", cfg.sample, cfg.cases)
-	evalSuite := newEvalSuite("eval", cfg.evalPrograms)
-	evalSample := newEvalSuite("eval-sample", cfg.evalSample)
-	specs := map[string]string{}
-	for _, s := range []suite{base, wide, sample, evalSuite} {
-		if specs[s.name], err = s.write(work, ps); err != nil {
-			return nil, fmt.Errorf("writing the %s suite: %w", s.name, err)
-		}
-	}
-	var scaleSuites []suite
-	for _, n := range cfg.scale {
-		if n == base.size() {
-			scaleSuites = append(scaleSuites, base)
-			continue
-		}
-		s := newSuiteN(fmt.Sprintf("scale-%d", n), n, cfg.cases)
-		if specs[s.name], err = s.write(work, ps); err != nil {
-			return nil, fmt.Errorf("writing the %s suite: %w", s.name, err)
-		}
-		scaleSuites = append(scaleSuites, s)
-	}
-	for _, n := range cfg.floods {
-		if specs[floodName(n)], err = writeFloodSpec(work, ps, n); err != nil {
-			return nil, fmt.Errorf("writing the flood spec: %w", err)
-		}
-	}
-
-	res.Config = Config{
-		BehavesRevision: rev, Short: cfg.short, Reps: cfg.reps, LongReps: cfg.longReps, Parallel: parallel,
-		Suite: base.shape(), Wide: wide.shape(), Sample: sample.shape(), Scale: cfg.scale,
-		BehavesNetwork: behavesNetwork(ps), DefaultParallel: defaultParallel, Parallels: cfg.parallels, Eval: evalSuite.shape(), EvalSample: evalSample.shape(),
-		FloodBytes: append([]int64{}, cfg.floods...), MemoryFrom: cfg.memoryFrom,
-		ShellImage: cfg.shellImage, PythonImage: cfg.pythonImage,
-	}
-	f := &res.Figures
-	f.Memory = MemoryFigure{From: cfg.memoryFrom, Result: mem}
-	behavesFig := func(s suite, p int) BehavesFigure {
-		return BehavesFigure{Shape: s.shape(), Invocations: s.size(), Programs: len(s.programs), Parallel: p}
-	}
-	floorFig := func(s suite, p int, network string) FloorFigure {
-		return FloorFigure{Network: network, Shape: s.shape(), Invocations: s.size(), Parallel: p}
-	}
-	f.Suite, f.Wide, f.Eval = behavesFig(base, parallel), behavesFig(wide, parallel), behavesFig(evalSuite, parallel)
-	f.Eval.Shape = "eval " + f.Eval.Shape
-	f.Serial = behavesFig(sample, 1)
-	f.Floor, f.FloorOld = floorFig(sample, parallel, networkSkipped), floorFig(sample, parallel, networkSandbox)
-	f.FloorSer, f.FloorOldSer = floorFig(sample, 1, networkSkipped), floorFig(sample, 1, networkSandbox)
-	f.EvalFloor, f.EvalFloorOld = floorFig(evalSample, parallel, networkSkipped), floorFig(evalSample, parallel, networkSandbox)
-	f.DockerRun = LoopFigure{Shape: sample.shape(), Invocations: sample.size()}
-	f.Delivery.Programs = len(sample.programs) + len(evalSample.programs)
-	for _, n := range cfg.floods {
-		f.Floods = append(f.Floods, FloodFigure{Bytes: n})
-	}
-	for _, s := range scaleSuites {
-		p := ScalePoint{Invocations: s.size(), Shape: s.shape()}
-		if s.name == base.name {
-			p.SameAs = "suite"
-		}
-		f.Scaling = append(f.Scaling, p)
-	}
-	for _, p := range cfg.parallels {
-		f.Parallelism = append(f.Parallelism, ParallelPoint{Parallel: p, Default: p == defaultParallel})
-	}
-	for _, v := range ablations {
-		f.Ablation = append(f.Ablation, AblationFigure{Name: v.Name, What: v.what(), Adds: v.adds()})
-	}
-	fillStats(f)
-
-	e, err := newEngine(ctx, runID)
+	bin, rev, err := behavesBinary(ctx, log, cfg.behavesBin, work)
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sweepTimeout)
-		defer cancel()
-		n, serr := e.sweep(sctx)
-		if n > 0 {
-			log.printf("removed %d leftover container(s) and volume(s) of the bench", n)
-		}
-		err = errors.Join(err, serr, e.cli.Close())
-	}()
-	if info, err := e.cli.Info(ctx); err == nil {
-		res.Machine.DockerVersion, res.Machine.StorageDriver, res.Machine.CgroupVersion = info.ServerVersion, info.Driver, info.CgroupVersion
-	}
-	inspect, err := e.inspectImages(ctx, ps)
+	r, err := newBenchRun(cfg, log, bin, work, res)
 	if err != nil {
 		return nil, err
 	}
-	f.ImageInspectMS.addDur(inspect)
+	res.Config = r.config(rev)
+	res.Figures = r.newFigures(mem)
 
-	// runB runs behaves, records its run ID and checks it left nothing.
-	runB := func(s string, args ...string) (behavesRun, error) {
-		r, err := runBehaves(ctx, bin, specs[s], args...)
-		if r.Report.RunID != "" {
-			res.BehavesRunIDs = append(res.BehavesRunIDs, r.Report.RunID)
-			if w := e.leftovers(ctx, r.Report.RunID); w != "" {
-				res.Warnings = append(res.Warnings, w)
-				log.printf("warning: %s", w)
-			}
-		}
-		return r, err
+	if r.e, err = newEngine(ctx, res.BenchRunID); err != nil {
+		return nil, err
 	}
-	recordB := func(b *BehavesFigure, r behavesRun) {
-		b.WallMS.addDur(r.Wall)
-		b.EventRunMS.add(meanEventMS(r.Report))
-		b.CPUMS.addDur(r.CPU)
-		b.MaxRSSKiB.add(float64(r.MaxRSSKiB))
-		b.RusageMaxRSSKiB.add(float64(r.RusageMaxRSSKiB))
+	defer func() { err = errors.Join(err, r.sweep(ctx)) }()
+	if err := r.inspectDocker(ctx); err != nil {
+		return nil, err
 	}
-	recordFloor := func(fl *FloorFigure, r floorResult) {
-		n := float64(max(r.N, 1))
-		per := func(d time.Duration) float64 { return ms(d) / n }
-		fl.WallMS.addDur(r.Wall)
-		fl.PerInvocationMS.add(ms(r.Wall) / n)
-		fl.Phases.CreateMS.add(per(r.Phases.Create))
-		fl.Phases.AttachMS.add(per(r.Phases.Attach))
-		fl.Phases.StartMS.add(per(r.Phases.Start))
-		fl.Phases.RunMS.add(per(r.Phases.Run))
-		fl.Phases.InspectMS.add(per(r.Phases.Inspect))
-		fl.Phases.RemoveMS.add(per(r.Phases.Remove))
-		fl.Phases.TotalMS.add(per(r.Phases.total()))
-		fl.Phases.EngineRunMS.add(per(r.Phases.EngineRun))
-	}
-	// bracket returns the callback of two floor runs (of the same
-	// invocations) that make one figure: the second to finish records
-	// their mean as one pass.
-	bracket := func(fl *FloorFigure) func(floorResult) {
-		var first *floorResult
-		rec := func(r floorResult) {
-			if first == nil {
-				first = &r
-				return
-			}
-			sum := addPhases(first.Phases, r.Phases)
-			recordFloor(fl, floorResult{Wall: (first.Wall + r.Wall) / 2, N: r.N, Phases: lifecyclePhases{
-				Create: sum.Create / 2, Attach: sum.Attach / 2, Start: sum.Start / 2, Run: sum.Run / 2,
-				Inspect: sum.Inspect / 2, Remove: sum.Remove / 2, EngineRun: sum.EngineRun / 2,
-			}})
-		}
-		return rec
-	}
-	type step = func() error
-	// floorStep runs the floor (variant v) over s at parallelism p and
-	// records it in fl (if not nil); the result is also passed to then.
-	floorStep := func(tag string, fl *FloorFigure, s suite, vols *[]string, p int, v variant, then func(floorResult)) step {
-		return func() error {
-			what := "floor"
-			if v.NetworkSandbox {
-				what = "old floor"
-			}
-			if v.Name != "" && v.Name != ablationOldFloor {
-				what = "floor, " + v.what()
-			}
-			log.printf("%s: %s %s, parallel %d", tag, what, s.shape(), p)
-			r, err := e.floor(ctx, ps, s, *vols, p, v)
-			if err != nil {
-				return err
-			}
-			if fl != nil {
-				recordFloor(fl, r)
-			}
-			if then != nil {
-				then(r)
-			}
-			log.printf("%s: %s took %s", tag, what, r.Wall.Round(time.Millisecond))
-			return nil
-		}
-	}
-	behavesStep := func(tag, specName string, b *BehavesFigure, then func(behavesRun), args ...string) step {
-		return func() error {
-			log.printf("%s: behaves run %s %s", tag, specName, strings.Join(args, " "))
-			r, err := runB(specName, args...)
-			if err != nil {
-				return err
-			}
-			if b != nil {
-				recordB(b, r)
-			}
-			if then != nil {
-				then(r)
-			}
-			log.printf("%s: behaves took %s", tag, r.Wall.Round(time.Millisecond))
-			return nil
-		}
-	}
-	runSteps := func(steps []step, reverse bool) error {
-		if reverse {
-			steps = slices.Clone(steps)
-			slices.Reverse(steps)
-		}
-		for _, st := range steps {
-			if err := st(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	old := variant{Name: ablationOldFloor, NetworkSandbox: true}
 
 	reps := max(cfg.reps, cfg.longReps)
 	for rep := 1; rep <= reps; rep++ {
-		tag := fmt.Sprintf("rep %d/%d", rep, reps)
-		abba := rep%2 == 0
-		log.printf("%s: delivering the %d sample programs", tag, len(sample.programs)+len(evalSample.programs))
-		vols, err := e.deliverAll(ctx, ps, []suite{sample, evalSample}, &f.Delivery)
-		if err != nil {
-			return nil, err
-		}
-		sampleVols, evalVols := vols[:len(sample.programs)], vols[len(sample.programs):]
-		if rep <= cfg.reps {
-			// Each floor sits next to the runs compared with it; the
-			// floors at the suites' parallelism are measured before and
-			// after the long stretch of suites, and count as one.
-			floorBoth, oldBoth := bracket(&f.Floor), bracket(&f.FloorOld)
-			// adjacent measures the floor (the sample, at the suites'
-			// parallelism) right next to one behaves run, for that run's
-			// ratio: over the long stretch of suites the engine's pace
-			// drifts, and a floor from before and after it pairs a run
-			// with an engine in another state.
-			adjacent := func(st **Stat) step {
-				return floorStep(tag, nil, sample, &sampleVols, parallel, variant{}, func(r floorResult) {
-					if *st == nil {
-						*st = &Stat{}
-					}
-					(*st).add(ms(r.Wall) / float64(max(r.N, 1)))
-				})
-			}
-			steps := []step{
-				floorStep(tag, &f.EvalFloor, evalSample, &evalVols, parallel, variant{}, nil),
-				floorStep(tag, &f.EvalFloorOld, evalSample, &evalVols, parallel, old, nil),
-				behavesStep(tag, "eval", &f.Eval, nil, parallelArgs...),
-				floorStep(tag, nil, sample, &sampleVols, parallel, variant{}, floorBoth),
-				floorStep(tag, nil, sample, &sampleVols, parallel, old, oldBoth),
-				adjacent(&f.Suite.AdjacentFloorMS),
-				behavesStep(tag, "suite", &f.Suite, nil, parallelArgs...),
-			}
-			for i, s := range scaleSuites {
-				if f.Scaling[i].SameAs == "" {
-					p := &f.Scaling[i]
-					steps = append(steps, adjacent(&p.AdjacentFloorMS),
-						behavesStep(tag, s.name, nil, func(r behavesRun) { p.WallMS.addDur(r.Wall) }, parallelArgs...))
-				}
-			}
-			steps = append(steps,
-				adjacent(&f.Wide.AdjacentFloorMS),
-				behavesStep(tag, "wide", &f.Wide, nil, parallelArgs...),
-				floorStep(tag, nil, sample, &sampleVols, parallel, old, oldBoth),
-				floorStep(tag, nil, sample, &sampleVols, parallel, variant{}, floorBoth),
-				floorStep(tag, &f.FloorSer, sample, &sampleVols, 1, variant{}, nil),
-				floorStep(tag, &f.FloorOldSer, sample, &sampleVols, 1, old, nil),
-				behavesStep(tag, "sample", &f.Serial, nil, "--parallel", "1"),
-			)
-			if err := runSteps(steps, abba); err != nil {
-				return nil, err
-			}
-			st, err := validateBehaves(ctx, bin, specs["suite"])
-			if err != nil {
-				return nil, err
-			}
-			f.StartupMS.addDur(st)
-		}
-		if rep <= cfg.longReps {
-			log.printf("%s: docker run loop %s", tag, sample.shape())
-			loop, err := e.cliLoop(ctx, cfg.dockerBin, ps, sample, sampleVols)
-			if err != nil {
-				return nil, err
-			}
-			f.DockerRun.WallMS.addDur(loop)
-			f.DockerRun.PerInvocationMS.add(ms(loop) / float64(sample.size()))
-			log.printf("%s: docker run loop took %s", tag, loop.Round(time.Millisecond))
-
-			// The parallelism table: behaves and the floor at each
-			// parallelism, back to back, the pair's order alternating.
-			var steps []step
-			for i, p := range cfg.parallels {
-				pt := &f.Parallelism[i]
-				fs := floorStep(tag, nil, sample, &sampleVols, p, variant{}, func(r floorResult) {
-					pt.FloorWallMS.addDur(r.Wall)
-					pt.FloorPerInvocationMS.add(ms(r.Wall) / float64(max(r.N, 1)))
-				})
-				bs := behavesStep(tag, "sample", nil, func(r behavesRun) {
-					pt.BehavesWallMS.addDur(r.Wall)
-					pt.BehavesPerInvocationMS.add(ms(r.Wall) / float64(sample.size()))
-				}, "--parallel", strconv.Itoa(p))
-				if (i+rep)%2 == 0 {
-					steps = append(steps, fs, bs)
-				} else {
-					steps = append(steps, bs, fs)
-				}
-			}
-			if err := runSteps(steps, false); err != nil {
-				return nil, err
-			}
-
-			// The cost of each setting: the floor at 1 before and after
-			// the variants, which run in the opposite order every other
-			// repetition.
-			var before, after floorResult
-			steps = []step{floorStep(tag, nil, sample, &sampleVols, 1, variant{}, func(r floorResult) { before = r })}
-			results := make([]floorResult, len(ablations))
-			order := make([]int, len(ablations))
-			for i := range order {
-				order[i] = i
-			}
-			if abba {
-				slices.Reverse(order)
-			}
-			for _, i := range order {
-				steps = append(steps, floorStep(tag, nil, sample, &sampleVols, 1, ablations[i], func(r floorResult) { results[i] = r }))
-			}
-			steps = append(steps, floorStep(tag, nil, sample, &sampleVols, 1, variant{}, func(r floorResult) { after = r }))
-			if err := runSteps(steps, false); err != nil {
-				return nil, err
-			}
-			base := (ms(before.Wall)/float64(max(before.N, 1)) + ms(after.Wall)/float64(max(after.N, 1))) / 2
-			for i, r := range results {
-				a := &f.Ablation[i]
-				a.FloorMS.add(base)
-				a.PerInvocationMS.add(ms(r.Wall) / float64(max(r.N, 1)))
-			}
-		}
-		if err := e.removeVolumes(ctx, vols, &f.Delivery); err != nil {
+		if err := r.repetition(ctx, rep, reps); err != nil {
 			return nil, err
 		}
 	}
-
-	for i := range f.Scaling {
-		if p := &f.Scaling[i]; p.SameAs != "" {
-			p.WallMS = newStat(f.Suite.WallMS.Values...)
-		}
-	}
-
-	for i, n := range cfg.floods {
-		fl := &f.Floods[i]
-		for rep := 1; rep <= cfg.longReps; rep++ {
-			log.printf("flood %d/%d: behaves run, %s to stdout", rep, cfg.longReps, humanBytes(n))
-			r, err := runB(floodName(n), "--max-output", specSize(floodCeiling))
-			if err != nil {
-				return nil, err
-			}
-			ev := r.Report.Programs[0].Cases[0].Event
-			if ev.StdoutBytes != n || ev.ResourceLimit != "" {
-				return nil, fmt.Errorf("the flood drained %d of %d bytes (resource limit %q)", ev.StdoutBytes, n, ev.ResourceLimit)
-			}
-			fl.StdoutBytes = ev.StdoutBytes
-			fl.WallMS.addDur(r.Wall)
-			fl.MaxRSSKiB.add(float64(r.MaxRSSKiB))
-			fl.RusageMaxRSSKiB.add(float64(r.RusageMaxRSSKiB))
-		}
+	r.scalingPointOfTheSuite()
+	if err := r.floods(ctx); err != nil {
+		return nil, err
 	}
 
 	res.derive()
@@ -448,6 +86,585 @@ func bench(ctx context.Context, cfg config, mem *MemoryResult, logw io.Writer) (
 	res.DurationMS = time.Since(res.StartedAt).Milliseconds()
 	log.printf("done")
 	return res, nil
+}
+
+// benchRun is one run of the bench: what its scenarios measure with (the
+// behaves binary, the Docker client, the suites and their specs, the
+// parallelism) and the results they fill in.
+type benchRun struct {
+	// cfg is the run's configuration, its parallelism table completed
+	// with behaves' default.
+	cfg config
+	log logger
+	// bin is the behaves binary under measurement.
+	bin string
+	// e is the bench's own Docker client (the floors, the loop, delivery),
+	// not behaves' run engine.
+	e  *engine
+	ps profiles
+	generatedSuites
+	// specs are the spec files behaves runs, by suite name (floodName for
+	// the floods).
+	specs map[string]string
+	// parallel is the suites' parallelism, parallelArgs the arguments that
+	// ask behaves for it (none when it is behaves' default).
+	parallel        int
+	parallelArgs    []string
+	defaultParallel int
+	// floodCeiling is the output limit of the floods' runs, above the
+	// largest flood so that all of it is drained.
+	floodCeiling int64
+	res          *Results
+	f            *Figures // &res.Figures
+}
+
+// generatedSuites are the suites the bench generates and runs.
+type generatedSuites struct {
+	base       suite // the suite: programs × cases
+	wide       suite // programs of one case, where delivery is paid on every case
+	sample     suite // the suite's first invocations, which the floors and the loop run
+	eval       suite // the Python evaluation-style suite
+	evalSample suite // its first programs, which its floors run
+	// scale are the scaling points; the one of the suite's size is base.
+	scale []suite
+}
+
+// newResults starts the results of a bench run: its ID, its start, the
+// machine, and every figure empty.
+func newResults(runID string) *Results {
+	return &Results{
+		Schema:        Schema,
+		StartedAt:     time.Now(),
+		BehavesRunIDs: []string{},
+		BenchRunID:    runID,
+		Warnings:      []string{},
+		Figures:       emptyFigures(),
+		Machine: Machine{
+			CPUs:             runtime.NumCPU(),
+			MemoryBytes:      runengine.MemInfo("MemTotal:"),
+			GoVersion:        runtime.Version(),
+			OSArch:           runtime.GOOS + "/" + runtime.GOARCH,
+			LoadAverageStart: loadAverage(),
+		},
+	}
+}
+
+// behavesBinary returns the behaves binary to measure and its revision:
+// prebuilt (-behaves), or built from the module into work.
+func behavesBinary(ctx context.Context, log logger, prebuilt, work string) (bin, rev string, err error) {
+	if prebuilt != "" {
+		return prebuilt, "prebuilt", nil
+	}
+	rev = revision(ctx)
+	log.printf("building behaves (%s)", rev)
+	if bin, err = buildBehaves(ctx, work); err != nil {
+		return "", "", err
+	}
+	return bin, rev, nil
+}
+
+// newBenchRun settles the parallelism and writes every suite's spec into
+// work, so that the runs measure behaves and not the writing of specs.
+func newBenchRun(cfg config, log logger, bin, work string, res *Results) (*benchRun, error) {
+	r := &benchRun{cfg: cfg, log: log, bin: bin, res: res, f: &res.Figures}
+	var maxFlood int64
+	for _, n := range cfg.floods {
+		maxFlood = max(maxFlood, n)
+	}
+	r.floodCeiling = max(2*maxFlood, 4<<20)
+	r.ps = newProfiles(cfg.shellImage, cfg.pythonImage, r.floodCeiling)
+	r.defaultParallel = runengine.DefaultParallel(r.ps.largestMemory())
+	if !slices.Contains(cfg.parallels, r.defaultParallel) {
+		// The table always shows behaves' default against the floor.
+		r.cfg.parallels = append(slices.Clone(cfg.parallels), r.defaultParallel)
+	}
+	r.parallel = cfg.parallel
+	if r.parallel == 0 {
+		r.parallel = r.defaultParallel // behaves computes the same itself
+	} else {
+		r.parallelArgs = []string{"--parallel", strconv.Itoa(r.parallel)}
+	}
+	var err error
+	if r.generatedSuites, r.specs, err = writeSuites(cfg, r.ps, work); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// writeSuites generates the suites cfg sizes and writes the spec of each
+// one behaves runs, the floods' included, into work.
+func writeSuites(cfg config, ps profiles, work string) (generatedSuites, map[string]string, error) {
+	ss := generatedSuites{
+		base:       newSuite("suite", cfg.programs, cfg.cases),
+		wide:       newSuite("wide", cfg.wide, 1),
+		sample:     newSuiteN("sample", cfg.sample, cfg.cases),
+		eval:       newEvalSuite("eval", cfg.evalPrograms),
+		evalSample: newEvalSuite("eval-sample", cfg.evalSample),
+	}
+	specs := map[string]string{}
+	var err error
+	for _, s := range []suite{ss.base, ss.wide, ss.sample, ss.eval} {
+		if specs[s.name], err = s.write(work, ps); err != nil {
+			return generatedSuites{}, nil, fmt.Errorf("writing the %s suite: %w", s.name, err)
+		}
+	}
+	for _, n := range cfg.scale {
+		if n == ss.base.size() {
+			ss.scale = append(ss.scale, ss.base)
+			continue
+		}
+		s := newSuiteN(fmt.Sprintf("scale-%d", n), n, cfg.cases)
+		if specs[s.name], err = s.write(work, ps); err != nil {
+			return generatedSuites{}, nil, fmt.Errorf("writing the %s suite: %w", s.name, err)
+		}
+		ss.scale = append(ss.scale, s)
+	}
+	for _, n := range cfg.floods {
+		if specs[floodName(n)], err = writeFloodSpec(work, ps, n); err != nil {
+			return generatedSuites{}, nil, fmt.Errorf("writing the flood spec: %w", err)
+		}
+	}
+	return ss, specs, nil
+}
+
+// config is what the run measures, as the results record it.
+func (r *benchRun) config(rev string) Config {
+	cfg := r.cfg
+	return Config{
+		BehavesRevision: rev, Short: cfg.short, Reps: cfg.reps, LongReps: cfg.longReps, Parallel: r.parallel,
+		Suite: r.base.shape(), Wide: r.wide.shape(), Sample: r.sample.shape(), Scale: cfg.scale,
+		BehavesNetwork: behavesNetwork(r.ps), DefaultParallel: r.defaultParallel, Parallels: cfg.parallels, Eval: r.eval.shape(), EvalSample: r.evalSample.shape(),
+		FloodBytes: append([]int64{}, cfg.floods...), MemoryFrom: cfg.memoryFrom,
+		ShellImage: cfg.shellImage, PythonImage: cfg.pythonImage,
+	}
+}
+
+// newFigures lays out every figure the run fills in, each with the shape
+// and parallelism it is measured at, so that the results say what each
+// figure is even where it stays empty.
+func (r *benchRun) newFigures(mem *MemoryResult) Figures {
+	f := emptyFigures()
+	f.Memory = MemoryFigure{From: r.cfg.memoryFrom, Result: mem}
+	behavesFig := func(s suite, p int) BehavesFigure {
+		return BehavesFigure{Shape: s.shape(), Invocations: s.size(), Programs: len(s.programs), Parallel: p}
+	}
+	floorFig := func(s suite, p int, network string) FloorFigure {
+		return FloorFigure{Network: network, Shape: s.shape(), Invocations: s.size(), Parallel: p}
+	}
+	parallel := r.parallel
+	f.Suite, f.Wide, f.Eval = behavesFig(r.base, parallel), behavesFig(r.wide, parallel), behavesFig(r.eval, parallel)
+	f.Eval.Shape = "eval " + f.Eval.Shape
+	f.Serial = behavesFig(r.sample, 1)
+	f.Floor, f.FloorOld = floorFig(r.sample, parallel, networkSkipped), floorFig(r.sample, parallel, networkSandbox)
+	f.FloorSer, f.FloorOldSer = floorFig(r.sample, 1, networkSkipped), floorFig(r.sample, 1, networkSandbox)
+	f.EvalFloor, f.EvalFloorOld = floorFig(r.evalSample, parallel, networkSkipped), floorFig(r.evalSample, parallel, networkSandbox)
+	f.DockerRun = LoopFigure{Shape: r.sample.shape(), Invocations: r.sample.size()}
+	f.Delivery.Programs = len(r.sample.programs) + len(r.evalSample.programs)
+	for _, n := range r.cfg.floods {
+		f.Floods = append(f.Floods, FloodFigure{Bytes: n})
+	}
+	for _, s := range r.scale {
+		p := ScalePoint{Invocations: s.size(), Shape: s.shape()}
+		if s.name == r.base.name {
+			p.SameAs = "suite"
+		}
+		f.Scaling = append(f.Scaling, p)
+	}
+	for _, p := range r.cfg.parallels {
+		f.Parallelism = append(f.Parallelism, ParallelPoint{Parallel: p, Default: p == r.defaultParallel})
+	}
+	for _, v := range ablations {
+		f.Ablation = append(f.Ablation, AblationFigure{Name: v.Name, What: v.what(), Adds: v.adds()})
+	}
+	fillStats(&f)
+	return f
+}
+
+// sweep removes whatever of the bench is left, also after a failure or an
+// interruption (so on a context of its own), and closes the Docker client.
+func (r *benchRun) sweep(ctx context.Context) error {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sweepTimeout)
+	defer cancel()
+	n, serr := r.e.sweep(sctx)
+	if n > 0 {
+		r.log.printf("removed %d leftover container(s) and volume(s) of the bench", n)
+	}
+	return errors.Join(serr, r.e.cli.Close())
+}
+
+// inspectDocker records the daemon's version, storage driver and cgroup
+// version (when it says) and the time of one image inspect, which behaves
+// pays once per image.
+func (r *benchRun) inspectDocker(ctx context.Context) error {
+	if info, err := r.e.cli.Info(ctx); err == nil {
+		m := &r.res.Machine
+		m.DockerVersion, m.StorageDriver, m.CgroupVersion = info.ServerVersion, info.Driver, info.CgroupVersion
+	}
+	inspect, err := r.e.inspectImages(ctx, r.ps)
+	if err != nil {
+		return err
+	}
+	r.f.ImageInspectMS.addDur(inspect)
+	return nil
+}
+
+// repetition measures repetition rep of reps on program volumes of its
+// own: the paired figures in the first -reps repetitions, the long ones in
+// the first -long-reps. After a failure the volumes are left to the sweep.
+func (r *benchRun) repetition(ctx context.Context, rep, reps int) error {
+	tag := fmt.Sprintf("rep %d/%d", rep, reps)
+	abba := rep%2 == 0
+	vols, err := r.deliver(ctx, tag)
+	if err != nil {
+		return err
+	}
+	sampleVols, evalVols := vols[:len(r.sample.programs)], vols[len(r.sample.programs):]
+	if rep <= r.cfg.reps {
+		if err := r.pairedFigures(ctx, tag, abba, sampleVols, evalVols); err != nil {
+			return err
+		}
+		if err := r.startup(ctx); err != nil {
+			return err
+		}
+	}
+	if rep <= r.cfg.longReps {
+		if err := r.dockerRunLoop(ctx, tag, sampleVols); err != nil {
+			return err
+		}
+		if err := r.parallelismTable(ctx, tag, rep, sampleVols); err != nil {
+			return err
+		}
+		if err := r.settingCosts(ctx, tag, abba, sampleVols); err != nil {
+			return err
+		}
+	}
+	return r.e.removeVolumes(ctx, vols, &r.f.Delivery)
+}
+
+// deliver fills the volumes of the sample and the eval sample, the
+// programs the floors and the loop run, and records what delivery took;
+// the volumes come back in that order.
+func (r *benchRun) deliver(ctx context.Context, tag string) ([]string, error) {
+	r.log.printf("%s: delivering the %d sample programs", tag, len(r.sample.programs)+len(r.evalSample.programs))
+	return r.e.deliverAll(ctx, r.ps, []suite{r.sample, r.evalSample}, &r.f.Delivery)
+}
+
+// pairedFigures measures the figures whose ratios have tight targets, each
+// behaves run next to the floor it is compared with, in ABBA order when
+// abba is set. The floors at the suites' parallelism are measured before
+// and after the long stretch of suites, and count as one.
+func (r *benchRun) pairedFigures(ctx context.Context, tag string, abba bool, sampleVols, evalVols []string) error {
+	floorBoth, oldBoth := bracket(&r.f.Floor), bracket(&r.f.FloorOld)
+	steps := slices.Concat(
+		r.evalVsFloor(ctx, tag, evalVols),
+		[]step{
+			r.floorStep(ctx, tag, nil, r.sample, sampleVols, r.parallel, variant{}, floorBoth),
+			r.floorStep(ctx, tag, nil, r.sample, sampleVols, r.parallel, oldFloor, oldBoth),
+		},
+		r.suitesVsAdjacentFloor(ctx, tag, sampleVols),
+		[]step{
+			r.floorStep(ctx, tag, nil, r.sample, sampleVols, r.parallel, oldFloor, oldBoth),
+			r.floorStep(ctx, tag, nil, r.sample, sampleVols, r.parallel, variant{}, floorBoth),
+		},
+		r.serialVsFloor(ctx, tag, sampleVols),
+	)
+	return runSteps(steps, abba)
+}
+
+// evalVsFloor is (8): the floor and the old floor of the eval sample, and
+// behaves on the eval suite.
+func (r *benchRun) evalVsFloor(ctx context.Context, tag string, evalVols []string) []step {
+	return []step{
+		r.floorStep(ctx, tag, &r.f.EvalFloor, r.evalSample, evalVols, r.parallel, variant{}, nil),
+		r.floorStep(ctx, tag, &r.f.EvalFloorOld, r.evalSample, evalVols, r.parallel, oldFloor, nil),
+		r.behavesStep(ctx, tag, "eval", &r.f.Eval, nil, r.parallelArgs...),
+	}
+}
+
+// suitesVsAdjacentFloor is (1) and (5): the suite, each scaling point that
+// is not the suite and the one-case suite, each next to a floor of the
+// sample at the suites' parallelism that its own ratio is taken against:
+// over the long stretch of suites the engine's pace drifts, and a floor
+// from before and after it pairs a run with an engine in another state.
+func (r *benchRun) suitesVsAdjacentFloor(ctx context.Context, tag string, sampleVols []string) []step {
+	adjacent := func(st **Stat) step {
+		return r.floorStep(ctx, tag, nil, r.sample, sampleVols, r.parallel, variant{}, func(fr floorResult) {
+			if *st == nil {
+				*st = &Stat{}
+			}
+			(*st).add(ms(fr.Wall) / float64(max(fr.N, 1)))
+		})
+	}
+	steps := []step{
+		adjacent(&r.f.Suite.AdjacentFloorMS),
+		r.behavesStep(ctx, tag, "suite", &r.f.Suite, nil, r.parallelArgs...),
+	}
+	for i, s := range r.scale {
+		if r.f.Scaling[i].SameAs == "" {
+			p := &r.f.Scaling[i]
+			steps = append(steps, adjacent(&p.AdjacentFloorMS),
+				r.behavesStep(ctx, tag, s.name, nil, func(br behavesRun) { p.WallMS.addDur(br.Wall) }, r.parallelArgs...))
+		}
+	}
+	return append(steps,
+		adjacent(&r.f.Wide.AdjacentFloorMS),
+		r.behavesStep(ctx, tag, "wide", &r.f.Wide, nil, r.parallelArgs...),
+	)
+}
+
+// serialVsFloor is (4): the floor and the old floor of the sample at
+// parallelism 1, and behaves --parallel 1 on it.
+func (r *benchRun) serialVsFloor(ctx context.Context, tag string, sampleVols []string) []step {
+	return []step{
+		r.floorStep(ctx, tag, &r.f.FloorSer, r.sample, sampleVols, 1, variant{}, nil),
+		r.floorStep(ctx, tag, &r.f.FloorOldSer, r.sample, sampleVols, 1, oldFloor, nil),
+		r.behavesStep(ctx, tag, "sample", &r.f.Serial, nil, "--parallel", "1"),
+	}
+}
+
+// startup times `behaves validate` on the suite: process start-up and
+// spec loading, without Docker, the part of a run no container explains.
+func (r *benchRun) startup(ctx context.Context) error {
+	st, err := validateBehaves(ctx, r.bin, r.specs["suite"])
+	if err != nil {
+		return err
+	}
+	r.f.StartupMS.addDur(st)
+	return nil
+}
+
+// dockerRunLoop is (2): the sample as the sequential `docker run` loop a
+// user would write instead.
+func (r *benchRun) dockerRunLoop(ctx context.Context, tag string, sampleVols []string) error {
+	r.log.printf("%s: docker run loop %s", tag, r.sample.shape())
+	loop, err := r.e.cliLoop(ctx, r.cfg.dockerBin, r.ps, r.sample, sampleVols)
+	if err != nil {
+		return err
+	}
+	r.f.DockerRun.WallMS.addDur(loop)
+	r.f.DockerRun.PerInvocationMS.add(ms(loop) / float64(r.sample.size()))
+	r.log.printf("%s: docker run loop took %s", tag, loop.Round(time.Millisecond))
+	return nil
+}
+
+// parallelismTable measures behaves and the floor on the sample at each
+// parallelism of the table, back to back, the pair's order alternating
+// with the point and the repetition.
+func (r *benchRun) parallelismTable(ctx context.Context, tag string, rep int, sampleVols []string) error {
+	var steps []step
+	for i, p := range r.cfg.parallels {
+		pt := &r.f.Parallelism[i]
+		fs := r.floorStep(ctx, tag, nil, r.sample, sampleVols, p, variant{}, func(fr floorResult) {
+			pt.FloorWallMS.addDur(fr.Wall)
+			pt.FloorPerInvocationMS.add(ms(fr.Wall) / float64(max(fr.N, 1)))
+		})
+		bs := r.behavesStep(ctx, tag, "sample", nil, func(br behavesRun) {
+			pt.BehavesWallMS.addDur(br.Wall)
+			pt.BehavesPerInvocationMS.add(ms(br.Wall) / float64(r.sample.size()))
+		}, "--parallel", strconv.Itoa(p))
+		if (i+rep)%2 == 0 {
+			steps = append(steps, fs, bs)
+		} else {
+			steps = append(steps, bs, fs)
+		}
+	}
+	return runSteps(steps, false)
+}
+
+// settingCosts measures what each setting costs: the floor at parallelism
+// 1 with each variant, between a floor at 1 before and one after them
+// whose mean each is compared with. The variants run in the opposite
+// order when abba is set, so that a drift weighs on none of them alone.
+func (r *benchRun) settingCosts(ctx context.Context, tag string, abba bool, sampleVols []string) error {
+	var before, after floorResult
+	steps := []step{r.floorStep(ctx, tag, nil, r.sample, sampleVols, 1, variant{}, func(fr floorResult) { before = fr })}
+	results := make([]floorResult, len(ablations))
+	order := make([]int, len(ablations))
+	for i := range order {
+		order[i] = i
+	}
+	if abba {
+		slices.Reverse(order)
+	}
+	for _, i := range order {
+		steps = append(steps, r.floorStep(ctx, tag, nil, r.sample, sampleVols, 1, ablations[i], func(fr floorResult) { results[i] = fr }))
+	}
+	steps = append(steps, r.floorStep(ctx, tag, nil, r.sample, sampleVols, 1, variant{}, func(fr floorResult) { after = fr }))
+	if err := runSteps(steps, false); err != nil {
+		return err
+	}
+	floorMS := (ms(before.Wall)/float64(max(before.N, 1)) + ms(after.Wall)/float64(max(after.N, 1))) / 2
+	for i, fr := range results {
+		a := &r.f.Ablation[i]
+		a.FloorMS.add(floorMS)
+		a.PerInvocationMS.add(ms(fr.Wall) / float64(max(fr.N, 1)))
+	}
+	return nil
+}
+
+// scalingPointOfTheSuite gives the scaling point of the suite's size the
+// suite's wall times: it is the suite, which is not run twice.
+func (r *benchRun) scalingPointOfTheSuite() {
+	for i := range r.f.Scaling {
+		if p := &r.f.Scaling[i]; p.SameAs != "" {
+			p.WallMS = newStat(r.f.Suite.WallMS.Values...)
+		}
+	}
+}
+
+// floods is (6): behaves' memory while one program writes each flood size
+// to stdout, with an output limit above it, so that all of it is drained;
+// a flood that was not drained in full measured nothing.
+func (r *benchRun) floods(ctx context.Context) error {
+	for i, n := range r.cfg.floods {
+		fl := &r.f.Floods[i]
+		for rep := 1; rep <= r.cfg.longReps; rep++ {
+			r.log.printf("flood %d/%d: behaves run, %s to stdout", rep, r.cfg.longReps, humanBytes(n))
+			br, err := r.runSpec(ctx, floodName(n), "--max-output", specSize(r.floodCeiling))
+			if err != nil {
+				return err
+			}
+			ev := br.Report.Programs[0].Cases[0].Event
+			if ev.StdoutBytes != n || ev.ResourceLimit != "" {
+				return fmt.Errorf("the flood drained %d of %d bytes (resource limit %q)", ev.StdoutBytes, n, ev.ResourceLimit)
+			}
+			fl.StdoutBytes = ev.StdoutBytes
+			fl.WallMS.addDur(br.Wall)
+			fl.MaxRSSKiB.add(float64(br.MaxRSSKiB))
+			fl.RusageMaxRSSKiB.add(float64(br.RusageMaxRSSKiB))
+		}
+	}
+	return nil
+}
+
+// runSpec runs behaves on the spec of that name, then checks it for
+// leftovers.
+func (r *benchRun) runSpec(ctx context.Context, specName string, args ...string) (behavesRun, error) {
+	br, err := runBehaves(ctx, r.bin, r.specs[specName], args...)
+	if br.Report.RunID != "" {
+		r.checkLeftovers(ctx, br.Report.RunID)
+	}
+	return br, err
+}
+
+// checkLeftovers records a behaves run's ID, and a warning (in the results
+// and the log) when the run left containers or volumes behind, which a run
+// must never do; the bench removes them, so that they do not weigh on the
+// runs after it.
+func (r *benchRun) checkLeftovers(ctx context.Context, runID string) {
+	r.res.BehavesRunIDs = append(r.res.BehavesRunIDs, runID)
+	if w := r.e.leftovers(ctx, runID); w != "" {
+		r.res.Warnings = append(r.res.Warnings, w)
+		r.log.printf("warning: %s", w)
+	}
+}
+
+// step is one measurement of a scenario's sequence; runSteps runs them.
+type step = func() error
+
+// floorStep runs the floor (variant v) over s at parallelism p and
+// records it in fl (if not nil); the result is also passed to then.
+func (r *benchRun) floorStep(ctx context.Context, tag string, fl *FloorFigure, s suite, vols []string, p int, v variant, then func(floorResult)) step {
+	return func() error {
+		what := "floor"
+		if v.NetworkSandbox {
+			what = "old floor"
+		}
+		if v.Name != "" && v.Name != ablationOldFloor {
+			what = "floor, " + v.what()
+		}
+		r.log.printf("%s: %s %s, parallel %d", tag, what, s.shape(), p)
+		fr, err := r.e.floor(ctx, r.ps, s, vols, p, v)
+		if err != nil {
+			return err
+		}
+		if fl != nil {
+			recordFloor(fl, fr)
+		}
+		if then != nil {
+			then(fr)
+		}
+		r.log.printf("%s: %s took %s", tag, what, fr.Wall.Round(time.Millisecond))
+		return nil
+	}
+}
+
+// behavesStep runs behaves on the spec of that name with args and records
+// it in b (if not nil); the run is also passed to then.
+func (r *benchRun) behavesStep(ctx context.Context, tag, specName string, b *BehavesFigure, then func(behavesRun), args ...string) step {
+	return func() error {
+		r.log.printf("%s: behaves run %s %s", tag, specName, strings.Join(args, " "))
+		br, err := r.runSpec(ctx, specName, args...)
+		if err != nil {
+			return err
+		}
+		if b != nil {
+			recordBehaves(b, br)
+		}
+		if then != nil {
+			then(br)
+		}
+		r.log.printf("%s: behaves took %s", tag, br.Wall.Round(time.Millisecond))
+		return nil
+	}
+}
+
+// runSteps runs steps in order, or in the opposite order when reverse is
+// set, and stops at the first error.
+func runSteps(steps []step, reverse bool) error {
+	if reverse {
+		steps = slices.Clone(steps)
+		slices.Reverse(steps)
+	}
+	for _, st := range steps {
+		if err := st(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordBehaves adds one behaves run to b.
+func recordBehaves(b *BehavesFigure, br behavesRun) {
+	b.WallMS.addDur(br.Wall)
+	b.EventRunMS.add(meanEventMS(br.Report))
+	b.CPUMS.addDur(br.CPU)
+	b.MaxRSSKiB.add(float64(br.MaxRSSKiB))
+	b.RusageMaxRSSKiB.add(float64(br.RusageMaxRSSKiB))
+}
+
+// recordFloor adds one floor pass to fl, its phases per invocation.
+func recordFloor(fl *FloorFigure, fr floorResult) {
+	n := float64(max(fr.N, 1))
+	per := func(d time.Duration) float64 { return ms(d) / n }
+	fl.WallMS.addDur(fr.Wall)
+	fl.PerInvocationMS.add(ms(fr.Wall) / n)
+	fl.Phases.CreateMS.add(per(fr.Phases.Create))
+	fl.Phases.AttachMS.add(per(fr.Phases.Attach))
+	fl.Phases.StartMS.add(per(fr.Phases.Start))
+	fl.Phases.RunMS.add(per(fr.Phases.Run))
+	fl.Phases.InspectMS.add(per(fr.Phases.Inspect))
+	fl.Phases.RemoveMS.add(per(fr.Phases.Remove))
+	fl.Phases.TotalMS.add(per(fr.Phases.total()))
+	fl.Phases.EngineRunMS.add(per(fr.Phases.EngineRun))
+}
+
+// bracket returns the callback of two floor runs (of the same
+// invocations) that make one figure: the second to finish records their
+// mean as one pass.
+func bracket(fl *FloorFigure) func(floorResult) {
+	var first *floorResult
+	return func(fr floorResult) {
+		if first == nil {
+			first = &fr
+			return
+		}
+		sum := addPhases(first.Phases, fr.Phases)
+		recordFloor(fl, floorResult{Wall: (first.Wall + fr.Wall) / 2, N: fr.N, Phases: lifecyclePhases{
+			Create: sum.Create / 2, Attach: sum.Attach / 2, Start: sum.Start / 2, Run: sum.Run / 2,
+			Inspect: sum.Inspect / 2, Remove: sum.Remove / 2, EngineRun: sum.EngineRun / 2,
+		}})
+	}
 }
 
 // behavesNetwork says what behaves' own configuration of the suites'

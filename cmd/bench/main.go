@@ -1,6 +1,7 @@
 // Command bench measures behaves against the alternatives a user has and
-// against the engine's own floor, side by side on one machine (issues 10
-// and 16):
+// against the engine's own floor, side by side on one machine, so that
+// what behaves adds is a ratio to what a user would otherwise write and to
+// what no runner can avoid, held to the targets of docs/performance.md:
 //
 //  1. `behaves run` (the real binary, built into a temporary folder and run
 //     as a separate process) on generated suites of N/10 programs × 10
@@ -52,12 +53,12 @@
 // in ABBA order, so that a drift of a shared machine's load shifts both
 // sides of a ratio alike; ratios are taken per repetition, and the median and min–max
 // printed. -long-reps (1) of the rest: the docker run loop, the
-// parallelism table, the cost of each setting, the floods. At the issue's
-// figures (about 0.1–0.2 s a container lifecycle at parallelism 2, 2
-// cores) that is about 20 minutes; a daemon shared with other work makes
-// it slower and the figures noisier.
+// parallelism table, the cost of each setting, the floods. At the figures
+// measured so far (about 0.1–0.2 s a container lifecycle at parallelism 2,
+// 2 cores; docs/performance.md) that is about 20 minutes; a daemon shared
+// with other work makes it slower and the figures noisier.
 //
-// The figures are printed as a table with the issue's targets (PASS/MISS,
+// The figures are printed as a table with their targets (PASS/MISS,
 // and each floor ratio also against the old floor) and written as JSON
 // with -json. Timings are not tests: the exit code is 0 whenever the
 // benchmark completed, whatever the figures; 1 when it could not measure;
@@ -357,7 +358,7 @@ func loadAverage() float64 {
 	return v
 }
 
-// logf writes a progress line with the time since start.
+// logger writes progress lines, each with the time since start.
 type logger struct {
 	w     io.Writer
 	start time.Time

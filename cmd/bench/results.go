@@ -316,7 +316,8 @@ type Figures struct {
 	FloorVsFloor Stat `json:"floor_vs_floor"`
 }
 
-// Target is one of the issue's targets, checked against this run.
+// Target is one of the performance targets (the limit* constants),
+// checked against this run.
 type Target struct {
 	ID    string `json:"id"`
 	Name  string `json:"name"`

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/behaves-dev/behaves/internal/ghlimits"
 	gh "github.com/behaves-dev/behaves/internal/publish/github"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/runner"
@@ -121,8 +122,8 @@ func TestCheckRunRequestCeiling(t *testing.T) {
 	}
 	out, _ := e.gh.checkRuns[0]["output"].(map[string]any)
 	summary, _ := out["summary"].(string)
-	if len(summary) > gh.MaxCheckRunSummaryBytes {
-		t.Errorf("the check run's summary has %d bytes, above %d", len(summary), gh.MaxCheckRunSummaryBytes)
+	if len(summary) > ghlimits.CheckRunSummaryBytes {
+		t.Errorf("the check run's summary has %d bytes, above %d", len(summary), ghlimits.CheckRunSummaryBytes)
 	}
 	// GitHub renders the summaries: the numbers as the markdown has them.
 	want := fmt.Sprintf("%d of the %d annotations were not sent to the check run", notSent, all)

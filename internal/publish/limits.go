@@ -1,19 +1,14 @@
 package publish
 
-import "github.com/behaves-dev/behaves/internal/ghlimits"
-
 // GitHub's limits on what this package renders. Each is GitHub's, not a
 // choice: going past one loses text silently or gets the whole of it
-// refused.
+// refused. The comment and check run summary limits are the client's too,
+// so they are defined once, in ghlimits.
 const (
 	// StepSummaryLimit: "The job summary size limit is 1MiB per step"; a
 	// larger GITHUB_STEP_SUMMARY is rejected, not cut, so the summary stays
 	// strictly below it.
 	StepSummaryLimit = 1 << 20
-	// CommentLimit and CheckRunSummaryLimit are the client's limits too:
-	// one definition, in ghlimits.
-	CommentLimit         = ghlimits.CommentBytes
-	CheckRunSummaryLimit = ghlimits.CheckRunSummaryBytes
 	// AnnotationsPerTypePerStep: the runner keeps 10 annotations of each
 	// type (error, warning, notice) per step and drops the rest silently.
 	AnnotationsPerTypePerStep = 10

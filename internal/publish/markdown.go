@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/behaves-dev/behaves/internal/ghlimits"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -65,16 +66,16 @@ func Summary(r report.Report, opt Options) string {
 	return render(r, opt, StepSummaryLimit-1, "")
 }
 
-// Comment returns the pull-request comment body, at most CommentLimit
-// bytes, starting with Marker(r) on a line of its own.
+// Comment returns the pull-request comment body, at most
+// ghlimits.CommentBytes bytes, starting with Marker(r) on a line of its own.
 func Comment(r report.Report, opt Options) string {
-	return render(r, opt, CommentLimit, Marker(r)+"\n")
+	return render(r, opt, ghlimits.CommentBytes, Marker(r)+"\n")
 }
 
 // CheckRunSummary returns a check run's output.summary, at most
-// CheckRunSummaryLimit bytes.
+// ghlimits.CheckRunSummaryBytes bytes.
 func CheckRunSummary(r report.Report, opt Options) string {
-	return render(r, opt, CheckRunSummaryLimit, "")
+	return render(r, opt, ghlimits.CheckRunSummaryBytes, "")
 }
 
 // Headline returns one line of counts for r, e.g. "3 of 40 programs false,

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/behaves-dev/behaves/internal/ghlimits"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -41,8 +42,8 @@ func TestHugeReportStaysWithinLimits(t *testing.T) {
 		limit int
 	}{
 		{"summary", Summary(r, opt), StepSummaryLimit - 1},
-		{"comment", Comment(r, opt), CommentLimit},
-		{"check run", CheckRunSummary(r, opt), CheckRunSummaryLimit},
+		{"comment", Comment(r, opt), ghlimits.CommentBytes},
+		{"check run", CheckRunSummary(r, opt), ghlimits.CheckRunSummaryBytes},
 	} {
 		if len(tt.md) > tt.limit {
 			t.Errorf("%s: %d bytes, above %d", tt.name, len(tt.md), tt.limit)

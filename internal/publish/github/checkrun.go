@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	gh "github.com/google/go-github/v62/github"
+
+	"github.com/behaves-dev/behaves/internal/ghlimits"
 )
 
 // Conclusion is a check run's conclusion, chosen by the caller from the
@@ -66,7 +68,7 @@ type CheckRun struct {
 	HeadSHA    string
 	Conclusion Conclusion
 	// Title and Summary are the output's; the summary is cut to
-	// MaxCheckRunSummaryBytes.
+	// ghlimits.CheckRunSummaryBytes.
 	Title   string
 	Summary string
 	// DetailsURL links the run (optional).
@@ -107,7 +109,7 @@ func (c *Client) PublishCheckRun(ctx context.Context, run CheckRun) (CheckRunRes
 	for i, a := range kept {
 		annotations[i] = a.api()
 	}
-	summary := cut(run.Summary, MaxCheckRunSummaryBytes, summaryCutMarker)
+	summary := cut(run.Summary, ghlimits.CheckRunSummaryBytes, summaryCutMarker)
 	output := func(batch []*gh.CheckRunAnnotation) *gh.CheckRunOutput {
 		// The API requires the title and the summary with every output,
 		// updates included.

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/behaves-dev/behaves/internal/ghlimits"
 )
 
 // checksAPI fakes the Checks API of octo/repo: check run 77 is created by
@@ -205,13 +207,13 @@ func TestPublishCheckRunSummaryCut(t *testing.T) {
 	t.Parallel()
 	f := checksAPI(t, 0)
 	run := testCheckRun(t, 60)
-	run.Summary = "## behaves\n" + strings.Repeat("€", MaxCheckRunSummaryBytes)
+	run.Summary = "## behaves\n" + strings.Repeat("€", ghlimits.CheckRunSummaryBytes)
 	if _, err := testClient(t, f).PublishCheckRun(context.Background(), run); err != nil {
 		t.Fatal(err)
 	}
 	for i, r := range f.requests() {
 		s := decode(t, r.Body)["output"].(map[string]any)["summary"].(string)
-		if len(s) > MaxCheckRunSummaryBytes || len(s) < MaxCheckRunSummaryBytes-3 || !utf8.ValidString(s) ||
+		if len(s) > ghlimits.CheckRunSummaryBytes || len(s) < ghlimits.CheckRunSummaryBytes-3 || !utf8.ValidString(s) ||
 			!strings.HasPrefix(s, "## behaves\n€") || !strings.HasSuffix(s, summaryCutMarker) {
 			t.Errorf("request %d: summary of %d bytes (valid UTF-8 %v) ending %q", i+1, len(s), utf8.ValidString(s), s[max(0, len(s)-50):])
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	gh "github.com/google/go-github/v62/github"
+
+	"github.com/behaves-dev/behaves/internal/ghlimits"
 )
 
 // CommentMode says how PublishComment posts: the action's comment input.
@@ -41,7 +43,7 @@ type Comment struct {
 	// comment; the renderer owns its form. It is one line, and Body's first
 	// line must be exactly it: that is how the comment is found again.
 	Marker string
-	// Body is the rendered markdown. Beyond MaxCommentBytes it is cut.
+	// Body is the rendered markdown. Beyond ghlimits.CommentBytes it is cut.
 	Body string
 	Mode CommentMode
 }
@@ -92,10 +94,10 @@ func (c *Client) PublishComment(ctx context.Context, cm Comment) (CommentResult,
 	if cm.Marker == "" || strings.ContainsAny(cm.Marker, "\r\n") || firstLine(cm.Body) != cm.Marker {
 		return CommentResult{}, errors.New("publishing the comment: the body's first line is not its marker, so it could never be found again")
 	}
-	if len(cm.Marker) >= MaxCommentBytes/2 {
+	if len(cm.Marker) >= ghlimits.CommentBytes/2 {
 		return CommentResult{}, fmt.Errorf("publishing the comment: a marker of %d bytes", len(cm.Marker))
 	}
-	body := cut(cm.Body, MaxCommentBytes, commentCutMarker)
+	body := cut(cm.Body, ghlimits.CommentBytes, commentCutMarker)
 
 	if cm.Mode == CommentUpdate {
 		existing, others, err := c.stickyComment(ctx, cm.PR, cm.Marker)

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/behaves-dev/behaves/internal/ghlimits"
 )
 
 const marker = "<!-- behaves: demo/behaves.yml -->"
@@ -321,19 +323,19 @@ func TestPublishCommentBody(t *testing.T) {
 	t.Parallel()
 	th := newIssueThread(t, 100)
 	c := testClient(t, th.fakeGitHub)
-	long := marker + "\n" + strings.Repeat("é", MaxCommentBytes)
+	long := marker + "\n" + strings.Repeat("é", ghlimits.CommentBytes)
 	if _, err := c.PublishComment(context.Background(), Comment{PR: 7, Marker: marker, Body: long, Mode: CommentNew}); err != nil {
 		t.Fatal(err)
 	}
 	sent := th.bodies()[0][1]
-	if len(sent) > MaxCommentBytes || !utf8.ValidString(sent) || !strings.HasPrefix(sent, marker) || !strings.HasSuffix(sent, commentCutMarker) {
+	if len(sent) > ghlimits.CommentBytes || !utf8.ValidString(sent) || !strings.HasPrefix(sent, marker) || !strings.HasSuffix(sent, commentCutMarker) {
 		t.Errorf("sent %d bytes (valid UTF-8 %v), ending %q", len(sent), utf8.ValidString(sent), sent[max(0, len(sent)-60):])
 	}
 
 	for _, cm := range []Comment{
 		{PR: 7, Marker: marker, Body: "no marker", Mode: CommentUpdate},
 		{PR: 7, Marker: "", Body: "x", Mode: CommentUpdate},
-		{PR: 7, Marker: marker, Body: strings.Repeat("x", MaxCommentBytes) + marker, Mode: CommentUpdate},
+		{PR: 7, Marker: marker, Body: strings.Repeat("x", ghlimits.CommentBytes) + marker, Mode: CommentUpdate},
 		{PR: 0, Marker: marker, Body: marker, Mode: CommentUpdate},
 	} {
 		if _, err := c.PublishComment(context.Background(), cm); err == nil {

@@ -1,20 +1,13 @@
 package github
 
-import (
-	"unicode/utf8"
-
-	"github.com/behaves-dev/behaves/internal/ghlimits"
-)
+import "unicode/utf8"
 
 // GitHub's limits. Sizes of text are counted here in bytes of UTF-8, which
 // are never fewer than the characters or UTF-16 units GitHub may count, so a
-// text within the limit here is within it whatever GitHub's unit.
+// text within the limit here is within it whatever GitHub's unit. The
+// comment and check run summary limits are the renderer's too, so they are
+// defined once, in ghlimits.
 const (
-	// MaxCommentBytes and MaxCheckRunSummaryBytes are the renderer's
-	// limits too: one definition, in ghlimits.
-	MaxCommentBytes         = ghlimits.CommentBytes
-	MaxCheckRunSummaryBytes = ghlimits.CheckRunSummaryBytes
-
 	// MaxAnnotationsPerRequest is how many annotations one check run create
 	// or update takes: "The Checks API limits the number of annotations to a
 	// maximum of 50 per API request. To create more than 50 annotations, you
