@@ -193,7 +193,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: go run ./cmd/bench [flags]\n\nMeasures behaves against a docker run loop and the bare Engine API floor (issues 10 and 16).\n\nflags:\n")
+		fmt.Fprintf(stderr, "usage: go run ./cmd/bench [flags]\n\nMeasures behaves against a docker run loop and the bare Engine API floor (the targets of docs/performance.md).\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	fs.IntVar(&cfg.reps, "reps", 3, "repetitions of the suites (1), (5) and (8), the floors (3) and --parallel 1 (4)")
