@@ -69,41 +69,33 @@ func DiffReference(want, got []Key) []Difference {
 // DiffProgram lists how a stored program attempt's part of the key differs
 // from the spec's.
 func DiffProgram(want, got Program) []Difference {
-	var d []Difference
-	add := func(part Part, differs bool, format string, args ...any) {
-		switch {
-		case slices.Contains(got.unrecorded, part):
-			d = append(d, Difference{Part: part, Unrecorded: true, Msg: fmt.Sprintf("%s: not recorded by the stored run", part)})
-		case differs:
-			d = append(d, Difference{Part: part, Msg: fmt.Sprintf(format, args...)})
-		}
-	}
-	add(PartProgram, want.SHA256 != got.SHA256, "changed since the stored run (sha256 %s, stored %s)", short(want.SHA256), short(got.SHA256))
+	c := &collector{unrecorded: got.unrecorded, by: "the stored run"}
+	c.add(PartProgram, want.SHA256 != got.SHA256, "changed since the stored run (sha256 %s, stored %s)", short(want.SHA256), short(got.SHA256))
 	if got.Image.Pin != "" {
-		add(PartImage, !sameImage(want.Image, got.Image), "image is %q, the stored run used %q", want.Image.Pin, got.Image.Pin)
+		c.add(PartImage, !sameImage(want.Image, got.Image), "image is %q, the stored run used %q", want.Image.Pin, got.Image.Pin)
 	} else {
-		add(PartImage, !sameImage(want.Image, got.Image), "image is %q, the stored run ran %s", want.Image.Pin, got.Image.ID)
+		c.add(PartImage, !sameImage(want.Image, got.Image), "image is %q, the stored run ran %s", want.Image.Pin, got.Image.ID)
 	}
-	add(PartUser, want.User != got.User, "user is %q, the stored run used %q", want.User, got.User)
-	add(PartRuntime, want.Runtime != got.Runtime, "runtime is %q, the stored run used %q", want.Runtime, got.Runtime)
-	add(PartNetworkFiles, want.NetworkFiles != got.NetworkFiles, "network_files is %q, the stored run used %q", want.NetworkFiles, got.NetworkFiles)
-	add(PartEnv, !slices.Equal(want.Env, got.Env), "env is %q, the stored run used %q", want.Env, got.Env)
+	c.add(PartUser, want.User != got.User, "user is %q, the stored run used %q", want.User, got.User)
+	c.add(PartRuntime, want.Runtime != got.Runtime, "runtime is %q, the stored run used %q", want.Runtime, got.Runtime)
+	c.add(PartNetworkFiles, want.NetworkFiles != got.NetworkFiles, "network_files is %q, the stored run used %q", want.NetworkFiles, got.NetworkFiles)
+	c.add(PartEnv, !slices.Equal(want.Env, got.Env), "env is %q, the stored run used %q", want.Env, got.Env)
 	// The stored mounts may hold the image's VOLUME paths besides the
 	// profile's: only the profile's are compared (Image covers the rest).
 	if slices.Contains(got.unrecorded, PartTmpfs) {
-		add(PartTmpfs, false, "")
+		c.add(PartTmpfs, false, "")
 	} else {
 		for _, path := range slices.Sorted(maps.Keys(want.Tmpfs)) {
 			if size, ok := got.Tmpfs[path]; !ok || size != want.Tmpfs[path] {
-				add(PartTmpfs, true, "tmpfs %s is %d bytes, the stored run had %s", path, want.Tmpfs[path], storedSize(size, ok))
+				c.add(PartTmpfs, true, "tmpfs %s is %d bytes, the stored run had %s", path, want.Tmpfs[path], storedSize(size, ok))
 			}
 		}
 	}
 	if slices.Contains(got.unrecorded, PartBuild) {
-		add(PartBuild, false, "")
-		return d
+		c.add(PartBuild, false, "")
+		return c.d
 	}
-	return append(d, diffBuild(want.Build, got.Build)...)
+	return append(c.d, diffBuild(want.Build, got.Build)...)
 }
 
 // diffBuild lists how a stored build stage differs from the profile's.
@@ -116,48 +108,32 @@ func diffBuild(want, got *Build) []Difference {
 	case got == nil:
 		return []Difference{{Part: PartBuild, Msg: "stage is new: the stored run had none"}}
 	}
-	var d []Difference
-	add := func(part Part, differs bool, format string, args ...any) {
-		switch {
-		case slices.Contains(got.unrecorded, part):
-			d = append(d, Difference{Part: part, Unrecorded: true, Msg: fmt.Sprintf("%s: not recorded by the stored build", part)})
-		case differs:
-			d = append(d, Difference{Part: part, Msg: fmt.Sprintf(format, args...)})
-		}
-	}
-	add(PartBuildCommand, !slices.Equal(want.Command, got.Command), "command is %q, the stored build ran %q", want.Command, got.Command)
-	add(PartBuildImage, !sameImage(want.Image, got.Image), "image is %q, the stored build ran %s", want.Image.Pin, got.Image.ID)
-	add(PartBuildLimits, want.Limits != got.Limits, "limits are %s, the stored build had %s", limits(want.Limits), limits(got.Limits))
-	add(PartBuildOutput, want.OutputSize != got.OutputSize, "output_size is %s, the stored build had %s",
+	c := &collector{unrecorded: got.unrecorded, by: "the stored build"}
+	c.add(PartBuildCommand, !slices.Equal(want.Command, got.Command), "command is %q, the stored build ran %q", want.Command, got.Command)
+	c.add(PartBuildImage, !sameImage(want.Image, got.Image), "image is %q, the stored build ran %s", want.Image.Pin, got.Image.ID)
+	c.add(PartBuildLimits, want.Limits != got.Limits, "limits are %s, the stored build had %s", limits(want.Limits), limits(got.Limits))
+	c.add(PartBuildOutput, want.OutputSize != got.OutputSize, "output_size is %s, the stored build had %s",
 		verdict.FormatSize(want.OutputSize), verdict.FormatSize(got.OutputSize))
-	add(PartBuildTmpfs, !maps.Equal(want.Tmpfs, got.Tmpfs) && (len(want.Tmpfs) > 0 || len(got.Tmpfs) > 0),
+	c.add(PartBuildTmpfs, !maps.Equal(want.Tmpfs, got.Tmpfs) && (len(want.Tmpfs) > 0 || len(got.Tmpfs) > 0),
 		"tmpfs is %v, the stored build had %v", want.Tmpfs, got.Tmpfs)
-	return d
+	return c.d
 }
 
 // DiffRun lists how a stored invocation's part of the key differs from the
 // spec's. The stored command is compared with the spec's command for the
 // stored args, so that changed args are one difference, not two.
 func DiffRun(want, got Run) []Difference {
-	var d []Difference
-	add := func(part Part, differs bool, format string, args ...any) {
-		switch {
-		case slices.Contains(got.unrecorded, part):
-			d = append(d, Difference{Part: part, Unrecorded: true, Msg: fmt.Sprintf("%s: not recorded by the stored run", part)})
-		case differs:
-			d = append(d, Difference{Part: part, Msg: fmt.Sprintf(format, args...)})
-		}
-	}
-	add(PartArgs, !slices.Equal(want.Args, got.Args), "args are %q, the stored case had %q", want.Args, got.Args)
-	add(PartStdin, want.StdinSHA256 != got.StdinSHA256, "stdin changed (sha256 %s, stored %s)", short(want.StdinSHA256), short(got.StdinSHA256))
+	c := &collector{unrecorded: got.unrecorded, by: "the stored run"}
+	c.add(PartArgs, !slices.Equal(want.Args, got.Args), "args are %q, the stored case had %q", want.Args, got.Args)
+	c.add(PartStdin, want.StdinSHA256 != got.StdinSHA256, "stdin changed (sha256 %s, stored %s)", short(want.StdinSHA256), short(got.StdinSHA256))
 	prefix := want.Command
 	if n := len(want.Command) - len(want.Args); n >= 0 {
 		prefix = want.Command[:n]
 	}
 	cmd := append(slices.Clone(prefix), got.Args...)
-	add(PartCommand, !slices.Equal(cmd, got.Command), "command is %q, the stored run ran %q", cmd, got.Command)
-	add(PartLimits, want.Limits != got.Limits, "limits are %s, the stored run had %s", limits(want.Limits), limits(got.Limits))
-	return d
+	c.add(PartCommand, !slices.Equal(cmd, got.Command), "command is %q, the stored run ran %q", cmd, got.Command)
+	c.add(PartLimits, want.Limits != got.Limits, "limits are %s, the stored run had %s", limits(want.Limits), limits(got.Limits))
+	return c.d
 }
 
 // sameImage says whether a stored image is the one want pins: the same
@@ -207,4 +183,23 @@ func short(digest string) string {
 		return "none"
 	}
 	return digest
+}
+
+// collector gathers the differences of one part of a key, the parts the
+// stored side did not record marked so whatever they hold.
+type collector struct {
+	unrecorded []Part
+	by         string // who did not record it: "the stored run", "the stored build"
+	d          []Difference
+}
+
+// add records part as unrecorded, or, when it differs, as a difference
+// whose message is format with args.
+func (c *collector) add(part Part, differs bool, format string, args ...any) {
+	switch {
+	case slices.Contains(c.unrecorded, part):
+		c.d = append(c.d, Difference{Part: part, Unrecorded: true, Msg: fmt.Sprintf("%s: not recorded by %s", part, c.by)})
+	case differs:
+		c.d = append(c.d, Difference{Part: part, Msg: fmt.Sprintf(format, args...)})
+	}
 }

@@ -42,15 +42,11 @@ func StoredProgram(op *report.Program) Program {
 		}
 		// A build that never ran (a sandbox error before start) recorded
 		// no command, image or limits.
-		if len(ob.Command) == 0 {
-			b.unrecorded = append(b.unrecorded, PartBuildCommand)
-		}
-		if ob.ImageDigest == "" {
-			b.unrecorded = append(b.unrecorded, PartBuildImage)
-		}
-		if ob.Limits == (runner.Limits{}) {
-			b.unrecorded = append(b.unrecorded, PartBuildLimits)
-		}
+		b.unrecorded = unrecorded(map[Part]bool{
+			PartBuildCommand: len(ob.Command) == 0,
+			PartBuildImage:   ob.ImageDigest == "",
+			PartBuildLimits:  ob.Limits == (runner.Limits{}),
+		})
 		p.Build = b
 	}
 	return p
@@ -66,15 +62,11 @@ func StoredRun(args []string, e report.Event) Run {
 		StdinSHA256: e.StdinSHA256,
 		Limits:      profileLimits(e.Limits),
 	}
-	if len(e.Command) == 0 {
-		r.unrecorded = append(r.unrecorded, PartCommand)
-	}
-	if e.StdinSHA256 == "" {
-		r.unrecorded = append(r.unrecorded, PartStdin)
-	}
-	if e.Limits == (runner.Limits{}) {
-		r.unrecorded = append(r.unrecorded, PartLimits)
-	}
+	r.unrecorded = unrecorded(map[Part]bool{
+		PartCommand: len(e.Command) == 0,
+		PartStdin:   e.StdinSHA256 == "",
+		PartLimits:  e.Limits == (runner.Limits{}),
+	})
 	return r
 }
 
@@ -98,12 +90,10 @@ func StoredReference(args []string, e report.Event) Key {
 		Image:      Image{ID: e.ImageDigest, RepoDigest: e.RepoDigest},
 		unrecorded: []Part{PartUser, PartRuntime, PartNetworkFiles, PartEnv, PartTmpfs, PartBuild},
 	}
-	if e.ProgramSHA256 == "" {
-		p.unrecorded = append(p.unrecorded, PartProgram)
-	}
-	if e.ImageDigest == "" {
-		p.unrecorded = append(p.unrecorded, PartImage)
-	}
+	p.unrecorded = append(p.unrecorded, unrecorded(map[Part]bool{
+		PartProgram: e.ProgramSHA256 == "",
+		PartImage:   e.ImageDigest == "",
+	})...)
 	return Key{Format: Format, Program: p, Run: StoredRun(args, e)}
 }
 
@@ -127,5 +117,18 @@ func tmpfsSizes(opts map[string]string) map[string]int64 {
 			}
 		}
 	}
+	return out
+}
+
+// unrecorded lists the parts whose condition holds (each: the stored run
+// left it empty), sorted.
+func unrecorded(empty map[Part]bool) []Part {
+	var out []Part
+	for part, yes := range empty {
+		if yes {
+			out = append(out, part)
+		}
+	}
+	slices.Sort(out)
 	return out
 }
