@@ -20,7 +20,6 @@ import (
 
 	runengine "github.com/behaves-dev/behaves/internal/engine"
 	"github.com/behaves-dev/behaves/internal/runner"
-	"github.com/behaves-dev/behaves/internal/runner/docker"
 )
 
 // sweepTimeout bounds the final removal of what the bench made.
@@ -839,7 +838,7 @@ func (e *engine) removeVolumes(ctx context.Context, vols []string, d *DeliveryFi
 // leftovers reports the containers and volumes a behaves run left (its
 // run-ID label), and removes them; "" when there are none.
 func (e *engine) leftovers(ctx context.Context, runID string) string {
-	f := filters.NewArgs(filters.Arg("label", docker.LabelRunID+"="+runID))
+	f := filters.NewArgs(filters.Arg("label", runner.LabelRunID+"="+runID))
 	cs, err1 := e.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
 	vs, err2 := e.cli.VolumeList(ctx, volume.ListOptions{Filters: f})
 	if err := errors.Join(err1, err2); err != nil {

@@ -214,11 +214,11 @@ func newEngine(ctx context.Context, runID string) (*engine, error) {
 // behaves' own.
 func (e *engine) labels(role string) map[string]string {
 	return map[string]string{
-		docker.LabelRunID:     e.runID,
-		docker.LabelHost:      e.host,
-		docker.LabelPID:       strconv.Itoa(pidSelf),
-		docker.LabelStartedAt: e.started.UTC().Format(time.RFC3339),
-		docker.LabelRole:      role,
+		runner.LabelRunID:     e.runID,
+		runner.LabelHost:      e.host,
+		runner.LabelPID:       strconv.Itoa(pidSelf),
+		runner.LabelStartedAt: e.started.UTC().Format(time.RFC3339),
+		runner.LabelRole:      role,
 	}
 }
 
@@ -515,7 +515,7 @@ func addPhases(a, b lifecyclePhases) lifecyclePhases {
 // sweep removes every container and volume labelled with the bench's run
 // ID (also those of the docker CLI loop) and returns what it removed.
 func (e *engine) sweep(ctx context.Context) (int, error) {
-	f := filters.NewArgs(filters.Arg("label", docker.LabelRunID+"="+e.runID))
+	f := filters.NewArgs(filters.Arg("label", runner.LabelRunID+"="+e.runID))
 	n := 0
 	var errs []error
 	cs, err := e.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: f})

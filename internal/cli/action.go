@@ -120,7 +120,7 @@ func actionPostCommand(ctx context.Context, _ []string, env Env) int {
 		}
 		// Removed whatever Decide says: the owner's PID namespace was the
 		// main step's container, which this one cannot see.
-		for _, r := range sw.Remove(ctx, p.Run) {
+		for _, r := range sw.Remove(ctx, p.LeftoverRun) {
 			if r.Err != nil {
 				failed++
 				fmt.Fprintf(env.Stderr, "behaves: %s\n", printable(r.Err.Error()))

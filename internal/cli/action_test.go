@@ -18,7 +18,6 @@ import (
 	"github.com/behaves-dev/behaves/internal/publish"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/runner"
-	"github.com/behaves-dev/behaves/internal/runner/docker"
 )
 
 // The run the emulated runner runs in, as the recorded payloads name it
@@ -676,7 +675,7 @@ func TestActionPostWithoutState(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
 	code := Main(context.Background(), []string{"action-post"}, Env{Stdout: &out, Stderr: io.Discard,
-		NewSweeper: func() (Sweeper, error) { t.Error("the post step without state reached Docker"); return nil, nil }})
+		NewSweeper: func() (runner.Sweeper, error) { t.Error("the post step without state reached Docker"); return nil, nil }})
 	if code != ExitTrue || !strings.Contains(out.String(), "nothing to clean up") {
 		t.Errorf("exit %d: %s", code, out.String())
 	}
@@ -689,7 +688,7 @@ func TestActionPostRemovesOnlyItsRun(t *testing.T) {
 	cl := dockertest.Client(t)
 	img := dockertest.Image(t, "BEHAVES_IMAGE_BUSYBOX")
 	mine, other := newRunID(), newRunID()
-	owner := map[string]string{docker.LabelHost: "action-container", docker.LabelPID: "1", docker.LabelStartedAt: time.Now().UTC().Format(time.RFC3339)}
+	owner := map[string]string{runner.LabelHost: "action-container", runner.LabelPID: "1", runner.LabelStartedAt: time.Now().UTC().Format(time.RFC3339)}
 	fakeRun(t, cl, img, mine, copyMap(owner))
 	fakeRun(t, cl, img, other, copyMap(owner))
 	var out, errOut bytes.Buffer

@@ -35,7 +35,7 @@ type Env struct {
 	// NewSweeper connects to what behaves gc sweeps, and what run checks
 	// for stale leftovers at its start (Docker in main). Nil: gc fails and
 	// run does not check.
-	NewSweeper func() (Sweeper, error)
+	NewSweeper func() (runner.Sweeper, error)
 }
 
 const usage = `usage: behaves <command> [flags]

@@ -23,8 +23,8 @@ func DockerSandbox(cleanup context.Context) func(ctx context.Context, runID stri
 
 // DockerSweeper is the NewSweeper factory for the real Docker engine
 // (DOCKER_HOST and friends from the environment).
-func DockerSweeper() (Sweeper, error) {
-	sw, err := docker.NewSweeper(docker.SweepOptions{})
+func DockerSweeper() (runner.Sweeper, error) {
+	sw, err := docker.NewSweeper(runner.SweepOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -8,20 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/behaves-dev/behaves/internal/runner/docker"
+	"github.com/behaves-dev/behaves/internal/runner"
 )
-
-// Sweeper finds the containers and volumes that runs left on the daemon,
-// decides which runs are dead, and removes their leftovers
-// (*docker.Sweeper in main).
-type Sweeper interface {
-	// Plan lists the leftovers grouped by run and decides each run;
-	// olderThan (0: off) also removes runs that started longer ago.
-	Plan(ctx context.Context, olderThan time.Duration) ([]docker.Planned, error)
-	// Remove removes a run's containers, then its volumes, and reports each.
-	Remove(ctx context.Context, run docker.Run) []docker.Removal
-	Close() error
-}
 
 // staleCheckTimeout bounds the look for stale leftovers at the start of a
 // run: it is two list calls, normally a few milliseconds.
@@ -81,18 +69,18 @@ func gcCommand(ctx context.Context, args []string, env Env) int {
 	for _, p := range plan {
 		if !p.Remove {
 			kept++
-			fmt.Fprintf(env.Stdout, "kept %s: %s\n", describeRun(p.Run), printable(p.Reason))
+			fmt.Fprintf(env.Stdout, "kept %s: %s\n", describeRun(p.LeftoverRun), printable(p.Reason))
 			continue
 		}
 		runs++
-		fmt.Fprintf(env.Stdout, "%s %s: %s\n", heading, describeRun(p.Run), printable(p.Reason))
-		var removals []docker.Removal
+		fmt.Fprintf(env.Stdout, "%s %s: %s\n", heading, describeRun(p.LeftoverRun), printable(p.Reason))
+		var removals []runner.Removal
 		if *dryRun {
-			for _, l := range append(append([]docker.Leftover{}, p.Containers...), p.Volumes...) {
-				removals = append(removals, docker.Removal{Leftover: l})
+			for _, l := range append(append([]runner.LeftoverObject{}, p.Containers...), p.Volumes...) {
+				removals = append(removals, runner.Removal{LeftoverObject: l})
 			}
 		} else {
-			removals = sw.Remove(ctx, p.Run)
+			removals = sw.Remove(ctx, p.LeftoverRun)
 		}
 		for _, r := range removals {
 			if r.Err != nil {
@@ -100,7 +88,7 @@ func gcCommand(ctx context.Context, args []string, env Env) int {
 				fmt.Fprintf(env.Stderr, "behaves gc: run %s: %s\n", printable(p.ID), printable(r.Err.Error()))
 				continue
 			}
-			if r.Kind == docker.KindContainer {
+			if r.Kind == runner.KindContainer {
 				containers++
 			} else {
 				volumes++
@@ -110,7 +98,7 @@ func gcCommand(ctx context.Context, args []string, env Env) int {
 	}
 	switch {
 	case len(plan) == 0:
-		fmt.Fprintln(env.Stdout, "nothing to remove: no container or volume carries "+docker.LabelRunID)
+		fmt.Fprintln(env.Stdout, "nothing to remove: no container or volume carries "+runner.LabelRunID)
 	default:
 		fmt.Fprintf(env.Stdout, "%s %d container(s) and %d volume(s) of %d run(s); kept %d run(s)\n", verb, containers, volumes, runs, kept)
 	}
@@ -123,7 +111,7 @@ func gcCommand(ctx context.Context, args []string, env Env) int {
 
 // openSweeper connects to what a sweep looks at (env.NewSweeper); when it
 // cannot, it prints why, after who, and returns false.
-func openSweeper(env Env, who string) (Sweeper, bool) {
+func openSweeper(env Env, who string) (runner.Sweeper, bool) {
 	if env.NewSweeper == nil {
 		fmt.Fprintf(env.Stderr, "%s: no Docker connection is configured\n", who)
 		return nil, false
@@ -165,7 +153,7 @@ func warnStaleRuns(ctx context.Context, env Env) {
 		n++
 		if n <= maxStaleLines {
 			fmt.Fprintf(env.Stderr, "behaves: warning: %s left %d container(s) and %d volume(s): %s; `behaves gc` removes them\n",
-				describeRun(p.Run), len(p.Containers), len(p.Volumes), printable(p.Reason))
+				describeRun(p.LeftoverRun), len(p.Containers), len(p.Volumes), printable(p.Reason))
 		}
 	}
 	if n > maxStaleLines {
@@ -174,7 +162,7 @@ func warnStaleRuns(ctx context.Context, env Env) {
 }
 
 // describeRun names a run and, when its labels are sound, its owner.
-func describeRun(r docker.Run) string {
+func describeRun(r runner.LeftoverRun) string {
 	if r.Err != nil {
 		return "run " + printable(r.ID)
 	}

@@ -27,7 +27,7 @@ import (
 
 // fakeSweeper plans what it is given and records what it is asked to do.
 type fakeSweeper struct {
-	plan      []docker.Planned
+	plan      []runner.Planned
 	planErr   error
 	removeErr map[string]error // by leftover name
 
@@ -37,20 +37,20 @@ type fakeSweeper struct {
 	closed    int
 }
 
-func (f *fakeSweeper) Plan(ctx context.Context, olderThan time.Duration) ([]docker.Planned, error) {
+func (f *fakeSweeper) Plan(ctx context.Context, olderThan time.Duration) ([]runner.Planned, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.olderThan = append(f.olderThan, olderThan)
 	return f.plan, f.planErr
 }
 
-func (f *fakeSweeper) Remove(ctx context.Context, r docker.Run) []docker.Removal {
+func (f *fakeSweeper) Remove(ctx context.Context, r runner.LeftoverRun) []runner.Removal {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []docker.Removal
-	for _, l := range append(append([]docker.Leftover{}, r.Containers...), r.Volumes...) {
+	var out []runner.Removal
+	for _, l := range append(append([]runner.LeftoverObject{}, r.Containers...), r.Volumes...) {
 		f.removed = append(f.removed, l.Name)
-		out = append(out, docker.Removal{Leftover: l, Err: f.removeErr[l.Name]})
+		out = append(out, runner.Removal{LeftoverObject: l, Err: f.removeErr[l.Name]})
 	}
 	return out
 }
@@ -62,23 +62,23 @@ func (f *fakeSweeper) Close() error {
 	return nil
 }
 
-func (f *fakeSweeper) factory() func() (Sweeper, error) {
-	return func() (Sweeper, error) { return f, nil }
+func (f *fakeSweeper) factory() func() (runner.Sweeper, error) {
+	return func() (runner.Sweeper, error) { return f, nil }
 }
 
 var gcStarted = time.Date(2025, 6, 1, 11, 0, 0, 0, time.UTC)
 
 // planned is a run of n containers and n volumes with a decision.
-func planned(id string, n int, remove, dead bool, reason string) docker.Planned {
-	r := docker.Run{ID: id, Owner: docker.Owner{RunID: id, Host: "here", PID: 4242, StartedAt: gcStarted}}
+func planned(id string, n int, remove, dead bool, reason string) runner.Planned {
+	r := runner.LeftoverRun{ID: id, Owner: runner.Owner{RunID: id, Host: "here", PID: 4242, StartedAt: gcStarted}}
 	for i := range n {
-		r.Containers = append(r.Containers, docker.Leftover{Kind: docker.KindContainer, ID: "cid-" + id, Name: fmt.Sprintf("behaves-%s-%d", id, i+1), Role: docker.RoleProgram})
-		r.Volumes = append(r.Volumes, docker.Leftover{Kind: docker.KindVolume, ID: fmt.Sprintf("vol-%s-%d", id, i+1), Name: fmt.Sprintf("vol-%s-%d", id, i+1), Role: docker.RoleVolume})
+		r.Containers = append(r.Containers, runner.LeftoverObject{Kind: runner.KindContainer, ID: "cid-" + id, Name: fmt.Sprintf("behaves-%s-%d", id, i+1), Role: docker.RoleProgram})
+		r.Volumes = append(r.Volumes, runner.LeftoverObject{Kind: runner.KindVolume, ID: fmt.Sprintf("vol-%s-%d", id, i+1), Name: fmt.Sprintf("vol-%s-%d", id, i+1), Role: docker.RoleVolume})
 	}
-	return docker.Planned{Run: r, Decision: docker.Decision{Remove: remove, Dead: dead, Reason: reason}}
+	return runner.Planned{LeftoverRun: r, Decision: runner.Decision{Remove: remove, Dead: dead, Reason: reason}}
 }
 
-func gcMain(t *testing.T, newSweeper func() (Sweeper, error), args ...string) result {
+func gcMain(t *testing.T, newSweeper func() (runner.Sweeper, error), args ...string) result {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code := Main(context.Background(), append([]string{"gc"}, args...), Env{Stdout: &out, Stderr: &errOut, NewSweeper: newSweeper})
@@ -87,7 +87,7 @@ func gcMain(t *testing.T, newSweeper func() (Sweeper, error), args ...string) re
 
 func TestGCRemovesWhatThePlanSays(t *testing.T) {
 	t.Parallel()
-	sw := &fakeSweeper{plan: []docker.Planned{
+	sw := &fakeSweeper{plan: []runner.Planned{
 		planned("dead1", 2, true, true, "its owner, pid 4242 on this host, is gone"),
 		planned("live1", 1, false, false, "its owner, pid 4242 on this host, is still running"),
 	}}
@@ -116,7 +116,7 @@ removed 2 container(s) and 2 volume(s) of 1 run(s); kept 1 run(s)
 
 func TestGCDryRunRemovesNothing(t *testing.T) {
 	t.Parallel()
-	sw := &fakeSweeper{plan: []docker.Planned{planned("dead1", 1, true, true, "gone")}}
+	sw := &fakeSweeper{plan: []runner.Planned{planned("dead1", 1, true, true, "gone")}}
 	r := gcMain(t, sw.factory(), "--dry-run")
 	if r.code != ExitTrue || len(sw.removed) > 0 {
 		t.Fatalf("exit %d, removed %v", r.code, sw.removed)
@@ -131,7 +131,7 @@ func TestGCDryRunRemovesNothing(t *testing.T) {
 func TestGCFailedRemovalIsListedAndExits4(t *testing.T) {
 	t.Parallel()
 	sw := &fakeSweeper{
-		plan:      []docker.Planned{planned("dead1", 2, true, true, "gone"), planned("dead2", 1, true, true, "gone")},
+		plan:      []runner.Planned{planned("dead1", 2, true, true, "gone"), planned("dead2", 1, true, true, "gone")},
 		removeErr: map[string]error{"behaves-dead1-1": errors.New("removing container behaves-dead1-1: engine says no")},
 	}
 	r := gcMain(t, sw.factory())
@@ -160,9 +160,9 @@ func TestGCNothingToDo(t *testing.T) {
 
 func TestGCDockerUnreachableExits4(t *testing.T) {
 	t.Parallel()
-	for name, f := range map[string]func() (Sweeper, error){
+	for name, f := range map[string]func() (runner.Sweeper, error){
 		"list fails":   (&fakeSweeper{planErr: errors.New("listing containers labelled behaves.run-id: Cannot connect to the Docker daemon")}).factory(),
-		"client fails": func() (Sweeper, error) { return nil, errors.New("creating the Docker client: bad DOCKER_HOST") },
+		"client fails": func() (runner.Sweeper, error) { return nil, errors.New("creating the Docker client: bad DOCKER_HOST") },
 		"no factory":   nil,
 	} {
 		r := gcMain(t, f)
@@ -203,7 +203,7 @@ func TestGCPrintsLabelsInert(t *testing.T) {
 	t.Parallel()
 	p := planned("x\x1b[2J\n::error::boom ##[error]bad", 1, true, true, "gone")
 	p.Owner.Host = "h\r\u202eost"
-	sw := &fakeSweeper{plan: []docker.Planned{p}}
+	sw := &fakeSweeper{plan: []runner.Planned{p}}
 	r := gcMain(t, sw.factory(), "--dry-run")
 	out := r.stdout + r.stderr
 	for _, bad := range []string{"\x1b", "\r", "\u202e", "##["} {
@@ -231,7 +231,7 @@ programs:
 	})
 }
 
-func runWithSweeper(t *testing.T, newSweeper func() (Sweeper, error)) result {
+func runWithSweeper(t *testing.T, newSweeper func() (runner.Sweeper, error)) result {
 	t.Helper()
 	zero := 0
 	var out, errOut bytes.Buffer
@@ -246,7 +246,7 @@ func runWithSweeper(t *testing.T, newSweeper func() (Sweeper, error)) result {
 
 func TestRunWarnsAboutDeadRunsOnly(t *testing.T) {
 	t.Parallel()
-	sw := &fakeSweeper{plan: []docker.Planned{
+	sw := &fakeSweeper{plan: []runner.Planned{
 		planned("dead1", 2, true, true, "its owner, pid 4242 on this host, is gone"),
 		planned("live1", 1, false, false, "still running"),
 		planned("other", 1, false, false, "another host"),
@@ -279,9 +279,9 @@ func TestRunWarningIsCapped(t *testing.T) {
 
 func TestRunNeverFailsBecauseTheLookFailed(t *testing.T) {
 	t.Parallel()
-	for name, f := range map[string]func() (Sweeper, error){
+	for name, f := range map[string]func() (runner.Sweeper, error){
 		"list fails":   (&fakeSweeper{planErr: errors.New("listing volumes: engine hung up")}).factory(),
-		"client fails": func() (Sweeper, error) { return nil, errors.New("bad DOCKER_HOST") },
+		"client fails": func() (runner.Sweeper, error) { return nil, errors.New("bad DOCKER_HOST") },
 	} {
 		r := runWithSweeper(t, f)
 		if r.code != ExitTrue || !strings.Contains(r.stderr, "behaves: warning: could not look for leftovers of earlier runs") {
@@ -304,8 +304,8 @@ const gcTestPrefix = "test-gc-"
 // cleanup (registered first) removes whatever gc left.
 func fakeRun(t *testing.T, cl *client.Client, img, runID string, lbl map[string]string) {
 	t.Helper()
-	lbl[docker.LabelRunID] = runID
-	byRun := filters.NewArgs(filters.Arg("label", docker.LabelRunID+"="+runID))
+	lbl[runner.LabelRunID] = runID
+	byRun := filters.NewArgs(filters.Arg("label", runner.LabelRunID+"="+runID))
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -331,7 +331,7 @@ func fakeRun(t *testing.T, cl *client.Client, img, runID string, lbl map[string]
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	with := func(role string) map[string]string {
-		m := map[string]string{docker.LabelRole: role}
+		m := map[string]string{runner.LabelRole: role}
 		for k, v := range lbl {
 			m[k] = v
 		}
@@ -370,13 +370,13 @@ func TestGCOnTheRealDaemon(t *testing.T) {
 	prefix := gcTestPrefix + randomHex(6) + "-"
 	rfc := func(d time.Duration) string { return time.Now().Add(-d).UTC().Format(time.RFC3339) }
 	owner := func(h string, pid int, startedAgo time.Duration) map[string]string {
-		return map[string]string{docker.LabelHost: h, docker.LabelPID: strconv.Itoa(pid), docker.LabelPIDNamespace: docker.PIDNamespace(), docker.LabelStartedAt: rfc(startedAgo)}
+		return map[string]string{runner.LabelHost: h, runner.LabelPID: strconv.Itoa(pid), runner.LabelPIDNamespace: docker.PIDNamespace(), runner.LabelStartedAt: rfc(startedAgo)}
 	}
 	// A run of a process with this host's name but other processes (a
 	// container on the host's network): its PID is free here, yet it may
 	// be alive in its own namespace.
 	otherNS := owner(host, dockertest.FreePID(t), time.Hour)
-	otherNS[docker.LabelPIDNamespace] = "pid:[1]"
+	otherNS[runner.LabelPIDNamespace] = "pid:[1]"
 	me := os.Getpid()
 	runs := map[string]map[string]string{
 		"dead":      owner(host, dockertest.FreePID(t), time.Minute), // no process holds its PID
@@ -384,7 +384,7 @@ func TestGCOnTheRealDaemon(t *testing.T) {
 		"live":      owner(host, me, 2*time.Minute),                  // this test is its owner, alive
 		"otherhost": owner("elsewhere.invalid", me, time.Hour),       // another host's
 		"otherns":   otherNS,                                         // this host's name, another PID namespace
-		"malformed": {docker.LabelHost: host, docker.LabelPID: "not-a-pid", docker.LabelStartedAt: rfc(time.Hour)},
+		"malformed": {runner.LabelHost: host, runner.LabelPID: "not-a-pid", runner.LabelStartedAt: rfc(time.Hour)},
 	}
 	for name, lbl := range runs {
 		fakeRun(t, cl, img, prefix+name, lbl)
@@ -394,8 +394,8 @@ func TestGCOnTheRealDaemon(t *testing.T) {
 		var out, errOut bytes.Buffer
 		code := Main(context.Background(), append([]string{"gc"}, args...), Env{
 			Stdout: &out, Stderr: &errOut,
-			NewSweeper: func() (Sweeper, error) {
-				return docker.NewSweeper(docker.SweepOptions{Only: func(id string) bool { return strings.HasPrefix(id, prefix) }})
+			NewSweeper: func() (runner.Sweeper, error) {
+				return docker.NewSweeper(runner.SweepOptions{Only: func(id string) bool { return strings.HasPrefix(id, prefix) }})
 			},
 		})
 		return result{code: code, stdout: out.String(), stderr: errOut.String()}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/behaves-dev/behaves/internal/runner"
-	"github.com/behaves-dev/behaves/internal/runner/docker"
 	"github.com/behaves-dev/behaves/internal/spec"
 )
 
@@ -115,13 +114,6 @@ func (s *specFlags) parseAndLoad(fs *flag.FlagSet, args []string, env Env, what 
 	return sp
 }
 
-// imagePuller is a sandbox that can pull an image in the pull phase
-// (*docker.Sandbox), and that remembers a failure as the reason its image
-// is missing when scoring comes to it.
-type imagePuller interface {
-	PullImage(ctx context.Context, ref string, timeout time.Duration) (docker.PullStatus, error)
-}
-
 // buildImage is the image of a profile's build stage ("" without one).
 func buildImage(p runner.Profile) string {
 	if p.Build == nil {
@@ -141,7 +133,7 @@ var errCannotPull = errors.New("this sandbox cannot pull images")
 // pulls: a failed image stays missing, and the sandbox gives its failure
 // as the reason of its programs' cases.
 func pullImages(ctx context.Context, env Env, sb runner.Sandbox, sp *spec.Spec, timeout time.Duration) (failed int, err error) {
-	p, ok := sb.(imagePuller)
+	p, ok := sb.(runner.ImagePuller)
 	if !ok {
 		return 0, errCannotPull
 	}
@@ -166,7 +158,7 @@ func pullImages(ctx context.Context, env Env, sb runner.Sandbox, sp *spec.Spec, 
 		case err != nil:
 			failed++
 			printMessages(env.Stderr, env, "behaves: "+err.Error())
-		case status == docker.PullPresent:
+		case status == runner.PullPresent:
 			printMessages(env.Stderr, env, fmt.Sprintf("behaves: image %s is present", ref))
 		default:
 			printMessages(env.Stderr, env, fmt.Sprintf("behaves: pulled %s in %s", ref, time.Since(start).Round(100*time.Millisecond)))

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/behaves-dev/behaves/internal/runner"
-	"github.com/behaves-dev/behaves/internal/runner/docker"
 )
 
 // Images of the pull tests' specs, in registries the tests allow or not.
@@ -55,7 +54,7 @@ type pullingSandbox struct {
 	pulled []string
 }
 
-func (p *pullingSandbox) PullImage(ctx context.Context, ref string, timeout time.Duration) (docker.PullStatus, error) {
+func (p *pullingSandbox) PullImage(ctx context.Context, ref string, timeout time.Duration) (runner.PullStatus, error) {
 	p.pmu.Lock()
 	defer p.pmu.Unlock()
 	p.pulled = append(p.pulled, fmt.Sprintf("%s %s", ref, timeout))
@@ -63,9 +62,9 @@ func (p *pullingSandbox) PullImage(ctx context.Context, ref string, timeout time
 	case p.fail[ref] != nil:
 		return "", p.fail[ref]
 	case p.present[ref]:
-		return docker.PullPresent, nil
+		return runner.PullPresent, nil
 	}
-	return docker.PullPulled, nil
+	return runner.PullPulled, nil
 }
 
 func (p *pullingSandbox) Prepare(ctx context.Context, batch []runner.Request) []runner.Prepared {

@@ -29,6 +29,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/gittest"
 	"github.com/behaves-dev/behaves/internal/publish"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/runner/docker"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -584,11 +585,11 @@ func fakeLeftover(t *testing.T, cl *client.Client, runID string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	v, err := cl.VolumeCreate(ctx, volume.CreateOptions{Driver: "local", Labels: map[string]string{
-		docker.LabelRunID:     runID,
-		docker.LabelRole:      docker.RoleVolume,
-		docker.LabelHost:      "action-container",
-		docker.LabelPID:       "1",
-		docker.LabelStartedAt: time.Now().UTC().Format(time.RFC3339),
+		runner.LabelRunID:     runID,
+		runner.LabelRole:      docker.RoleVolume,
+		runner.LabelHost:      "action-container",
+		runner.LabelPID:       "1",
+		runner.LabelStartedAt: time.Now().UTC().Format(time.RFC3339),
 	}})
 	if v.Name != "" {
 		t.Cleanup(func() {

@@ -1,7 +1,9 @@
 // Package runner owns acquiring evidence: the Sandbox interface that runs a
 // program for a list of invocations, the evidence types it returns (Event,
 // Observation), and the scheduler that spreads invocations over workers and
-// cleans up on cancellation.
+// cleans up on cancellation. It also holds the vocabulary a backend shares
+// with the command line: what a sweep finds, decides and removes (Sweeper,
+// the owner labels) and what a pull did (ImagePuller, PullStatus).
 //
 // It knows nothing of expected results: the types here carry only what to run
 // (program files, profile, arguments, stdin) and what was observed. Package

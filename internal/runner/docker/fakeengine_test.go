@@ -38,6 +38,8 @@ import (
 	timetypes "github.com/docker/docker/api/types/time"
 	"github.com/docker/docker/client"
 	"github.com/docker/docker/pkg/stdcopy"
+
+	"github.com/behaves-dev/behaves/internal/runner"
 )
 
 // fakeAPIVersion is the API version the fake announces.
@@ -398,7 +400,7 @@ func (d *fakeDaemon) record(op, role string) int {
 func (d *fakeDaemon) handle(w http.ResponseWriter, r *http.Request, op string, c *fakeCtr, h func(http.ResponseWriter, *http.Request, *fakeCtr)) {
 	role := ""
 	if c != nil {
-		role = c.labels[LabelRole]
+		role = c.labels[runner.LabelRole]
 	}
 	n := d.record(op, role)
 	if d.silent.Load() {
@@ -757,18 +759,18 @@ func (d *fakeDaemon) events(w http.ResponseWriter, r *http.Request) {
 	d.mu.Lock()
 	for _, id := range f.Get("container") {
 		if c, ok := d.containers[id]; ok {
-			role = c.labels[LabelRole]
+			role = c.labels[runner.LabelRole]
 		}
 	}
 	for _, m := range d.eventLog { // a container already removed
 		if role == "" && f.Contains("container") && f.ExactMatch("container", m.Actor.ID) {
-			role = m.Actor.Attributes[LabelRole]
+			role = m.Actor.Attributes[runner.LabelRole]
 		}
 	}
 	d.mu.Unlock()
 	var c *fakeCtr
 	if role != "" {
-		c = &fakeCtr{labels: map[string]string{LabelRole: role}}
+		c = &fakeCtr{labels: map[string]string{runner.LabelRole: role}}
 	}
 	d.handle(w, r, "events", c, func(w http.ResponseWriter, r *http.Request, _ *fakeCtr) {
 		w.Header().Set("Content-Type", "application/json")

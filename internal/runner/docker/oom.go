@@ -10,6 +10,8 @@ import (
 
 	"github.com/docker/docker/api/types/events"
 	"github.com/docker/docker/api/types/filters"
+
+	"github.com/behaves-dev/behaves/internal/runner"
 )
 
 // The engine records an OOM kill in two places: the container's
@@ -280,7 +282,7 @@ func (s *Sandbox) oomLoggedUntilNow(parent context.Context, id, created string) 
 func runEventFilters(runID string) filters.Args {
 	return filters.NewArgs(
 		filters.Arg("type", string(events.ContainerEventType)),
-		filters.Arg("label", LabelRunID+"="+runID),
+		filters.Arg("label", runner.LabelRunID+"="+runID),
 		filters.Arg("event", string(events.ActionOOM)),
 		filters.Arg("event", string(events.ActionDestroy)),
 	)

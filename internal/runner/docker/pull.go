@@ -14,18 +14,12 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/image"
+
+	"github.com/behaves-dev/behaves/internal/runner"
 )
 
-// PullStatus says what PullImage did with an image that it did not fail on.
-type PullStatus string
-
-// The outcomes of a PullImage that returned no error.
-const (
-	// PullPresent: the engine already had the image; nothing was fetched.
-	PullPresent PullStatus = "present"
-	// PullPulled: the image was fetched by its digest and now carries it.
-	PullPulled PullStatus = "pulled"
-)
+// *Sandbox is the Docker runner.ImagePuller.
+var _ runner.ImagePuller = (*Sandbox)(nil)
 
 // maxPullMessage caps one line of the engine's pull progress stream. The
 // engine's own lines are a few hundred bytes; the cap keeps a registry's
@@ -46,7 +40,7 @@ const maxPullError = 1 << 10
 // so that a program whose image could not be pulled is undetermined for
 // that reason. A local image ID (sha256:<id>) names no registry: when it is
 // absent, PullImage fails without calling the engine's pull.
-func (s *Sandbox) PullImage(ctx context.Context, ref string, timeout time.Duration) (PullStatus, error) {
+func (s *Sandbox) PullImage(ctx context.Context, ref string, timeout time.Duration) (runner.PullStatus, error) {
 	st, err := s.pullImage(ctx, ref, timeout)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -58,7 +52,7 @@ func (s *Sandbox) PullImage(ctx context.Context, ref string, timeout time.Durati
 	return st, err
 }
 
-func (s *Sandbox) pullImage(ctx context.Context, ref string, timeout time.Duration) (PullStatus, error) {
+func (s *Sandbox) pullImage(ctx context.Context, ref string, timeout time.Duration) (runner.PullStatus, error) {
 	p, err := parsePin(ref)
 	if err != nil {
 		return "", err
@@ -68,7 +62,7 @@ func (s *Sandbox) pullImage(ctx context.Context, ref string, timeout time.Durati
 		return "", err
 	}
 	if present {
-		return PullPresent, nil
+		return runner.PullPresent, nil
 	}
 	if p.id != "" {
 		return "", fmt.Errorf("%s is a local image ID, which names no registry to pull from: build or load the image on the engine before scoring", ref)
@@ -96,7 +90,7 @@ func (s *Sandbox) pullImage(ctx context.Context, ref string, timeout time.Durati
 		return "", fmt.Errorf("pulling %s failed: the pulled image %s has repo digests [%s], not the pinned one",
 			ref, resp.ID, strings.Join(resp.RepoDigests, ", "))
 	}
-	return PullPulled, nil
+	return runner.PullPulled, nil
 }
 
 // ImagePresent asks the engine whether it has ref (by ID or by digest),

@@ -65,13 +65,13 @@ func TestPullImage(t *testing.T) {
 		stream  []string
 		hang    bool
 		after   image.InspectResponse // what an inspect answers after the pull
-		status  PullStatus
+		status  runner.PullStatus
 		err     string // "" for success; else the PullImage error and the cases' reason (after "image not present: ")
 		pulls   int
 	}{
-		{name: "pulled", pin: pullPin, stream: append(progress, `{"status":"Digest: sha256:dddd"}`), after: pinned, status: PullPulled, pulls: 1},
-		{name: "present", pin: pullPin, present: true, status: PullPresent},
-		{name: "present ID", pin: fakeImageID, present: true, status: PullPresent},
+		{name: "pulled", pin: pullPin, stream: append(progress, `{"status":"Digest: sha256:dddd"}`), after: pinned, status: runner.PullPulled, pulls: 1},
+		{name: "present", pin: pullPin, present: true, status: runner.PullPresent},
+		{name: "present ID", pin: fakeImageID, present: true, status: runner.PullPresent},
 		{name: "error in the stream", pin: pullPin, stream: append(progress, `{"errorDetail":{"message":"manifest unknown: manifest unknown"},"error":"manifest unknown: manifest unknown"}`),
 			err: "pulling " + pullPin + " failed: manifest unknown: manifest unknown", pulls: 1},
 		{name: "legacy error field", pin: pullPin, stream: []string{`{"error":"toomanyrequests"}`},

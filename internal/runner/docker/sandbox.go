@@ -31,22 +31,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/runner"
 )
 
-// Label keys put on every container and volume the sandbox creates, so that
-// a sweep can tell a dead run's leftovers from a live run's.
-const (
-	LabelRunID = "behaves.run-id"
-	LabelHost  = "behaves.host"
-	LabelPID   = "behaves.pid"
-	// LabelPIDNamespace names the PID namespace behaves.pid is a PID of
-	// (PIDNamespace). Two containers on one machine share its hostname
-	// (host networking, or an action's container under act) but not their
-	// processes: a PID is only looked up from the namespace it belongs to.
-	LabelPIDNamespace = "behaves.pid-namespace"
-	LabelStartedAt    = "behaves.started-at"
-	LabelRole         = "behaves.role"
-)
-
-// Values of LabelRole.
+// Values of runner.LabelRole.
 const (
 	RoleProgram = "program" // a container that runs an invocation
 	RoleHelper  = "helper"  // a never-started container that fills a volume
@@ -263,12 +248,12 @@ func runIDLetters(id string) string {
 // labels is the label set of a container or volume with the given role.
 func labels(opt Options, role string) map[string]string {
 	return map[string]string{
-		LabelRunID:        opt.RunID,
-		LabelHost:         opt.Host,
-		LabelPID:          strconv.Itoa(opt.PID),
-		LabelPIDNamespace: opt.PIDNamespace,
-		LabelStartedAt:    opt.StartedAt.UTC().Format(time.RFC3339),
-		LabelRole:         role,
+		runner.LabelRunID:        opt.RunID,
+		runner.LabelHost:         opt.Host,
+		runner.LabelPID:          strconv.Itoa(opt.PID),
+		runner.LabelPIDNamespace: opt.PIDNamespace,
+		runner.LabelStartedAt:    opt.StartedAt.UTC().Format(time.RFC3339),
+		runner.LabelRole:         role,
 	}
 }
 
@@ -549,8 +534,8 @@ func (s *Sandbox) createVolume(ctx context.Context, suffix, role string) (string
 	if err != nil {
 		return "", errors.Join(fmt.Errorf("%s: %w", creating("the program volume", name, err), err), runner.Leftover(s.removeFailedVolumeCreate(s.cleanupParent(ctx), name, err)))
 	}
-	if v.Name != name || v.Labels[LabelRunID] != s.opt.RunID {
-		return "", fmt.Errorf("creating the program volume %s: the engine returned another volume (%q, run %q)", name, v.Name, v.Labels[LabelRunID])
+	if v.Name != name || v.Labels[runner.LabelRunID] != s.opt.RunID {
+		return "", fmt.Errorf("creating the program volume %s: the engine returned another volume (%q, run %q)", name, v.Name, v.Labels[runner.LabelRunID])
 	}
 	return name, nil
 }
@@ -607,7 +592,7 @@ func (s *Sandbox) removeFailedCreate(parent context.Context, name string, create
 	var id string
 	err := s.lookAfterFailedCreate(parent, "container", name, createErr, func(ctx context.Context) error {
 		info, err := s.cli.ContainerInspect(ctx, name)
-		if err == nil && info.ContainerJSONBase != nil && info.Config != nil && info.Config.Labels[LabelRunID] == s.opt.RunID {
+		if err == nil && info.ContainerJSONBase != nil && info.Config != nil && info.Config.Labels[runner.LabelRunID] == s.opt.RunID {
 			id = info.ID
 		}
 		return err
@@ -623,7 +608,7 @@ func (s *Sandbox) removeFailedVolumeCreate(parent context.Context, name string, 
 	ours := false
 	err := s.lookAfterFailedCreate(parent, "volume", name, createErr, func(ctx context.Context) error {
 		v, err := s.cli.VolumeInspect(ctx, name)
-		ours = err == nil && v.Labels[LabelRunID] == s.opt.RunID
+		ours = err == nil && v.Labels[runner.LabelRunID] == s.opt.RunID
 		return err
 	})
 	if err != nil || !ours {

@@ -24,6 +24,8 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
+
+	"github.com/behaves-dev/behaves/internal/runner"
 )
 
 // StartSlack is how much later than a run's behaves.started-at the process
@@ -38,95 +40,58 @@ const StartSlack = 5 * time.Minute
 // DefaultRemoveTimeout bounds each removal of a sweep.
 const DefaultRemoveTimeout = 30 * time.Second
 
-// Kinds of a Leftover.
-const (
-	KindContainer = "container"
-	KindVolume    = "volume"
-)
-
-// Owner is the run that made a container or volume, read from its labels.
-type Owner struct {
-	RunID string
-	Host  string
-	PID   int
-	// PIDNamespace is the behaves.pid-namespace label: "" when behaves
-	// could not read it, or the run predates the label.
-	PIDNamespace string
-	StartedAt    time.Time
-}
-
 // ParseOwner reads the owner labels (behaves.run-id, behaves.host,
 // behaves.pid, behaves.started-at). It fails, naming the label, when one is
 // missing or malformed: such a run is never judged dead.
-func ParseOwner(labels map[string]string) (Owner, error) {
-	var o Owner
+func ParseOwner(labels map[string]string) (runner.Owner, error) {
+	var o runner.Owner
 	var errs []error
-	o.RunID = labels[LabelRunID]
+	o.RunID = labels[runner.LabelRunID]
 	if o.RunID == "" {
-		errs = append(errs, fmt.Errorf("%s is missing or empty", LabelRunID))
+		errs = append(errs, fmt.Errorf("%s is missing or empty", runner.LabelRunID))
 	}
-	o.Host = labels[LabelHost]
+	o.Host = labels[runner.LabelHost]
 	if o.Host == "" {
-		errs = append(errs, fmt.Errorf("%s is missing or empty", LabelHost))
+		errs = append(errs, fmt.Errorf("%s is missing or empty", runner.LabelHost))
 	}
-	pid, err := strconv.Atoi(labels[LabelPID])
+	pid, err := strconv.Atoi(labels[runner.LabelPID])
 	if err != nil || pid <= 0 {
-		errs = append(errs, fmt.Errorf("%s %q is not a process ID", LabelPID, labels[LabelPID]))
+		errs = append(errs, fmt.Errorf("%s %q is not a process ID", runner.LabelPID, labels[runner.LabelPID]))
 	}
 	o.PID = pid
-	o.PIDNamespace = labels[LabelPIDNamespace]
-	at, err := time.Parse(time.RFC3339, labels[LabelStartedAt])
+	o.PIDNamespace = labels[runner.LabelPIDNamespace]
+	at, err := time.Parse(time.RFC3339, labels[runner.LabelStartedAt])
 	if err != nil {
-		errs = append(errs, fmt.Errorf("%s %q is not an RFC 3339 time", LabelStartedAt, labels[LabelStartedAt]))
+		errs = append(errs, fmt.Errorf("%s %q is not an RFC 3339 time", runner.LabelStartedAt, labels[runner.LabelStartedAt]))
 	}
 	o.StartedAt = at
 	if err := errors.Join(errs...); err != nil {
-		return Owner{}, err
+		return runner.Owner{}, err
 	}
 	return o, nil
 }
 
-// same reports whether two owners are the same run.
-func (o Owner) same(p Owner) bool {
+// sameOwner reports whether two owners are the same run.
+func sameOwner(o, p runner.Owner) bool {
 	return o.RunID == p.RunID && o.Host == p.Host && o.PID == p.PID && o.PIDNamespace == p.PIDNamespace && o.StartedAt.Equal(p.StartedAt)
-}
-
-// Leftover is one container or volume a run made.
-type Leftover struct {
-	Kind string // KindContainer or KindVolume
-	ID   string // the container ID, or the volume's name
-	Name string // the container's name (without the leading /), or the volume's name
-	Role string // its behaves.role label
-}
-
-// Run is what one run (one behaves.run-id) left on the daemon.
-type Run struct {
-	ID string
-	// Owner is valid when Err is nil.
-	Owner Owner
-	// Err says why the labels do not name one owner (missing, malformed, or
-	// different between the run's objects).
-	Err        error
-	Containers []Leftover
-	Volumes    []Leftover
 }
 
 // GroupRuns groups containers and volumes by their behaves.run-id label,
 // skipping those without one and those whose run ID only rejects (nil: all).
 // Runs come oldest first (malformed ones first), then by ID.
-func GroupRuns(containers []container.Summary, volumes []*volume.Volume, only func(runID string) bool) []Run {
-	byID := map[string]*Run{}
-	var order []*Run
-	add := func(labels map[string]string, l Leftover) {
-		id := labels[LabelRunID]
+func GroupRuns(containers []container.Summary, volumes []*volume.Volume, only func(runID string) bool) []runner.LeftoverRun {
+	byID := map[string]*runner.LeftoverRun{}
+	var order []*runner.LeftoverRun
+	add := func(labels map[string]string, l runner.LeftoverObject) {
+		id := labels[runner.LabelRunID]
 		if id == "" || only != nil && !only(id) {
 			return
 		}
-		l.Role = labels[LabelRole]
+		l.Role = labels[runner.LabelRole]
 		o, err := ParseOwner(labels)
 		r := byID[id]
 		if r == nil {
-			r = &Run{ID: id, Owner: o, Err: err}
+			r = &runner.LeftoverRun{ID: id, Owner: o, Err: err}
 			if err != nil {
 				r.Err = fmt.Errorf("%s %s: %w", l.Kind, l.Name, err)
 			}
@@ -136,15 +101,15 @@ func GroupRuns(containers []container.Summary, volumes []*volume.Volume, only fu
 			switch {
 			case err != nil:
 				r.Err = fmt.Errorf("%s %s: %w", l.Kind, l.Name, err)
-			case !r.Owner.same(o):
+			case !sameOwner(r.Owner, o):
 				r.Err = fmt.Errorf("%s %s names another owner (host %q, pid %d, started %s) than the run's other objects (host %q, pid %d, started %s)",
 					l.Kind, l.Name, o.Host, o.PID, o.StartedAt.Format(time.RFC3339), r.Owner.Host, r.Owner.PID, r.Owner.StartedAt.Format(time.RFC3339))
 			}
 		}
 		if r.Err != nil {
-			r.Owner = Owner{RunID: id}
+			r.Owner = runner.Owner{RunID: id}
 		}
-		if l.Kind == KindContainer {
+		if l.Kind == runner.KindContainer {
 			r.Containers = append(r.Containers, l)
 		} else {
 			r.Volumes = append(r.Volumes, l)
@@ -155,31 +120,24 @@ func GroupRuns(containers []container.Summary, volumes []*volume.Volume, only fu
 		if len(c.Names) > 0 {
 			name = strings.TrimPrefix(c.Names[0], "/")
 		}
-		add(c.Labels, Leftover{Kind: KindContainer, ID: c.ID, Name: name})
+		add(c.Labels, runner.LeftoverObject{Kind: runner.KindContainer, ID: c.ID, Name: name})
 	}
 	for _, v := range volumes {
 		if v != nil {
-			add(v.Labels, Leftover{Kind: KindVolume, ID: v.Name, Name: v.Name})
+			add(v.Labels, runner.LeftoverObject{Kind: runner.KindVolume, ID: v.Name, Name: v.Name})
 		}
 	}
-	runs := make([]Run, len(order))
+	runs := make([]runner.LeftoverRun, len(order))
 	for i, r := range order {
 		runs[i] = *r
 	}
-	slices.SortStableFunc(runs, func(a, b Run) int {
+	slices.SortStableFunc(runs, func(a, b runner.LeftoverRun) int {
 		if c := a.Owner.StartedAt.Compare(b.Owner.StartedAt); c != 0 {
 			return c
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
 	return runs
-}
-
-// Process is what a sweep knows of a process on this host.
-type Process struct {
-	Alive bool
-	// Started is when the process started; zero when unknown.
-	Started time.Time
 }
 
 // Policy says which runs a sweep removes.
@@ -196,16 +154,7 @@ type Policy struct {
 	OlderThan time.Duration
 	// Process looks a process up on this host; it is asked only about runs
 	// of this host.
-	Process func(pid int) Process
-}
-
-// Decision is what a sweep does with one run, and why.
-type Decision struct {
-	Remove bool
-	// Dead says the run's owner is gone (its host is this one, and its PID
-	// is free or now belongs to a process that started after the run).
-	Dead   bool
-	Reason string
+	Process func(pid int) runner.Process
 }
 
 // Decide decides whether a run's leftovers go. A run is dead when its host
@@ -215,22 +164,22 @@ type Decision struct {
 // Another host's or PID namespace's run and a live run are kept unless p.OlderThan is set and
 // the run started longer ago than that. A run whose labels do not name one
 // owner is always kept.
-func Decide(r Run, p Policy) Decision {
+func Decide(r runner.LeftoverRun, p Policy) runner.Decision {
 	if r.Err != nil {
-		return Decision{Reason: fmt.Sprintf("its labels do not name its owner: %v", r.Err)}
+		return runner.Decision{Reason: fmt.Sprintf("its labels do not name its owner: %v", r.Err)}
 	}
 	o := r.Owner
 	age := p.Now.Sub(o.StartedAt)
 	older := p.OlderThan > 0 && age > p.OlderThan
-	olderReason := func(why string) Decision {
-		return Decision{Remove: true, Reason: fmt.Sprintf("%s, but it started %s ago, more than --older-than %s", why, roundAge(age), p.OlderThan)}
+	olderReason := func(why string) runner.Decision {
+		return runner.Decision{Remove: true, Reason: fmt.Sprintf("%s, but it started %s ago, more than --older-than %s", why, roundAge(age), p.OlderThan)}
 	}
 	if o.Host != p.Host {
 		why := fmt.Sprintf("its owner runs on host %q, not this one", o.Host)
 		if older {
 			return olderReason(why)
 		}
-		return Decision{Reason: why + " (only --older-than removes it)"}
+		return runner.Decision{Reason: why + " (only --older-than removes it)"}
 	}
 	if o.PIDNamespace != p.PIDNamespace {
 		// Same host name, other processes: a container with the host's
@@ -240,24 +189,24 @@ func Decide(r Run, p Policy) Decision {
 		if older {
 			return olderReason(why)
 		}
-		return Decision{Reason: why + " (only --older-than removes it)"}
+		return runner.Decision{Reason: why + " (only --older-than removes it)"}
 	}
-	proc := Process{Alive: true} // without a way to look it up, assume alive
+	proc := runner.Process{Alive: true} // without a way to look it up, assume alive
 	if p.Process != nil {
 		proc = p.Process(o.PID)
 	}
 	if !proc.Alive {
-		return Decision{Remove: true, Dead: true, Reason: fmt.Sprintf("its owner, pid %d on this host, is gone", o.PID)}
+		return runner.Decision{Remove: true, Dead: true, Reason: fmt.Sprintf("its owner, pid %d on this host, is gone", o.PID)}
 	}
 	if !proc.Started.IsZero() && proc.Started.After(o.StartedAt.Add(StartSlack)) {
-		return Decision{Remove: true, Dead: true, Reason: fmt.Sprintf("its owner is gone: pid %d on this host now belongs to a process started at %s, after the run started at %s",
+		return runner.Decision{Remove: true, Dead: true, Reason: fmt.Sprintf("its owner is gone: pid %d on this host now belongs to a process started at %s, after the run started at %s",
 			o.PID, proc.Started.UTC().Format(time.RFC3339), o.StartedAt.UTC().Format(time.RFC3339))}
 	}
 	why := fmt.Sprintf("its owner, pid %d on this host, is still running", o.PID)
 	if older {
 		return olderReason(why)
 	}
-	return Decision{Reason: why}
+	return runner.Decision{Reason: why}
 }
 
 // roundAge is an age rounded for people.
@@ -291,20 +240,20 @@ const clockTicks = 100
 // Elsewhere, or when /proc cannot say, it sends signal 0. Whatever it cannot
 // tell counts as alive, so that doubt keeps leftovers rather than removing a
 // live run's.
-func LocalProcess(pid int) Process {
+func LocalProcess(pid int) runner.Process {
 	if pid <= 0 {
-		return Process{Alive: true}
+		return runner.Process{Alive: true}
 	}
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err == nil {
 		state, ticks, err := parseProcStat(b)
 		if err != nil {
-			return Process{Alive: true}
+			return runner.Process{Alive: true}
 		}
 		if state == 'Z' || state == 'X' {
-			return Process{}
+			return runner.Process{}
 		}
-		p := Process{Alive: true}
+		p := runner.Process{Alive: true}
 		if boot, err := bootTime(); err == nil {
 			p.Started = boot.Add(time.Duration(ticks) * (time.Second / clockTicks))
 		}
@@ -312,7 +261,7 @@ func LocalProcess(pid int) Process {
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if _, err := os.Stat("/proc/self/stat"); err == nil {
-			return Process{} // /proc works and has no such process
+			return runner.Process{} // /proc works and has no such process
 		}
 	}
 	return signalZero(pid)
@@ -320,16 +269,16 @@ func LocalProcess(pid int) Process {
 
 // signalZero asks the kernel whether pid exists: ESRCH means gone; success
 // or any other answer (EPERM: it exists, but is not ours) means alive.
-func signalZero(pid int) Process {
+func signalZero(pid int) runner.Process {
 	p, err := os.FindProcess(pid)
 	if err != nil {
-		return Process{Alive: true}
+		return runner.Process{Alive: true}
 	}
 	defer p.Release()
 	if err := p.Signal(syscall.Signal(0)); errors.Is(err, os.ErrProcessDone) {
-		return Process{}
+		return runner.Process{}
 	}
-	return Process{Alive: true}
+	return runner.Process{Alive: true}
 }
 
 // parseProcStat returns the state (field 3) and starttime (field 22) of a
@@ -380,30 +329,11 @@ type sweepEngine interface {
 	Close() error
 }
 
-// SweepOptions configure a Sweeper. Every field has a default.
-type SweepOptions struct {
-	// Host is this host's name; default os.Hostname().
-	Host string
-	// PIDNamespace is this process's PID namespace; default PIDNamespace().
-	PIDNamespace string
-	// Process looks a process up on this host; default LocalProcess.
-	Process func(pid int) Process
-	// Now is the clock; default time.Now.
-	Now func() time.Time
-	// Only, when set, restricts the sweep to the runs whose ID it accepts:
-	// the others are neither decided nor removed. Tests use it so that they
-	// can only ever touch their own runs.
-	Only func(runID string) bool
-	// ListTimeout bounds each list call; default DefaultEngineTimeout.
-	ListTimeout time.Duration
-	// RemoveTimeout bounds each removal; default DefaultRemoveTimeout.
-	RemoveTimeout time.Duration
-}
-
-// Sweeper finds, by label, what runs left on the daemon and removes it.
+// Sweeper finds, by label, what runs left on the daemon and removes it: the
+// Docker runner.Sweeper.
 type Sweeper struct {
 	cli sweepEngine
-	opt SweepOptions
+	opt runner.SweepOptions
 }
 
 // NewSweeper makes a client of the Docker daemon named by the environment
@@ -411,7 +341,11 @@ type Sweeper struct {
 // negotiated here, once, because the client's lazy negotiation races when the
 // first two calls run concurrently; an unreachable daemon is then the first
 // list call's error.
-func NewSweeper(opt SweepOptions) (*Sweeper, error) {
+//
+// The defaults of opt: Host os.Hostname(), PIDNamespace PIDNamespace(),
+// Process LocalProcess, Now time.Now, ListTimeout DefaultEngineTimeout,
+// RemoveTimeout DefaultRemoveTimeout; Only nil (every run).
+func NewSweeper(opt runner.SweepOptions) (*Sweeper, error) {
 	if opt.Host == "" {
 		h, err := os.Hostname()
 		if err != nil {
@@ -432,7 +366,9 @@ func NewSweeper(opt SweepOptions) (*Sweeper, error) {
 	return newSweeper(cli, opt), nil
 }
 
-func newSweeper(cli sweepEngine, opt SweepOptions) *Sweeper {
+var _ runner.Sweeper = (*Sweeper)(nil)
+
+func newSweeper(cli sweepEngine, opt runner.SweepOptions) *Sweeper {
 	if opt.Process == nil {
 		opt.Process = LocalProcess
 	}
@@ -451,65 +387,52 @@ func newSweeper(cli sweepEngine, opt SweepOptions) *Sweeper {
 // Close closes the client.
 func (s *Sweeper) Close() error { return s.cli.Close() }
 
-// Planned is a run and what the sweep decided for it.
-type Planned struct {
-	Run
-	Decision
-}
-
 // Plan lists every container (in any state) and every volume carrying
 // behaves.run-id — one container list and one volume list — groups them by
 // run and decides each run (Decide) with olderThan (0: off).
-func (s *Sweeper) Plan(ctx context.Context, olderThan time.Duration) ([]Planned, error) {
-	f := filters.NewArgs(filters.Arg("label", LabelRunID))
+func (s *Sweeper) Plan(ctx context.Context, olderThan time.Duration) ([]runner.Planned, error) {
+	f := filters.NewArgs(filters.Arg("label", runner.LabelRunID))
 	lctx, cancel := context.WithTimeout(ctx, s.opt.ListTimeout)
 	cs, err := s.cli.ContainerList(lctx, container.ListOptions{All: true, Filters: f})
 	cancel()
 	if err != nil {
-		return nil, fmt.Errorf("listing containers labelled %s: %w", LabelRunID, err)
+		return nil, fmt.Errorf("listing containers labelled %s: %w", runner.LabelRunID, err)
 	}
 	lctx, cancel = context.WithTimeout(ctx, s.opt.ListTimeout)
 	vs, err := s.cli.VolumeList(lctx, volume.ListOptions{Filters: f})
 	cancel()
 	if err != nil {
-		return nil, fmt.Errorf("listing volumes labelled %s: %w", LabelRunID, err)
+		return nil, fmt.Errorf("listing volumes labelled %s: %w", runner.LabelRunID, err)
 	}
 	p := Policy{Host: s.opt.Host, PIDNamespace: s.opt.PIDNamespace, Now: s.opt.Now(), OlderThan: olderThan, Process: s.opt.Process}
 	runs := GroupRuns(cs, vs.Volumes, s.opt.Only)
-	plan := make([]Planned, len(runs))
+	plan := make([]runner.Planned, len(runs))
 	for i, r := range runs {
-		plan[i] = Planned{Run: r, Decision: Decide(r, p)}
+		plan[i] = runner.Planned{LeftoverRun: r, Decision: Decide(r, p)}
 	}
 	return plan, nil
-}
-
-// Removal is the outcome of removing one leftover: Err is nil when it was
-// removed or already gone.
-type Removal struct {
-	Leftover
-	Err error
 }
 
 // Remove removes a run's containers (forced, so a running one is killed
 // first, with their anonymous volumes) and then its volumes, each within
 // RemoveTimeout on ctx. A leftover that is already gone counts as removed.
 // It returns one Removal per leftover, in that order.
-func (s *Sweeper) Remove(ctx context.Context, r Run) []Removal {
-	out := make([]Removal, 0, len(r.Containers)+len(r.Volumes))
+func (s *Sweeper) Remove(ctx context.Context, r runner.LeftoverRun) []runner.Removal {
+	out := make([]runner.Removal, 0, len(r.Containers)+len(r.Volumes))
 	for _, c := range r.Containers {
-		out = append(out, Removal{c, s.remove(ctx, c, func(ctx context.Context) error {
+		out = append(out, runner.Removal{LeftoverObject: c, Err: s.remove(ctx, c, func(ctx context.Context) error {
 			return s.cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true, RemoveVolumes: true})
 		})})
 	}
 	for _, v := range r.Volumes {
-		out = append(out, Removal{v, s.remove(ctx, v, func(ctx context.Context) error {
+		out = append(out, runner.Removal{LeftoverObject: v, Err: s.remove(ctx, v, func(ctx context.Context) error {
 			return s.cli.VolumeRemove(ctx, v.ID, false)
 		})})
 	}
 	return out
 }
 
-func (s *Sweeper) remove(ctx context.Context, l Leftover, rm func(context.Context) error) error {
+func (s *Sweeper) remove(ctx context.Context, l runner.LeftoverObject, rm func(context.Context) error) error {
 	rctx, cancel := context.WithTimeout(ctx, s.opt.RemoveTimeout)
 	defer cancel()
 	err := rm(rctx)

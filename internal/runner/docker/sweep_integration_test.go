@@ -14,6 +14,7 @@ import (
 	"github.com/docker/docker/api/types/container"
 
 	"github.com/behaves-dev/behaves/internal/dockertest"
+	"github.com/behaves-dev/behaves/internal/runner"
 )
 
 // What a dead run's sandbox left — its program volume (an attempt never
@@ -26,12 +27,12 @@ func TestSweepRemovesWhatADeadSandboxLeft(t *testing.T) {
 	runID := "test-sweep-" + randomHex(8)
 	t.Cleanup(func() {
 		// Whatever the sweep missed (registered first: runs last).
-		sw, err := NewSweeper(SweepOptions{Only: func(id string) bool { return id == runID }, Process: func(int) Process { return Process{} }})
+		sw, err := NewSweeper(runner.SweepOptions{Only: func(id string) bool { return id == runID }, Process: func(int) runner.Process { return runner.Process{} }})
 		if err == nil {
 			defer sw.Close()
 			if plan, err := sw.Plan(context.Background(), 0); err == nil {
 				for _, p := range plan {
-					sw.Remove(context.Background(), p.Run)
+					sw.Remove(context.Background(), p.LeftoverRun)
 				}
 			}
 		}
@@ -62,7 +63,7 @@ func TestSweepRemovesWhatADeadSandboxLeft(t *testing.T) {
 	}
 
 	host, _ := os.Hostname()
-	sw, err := NewSweeper(SweepOptions{Only: func(id string) bool { return id == runID }})
+	sw, err := NewSweeper(runner.SweepOptions{Only: func(id string) bool { return id == runID }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestSweepRemovesWhatADeadSandboxLeft(t *testing.T) {
 		t.Fatalf("leftovers %+v / %+v, want the running container and the volume", p.Containers, p.Volumes)
 	}
 	for round := 1; round <= 2; round++ {
-		for _, r := range sw.Remove(ctx, p.Run) {
+		for _, r := range sw.Remove(ctx, p.LeftoverRun) {
 			if r.Err != nil {
 				t.Errorf("removal %d: %v", round, r.Err)
 			}

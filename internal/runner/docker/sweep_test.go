@@ -17,6 +17,7 @@ import (
 	"github.com/docker/docker/api/types/volume"
 
 	"github.com/behaves-dev/behaves/internal/dockertest"
+	"github.com/behaves-dev/behaves/internal/runner"
 )
 
 var sweepNow = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
@@ -27,12 +28,12 @@ const sweepNS = "pid:[4026531836]"
 // ownerLabels are the labels the sandbox puts on what a run makes.
 func ownerLabels(runID, host string, pid int, startedAt time.Time, role string) map[string]string {
 	return map[string]string{
-		LabelRunID:        runID,
-		LabelHost:         host,
-		LabelPID:          strconv.Itoa(pid),
-		LabelPIDNamespace: sweepNS,
-		LabelStartedAt:    startedAt.UTC().Format(time.RFC3339),
-		LabelRole:         role,
+		runner.LabelRunID:        runID,
+		runner.LabelHost:         host,
+		runner.LabelPID:          strconv.Itoa(pid),
+		runner.LabelPIDNamespace: sweepNS,
+		runner.LabelStartedAt:    startedAt.UTC().Format(time.RFC3339),
+		runner.LabelRole:         role,
 	}
 }
 
@@ -40,25 +41,25 @@ func TestParseOwner(t *testing.T) {
 	t.Parallel()
 	good := ownerLabels("r1", "h", 42, sweepNow, RoleProgram)
 	o, err := ParseOwner(good)
-	if err != nil || o != (Owner{RunID: "r1", Host: "h", PID: 42, PIDNamespace: sweepNS, StartedAt: sweepNow}) {
+	if err != nil || o != (runner.Owner{RunID: "r1", Host: "h", PID: 42, PIDNamespace: sweepNS, StartedAt: sweepNow}) {
 		t.Fatalf("ParseOwner(good) = %+v, %v", o, err)
 	}
 	// The labels the sandbox writes are the labels the sweep reads.
 	o, err = ParseOwner(labels(Options{RunID: "r2", Host: "h2", PID: 7, StartedAt: sweepNow}, RoleVolume))
-	if err != nil || o != (Owner{RunID: "r2", Host: "h2", PID: 7, StartedAt: sweepNow}) {
+	if err != nil || o != (runner.Owner{RunID: "r2", Host: "h2", PID: 7, StartedAt: sweepNow}) {
 		t.Fatalf("ParseOwner(sandbox labels) = %+v, %v", o, err)
 	}
 	for _, tc := range []struct {
 		name, key, value, want string
 	}{
-		{"no run id", LabelRunID, "", LabelRunID},
-		{"no host", LabelHost, "", LabelHost},
-		{"no pid", LabelPID, "", LabelPID},
-		{"pid not a number", LabelPID, "12a", LabelPID},
-		{"pid zero", LabelPID, "0", LabelPID},
-		{"pid negative", LabelPID, "-1", LabelPID}, // kill(-1, 0) would ask about every process
-		{"no started-at", LabelStartedAt, "", LabelStartedAt},
-		{"started-at not RFC 3339", LabelStartedAt, "2025-06-01 12:00", LabelStartedAt},
+		{"no run id", runner.LabelRunID, "", runner.LabelRunID},
+		{"no host", runner.LabelHost, "", runner.LabelHost},
+		{"no pid", runner.LabelPID, "", runner.LabelPID},
+		{"pid not a number", runner.LabelPID, "12a", runner.LabelPID},
+		{"pid zero", runner.LabelPID, "0", runner.LabelPID},
+		{"pid negative", runner.LabelPID, "-1", runner.LabelPID}, // kill(-1, 0) would ask about every process
+		{"no started-at", runner.LabelStartedAt, "", runner.LabelStartedAt},
+		{"started-at not RFC 3339", runner.LabelStartedAt, "2025-06-01 12:00", runner.LabelStartedAt},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -76,25 +77,25 @@ func TestDecide(t *testing.T) {
 	const host, otherHost = "this-host", "other-host"
 	const ns, otherNS = "pid:[4026531836]", "pid:[4026532301]"
 	started := sweepNow.Add(-time.Hour)
-	run := func(h string, pid int, at time.Time) Run {
-		return Run{ID: "r", Owner: Owner{RunID: "r", Host: h, PID: pid, PIDNamespace: ns, StartedAt: at}}
+	run := func(h string, pid int, at time.Time) runner.LeftoverRun {
+		return runner.LeftoverRun{ID: "r", Owner: runner.Owner{RunID: "r", Host: h, PID: pid, PIDNamespace: ns, StartedAt: at}}
 	}
-	inNS := func(pidNS string, pid int) Run {
+	inNS := func(pidNS string, pid int) runner.LeftoverRun {
 		r := run(host, pid, started)
 		r.Owner.PIDNamespace = pidNS
 		return r
 	}
 	// processes on this host, by PID
-	procs := map[int]Process{
+	procs := map[int]runner.Process{
 		100: {Alive: true, Started: started.Add(-2 * time.Second)}, // the owner itself
 		101: {Alive: true, Started: started.Add(time.Hour / 2)},    // a later process reusing the PID
 		102: {Alive: true},                                         // start time unknown
 		103: {Alive: true, Started: started.Add(StartSlack)},       // at the edge of the slack: still the owner
 	}
-	lookup := func(pid int) Process { return procs[pid] } // others: gone
+	lookup := func(pid int) runner.Process { return procs[pid] } // others: gone
 	for _, tc := range []struct {
 		name        string
-		run         Run
+		run         runner.LeftoverRun
 		olderThan   time.Duration
 		remove      bool
 		dead        bool
@@ -116,8 +117,8 @@ func TestDecide(t *testing.T) {
 		{"other host, older than --older-than → removed", run(otherHost, 999, started), 30 * time.Minute, true, false, []string{`host "other-host"`, "--older-than 30m0s"}},
 		{"other host, younger than --older-than → kept", run(otherHost, 999, started), 2 * time.Hour, false, false, []string{"only --older-than"}},
 		{"other host, started in the future (clock skew) → kept", run(otherHost, 999, sweepNow.Add(time.Hour)), time.Minute, false, false, []string{"only --older-than"}},
-		{"malformed labels → kept and reported", Run{ID: "r", Err: errors.New("behaves.pid \"x\" is not a process ID")}, 0, false, false, []string{"do not name its owner", `behaves.pid "x"`}},
-		{"malformed labels, even with --older-than → kept", Run{ID: "r", Err: errors.New("bad")}, time.Nanosecond, false, false, []string{"do not name its owner"}},
+		{"malformed labels → kept and reported", runner.LeftoverRun{ID: "r", Err: errors.New("behaves.pid \"x\" is not a process ID")}, 0, false, false, []string{"do not name its owner", `behaves.pid "x"`}},
+		{"malformed labels, even with --older-than → kept", runner.LeftoverRun{ID: "r", Err: errors.New("bad")}, time.Nanosecond, false, false, []string{"do not name its owner"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -137,15 +138,15 @@ func TestDecide(t *testing.T) {
 func TestDecideAsksAboutProcessesOfThisHostOnly(t *testing.T) {
 	t.Parallel()
 	asked := false
-	p := Policy{Host: "here", Now: sweepNow, Process: func(int) Process { asked = true; return Process{} }}
-	d := Decide(Run{ID: "r", Owner: Owner{RunID: "r", Host: "there", PID: 1, StartedAt: sweepNow}}, p)
+	p := Policy{Host: "here", Now: sweepNow, Process: func(int) runner.Process { asked = true; return runner.Process{} }}
+	d := Decide(runner.LeftoverRun{ID: "r", Owner: runner.Owner{RunID: "r", Host: "there", PID: 1, StartedAt: sweepNow}}, p)
 	if asked || d.Remove {
 		t.Errorf("a run of another host: asked %v, decision %+v", asked, d)
 	}
 	// Without a way to look processes up, a run of this host is alive.
 	p.Process = nil
-	if d := Decide(Run{ID: "r", Owner: Owner{RunID: "r", Host: "here", PID: 1, StartedAt: sweepNow}}, p); d.Remove {
-		t.Errorf("no Process func: %+v, want kept", d)
+	if d := Decide(runner.LeftoverRun{ID: "r", Owner: runner.Owner{RunID: "r", Host: "here", PID: 1, StartedAt: sweepNow}}, p); d.Remove {
+		t.Errorf("no runner.Process func: %+v, want kept", d)
 	}
 }
 
@@ -153,9 +154,9 @@ func TestGroupRuns(t *testing.T) {
 	t.Parallel()
 	old, young := sweepNow.Add(-2*time.Hour), sweepNow.Add(-time.Hour)
 	bad := ownerLabels("bad", "h", 1, old, RoleProgram)
-	bad[LabelPID] = "x"
+	bad[runner.LabelPID] = "x"
 	split := ownerLabels("split", "h", 2, young, RoleVolume)
-	split[LabelPID] = "3"
+	split[runner.LabelPID] = "3"
 	cs := []container.Summary{
 		{ID: "c1", Names: []string{"/behaves-young-1"}, Labels: ownerLabels("young", "h", 5, young, RoleProgram)},
 		{ID: "c2", Names: []string{"/behaves-old-1-helper"}, Labels: ownerLabels("old", "h", 4, old, RoleHelper)},
@@ -191,10 +192,10 @@ func TestGroupRuns(t *testing.T) {
 	if o.Err != nil || o.Owner.PID != 4 || !o.Owner.StartedAt.Equal(old) {
 		t.Errorf("old run: %+v", o)
 	}
-	if len(o.Containers) != 1 || o.Containers[0] != (Leftover{Kind: KindContainer, ID: "c2", Name: "behaves-old-1-helper", Role: RoleHelper}) {
+	if len(o.Containers) != 1 || o.Containers[0] != (runner.LeftoverObject{Kind: runner.KindContainer, ID: "c2", Name: "behaves-old-1-helper", Role: RoleHelper}) {
 		t.Errorf("old run containers: %+v", o.Containers)
 	}
-	if len(o.Volumes) != 1 || o.Volumes[0] != (Leftover{Kind: KindVolume, ID: "v-old", Name: "v-old", Role: RoleVolume}) {
+	if len(o.Volumes) != 1 || o.Volumes[0] != (runner.LeftoverObject{Kind: runner.KindVolume, ID: "v-old", Name: "v-old", Role: RoleVolume}) {
 		t.Errorf("old run volumes: %+v", o.Volumes)
 	}
 }
@@ -325,11 +326,11 @@ func TestSweeperPlanAndRemove(t *testing.T) {
 			"v-gone":  cerrdefs.ErrNotFound.WithMessage("no such volume"),
 		},
 	}
-	sw := newSweeper(eng, SweepOptions{
+	sw := newSweeper(eng, runner.SweepOptions{
 		Host:         "here",
 		PIDNamespace: sweepNS,
 		Now:          func() time.Time { return sweepNow },
-		Process:      func(pid int) Process { return Process{Alive: pid == 11} },
+		Process:      func(pid int) runner.Process { return runner.Process{Alive: pid == 11} },
 		Only:         func(id string) bool { return id != "not-mine" },
 	})
 	plan, err := sw.Plan(context.Background(), 0)
@@ -339,7 +340,7 @@ func TestSweeperPlanAndRemove(t *testing.T) {
 	if len(plan) != 2 || plan[0].ID != "dead" || !plan[0].Remove || plan[1].ID != "live" || plan[1].Remove {
 		t.Fatalf("plan %+v, want dead removed and live kept (and not-mine ignored)", plan)
 	}
-	rs := sw.Remove(context.Background(), plan[0].Run)
+	rs := sw.Remove(context.Background(), plan[0].LeftoverRun)
 	var got []string
 	for _, r := range rs {
 		s := r.Kind + " " + r.Name
@@ -358,8 +359,8 @@ func TestSweeperPlanAndRemove(t *testing.T) {
 		t.Errorf("removals:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	wantCalls := []string{
-		"list containers all=true label=" + LabelRunID,
-		"list volumes label=" + LabelRunID,
+		"list containers all=true label=" + runner.LabelRunID,
+		"list volumes label=" + runner.LabelRunID,
 		"remove container c-dead force=true volumes=true",
 		"remove container c-dead2 force=true volumes=true",
 		"remove volume v-dead",
@@ -376,7 +377,7 @@ func TestSweeperPlanAndRemove(t *testing.T) {
 func TestSweeperPlanListError(t *testing.T) {
 	t.Parallel()
 	eng := &fakeSweepEngine{listErr: errors.New("Cannot connect to the Docker daemon")}
-	_, err := newSweeper(eng, SweepOptions{Host: "here"}).Plan(context.Background(), 0)
+	_, err := newSweeper(eng, runner.SweepOptions{Host: "here"}).Plan(context.Background(), 0)
 	if err == nil || !strings.Contains(err.Error(), "listing containers") || !strings.Contains(err.Error(), "Cannot connect") {
 		t.Errorf("Plan = %v, want the list error", err)
 	}

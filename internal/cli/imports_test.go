@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestBackendImports keeps the command line backend-neutral: it drives a
+// sandbox backend through runner's types (Sandbox, Sweeper, ImagePuller),
+// and docker.go is the one file that imports the Docker backend, to wire
+// it. A second backend is then a package beside runner/docker and one such
+// file.
+func TestBackendImports(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const docker = "github.com/behaves-dev/behaves/internal/runner/docker"
+	var wiring []string
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if path, _ := strconv.Unquote(imp.Path.Value); path == docker || strings.HasPrefix(path, docker+"/") {
+				wiring = append(wiring, name)
+			}
+		}
+	}
+	if len(wiring) != 1 || wiring[0] != "docker.go" {
+		t.Errorf("files importing %s: %v, want only docker.go", docker, wiring)
+	}
+}

@@ -1,0 +1,127 @@
+package runner
+
+// The sweep's vocabulary: what a run leaves on a sandbox backend, what a
+// sweep decides for it, and what removing it did. A backend (runner/docker)
+// finds the leftovers by the owner labels below and implements Sweeper; the
+// command line reads only these types.
+
+import (
+	"context"
+	"time"
+)
+
+// Label keys put on every container and volume (or whatever a backend
+// makes) a run creates, so that a sweep can tell a dead run's leftovers from
+// a live run's. Their values are what runs of every version have written:
+// changing one would leave older runs' leftovers unswept.
+const (
+	LabelRunID = "behaves.run-id"
+	LabelHost  = "behaves.host"
+	LabelPID   = "behaves.pid"
+	// LabelPIDNamespace names the PID namespace behaves.pid is a PID of.
+	// Two containers on one machine share its hostname (host networking,
+	// or an action's container under act) but not their processes: a PID
+	// is only looked up from the namespace it belongs to.
+	LabelPIDNamespace = "behaves.pid-namespace"
+	LabelStartedAt    = "behaves.started-at"
+	LabelRole         = "behaves.role"
+)
+
+// Kinds of a LeftoverObject.
+const (
+	KindContainer = "container"
+	KindVolume    = "volume"
+)
+
+// Owner is the run that made a leftover, read from its labels.
+type Owner struct {
+	RunID string
+	Host  string
+	PID   int
+	// PIDNamespace is the behaves.pid-namespace label: "" when behaves
+	// could not read it, or the run predates the label.
+	PIDNamespace string
+	StartedAt    time.Time
+}
+
+// LeftoverObject is one container or volume a run made.
+type LeftoverObject struct {
+	Kind string // KindContainer or KindVolume
+	ID   string // the container ID, or the volume's name
+	Name string // the container's name (without the leading /), or the volume's name
+	Role string // its behaves.role label
+}
+
+// LeftoverRun is what one run (one behaves.run-id) left on the backend.
+type LeftoverRun struct {
+	ID string
+	// Owner is valid when Err is nil.
+	Owner Owner
+	// Err says why the labels do not name one owner (missing, malformed, or
+	// different between the run's objects).
+	Err        error
+	Containers []LeftoverObject
+	Volumes    []LeftoverObject
+}
+
+// Decision is what a sweep does with one run, and why.
+type Decision struct {
+	Remove bool
+	// Dead says the run's owner is gone (its host is this one, and its PID
+	// is free or now belongs to a process that started after the run).
+	Dead   bool
+	Reason string
+}
+
+// Planned is a run and what the sweep decided for it.
+type Planned struct {
+	LeftoverRun
+	Decision
+}
+
+// Removal is the outcome of removing one leftover: Err is nil when it was
+// removed or already gone.
+type Removal struct {
+	LeftoverObject
+	Err error
+}
+
+// Process is what a sweep knows of a process on this host.
+type Process struct {
+	Alive bool
+	// Started is when the process started; zero when unknown.
+	Started time.Time
+}
+
+// SweepOptions configure a backend's sweeper. Every field has a default,
+// which the backend's constructor documents.
+type SweepOptions struct {
+	// Host is this host's name, as behaves.host would say it.
+	Host string
+	// PIDNamespace is this process's PID namespace, as
+	// behaves.pid-namespace would say it.
+	PIDNamespace string
+	// Process looks a process up on this host.
+	Process func(pid int) Process
+	// Now is the clock.
+	Now func() time.Time
+	// Only, when set, restricts the sweep to the runs whose ID it accepts:
+	// the others are neither decided nor removed. Tests use it so that they
+	// can only ever touch their own runs.
+	Only func(runID string) bool
+	// ListTimeout bounds each list call.
+	ListTimeout time.Duration
+	// RemoveTimeout bounds each removal.
+	RemoveTimeout time.Duration
+}
+
+// Sweeper finds the leftovers that runs left on a backend, decides which
+// runs are dead, and removes their leftovers (*docker.Sweeper for Docker).
+type Sweeper interface {
+	// Plan lists the leftovers grouped by run and decides each run;
+	// olderThan (0: off) also removes runs that started longer ago.
+	Plan(ctx context.Context, olderThan time.Duration) ([]Planned, error)
+	// Remove removes a run's containers, then its volumes, and reports each.
+	Remove(ctx context.Context, run LeftoverRun) []Removal
+	Close() error
+}
