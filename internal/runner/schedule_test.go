@@ -349,11 +349,23 @@ func TestAcquisition(t *testing.T) {
 func TestRunStopsWhenTheSandboxIsLost(t *testing.T) {
 	t.Parallel()
 	lostErr := errors.New("the engine became unreachable: connection refused")
-	sb := &fakeSandbox{runErr: func(inv Invocation) error {
-		if strings.Join(inv.Args, " ") == "p0 c1" {
-			return errors.Join(errors.New("removing container x: connection refused"), Lost(lostErr))
+	var sb *fakeSandbox
+	sb = &fakeSandbox{runErr: func(inv Invocation) error {
+		if strings.Join(inv.Args, " ") != "p0 c1" {
+			return nil
 		}
-		return nil
+		// The loss comes once p0 c0 is in flight: two workers may take
+		// p0's cases in either order, and under load the second may start
+		// c1 before the first starts c0.
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			sb.mu.Lock()
+			started := slices.Contains(sb.ran, "p0 c0")
+			sb.mu.Unlock()
+			if started {
+				break
+			}
+		}
+		return errors.Join(errors.New("removing container x: connection refused"), Lost(lostErr))
 	}}
 	const programs, cases = 100, 20 // more programs than the room (2 + 2*MaxBatch)
 	obs, err := Run(context.Background(), sb, jobsOf(programs, cases), Options{Parallel: 2})
