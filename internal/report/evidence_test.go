@@ -1,10 +1,12 @@
-package report
+package report_test
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/runner"
 )
 
@@ -13,13 +15,13 @@ import (
 // (durations to the millisecond), and an omitted stream is not whole.
 func TestRunnerEventRoundTrip(t *testing.T) {
 	t.Parallel()
-	in := fixtureInput()
+	in := reporttest.Input()
 	n := 0
 	for i, obs := range in.Observations {
 		for k, ev := range obs.Events {
-			e := buildEvent(ev)
-			e.Stdout, e.StdoutBase64 = encodeStream(ev.Stdout.Data)
-			e.Stderr, e.StderrBase64 = encodeStream(ev.Stderr.Data)
+			e := report.BuildEvent(ev)
+			e.Stdout, e.StdoutBase64 = report.EncodeStream(ev.Stdout.Data)
+			e.Stderr, e.StderrBase64 = report.EncodeStream(ev.Stderr.Data)
 			got, whole := e.RunnerEvent()
 			want := ev
 			want.Duration = want.Duration.Truncate(1e6)
@@ -43,7 +45,7 @@ func TestRunnerEventRoundTrip(t *testing.T) {
 	if n < 4 {
 		t.Fatalf("only %d events checked", n)
 	}
-	e := buildEvent(in.Observations[0].Events[0])
+	e := report.BuildEvent(in.Observations[0].Events[0])
 	e.StdoutOmitted = true
 	if _, whole := e.RunnerEvent(); whole {
 		t.Error("an event whose stdout was omitted counts as whole")
