@@ -12,6 +12,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/rescore"
 	"github.com/behaves-dev/behaves/internal/spec"
+	"github.com/behaves-dev/behaves/internal/terminal"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -123,7 +124,7 @@ func rescoreCommand(args []string, env Env) int {
 	if werr == nil {
 		topts.After = []string{wroteLine(*outPath, "", "")}
 	}
-	if err := report.WriteTerminal(env.Stdout, rep, topts); err != nil {
+	if err := terminal.Write(env.Stdout, rep, topts); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: writing the summary: %v\n", err)
 	}
 	return code

@@ -11,6 +11,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/shard"
 	"github.com/behaves-dev/behaves/internal/spec"
+	"github.com/behaves-dev/behaves/internal/terminal"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -164,7 +165,7 @@ func runSpec(ctx context.Context, env Env, cfg runConfig) int {
 			fmt.Fprintf(env.Stderr, "behaves: %v\n", err)
 		}
 	}()
-	progress := report.NewProgress(env.Stderr, plan.Cases(), env.Terminal)
+	progress := terminal.NewProgress(env.Stderr, plan.Cases(), env.Terminal)
 	opt := engine.Options{RunID: runID, StartedAt: started, Cleanup: env.Cleanup, OnCase: progress.Case,
 		Version: version(), GitHub: origin, PassAt: cfg.passAt}
 
@@ -221,7 +222,7 @@ func runSpec(ctx context.Context, env Env, cfg runConfig) int {
 	if wrote != "" {
 		topts.After = []string{wrote}
 	}
-	if err := report.WriteTerminal(env.Stdout, rep, topts); err != nil {
+	if err := terminal.Write(env.Stdout, rep, topts); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: writing the summary: %v\n", err)
 	}
 	if done.Err != nil {

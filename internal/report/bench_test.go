@@ -18,12 +18,4 @@ func BenchmarkRender(b *testing.B) {
 			}
 		}
 	})
-	b.Run("terminal", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if err := report.WriteTerminal(io.Discard, r, report.TerminalOptions{MaxCaseDetails: -1}); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
 }

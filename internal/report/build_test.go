@@ -52,26 +52,3 @@ func TestReadBuild(t *testing.T) {
 		t.Errorf("a build with resource_limit disk: %v, want refused", err)
 	}
 }
-
-// The terminal shows a failed build once, with the compiler's output,
-// and sums up its cases in one line.
-func TestTerminalFailedBuild(t *testing.T) {
-	t.Parallel()
-	var buf bytes.Buffer
-	if err := report.WriteTerminal(&buf, reporttest.FailedBuild(), report.TerminalOptions{Token: strings.Repeat("t", 32)}); err != nil {
-		t.Fatal(err)
-	}
-	out := buf.String()
-	for _, want := range []string{
-		"   build: gcc /program/main.c · exit code 1\n",
-		"   build stderr (19 bytes):\n     | main.c:1: error: x\n",
-		"   false  all 1 cases: build failed: exit 1: main.c:1: error: x\n",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("terminal lacks %q:\n%s", want, out)
-		}
-	}
-	if strings.Contains(out, "exit code: expected") {
-		t.Errorf("terminal details the cases one by one:\n%s", out)
-	}
-}

@@ -49,6 +49,3 @@ func (w *Writer) Omitted() int { return w.omitted }
 
 // Used is the bytes of w's entries as they stand.
 func (w *Writer) Used() int64 { return w.used }
-
-// Excerpt is the start of the output a summary holds (nil when none).
-func (c *Case) Excerpt() *[2][]byte { return c.excerpt }

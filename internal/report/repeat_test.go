@@ -234,26 +234,3 @@ func TestReadRefusesRunForgery(t *testing.T) {
 		t.Errorf("Read of a report without runs = %v, %v; want false, nil", r.Verdict, err)
 	}
 }
-
-// TestRepeatTerminal guards the terminal's account of runs: the
-// nondeterministic case counted apart in the program's header and in the
-// summary line, and its runs listed with the ones that are not true.
-func TestRepeatTerminal(t *testing.T) {
-	t.Parallel()
-	in, _ := reporttest.RepeatInput()
-	var buf bytes.Buffer
-	if err := report.WriteTerminal(&buf, report.Build(in), report.TerminalOptions{Token: strings.Repeat("t", 32)}); err != nil {
-		t.Fatal(err)
-	}
-	goldentest.Check(t, "terminal_repeat.golden", buf.Bytes())
-	for _, want := range []string{
-		"== coin: undetermined (2 of 3 cases true; 1 nondeterministic)",
-		"runs: 3 (2 true, 1 false, 0 undetermined); the expectation and output below are run 1's",
-		`run 2: false: stdout: expected "0", got "1\xff"`,
-		"programs: 0 true, 0 false, 1 undetermined (1 nondeterministic) · cases: 2 true, 0 false, 1 undetermined (1 nondeterministic)",
-	} {
-		if !strings.Contains(buf.String(), want) {
-			t.Errorf("the terminal lacks %q:\n%s", want, buf.String())
-		}
-	}
-}

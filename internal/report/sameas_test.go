@@ -107,30 +107,6 @@ func TestReadReferenceEvents(t *testing.T) {
 	}
 }
 
-// TestSameAsTerminal: the terminal shows a differing same_as case with the
-// reference's output as what is expected, next to the candidate's.
-func TestSameAsTerminal(t *testing.T) {
-	t.Parallel()
-	r, err := report.Read(bytes.NewReader(reporttest.SameAs(t, report.DefaultMaxReportSize)), 1<<20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	if err := report.WriteTerminal(&out, r, report.TerminalOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	s := out.String()
-	for _, want := range []string{
-		`same as reference "ref" (2 run(s); the exit code and stdout compared)`,
-		"expected:\n       | 1 2\n",
-		"actual (4 bytes):\n       | 2 1\n",
-	} {
-		if !strings.Contains(s, want) {
-			t.Errorf("the terminal lacks %q:\n%s", want, s)
-		}
-	}
-}
-
 // TestExpectedExitCode: a same_as case whose reference could not answer
 // expects no known exit code, and the renderings say so instead of 0.
 func TestExpectedExitCode(t *testing.T) {

@@ -24,10 +24,19 @@ import (
 // (--max-report-size).
 const DefaultMaxReportSize int64 = 256 << 20
 
-// excerptBytes is how much of a stream a summary keeps in memory for the
-// terminal: what block shows at most, plus a rune's worth so that it can
-// cut on a rune boundary.
-const excerptBytes = blockMaxBytes + utf8.UTFMax
+// DefaultExcerpts is how many cases that are not true keep the start of
+// their output in a Writer's summaries when WriterOptions.Excerpts is 0:
+// as many as the terminal rendering describes by default.
+const DefaultExcerpts = 100
+
+// ExcerptMax is how much of each stream a summary's excerpt holds for a
+// renderer (Case.HeldOutput): the terminal shows at most that much of a
+// stream.
+const ExcerptMax = 4096
+
+// excerptBytes is what a summary keeps of a stream: ExcerptMax plus a
+// rune's worth, so that a renderer can cut on a rune boundary.
+const excerptBytes = ExcerptMax + utf8.UTFMax
 
 // JSON indentation of the report's nesting levels, as Encode writes them.
 const (
@@ -44,7 +53,7 @@ type WriterOptions struct {
 	MaxSize int64
 	// Excerpts is how many cases that are not true keep the start of
 	// their output in memory for the terminal, the first in the spec's
-	// order (0 means DefaultMaxCaseDetails, what WriteTerminal describes).
+	// order (0 means DefaultExcerpts).
 	Excerpts int
 }
 
@@ -96,7 +105,7 @@ type entry struct {
 // the spool takes there). Close removes the spool.
 func NewWriter(path string, opt WriterOptions) (*Writer, error) {
 	if opt.Excerpts <= 0 {
-		opt.Excerpts = DefaultMaxCaseDetails
+		opt.Excerpts = DefaultExcerpts
 	}
 	spool, err := os.MkdirTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.spool")
 	if err != nil {

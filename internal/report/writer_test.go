@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/behaves-dev/behaves/internal/report"
@@ -18,7 +17,7 @@ import (
 // TestWriterMatchesEncode guards the spooled report against the in-memory
 // one: cases added as they are judged, then assembled from the spool, give
 // the same bytes as Encode (the golden file), the spool is gone, and the
-// summaries render the same terminal text.
+// summaries Commit returns cannot be encoded as the report.
 func TestWriterMatchesEncode(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -48,17 +47,6 @@ func TestWriterMatchesEncode(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("folder holds %d entries, want only the report", len(entries))
-	}
-	var term, wantTerm bytes.Buffer
-	opt := report.TerminalOptions{Token: strings.Repeat("t", 32)}
-	if err := report.WriteTerminal(&term, sum, opt); err != nil {
-		t.Fatal(err)
-	}
-	if err := report.WriteTerminal(&wantTerm, reporttest.Report(), opt); err != nil {
-		t.Fatal(err)
-	}
-	if term.String() != wantTerm.String() {
-		t.Errorf("the summaries render differently:\n%s\n--- want\n%s", term.String(), wantTerm.String())
 	}
 	// A summary is never written as if it were the evidence.
 	if err := report.Encode(&bytes.Buffer{}, sum); err == nil {
@@ -224,19 +212,12 @@ func TestWriterExcerpts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for j, c := range r.Programs[0].Cases {
-		ex := c.Excerpt()
-		if got, want := ex != nil, j < 2; got != want {
+		stdout, stderr := c.HeldOutput()
+		if got, want := stdout != nil, j < 2; got != want {
 			t.Errorf("case %d: excerpt held %v, want %v", j, got, want)
 		}
-		if ex != nil && (len(ex[0]) != report.ExcerptBytes || len(ex[1]) != report.ExcerptBytes) {
-			t.Errorf("case %d: excerpt of %d and %d bytes, want %d", j, len(ex[0]), len(ex[1]), report.ExcerptBytes)
+		if stdout != nil && (len(stdout) != report.ExcerptBytes || len(stderr) != report.ExcerptBytes) {
+			t.Errorf("case %d: excerpt of %d and %d bytes, want %d", j, len(stdout), len(stderr), report.ExcerptBytes)
 		}
-	}
-	var out bytes.Buffer
-	if err := report.WriteTerminal(&out, r, report.TerminalOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(out.String(), "more bytes not shown") || !strings.Contains(out.String(), "not held in memory") {
-		t.Errorf("terminal does not say what it leaves out:\n%s", out.String())
 	}
 }

@@ -1,7 +1,8 @@
-package report_test
+package terminal
 
 import (
 	"bytes"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -19,7 +20,7 @@ const testToken = "0123456789abcdef0123456789abcdef"
 
 func TestTerminalGolden(t *testing.T) {
 	t.Parallel()
-	for name, opt := range map[string]report.TerminalOptions{
+	for name, opt := range map[string]Options{
 		"terminal.golden":         {},
 		"terminal_actions.golden": {GitHubActions: true, Token: testToken},
 		"terminal_verbose.golden": {Verbose: true},
@@ -28,7 +29,7 @@ func TestTerminalGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var buf bytes.Buffer
-			if err := report.WriteTerminal(&buf, reporttest.Report(), opt); err != nil {
+			if err := Write(&buf, reporttest.Report(), opt); err != nil {
 				t.Fatal(err)
 			}
 			goldentest.Check(t, name, buf.Bytes())
@@ -41,7 +42,7 @@ func TestTerminalAllTrue(t *testing.T) {
 	in := reporttest.Input()
 	in.Spec.Programs = in.Spec.Programs[:1]
 	var buf bytes.Buffer
-	if err := report.WriteTerminal(&buf, report.Build(in), report.TerminalOptions{}); err != nil {
+	if err := Write(&buf, report.Build(in), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -68,7 +69,7 @@ func TestTerminalCaseFile(t *testing.T) {
 	}
 	target.File, target.Line, target.Col = "tests/cases.jsonl", 7, 1
 	var buf bytes.Buffer
-	if err := report.WriteTerminal(&buf, r, report.TerminalOptions{}); err != nil {
+	if err := Write(&buf, r, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -83,13 +84,13 @@ func TestTerminalCaseFile(t *testing.T) {
 func TestTerminalToken(t *testing.T) {
 	t.Parallel()
 	for _, tok := range []string{"short", testToken + "\n::error::x", "pause-logging-is-not-ok!"} {
-		if err := report.WriteTerminal(&bytes.Buffer{}, reporttest.Report(), report.TerminalOptions{GitHubActions: true, Token: tok}); err == nil {
+		if err := Write(&bytes.Buffer{}, reporttest.Report(), Options{GitHubActions: true, Token: tok}); err == nil {
 			t.Errorf("token %q accepted", tok)
 		}
 	}
 	// No token: one is drawn, and the region closes with it.
 	var buf bytes.Buffer
-	if err := report.WriteTerminal(&buf, reporttest.Report(), report.TerminalOptions{GitHubActions: true}); err != nil {
+	if err := Write(&buf, reporttest.Report(), Options{GitHubActions: true}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
@@ -106,7 +107,7 @@ func TestTerminalToken(t *testing.T) {
 func TestTerminalMaxCaseDetails(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	if err := report.WriteTerminal(&buf, reporttest.Report(), report.TerminalOptions{MaxCaseDetails: 1}); err != nil {
+	if err := Write(&buf, reporttest.Report(), Options{MaxCaseDetails: 1}); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -117,7 +118,7 @@ func TestTerminalMaxCaseDetails(t *testing.T) {
 		t.Errorf("a case past the bound is described:\n%s", out)
 	}
 	buf.Reset()
-	if err := report.WriteTerminal(&buf, reporttest.Report(), report.TerminalOptions{MaxCaseDetails: 3}); err != nil {
+	if err := Write(&buf, reporttest.Report(), Options{MaxCaseDetails: 3}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "… 1 more case that is not true is not described here") {
@@ -240,11 +241,11 @@ var sgr = regexp.MustCompile("\x1b\\[(?:0|31|32|33|39)m")
 func TestHostileOutput(t *testing.T) {
 	t.Parallel()
 	r := hostileReport()
-	for _, opt := range []report.TerminalOptions{{GitHubActions: true}, {}, {Color: true}, {GitHubActions: true, Color: true, Verbose: true}} {
+	for _, opt := range []Options{{GitHubActions: true}, {}, {Color: true}, {GitHubActions: true, Color: true, Verbose: true}} {
 		actions := opt.GitHubActions
 		opt.Token = testToken
 		var buf bytes.Buffer
-		if err := report.WriteTerminal(&buf, r, opt); err != nil {
+		if err := Write(&buf, r, opt); err != nil {
 			t.Fatal(err)
 		}
 		out := buf.String()
@@ -309,7 +310,7 @@ func TestTerminalMissingImageOncePerProfile(t *testing.T) {
 	in.Results = append(in.Results, in.Results[3])
 	in.Programs = append(in.Programs, in.Programs[3])
 	var buf bytes.Buffer
-	if err := report.WriteTerminal(&buf, report.Build(in), report.TerminalOptions{}); err != nil {
+	if err := Write(&buf, report.Build(in), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -318,5 +319,129 @@ func TestTerminalMissingImageOncePerProfile(t *testing.T) {
 	}
 	if !strings.Contains(out, "   undetermined  all 2 cases: as for missing-image (profile python)\n") {
 		t.Errorf("the second program does not point at the first:\n%s", out)
+	}
+}
+
+// The terminal shows a failed build once, with the compiler's output,
+// and sums up its cases in one line.
+func TestTerminalFailedBuild(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	if err := Write(&buf, reporttest.FailedBuild(), Options{Token: strings.Repeat("t", 32)}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"   build: gcc /program/main.c · exit code 1\n",
+		"   build stderr (19 bytes):\n     | main.c:1: error: x\n",
+		"   false  all 1 cases: build failed: exit 1: main.c:1: error: x\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("terminal lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "exit code: expected") {
+		t.Errorf("terminal details the cases one by one:\n%s", out)
+	}
+}
+
+// TestRepeatTerminal guards the terminal's account of runs: the
+// nondeterministic case counted apart in the program's header and in the
+// summary line, and its runs listed with the ones that are not true.
+func TestRepeatTerminal(t *testing.T) {
+	t.Parallel()
+	in, _ := reporttest.RepeatInput()
+	var buf bytes.Buffer
+	if err := Write(&buf, report.Build(in), Options{Token: strings.Repeat("t", 32)}); err != nil {
+		t.Fatal(err)
+	}
+	goldentest.Check(t, "terminal_repeat.golden", buf.Bytes())
+	for _, want := range []string{
+		"== coin: undetermined (2 of 3 cases true; 1 nondeterministic)",
+		"runs: 3 (2 true, 1 false, 0 undetermined); the expectation and output below are run 1's",
+		`run 2: false: stdout: expected "0", got "1\xff"`,
+		"programs: 0 true, 0 false, 1 undetermined (1 nondeterministic) · cases: 2 true, 0 false, 1 undetermined (1 nondeterministic)",
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("the terminal lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
+
+// TestSameAsTerminal: the terminal shows a differing same_as case with the
+// reference's output as what is expected, next to the candidate's.
+func TestSameAsTerminal(t *testing.T) {
+	t.Parallel()
+	r, err := report.Read(bytes.NewReader(reporttest.SameAs(t, report.DefaultMaxReportSize)), 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Write(&out, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	for _, want := range []string{
+		`same as reference "ref" (2 run(s); the exit code and stdout compared)`,
+		"expected:\n       | 1 2\n",
+		"actual (4 bytes):\n       | 2 1\n",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the terminal lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+// TestSummariesRenderAsReport guards what a run renders: the summaries a
+// report.Writer's Commit returns (no output but the excerpts) render the
+// same text as the report they stand for.
+func TestSummariesRenderAsReport(t *testing.T) {
+	t.Parallel()
+	w, err := report.NewWriter(filepath.Join(t.TempDir(), "report.json"), report.WriterOptions{MaxSize: report.DefaultMaxReportSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	in := reporttest.AddAll(w, reporttest.Input())
+	sum, err := w.Commit(report.Build(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var term, wantTerm bytes.Buffer
+	opt := Options{Token: strings.Repeat("t", 32)}
+	if err := Write(&term, sum, opt); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(&wantTerm, reporttest.Report(), opt); err != nil {
+		t.Fatal(err)
+	}
+	if term.String() != wantTerm.String() {
+		t.Errorf("the summaries render differently:\n%s\n--- want\n%s", term.String(), wantTerm.String())
+	}
+}
+
+// TestSummaryExcerpts guards a run's rendering of output it does not
+// hold: a summary's excerpt is shown as the start of the output, and a
+// summary without one says where the output is.
+func TestSummaryExcerpts(t *testing.T) {
+	t.Parallel()
+	F := verdict.False
+	in := reporttest.BudgetRun([]verdict.Verdict{F, F, F, F}, 64<<10)
+	w, err := report.NewWriter(filepath.Join(t.TempDir(), "report.json"), report.WriterOptions{Excerpts: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	in = reporttest.AddAll(w, in)
+	r, err := w.Commit(report.Build(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Write(&out, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "more bytes not shown") || !strings.Contains(out.String(), "not held in memory") {
+		t.Errorf("terminal does not say what it leaves out:\n%s", out.String())
 	}
 }
