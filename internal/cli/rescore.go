@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/rescore"
 	"github.com/behaves-dev/behaves/internal/spec"
@@ -100,7 +101,7 @@ func rescoreCommand(args []string, env Env) int {
 		printMessages(env.Stderr, env, lines...)
 		return ExitUsage
 	}
-	rep := report.Build(report.Input{
+	rep := assemble.Report(assemble.Input{
 		Spec:         sp,
 		Observations: ev.Observations,
 		Results:      ev.Results,

@@ -8,8 +8,9 @@
 // junit, htmlreport) take a report alone, and Escape is the one-line inert
 // form they build on.
 //
-// Build is a pure assembly of the spec, the observations and the verdicts;
-// it runs nothing and judges nothing. A run writes its report through a
+// It knows nothing of the spec: package assemble turns the spec, the
+// observations and the verdicts into a report's entries, and a test keeps
+// this package from importing spec. A run writes its report through a
 // Writer, which spools each case's entry next to the report as soon as it
 // is judged, keeps only a bounded summary in memory, holds the case
 // entries within a size budget (--max-report-size) and renames the

@@ -5,16 +5,10 @@ import "bytes"
 // What the external tests (package report_test, whose reports
 // reporttest builds as a run builds them) need of the package's insides.
 
-var (
-	CheckShape   = checkShape
-	BuildEvent   = buildEvent
-	EncodeStream = encodeStream
-	CaseOf       = caseOf
-)
+var CheckShape = checkShape
 
 const (
 	MaxNesting   = maxNesting
-	ReasonNotRun = reasonNotRun
 	ExcerptBytes = excerptBytes
 )
 

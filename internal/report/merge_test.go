@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/spec"
@@ -18,7 +19,7 @@ import (
 var testDigest = "sha256:" + reporttest.Hex64('d')
 
 // shardTable puts the fixture's four programs on shards by on (1-based).
-func shardTable(in report.Input, on []int) []report.ShardProgram {
+func shardTable(in assemble.Input, on []int) []report.ShardProgram {
 	t := make([]report.ShardProgram, len(in.Spec.Programs))
 	for i, p := range in.Spec.Programs {
 		t[i] = report.ShardProgram{ID: p.ID, Name: p.Name, Group: p.Group, File: p.File, Profile: p.Profile,
@@ -50,7 +51,7 @@ func shardReport(t *testing.T, i, count int, on []int, digest string) report.Rep
 	in.RunID = "shard-" + string(rune('0'+i))
 	in.StartedAt = reporttest.StartedAt.Add(time.Duration(i) * time.Second)
 	in.Shard = &report.Shard{Index: i, Count: count, SpecDigest: digest, Programs: shardTable(full, on)}
-	return roundTrip(t, report.Build(in))
+	return roundTrip(t, assemble.Report(in))
 }
 
 func roundTrip(t *testing.T, r report.Report) report.Report {
@@ -246,13 +247,13 @@ func TestReadChecksShard(t *testing.T) {
 // judges the whole); a run with no programs is still undetermined.
 func TestEmptyShard(t *testing.T) {
 	t.Parallel()
-	in := report.Input{Spec: &spec.Spec{Path: "behaves.yml"}, RunID: "r",
+	in := assemble.Input{Spec: &spec.Spec{Path: "behaves.yml"}, RunID: "r",
 		Shard: &report.Shard{Index: 2, Count: 2, SpecDigest: testDigest, Programs: []report.ShardProgram{{ID: "a", Cases: 1, Shard: 1}}}}
-	if r := roundTrip(t, report.Build(in)); r.Verdict != verdict.True {
+	if r := roundTrip(t, assemble.Report(in)); r.Verdict != verdict.True {
 		t.Errorf("empty shard: %s, want true", r.Verdict)
 	}
 	in.Shard = nil
-	if r := report.Build(in); r.Verdict != verdict.Undetermined {
+	if r := assemble.Report(in); r.Verdict != verdict.Undetermined {
 		t.Errorf("no programs: %s, want undetermined", r.Verdict)
 	}
 }

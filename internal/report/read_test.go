@@ -3,11 +3,11 @@ package report_test
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/spec"
@@ -52,7 +52,8 @@ func TestStdinExcerpt(t *testing.T) {
 		{"x" + long, "x" + long[:report.StdinExcerptMax-2], ""}, // 511 would split a rune
 	}
 	for _, tt := range tests {
-		c := report.CaseOf(reporttest.WithStdin(reporttest.Case("k", 1, verdict.Expectation{}), tt.stdin), nil, nil, nil)
+		var c report.Case
+		c.SetStdin([]byte(tt.stdin))
 		if c.StdinSize != int64(len(tt.stdin)) || c.StdinExcerpt != tt.text || c.StdinExcerptBase64 != tt.b64 {
 			t.Errorf("stdin %q: size %d, excerpt %q, base64 %q; want %d, %q, %q",
 				tt.stdin, c.StdinSize, c.StdinExcerpt, c.StdinExcerptBase64, len(tt.stdin), tt.text, tt.b64)
@@ -61,15 +62,12 @@ func TestStdinExcerpt(t *testing.T) {
 			t.Errorf("stdin %q: StdinExcerptData = %q, not its start", tt.stdin, got)
 		}
 	}
-	golden, err := os.ReadFile("testdata/report.golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := golden
+	written := reporttest.Encoded(t, reporttest.Report())
+	old := written
 	for _, key := range []string{"stdin_size", "stdin_excerpt", "stdin_excerpt_base64"} {
 		old = regexp.MustCompile(`\n *"`+key+`": [^\n]*`).ReplaceAll(old, nil)
 	}
-	if bytes.Contains(old, []byte("stdin_excerpt")) || len(old) == len(golden) {
+	if bytes.Contains(old, []byte("stdin_excerpt")) || len(old) == len(written) {
 		t.Fatal("the test did not remove the stdin keys")
 	}
 	r, err := report.Read(bytes.NewReader(old), 1<<20)
@@ -82,13 +80,11 @@ func TestStdinExcerpt(t *testing.T) {
 }
 
 // TestReadRefusesForgery guards Read against edited reports: each edit of
-// the golden report must be refused with a message naming the problem.
+// the fixture's report, as behaves writes it, must be refused with a
+// message naming the problem.
 func TestReadRefusesForgery(t *testing.T) {
 	t.Parallel()
-	golden, err := os.ReadFile("testdata/report.golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	written := reporttest.Encoded(t, reporttest.Report())
 	programs := func(m map[string]any) []any { return m["programs"].([]any) }
 	program := func(m map[string]any, i int) map[string]any { return programs(m)[i].(map[string]any) }
 	tests := []struct {
@@ -202,7 +198,7 @@ func TestReadRefusesForgery(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var m map[string]any
-			if err := json.Unmarshal(golden, &m); err != nil {
+			if err := json.Unmarshal(written, &m); err != nil {
 				t.Fatal(err)
 			}
 			tt.edit(m)
@@ -216,11 +212,11 @@ func TestReadRefusesForgery(t *testing.T) {
 			}
 		})
 	}
-	if _, err := report.Read(bytes.NewReader(append(golden, "{}"...)), 1<<20); err == nil {
+	if _, err := report.Read(bytes.NewReader(append(written, "{}"...)), 1<<20); err == nil {
 		t.Error("Read accepted data after the report")
 	}
-	if r, err := report.Read(bytes.NewReader(golden), 1<<20); err != nil || r.Verdict != verdict.False {
-		t.Errorf("Read(golden) = %v, %v; want false, nil", r.Verdict, err)
+	if r, err := report.Read(bytes.NewReader(written), 1<<20); err != nil || r.Verdict != verdict.False {
+		t.Errorf("Read(fixture) = %v, %v; want false, nil", r.Verdict, err)
 	}
 }
 
@@ -228,11 +224,8 @@ func TestReadRefusesForgery(t *testing.T) {
 // accepts is one it accepts again once re-encoded, with the same verdict
 // and counts (nothing it accepted depends on what Encode drops).
 func FuzzRead(f *testing.F) {
-	golden, err := os.ReadFile("testdata/report.golden.json")
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(golden)
+	written := reporttest.Encoded(f, reporttest.Report())
+	f.Add(written)
 	f.Add([]byte(`{}`))
 	f.Add([]byte(`{"schema":"behaves.report/v1","programs":null}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -263,7 +256,7 @@ func TestCaseFile(t *testing.T) {
 	in := reporttest.Input()
 	sc := &in.Spec.Programs[0].Cases[0]
 	sc.File, sc.Pos = "tests/fizz.jsonl", spec.Pos{File: "tests/fizz.jsonl", Line: 3, Col: 1}
-	rep := report.Build(in)
+	rep := assemble.Report(in)
 	var buf bytes.Buffer
 	if err := report.Encode(&buf, rep); err != nil {
 		t.Fatal(err)
@@ -289,13 +282,10 @@ func TestCaseFile(t *testing.T) {
 	if c := back.Programs[0].Cases[0]; c.File != "tests/fizz.jsonl" || c.Line != 3 || c.Col != 1 {
 		t.Errorf("read back: file %q at %d:%d", c.File, c.Line, c.Col)
 	}
-	golden, err := os.ReadFile("testdata/report.golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	written := reporttest.Encoded(t, reporttest.Report())
 	caseFile := regexp.MustCompile(`\n {10}"file": [^\n]*`) // a case's keys are 10 deep
-	old := caseFile.ReplaceAll(golden, nil)
-	if len(old) == len(golden) || !bytes.Contains(old, []byte(`"file"`)) {
+	old := caseFile.ReplaceAll(written, nil)
+	if len(old) == len(written) || !bytes.Contains(old, []byte(`"file"`)) {
 		t.Fatal("the test did not remove the cases' file keys, or removed the programs' too")
 	}
 	if _, err := report.Read(bytes.NewReader(old), 1<<20); err != nil {

@@ -3,120 +3,16 @@ package report_test
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/behaves-dev/behaves/internal/goldentest"
+	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
-
-// TestRepeatReport guards a case's runs in the report: every run's event
-// and verdict in runs[], event the first run's, the nondeterministic case
-// undetermined and counted apart, a case that ran once without runs; and
-// the golden file reads back.
-func TestRepeatReport(t *testing.T) {
-	t.Parallel()
-	in, _ := reporttest.RepeatInput()
-	r := report.Build(in)
-	var buf bytes.Buffer
-	if err := report.Encode(&buf, r); err != nil {
-		t.Fatal(err)
-	}
-	goldentest.Check(t, "report_repeat.golden.json", buf.Bytes())
-
-	cs := r.Programs[0].Cases
-	if c := cs[0]; c.Verdict != verdict.Undetermined || !c.Nondeterministic || len(c.Runs) != 3 ||
-		!strings.HasPrefix(c.Reason, "nondeterministic: 2 of 3 runs true (run 2 false: ") {
-		t.Errorf("parity: %s nondeterministic=%v %d runs %q", c.Verdict, c.Nondeterministic, len(c.Runs), c.Reason)
-	}
-	if c := cs[0]; c.Runs[1].Verdict != verdict.False || string(c.Runs[1].Event.StdoutData()) != "1\xff\n" ||
-		c.Runs[1].Event.StdoutBase64 == "" || string(c.Runs[1].Event.StderrData()) != "odd\n" {
-		t.Errorf("parity run 2: %s stdout %q (base64 %q) stderr %q", c.Runs[1].Verdict, c.Runs[1].Event.StdoutData(),
-			c.Runs[1].Event.StdoutBase64, c.Runs[1].Event.StderrData())
-	}
-	if c := cs[1]; c.Verdict != verdict.True || c.Nondeterministic || len(c.Runs) != 2 || c.RunCount() != 2 {
-		t.Errorf("steady: %s nondeterministic=%v %d runs", c.Verdict, c.Nondeterministic, len(c.Runs))
-	}
-	if c := cs[2]; c.Verdict != verdict.True || len(c.Runs) != 0 || c.RunCount() != 1 {
-		t.Errorf("once: %s %d runs", c.Verdict, len(c.Runs))
-	}
-	want := report.Counts{Programs: report.Tally{Total: 1, Undetermined: 1, Nondeterministic: 1},
-		Cases: report.Tally{Total: 3, True: 2, Undetermined: 1, Nondeterministic: 1}}
-	if r.Counts != want || r.Verdict != verdict.Undetermined {
-		t.Errorf("counts %+v verdict %s, want %+v undetermined", r.Counts, r.Verdict, want)
-	}
-	back, err := report.Read(bytes.NewReader(buf.Bytes()), 1<<20)
-	if err != nil {
-		t.Fatalf("Read: %v", err)
-	}
-	if back.Counts != want || !back.Programs[0].Cases[0].Nondeterministic {
-		t.Errorf("Read: counts %+v", back.Counts)
-	}
-}
-
-// TestRepeatWriter guards the spool with runs: cases added with their runs
-// as a run goes assemble to the same bytes as Encode, each run's output in
-// its own event; and under a budget too small for any output, every run's
-// output is left out, not only the first's, and the report still reads.
-func TestRepeatWriter(t *testing.T) {
-	t.Parallel()
-	in, runs := reporttest.RepeatInput()
-	want, err := os.ReadFile(filepath.Join("testdata", "report_repeat.golden.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	write := func(max int64) []byte {
-		t.Helper()
-		path := filepath.Join(t.TempDir(), "report.json")
-		w, err := report.NewWriter(path, report.WriterOptions{MaxSize: max})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer w.Close()
-		for j, c := range in.Spec.Programs[0].Cases {
-			w.AddCase(0, j, c, runs[j], in.Results[0][j], nil)
-		}
-		dropped := in
-		dropped.Observations = []runner.Observation{in.Observations[0]}
-		dropped.Observations[0].Events = nil // the runner kept no output: the writer has it
-		dropped.Runs = nil
-		if _, err := w.Commit(report.Build(dropped)); err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	if got := write(report.DefaultMaxReportSize); !bytes.Equal(got, want) {
-		t.Errorf("the spooled report differs from the encoded one:\n%s", got)
-	}
-
-	got := write(1) // no output fits
-	r, err := report.Read(bytes.NewReader(got), 1<<20)
-	if err != nil {
-		t.Fatalf("Read of the budgeted report: %v", err)
-	}
-	if r.OutputOmittedCases != 3 {
-		t.Errorf("output_omitted_cases = %d, want 3", r.OutputOmittedCases)
-	}
-	c := r.Programs[0].Cases[0]
-	for k, run := range c.Runs {
-		e := run.Event
-		if !e.StdoutOmitted || e.Stdout != "" || e.StdoutBase64 != "" || e.StdoutKeptBytes == 0 {
-			t.Errorf("run %d: stdout omitted=%v %q %q kept %d", k+1, e.StdoutOmitted, e.Stdout, e.StdoutBase64, e.StdoutKeptBytes)
-		}
-	}
-	if !c.Runs[1].Event.StderrOmitted || c.Verdict != verdict.Undetermined || !c.Nondeterministic {
-		t.Errorf("run 2 stderr omitted=%v, case %s nondeterministic=%v", c.Runs[1].Event.StderrOmitted, c.Verdict, c.Nondeterministic)
-	}
-}
 
 // TestRepeatBudgetCountsEveryRun guards the size budget: the extra runs'
 // output counts against it. A budget that holds the case with one run's
@@ -131,7 +27,7 @@ func TestRepeatBudgetCountsEveryRun(t *testing.T) {
 	// The steady case's entry is about 6 KiB without output and 17.5 KiB
 	// with it (4,001 bytes in event, runs[0] and runs[1]); run once, it is
 	// about 6 KiB with its output.
-	w, err := report.NewWriter(filepath.Join(t.TempDir(), "r.json"), report.WriterOptions{MaxSize: 14 << 10})
+	w, err := assemble.NewWriter(filepath.Join(t.TempDir(), "r.json"), report.WriterOptions{MaxSize: 14 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +36,7 @@ func TestRepeatBudgetCountsEveryRun(t *testing.T) {
 	if w.Omitted() != 1 || w.Used() > 14<<10 {
 		t.Errorf("omitted %d cases, used %d bytes; want the case left out within the budget", w.Omitted(), w.Used())
 	}
-	single, err := report.NewWriter(filepath.Join(t.TempDir(), "r.json"), report.WriterOptions{MaxSize: 14 << 10})
+	single, err := assemble.NewWriter(filepath.Join(t.TempDir(), "r.json"), report.WriterOptions{MaxSize: 14 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,14 +48,11 @@ func TestRepeatBudgetCountsEveryRun(t *testing.T) {
 }
 
 // TestReadRefusesRunForgery guards Read against edited runs: each edit of
-// the repeat golden report must be refused, and a report of an earlier
+// the repeat report must be refused, and a report of an earlier
 // behaves (no runs, no nondeterministic) still reads.
 func TestReadRefusesRunForgery(t *testing.T) {
 	t.Parallel()
-	golden, err := os.ReadFile("testdata/report_repeat.golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	written := reporttest.Encoded(t, reporttest.RepeatReport())
 	kase := func(m map[string]any, j int) map[string]any {
 		return m["programs"].([]any)[0].(map[string]any)["cases"].([]any)[j].(map[string]any)
 	}
@@ -194,7 +87,7 @@ func TestReadRefusesRunForgery(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var m map[string]any
-			if err := json.Unmarshal(golden, &m); err != nil {
+			if err := json.Unmarshal(written, &m); err != nil {
 				t.Fatal(err)
 			}
 			tt.edit(m)
@@ -209,10 +102,7 @@ func TestReadRefusesRunForgery(t *testing.T) {
 	}
 
 	// An earlier behaves wrote neither runs nor nondeterministic.
-	old, err := os.ReadFile("testdata/report.golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	old := reporttest.Encoded(t, reporttest.Report())
 	var m map[string]any
 	if err := json.Unmarshal(old, &m); err != nil {
 		t.Fatal(err)

@@ -3,58 +3,12 @@ package report_test
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
-
-// TestSameAsReport guards a same_as case in the report: its reference's
-// runs in reference_events with their output (text and base64), the
-// expectation the reference stands for (its exit code and output) beside
-// same_as, and the report reads back; a written case has neither.
-func TestSameAsReport(t *testing.T) {
-	t.Parallel()
-	r, err := report.Read(bytes.NewReader(reporttest.SameAs(t, report.DefaultMaxReportSize)), 1<<20)
-	if err != nil {
-		t.Fatalf("Read: %v", err)
-	}
-	c := r.Programs[0].Cases[0]
-	if c.Verdict != verdict.False || !strings.Contains(c.Reason, `not the same as reference "ref"`) {
-		t.Errorf("case: %s %q", c.Verdict, c.Reason)
-	}
-	if len(c.ReferenceEvents) != 2 || string(c.ReferenceEvents[0].StdoutData()) != "1 2\n" ||
-		string(c.ReferenceEvents[1].StderrData()) != "warn\xff\n" || c.ReferenceEvents[1].StderrBase64 == "" {
-		t.Fatalf("reference_events: %+v", c.ReferenceEvents)
-	}
-	if string(c.Event.StdoutData()) != "2 1\n" {
-		t.Errorf("event stdout %q", c.Event.StdoutData())
-	}
-	sa := c.Expect.SameAs
-	if sa == nil || sa.Reference != "ref" || len(sa.Streams) != 1 || sa.Streams[0] != "stdout" {
-		t.Fatalf("expect.same_as: %+v", sa)
-	}
-	if c.Expect.Stdout == nil || c.Expect.Stdout.Value != "1 2\n" || c.Expect.Stdout.Verdict != verdict.False || c.Expect.Stderr != nil {
-		t.Errorf("expect.stdout: %+v", c.Expect.Stdout)
-	}
-	if p := r.Programs[0].Cases[1]; p.Expect.SameAs != nil || len(p.ReferenceEvents) != 0 {
-		t.Errorf("plain case: %+v %d reference events", p.Expect.SameAs, len(p.ReferenceEvents))
-	}
-
-	// Under a budget too small for any output, the reference's output is
-	// left out with the case's, and the report still reads.
-	r, err = report.Read(bytes.NewReader(reporttest.SameAs(t, 1)), 1<<20)
-	if err != nil {
-		t.Fatalf("Read of the budgeted report: %v", err)
-	}
-	for k, e := range r.Programs[0].Cases[0].ReferenceEvents {
-		if !e.StdoutOmitted || e.Stdout != "" || e.StdoutSHA256 == "" {
-			t.Errorf("reference event %d kept its output under the budget: %+v", k, e)
-		}
-	}
-}
 
 // TestReadReferenceEvents: a report of an earlier behaves (no
 // reference_events, no same_as) reads; reference events on a case that is

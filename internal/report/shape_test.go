@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/runner"
@@ -23,10 +23,7 @@ import (
 // a reference_events bomb) are what TestForgedReportsCostLittle reads.
 func TestShapeRefuses(t *testing.T) {
 	t.Parallel()
-	golden, err := os.ReadFile("testdata/report.golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	written := reporttest.Encoded(t, reporttest.Report())
 	sameAs := reporttest.SameAs(t, report.DefaultMaxReportSize)
 	group := func(m map[string]any) map[string]any { return m["groups"].([]any)[0].(map[string]any) }
 	kase := func(m map[string]any, p, c int) map[string]any {
@@ -46,16 +43,16 @@ func TestShapeRefuses(t *testing.T) {
 		edit   func(m map[string]any)
 		want   string
 	}{
-		{"17 values of k", golden, func(m map[string]any) {
+		{"17 values of k", written, func(m map[string]any) {
 			pa := map[string]any{}
 			for k := 1; k <= 17; k++ {
 				pa[strconv.Itoa(k)] = nil
 			}
 			group(m)["pass_at"] = pa
 		}, "groups[0].pass_at: more than 16 keys"},
-		{"k 0", golden, func(m map[string]any) { group(m)["pass_at"] = map[string]any{"0": 0.0} }, `groups[0].pass_at: key "0" is not a k from 1 to 10000`},
-		{"k beyond the ceiling", golden, func(m map[string]any) { group(m)["pass_at"] = map[string]any{"10001": 0.0} }, `key "10001" is not a k`},
-		{"groups with different k", golden, func(m map[string]any) {
+		{"k 0", written, func(m map[string]any) { group(m)["pass_at"] = map[string]any{"0": 0.0} }, `groups[0].pass_at: key "0" is not a k from 1 to 10000`},
+		{"k beyond the ceiling", written, func(m map[string]any) { group(m)["pass_at"] = map[string]any{"10001": 0.0} }, `key "10001" is not a k`},
+		{"groups with different k", written, func(m map[string]any) {
 			other := map[string]any{}
 			for k, v := range group(m) {
 				other[k] = v
@@ -63,14 +60,14 @@ func TestShapeRefuses(t *testing.T) {
 			other["pass_at"] = map[string]any{"1": 0.0, "3": nil}
 			m["groups"] = append(m["groups"].([]any), other)
 		}, "groups[1].pass_at: k = "},
-		{"17 reasons", golden, func(m map[string]any) {
+		{"17 reasons", written, func(m map[string]any) {
 			rs := map[string]any{}
 			for k := 1; k <= 17; k++ {
 				rs[strconv.Itoa(k)] = "x"
 			}
 			group(m)["pass_at_reasons"] = rs
 		}, "groups[0].pass_at_reasons: more than 16 keys"},
-		{"101 runs", golden, func(m map[string]any) {
+		{"101 runs", written, func(m map[string]any) {
 			runs := make([]any, 101)
 			for i := range runs {
 				runs[i] = map[string]any{"verdict": "true", "reason": "", "event": kase(m, 0, 0)["event"]}
@@ -90,11 +87,11 @@ func TestShapeRefuses(t *testing.T) {
 			// The decoder fills reference_events from this key too.
 			kase(m, 0, 1)["Reference_Events"] = events(m, 1)
 		}, `programs[0].cases[1]: key "Reference_Events" is not "reference_events"`},
-		{"a key folded by Unicode", golden, func(m map[string]any) {
+		{"a key folded by Unicode", written, func(m map[string]any) {
 			m["ſchema"] = report.Schema // U+017F folds to s
 		}, `the report: key "ſchema" is not "schema"`},
-		{"a missing case key", golden, func(m map[string]any) { delete(kase(m, 1, 0), "event") }, `programs[1].cases[0] has no "event"`},
-		{"empty strings by the million", golden, func(m map[string]any) {
+		{"a missing case key", written, func(m map[string]any) { delete(kase(m, 1, 0), "event") }, `programs[1].cases[0] has no "event"`},
+		{"empty strings by the million", written, func(m map[string]any) {
 			// 3 bytes of JSON each, 16 bytes of string header in memory.
 			p := m["programs"].([]any)[0].(map[string]any)
 			p["sandbox_warnings"] = make([]any, 3<<20)
@@ -132,16 +129,13 @@ func TestShapeRefuses(t *testing.T) {
 // decoder's bound, and JSON that ends early.
 func TestShapeRefusesRawJSON(t *testing.T) {
 	t.Parallel()
-	golden, err := os.ReadFile("testdata/report.golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := string(golden[1:])
+	written := reporttest.Encoded(t, reporttest.Report())
+	body := string(written[1:])
 	for _, tt := range []struct{ name, data, want string }{
 		{"a key twice", `{"verdict": "true",` + body, `the report: "verdict" is given twice`},
-		{"a case key twice", strings.Replace(string(golden), `"args": [`, `"args": [], "args": [`, 1), `programs[0].cases[0]: "args" is given twice`},
+		{"a case key twice", strings.Replace(string(written), `"args": [`, `"args": [], "args": [`, 1), `programs[0].cases[0]: "args" is given twice`},
 		{"deep nesting", `{"x": ` + strings.Repeat("[", report.MaxNesting+1) + strings.Repeat("]", report.MaxNesting+1) + "," + body, "nested more than 10000 deep"},
-		{"cut", string(golden[:len(golden)/2]), "JSON"},
+		{"cut", string(written[:len(written)/2]), "JSON"},
 		{"not an object", `[]`, "not a report"},
 	} {
 		if err := report.CheckShape([]byte(tt.data)); err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -157,10 +151,6 @@ func TestShapeRefusesRawJSON(t *testing.T) {
 // no output at all (the shape whose JSON is smallest for its structs).
 func TestShapeCostOfRealReports(t *testing.T) {
 	t.Parallel()
-	var golden bytes.Buffer
-	if err := report.Encode(&golden, reporttest.Report()); err != nil {
-		t.Fatal(err)
-	}
 	var big, many bytes.Buffer
 	br := reporttest.Big()
 	br.RunID = "run-big"
@@ -171,7 +161,7 @@ func TestShapeCostOfRealReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, data := range map[string][]byte{
-		"fixture": golden.Bytes(), "same_as": reporttest.SameAs(t, report.DefaultMaxReportSize), "big": big.Bytes(), "50,000 cases": many.Bytes(),
+		"fixture": reporttest.Encoded(t, reporttest.Report()), "same_as": reporttest.SameAs(t, report.DefaultMaxReportSize), "big": big.Bytes(), "50,000 cases": many.Bytes(),
 	} {
 		cost, err := report.DecodeCost(data)
 		if err != nil {
@@ -191,7 +181,7 @@ func TestShapeCostOfRealReports(t *testing.T) {
 // manyCases is a report of one program per 10 cases, n cases in all, each
 // false with no output: as small as a real case gets in JSON.
 func manyCases(n int) report.Report {
-	in := report.Input{Spec: &spec.Spec{Path: "behaves.yml", Root: "."}, StartedAt: reporttest.StartedAt, Duration: time.Minute, RunID: "run-many"}
+	in := assemble.Input{Spec: &spec.Spec{Path: "behaves.yml", Root: "."}, StartedAt: reporttest.StartedAt, Duration: time.Minute, RunID: "run-many"}
 	for p := range n / 10 {
 		var cases []spec.Case
 		var events []runner.Event
@@ -206,5 +196,5 @@ func manyCases(n int) report.Report {
 		in.Observations = append(in.Observations, runner.Observation{Acquisition: runner.AcquisitionComplete, Settings: reporttest.Settings, Events: events})
 		in.Results = append(in.Results, results)
 	}
-	return report.Build(in)
+	return assemble.Report(in)
 }

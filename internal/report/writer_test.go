@@ -9,56 +9,17 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
-// TestWriterMatchesEncode guards the spooled report against the in-memory
-// one: cases added as they are judged, then assembled from the spool, give
-// the same bytes as Encode (the golden file), the spool is gone, and the
-// summaries Commit returns cannot be encoded as the report.
-func TestWriterMatchesEncode(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "report.json")
-	w, err := report.NewWriter(path, report.WriterOptions{MaxSize: report.DefaultMaxReportSize})
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := reporttest.AddAll(w, reporttest.Input())
-	sum, err := w.Commit(report.Build(in))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := os.ReadFile(filepath.Join("testdata", "report.golden.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("the spooled report differs from the encoded one:\n%s", got)
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-		t.Errorf("folder holds %d entries, want only the report", len(entries))
-	}
-	// A summary is never written as if it were the evidence.
-	if err := report.Encode(&bytes.Buffer{}, sum); err == nil {
-		t.Errorf("Encode wrote a report of summaries")
-	}
-}
-
 // entrySizes are the bytes of the first case's entry in the report, with
 // and without its output (all of budgetRun's are alike).
-func entrySizes(t *testing.T, in report.Input) (full, bare int64) {
+func entrySizes(t *testing.T, in assemble.Input) (full, bare int64) {
 	t.Helper()
-	full, bare, err := report.EntrySizes(report.Build(in).Programs[0].Cases[0])
+	full, bare, err := report.EntrySizes(assemble.Report(in).Programs[0].Cases[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +30,7 @@ func entrySizes(t *testing.T, in report.Input) (full, bare int64) {
 }
 
 // spoolSize is the bytes in w's spool folder.
-func spoolSize(t *testing.T, w *report.Writer) int64 {
+func spoolSize(t *testing.T, w *assemble.Writer) int64 {
 	t.Helper()
 	entries, err := os.ReadDir(w.SpoolDir())
 	if err != nil {
@@ -102,19 +63,19 @@ func TestWriterBudget(t *testing.T) {
 	budget := 4*full + 6*bare // four entries with output, the rest without
 	dir := t.TempDir()
 	path := filepath.Join(dir, "report.json")
-	w, err := report.NewWriter(path, report.WriterOptions{MaxSize: budget})
+	w, err := assemble.NewWriter(path, report.WriterOptions{MaxSize: budget})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
 	for j, c := range in.Spec.Programs[0].Cases {
-		w.AddCase(0, j, c, []report.RunResult{{Event: in.Observations[0].Events[j], Result: in.Results[0][j]}}, in.Results[0][j], nil)
+		w.AddCase(0, j, c, []assemble.RunResult{{Event: in.Observations[0].Events[j], Result: in.Results[0][j]}}, in.Results[0][j], nil)
 		if got := spoolSize(t, w); got > budget {
 			t.Fatalf("after case %d the spool holds %d bytes, over the budget %d", j, got, budget)
 		}
 	}
 	in = reporttest.AddAll(w, in) // already added: nothing changes
-	if _, err := w.Commit(report.Build(in)); err != nil {
+	if _, err := w.Commit(assemble.Report(in)); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
@@ -172,15 +133,15 @@ func TestWriterBudgetRanks(t *testing.T) {
 	verdicts := []verdict.Verdict{U, F, F, T, U}
 	in := reporttest.BudgetRun(verdicts, n)
 	full, bare := entrySizes(t, in)
-	w, err := report.NewWriter(filepath.Join(t.TempDir(), "report.json"), report.WriterOptions{MaxSize: full + 4*bare})
+	w, err := assemble.NewWriter(filepath.Join(t.TempDir(), "report.json"), report.WriterOptions{MaxSize: full + 4*bare})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
 	for j, c := range in.Spec.Programs[0].Cases {
-		w.AddCase(0, j, c, []report.RunResult{{Event: in.Observations[0].Events[j], Result: in.Results[0][j]}}, in.Results[0][j], nil)
+		w.AddCase(0, j, c, []assemble.RunResult{{Event: in.Observations[0].Events[j], Result: in.Results[0][j]}}, in.Results[0][j], nil)
 	}
-	r, err := w.Commit(report.Build(in))
+	r, err := w.Commit(assemble.Report(in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,15 +160,15 @@ func TestWriterExcerpts(t *testing.T) {
 	t.Parallel()
 	F := verdict.False
 	in := reporttest.BudgetRun([]verdict.Verdict{F, F, F, F}, 64<<10)
-	w, err := report.NewWriter(filepath.Join(t.TempDir(), "report.json"), report.WriterOptions{Excerpts: 2})
+	w, err := assemble.NewWriter(filepath.Join(t.TempDir(), "report.json"), report.WriterOptions{Excerpts: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
 	for _, j := range []int{3, 1, 2, 0} { // finished out of order
-		w.AddCase(0, j, in.Spec.Programs[0].Cases[j], []report.RunResult{{Event: in.Observations[0].Events[j], Result: in.Results[0][j]}}, in.Results[0][j], nil)
+		w.AddCase(0, j, in.Spec.Programs[0].Cases[j], []assemble.RunResult{{Event: in.Observations[0].Events[j], Result: in.Results[0][j]}}, in.Results[0][j], nil)
 	}
-	r, err := w.Commit(report.Build(in))
+	r, err := w.Commit(assemble.Report(in))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,9 @@
-// Package reporttest holds the runs that the tests of the report, its
-// builder and its renderers share, for tests only: a spec, the runner's
-// observations and the judge's verdicts, and the reports built from them
-// as a run builds them. A report's tests read and render what behaves
-// writes, so their fixtures are built, not written by hand.
+// Package reporttest holds the runs that the tests of the report, of its
+// builder (package assemble) and of its renderers share, for tests only:
+// a spec, the runner's observations and the judge's verdicts, and the
+// reports assembled from them as a run assembles them. A report's tests
+// read and render what behaves writes, so their fixtures are assembled,
+// not written by hand.
 package reporttest
 
 import (
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
@@ -120,7 +122,7 @@ func Check(what string, v verdict.Verdict, expected, actual, reason string) verd
 // Input is a small run covering the three verdicts, a truncated stream,
 // invalid UTF-8 output, a sandbox error, a program whose image is missing
 // and a sandbox warning.
-func Input() report.Input {
+func Input() assemble.Input {
 	fizz := "1\n2\nFizz\n4\nBuzz\n"
 	invalid := "ok\xff\xfe\n"
 	big := "line 1\nline 2\nline 3\nli"
@@ -177,12 +179,12 @@ func Input() report.Input {
 			Reasons: []string{MissingImage},
 			Events:  []runner.Event{{Limits: Limits, SandboxError: MissingImage}, {Limits: Limits, SandboxError: MissingImage}}},
 	}
-	return report.Input{
+	return assemble.Input{
 		Spec:         sp,
 		Observations: obs,
 		// The verdicts are the judge's, as in a real run.
 		Results: Judged(sp, obs),
-		Programs: []report.ProgramResult{
+		Programs: []assemble.ProgramResult{
 			{Duration: 400 * time.Millisecond},
 			{Duration: 5400 * time.Millisecond},
 			{},
@@ -197,7 +199,7 @@ func Input() report.Input {
 }
 
 // Report is the report of Input.
-func Report() report.Report { return report.Build(Input()) }
+func Report() report.Report { return assemble.Report(Input()) }
 
 // MissingImage is the sandbox's reason for Input's program whose image is
 // missing.
@@ -222,7 +224,7 @@ var ErrRun = errors.New("docker daemon unreachable")
 // nondeterministic one (true, false with output that is not text, true), a
 // steady one (two true runs) and one that ran once. Results are judged and
 // folded as a run does; runs[j] are case j's runs.
-func RepeatInput() (in report.Input, runs [][]report.RunResult) {
+func RepeatInput() (in assemble.Input, runs [][]assemble.RunResult) {
 	parity := Case("parity", 14, verdict.Expectation{Stdout: Equals("0")})
 	parity.Repeat = 3
 	steady := Case("steady", 18, verdict.Expectation{Stdout: Equals("ok")})
@@ -238,26 +240,26 @@ func RepeatInput() (in report.Input, runs [][]report.RunResult) {
 		{Event(IntP(0), "ok\n"), Event(IntP(0), "ok\n")},
 		{Event(IntP(0), "ok\n")},
 	}
-	runs = make([][]report.RunResult, len(evs))
+	runs = make([][]assemble.RunResult, len(evs))
 	results := make([]verdict.CaseResult, len(evs))
 	first := make([]runner.Event, len(evs))
 	for j, c := range sp.Programs[0].Cases {
 		var rs []verdict.CaseResult
 		for _, ev := range evs[j] {
 			res := verdict.Judge(c.Expect, ev)
-			runs[j] = append(runs[j], report.RunResult{Event: ev, Result: res})
+			runs[j] = append(runs[j], assemble.RunResult{Event: ev, Result: res})
 			rs = append(rs, res)
 		}
 		results[j] = verdict.Fold(rs).CaseResult
 		first[j] = evs[j][0]
 	}
-	in = report.Input{
+	in = assemble.Input{
 		Spec: sp,
 		Observations: []runner.Observation{{ExecutionID: "55555555-5555-4555-8555-555555555555",
 			Acquisition: runner.AcquisitionComplete, Settings: Settings, Events: first}},
 		Results:   [][]verdict.CaseResult{results},
-		Runs:      [][][]report.RunResult{runs},
-		Programs:  []report.ProgramResult{{Duration: time.Second}},
+		Runs:      [][][]assemble.RunResult{runs},
+		Programs:  []assemble.ProgramResult{{Duration: time.Second}},
 		RunID:     "run-0002",
 		StartedAt: StartedAt,
 		Duration:  time.Second,
@@ -266,7 +268,7 @@ func RepeatInput() (in report.Input, runs [][]report.RunResult) {
 	return in, runs
 }
 
-// SameAs writes, through a report.Writer whose case entries total at most
+// SameAs writes, through a Writer whose case entries total at most
 // max bytes, a program with a same_as case that differs from its
 // reference (which ran twice, agreeing, on "2 1") and a written case, and
 // returns the report's bytes.
@@ -286,25 +288,25 @@ func SameAs(t testing.TB, max int64) []byte {
 	plainRes := verdict.Judge(plain.Expect, plainEv)
 
 	path := filepath.Join(t.TempDir(), "report.json")
-	w, err := report.NewWriter(path, report.WriterOptions{MaxSize: max})
+	w, err := assemble.NewWriter(path, report.WriterOptions{MaxSize: max})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	w.AddCase(0, 0, diff, []report.RunResult{{Event: cand, Result: res}}, res, refs)
-	w.AddCase(0, 1, plain, []report.RunResult{{Event: plainEv, Result: plainRes}}, plainRes, nil)
-	in := report.Input{
+	w.AddCase(0, 0, diff, []assemble.RunResult{{Event: cand, Result: res}}, res, refs)
+	w.AddCase(0, 1, plain, []assemble.RunResult{{Event: plainEv, Result: plainRes}}, plainRes, nil)
+	in := assemble.Input{
 		Spec: sp,
 		Observations: []runner.Observation{{ExecutionID: "55555555-5555-4555-8555-555555555555",
 			Acquisition: runner.AcquisitionComplete, Settings: Settings}},
 		Results:   [][]verdict.CaseResult{{res, plainRes}},
-		Programs:  []report.ProgramResult{{Duration: time.Second}},
+		Programs:  []assemble.ProgramResult{{Duration: time.Second}},
 		RunID:     "run-0003",
 		StartedAt: StartedAt,
 		Duration:  time.Second,
 		Version:   "v0.1.0-test",
 	}
-	if _, err := w.Commit(report.Build(in)); err != nil {
+	if _, err := w.Commit(assemble.Report(in)); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(path)
@@ -332,7 +334,7 @@ func FailedBuild() report.Report {
 		Build: &runner.Event{ExitCode: &code, Stderr: runner.Stream{Data: []byte("main.c:1: error: x\n"), Bytes: 19}, Command: []string{"gcc", "/program/main.c"}},
 	}
 	res := verdict.Judge(verdict.Expectation{}, ev)
-	return report.Build(report.Input{
+	return assemble.Report(assemble.Input{
 		Spec: sp, Observations: []runner.Observation{obs}, Results: [][]verdict.CaseResult{{res}},
 		RunID: "r",
 	})
@@ -341,7 +343,7 @@ func FailedBuild() report.Report {
 // Big is 50 programs of 20 cases each: a third false with multi-line
 // output, a third undetermined, the rest true.
 func Big() report.Report {
-	in := report.Input{Spec: &spec.Spec{Path: "behaves.yml", Root: "."}, StartedAt: StartedAt, Duration: time.Minute}
+	in := assemble.Input{Spec: &spec.Spec{Path: "behaves.yml", Root: "."}, StartedAt: StartedAt, Duration: time.Minute}
 	out := strings.Repeat("some output line\n", 200)
 	for p := range 50 {
 		var cases []spec.Case
@@ -360,12 +362,12 @@ func Big() report.Report {
 		in.Observations = append(in.Observations, runner.Observation{Acquisition: runner.AcquisitionComplete, Settings: Settings, Events: events})
 		in.Results = append(in.Results, results)
 	}
-	return report.Build(in)
+	return assemble.Report(in)
 }
 
 // BudgetRun is a program with one case per verdict given, each writing n
 // control characters to stdout and to stderr.
-func BudgetRun(verdicts []verdict.Verdict, n int) report.Input {
+func BudgetRun(verdicts []verdict.Verdict, n int) assemble.Input {
 	out := bytes.Repeat([]byte{1}, n)
 	p := Program("flood", "flood.sh", 1)
 	var events []runner.Event
@@ -378,7 +380,7 @@ func BudgetRun(verdicts []verdict.Verdict, n int) report.Input {
 		events = append(events, ev)
 		results = append(results, verdict.CaseResult{Verdict: v, Reason: "r"})
 	}
-	return report.Input{
+	return assemble.Input{
 		Spec:         &spec.Spec{Path: "behaves.yml", Root: ".", Programs: []spec.Program{p}},
 		Observations: []runner.Observation{{Events: events, Acquisition: runner.AcquisitionComplete}},
 		Results:      [][]verdict.CaseResult{results},
@@ -388,11 +390,11 @@ func BudgetRun(verdicts []verdict.Verdict, n int) report.Input {
 // AddAll gives w every case of in, as a run does while it goes, and
 // returns in with the observations' output dropped (what the runner keeps
 // when the caller takes the output through OnEvent).
-func AddAll(w *report.Writer, in report.Input) report.Input {
+func AddAll(w *assemble.Writer, in assemble.Input) assemble.Input {
 	for i, p := range in.Spec.Programs {
 		for j, c := range p.Cases {
 			if j < len(in.Observations[i].Events) {
-				w.AddCase(i, j, c, []report.RunResult{{Event: in.Observations[i].Events[j], Result: in.Results[i][j]}}, in.Results[i][j], nil)
+				w.AddCase(i, j, c, []assemble.RunResult{{Event: in.Observations[i].Events[j], Result: in.Results[i][j]}}, in.Results[i][j], nil)
 			}
 		}
 	}
@@ -406,4 +408,21 @@ func AddAll(w *report.Writer, in report.Input) report.Input {
 	}
 	in.Observations = obs
 	return in
+}
+
+// RepeatReport is the report of RepeatInput.
+func RepeatReport() report.Report {
+	in, _ := RepeatInput()
+	return assemble.Report(in)
+}
+
+// Encoded is r as report.Encode writes it: what behaves writes of r
+// (package assemble's golden files hold Input's and RepeatInput's).
+func Encoded(t testing.TB, r report.Report) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := report.Encode(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

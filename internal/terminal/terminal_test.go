@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/goldentest"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reporttest"
@@ -42,7 +43,7 @@ func TestTerminalAllTrue(t *testing.T) {
 	in := reporttest.Input()
 	in.Spec.Programs = in.Spec.Programs[:1]
 	var buf bytes.Buffer
-	if err := Write(&buf, report.Build(in), Options{}); err != nil {
+	if err := Write(&buf, assemble.Report(in), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -154,7 +155,7 @@ func hostileReport() report.Report {
 			}, hostile, "::error::arg"),
 		),
 	}}
-	return report.Build(report.Input{
+	return assemble.Report(assemble.Input{
 		Spec:         sp,
 		Observations: []runner.Observation{{Acquisition: runner.AcquisitionPartial, Reasons: []string{hostile}, SandboxWarnings: []string{hostile}, Events: []runner.Event{ev}}},
 		Results: [][]verdict.CaseResult{{{Verdict: verdict.False, Reason: "got " + hostileOutput, Checks: []verdict.Check{
@@ -310,7 +311,7 @@ func TestTerminalMissingImageOncePerProfile(t *testing.T) {
 	in.Results = append(in.Results, in.Results[3])
 	in.Programs = append(in.Programs, in.Programs[3])
 	var buf bytes.Buffer
-	if err := Write(&buf, report.Build(in), Options{}); err != nil {
+	if err := Write(&buf, assemble.Report(in), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -352,7 +353,7 @@ func TestRepeatTerminal(t *testing.T) {
 	t.Parallel()
 	in, _ := reporttest.RepeatInput()
 	var buf bytes.Buffer
-	if err := Write(&buf, report.Build(in), Options{Token: strings.Repeat("t", 32)}); err != nil {
+	if err := Write(&buf, assemble.Report(in), Options{Token: strings.Repeat("t", 32)}); err != nil {
 		t.Fatal(err)
 	}
 	goldentest.Check(t, "terminal_repeat.golden", buf.Bytes())
@@ -397,13 +398,13 @@ func TestSameAsTerminal(t *testing.T) {
 // same text as the report they stand for.
 func TestSummariesRenderAsReport(t *testing.T) {
 	t.Parallel()
-	w, err := report.NewWriter(filepath.Join(t.TempDir(), "report.json"), report.WriterOptions{MaxSize: report.DefaultMaxReportSize})
+	w, err := assemble.NewWriter(filepath.Join(t.TempDir(), "report.json"), report.WriterOptions{MaxSize: report.DefaultMaxReportSize})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
 	in := reporttest.AddAll(w, reporttest.Input())
-	sum, err := w.Commit(report.Build(in))
+	sum, err := w.Commit(assemble.Report(in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,13 +428,13 @@ func TestSummaryExcerpts(t *testing.T) {
 	t.Parallel()
 	F := verdict.False
 	in := reporttest.BudgetRun([]verdict.Verdict{F, F, F, F}, 64<<10)
-	w, err := report.NewWriter(filepath.Join(t.TempDir(), "report.json"), report.WriterOptions{Excerpts: 2})
+	w, err := assemble.NewWriter(filepath.Join(t.TempDir(), "report.json"), report.WriterOptions{Excerpts: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
 	in = reporttest.AddAll(w, in)
-	r, err := w.Commit(report.Build(in))
+	r, err := w.Commit(assemble.Report(in))
 	if err != nil {
 		t.Fatal(err)
 	}
