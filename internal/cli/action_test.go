@@ -183,7 +183,7 @@ func commandsOf(t *testing.T, log string) []string {
 	for _, c := range actionstest.Commands(log) {
 		switch {
 		case c.Name == "stop-commands" && regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(c.Data):
-			tokens[c.Data] = true // behaves' own region (report.NewToken)
+			tokens[c.Data] = true // behaves' own region (terminal.NewToken)
 		case tokens[c.Name]:
 		default:
 			out = append(out, c.Text)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/ghlimits"
 	gh "github.com/behaves-dev/behaves/internal/publish/github"
 	"github.com/behaves-dev/behaves/internal/report"
@@ -37,7 +38,7 @@ func manySpec(programs, cases int) map[string]string {
 
 // manyCasesReport writes the report of a run of the spec in ws, every case
 // of which exited 1 in 1ms with no output, and returns its path. It is made
-// as run makes one (spec.Load, verdict.Judge, report.Build), without the
+// as run makes one (spec.Load, verdict.Judge, assemble.Report), without the
 // run engine, whose spooling of one file a case would take most of the
 // test's time; it is this emulated run's (emuRunID, on emuHeadSHA).
 func manyCasesReport(t *testing.T, ws string) string {
@@ -47,7 +48,7 @@ func manyCasesReport(t *testing.T, ws string) string {
 		t.Fatal(err)
 	}
 	one := 1
-	in := report.Input{Spec: sp, RunID: "0123456789abcdef", StartedAt: time.Unix(1700000000, 0).UTC(), Duration: time.Minute,
+	in := assemble.Input{Spec: sp, RunID: "0123456789abcdef", StartedAt: time.Unix(1700000000, 0).UTC(), Duration: time.Minute,
 		Version: version(), GitHub: report.GitHub{RunID: emuRunID, RunAttempt: "1", Repository: "octo/repo",
 			EventName: "pull_request", SHA: "3333333333333333333333333333333333333333", HeadSHA: emuHeadSHA}}
 	for _, p := range sp.Programs {
@@ -60,14 +61,14 @@ func manyCasesReport(t *testing.T, ws string) string {
 		}
 		in.Observations = append(in.Observations, obs)
 		in.Results = append(in.Results, results)
-		in.Programs = append(in.Programs, report.ProgramResult{Duration: time.Duration(len(p.Cases)) * time.Millisecond})
+		in.Programs = append(in.Programs, assemble.ProgramResult{Duration: time.Duration(len(p.Cases)) * time.Millisecond})
 	}
 	path := filepath.Join(t.TempDir(), "behaves-report.json")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := report.Encode(f, report.Build(in)); err != nil {
+	if err := report.Encode(f, assemble.Report(in)); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {

@@ -11,9 +11,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
+	"github.com/behaves-dev/behaves/internal/terminal"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -181,14 +181,14 @@ func parseFlags(fs *flag.FlagSet, args []string, env Env) error {
 
 // messageOptions is how behaves' own messages are printed: under GitHub
 // Actions inside a stop-commands region, since they quote spec text.
-func messageOptions(env Env) report.TerminalOptions {
-	return report.TerminalOptions{GitHubActions: env.Getenv("GITHUB_ACTIONS") == "true"}
+func messageOptions(env Env) terminal.Options {
+	return terminal.Options{GitHubActions: env.Getenv("GITHUB_ACTIONS") == "true"}
 }
 
 // printMessages prints behaves' own messages, which may quote spec text,
-// to w as inert text (report.WriteMessages).
+// to w as inert text (terminal.WriteMessages).
 func printMessages(w io.Writer, env Env, lines ...string) {
-	if err := report.WriteMessages(w, lines, messageOptions(env)); err != nil {
+	if err := terminal.WriteMessages(w, lines, messageOptions(env)); err != nil {
 		fmt.Fprintf(w, "behaves: %v\n", err) // the options are fixed: does not happen
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/terminal"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -128,8 +129,8 @@ func mergeReports(env Env, cfg mergeConfig) (int, bool) {
 		fmt.Fprintf(env.Stderr, "behaves merge: writing the report: %v\n", err)
 		return ExitRunFailed, false
 	}
-	topts := report.TerminalOptions{GitHubActions: env.Getenv("GITHUB_ACTIONS") == "true", Token: report.NewToken()}
-	if err := report.WriteTerminal(env.Stdout, merged, topts); err != nil {
+	topts := terminal.Options{GitHubActions: env.Getenv("GITHUB_ACTIONS") == "true", Token: terminal.NewToken()}
+	if err := terminal.Write(env.Stdout, merged, topts); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves merge: writing the summary: %v\n", err)
 	}
 	lines := []string{fmt.Sprintf("behaves merge: %d of %d shard(s) merged into %s", len(merged.Shard.Merged), merged.Shard.Count, cfg.reportPath)}

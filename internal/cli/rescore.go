@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/rescore"
 	"github.com/behaves-dev/behaves/internal/spec"
+	"github.com/behaves-dev/behaves/internal/terminal"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -99,7 +101,7 @@ func rescoreCommand(args []string, env Env) int {
 		printMessages(env.Stderr, env, lines...)
 		return ExitUsage
 	}
-	rep := report.Build(report.Input{
+	rep := assemble.Report(assemble.Input{
 		Spec:         sp,
 		Observations: ev.Observations,
 		Results:      ev.Results,
@@ -123,7 +125,7 @@ func rescoreCommand(args []string, env Env) int {
 	if werr == nil {
 		topts.After = []string{wroteLine(*outPath, "", "")}
 	}
-	if err := report.WriteTerminal(env.Stdout, rep, topts); err != nil {
+	if err := terminal.Write(env.Stdout, rep, topts); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: writing the summary: %v\n", err)
 	}
 	return code

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/engine"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/shard"
 	"github.com/behaves-dev/behaves/internal/spec"
+	"github.com/behaves-dev/behaves/internal/terminal"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -112,7 +114,7 @@ func runSpec(ctx context.Context, env Env, cfg runConfig) int {
 	// earlier run, must not survive a spec error or a crash and be published
 	// as this run's. Until the run ends, the report says it did not finish.
 	early := func(err error, specErrs spec.Errors) report.Report {
-		return report.Build(report.Input{SpecPath: cfg.spec.path, RunID: runID, StartedAt: started,
+		return assemble.Report(assemble.Input{SpecPath: cfg.spec.path, RunID: runID, StartedAt: started,
 			Duration: time.Since(started), Err: err, SpecErrors: specErrs, Version: version(), GitHub: origin})
 	}
 	if err := report.WriteJSON(cfg.reportPath, early(errNotFinished, nil)); err != nil {
@@ -154,7 +156,7 @@ func runSpec(ctx context.Context, env Env, cfg runConfig) int {
 
 	// Each case's evidence goes to the report's spool as soon as it is
 	// judged; memory keeps a summary (see report.Writer).
-	out, err := report.NewWriter(cfg.reportPath, report.WriterOptions{MaxSize: cfg.maxReport})
+	out, err := assemble.NewWriter(cfg.reportPath, report.WriterOptions{MaxSize: cfg.maxReport})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", err)
 		return ExitRunFailed
@@ -164,7 +166,7 @@ func runSpec(ctx context.Context, env Env, cfg runConfig) int {
 			fmt.Fprintf(env.Stderr, "behaves: %v\n", err)
 		}
 	}()
-	progress := report.NewProgress(env.Stderr, plan.Cases(), env.Terminal)
+	progress := terminal.NewProgress(env.Stderr, plan.Cases(), env.Terminal)
 	opt := engine.Options{RunID: runID, StartedAt: started, Cleanup: env.Cleanup, OnCase: progress.Case,
 		Version: version(), GitHub: origin, PassAt: cfg.passAt}
 
@@ -221,7 +223,7 @@ func runSpec(ctx context.Context, env Env, cfg runConfig) int {
 	if wrote != "" {
 		topts.After = []string{wrote}
 	}
-	if err := report.WriteTerminal(env.Stdout, rep, topts); err != nil {
+	if err := terminal.Write(env.Stdout, rep, topts); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: writing the summary: %v\n", err)
 	}
 	if done.Err != nil {

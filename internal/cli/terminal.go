@@ -4,7 +4,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/terminal"
 )
 
 // terminalFlags are how run and rescore print their report on stdout:
@@ -34,11 +34,11 @@ func (tf *terminalFlags) check() error {
 // (never a redirected stdout or an Actions log) and honours NO_COLOR
 // (no-color.org: any non-empty value); always is the user's explicit
 // choice and wins over NO_COLOR.
-func (tf *terminalFlags) options(env Env) report.TerminalOptions {
+func (tf *terminalFlags) options(env Env) terminal.Options {
 	color := tf.color == "always" || tf.color == "auto" && env.StdoutTerminal && env.Getenv("NO_COLOR") == ""
-	return report.TerminalOptions{
+	return terminal.Options{
 		GitHubActions: env.Getenv("GITHUB_ACTIONS") == "true",
-		Token:         report.NewToken(),
+		Token:         terminal.NewToken(),
 		Verbose:       tf.verbose,
 		Color:         color,
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/shard"
@@ -16,11 +17,11 @@ import (
 )
 
 // Sink takes each case once it is judged, with its runs and its reference
-// runs (*report.Writer, which spools the evidence to disk). Each (p, c)
+// runs (*assemble.Writer, which spools the evidence to disk). Each (p, c)
 // arrives once; calls may come from several goroutines, one at a time per
 // case.
 type Sink interface {
-	AddCase(p, c int, sc spec.Case, runs []report.RunResult, res verdict.CaseResult, refs []runner.Event)
+	AddCase(p, c int, sc spec.Case, runs []assemble.RunResult, res verdict.CaseResult, refs []runner.Event)
 }
 
 // Plan is a run before it starts: the programs it runs (a shard's, or the
@@ -86,7 +87,7 @@ type Options struct {
 
 // Outcome is what a run came to.
 type Outcome struct {
-	// Report is built from every case (report.Build), before the sink
+	// Report is built from every case (assemble.Report), before the sink
 	// commits it.
 	Report report.Report
 	// Err is why the run itself failed (no sandbox, the sandbox lost,
@@ -162,7 +163,7 @@ func (p *Plan) Run(ctx context.Context, sb runner.Sandbox, opt Options, sink Sin
 					// Each (job, inv) arrives once, from one worker; Run
 					// returns only after every worker is done.
 					c, run := layouts[job].Case(inv)
-					runs := held.put(job, c, run, layouts[job].Count(c), report.RunResult{Event: ev, Result: judge(job, c, ev)})
+					runs := held.put(job, c, run, layouts[job].Count(c), assemble.RunResult{Event: ev, Result: judge(job, c, ev)})
 					if runs == nil {
 						return // more runs of the case to come
 					}
@@ -186,7 +187,7 @@ func (p *Plan) Run(ctx context.Context, sb runner.Sandbox, opt Options, sink Sin
 
 	// The cases whose runs did not all come in are judged on what did,
 	// and on the runner's record of the rest (why they did not run).
-	programs := make([]report.ProgramResult, len(jobs))
+	programs := make([]assemble.ProgramResult, len(jobs))
 	for i, prog := range sp.Programs {
 		var spent time.Duration
 		for _, ev := range obs[i].Events {
@@ -206,12 +207,12 @@ func (p *Plan) Run(ctx context.Context, sb runner.Sandbox, opt Options, sink Sin
 				if first+r < len(obs[i].Events) {
 					ev = obs[i].Events[first+r]
 				}
-				runs[r] = report.RunResult{Event: ev, Result: judge(i, c, ev)}
+				runs[r] = assemble.RunResult{Event: ev, Result: judge(i, c, ev)}
 			}
 			results[i][c] = foldRuns(runs)
 			sink.AddCase(i, c, sc, runs, results[i][c], refsOf(i, c))
 		}
-		programs[i] = report.ProgramResult{Duration: spent}
+		programs[i] = assemble.ProgramResult{Duration: spent}
 		// The report's event of a case is its first run's.
 		events := make([]runner.Event, len(prog.Cases))
 		for c := range prog.Cases {
@@ -222,7 +223,7 @@ func (p *Plan) Run(ctx context.Context, sb runner.Sandbox, opt Options, sink Sin
 		obs[i].Events = events
 	}
 
-	rep := report.Build(report.Input{
+	rep := assemble.Report(assemble.Input{
 		Spec:         sp,
 		Observations: obs,
 		Results:      results,
@@ -241,7 +242,7 @@ func (p *Plan) Run(ctx context.Context, sb runner.Sandbox, opt Options, sink Sin
 }
 
 // foldRuns is a case's verdict from its runs' (verdict.Fold).
-func foldRuns(runs []report.RunResult) verdict.CaseResult {
+func foldRuns(runs []assemble.RunResult) verdict.CaseResult {
 	rs := make([]verdict.CaseResult, len(runs))
 	for i, r := range runs {
 		rs[i] = r.Result

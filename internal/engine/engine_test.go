@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/shard"
@@ -93,7 +94,7 @@ type sunk struct {
 	n    int // how many times the case arrived
 }
 
-func (r *recordSink) AddCase(p, c int, sc spec.Case, runs []report.RunResult, res verdict.CaseResult, refs []runner.Event) {
+func (r *recordSink) AddCase(p, c int, sc spec.Case, runs []assemble.RunResult, res verdict.CaseResult, refs []runner.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.cases == nil {

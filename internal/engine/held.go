@@ -3,7 +3,7 @@ package engine
 import (
 	"sync"
 
-	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/assemble"
 )
 
 // heldRuns holds the runs of the cases that run more than once until the
@@ -14,7 +14,7 @@ type heldRuns struct {
 }
 
 type heldCase struct {
-	runs []report.RunResult
+	runs []assemble.RunResult
 	have []bool // which runs are in
 	left int
 }
@@ -24,16 +24,16 @@ func newHeldRuns() *heldRuns { return &heldRuns{runs: map[[2]int]*heldCase{}} }
 // put records run of case c of job (which has k runs) and returns every
 // run of the case once all k are in (then it holds them no more), else
 // nil.
-func (h *heldRuns) put(job, c, run, k int, r report.RunResult) []report.RunResult {
+func (h *heldRuns) put(job, c, run, k int, r assemble.RunResult) []assemble.RunResult {
 	if k <= 1 {
-		return []report.RunResult{r}
+		return []assemble.RunResult{r}
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	key := [2]int{job, c}
 	hc := h.runs[key]
 	if hc == nil {
-		hc = &heldCase{runs: make([]report.RunResult, k), have: make([]bool, k), left: k}
+		hc = &heldCase{runs: make([]assemble.RunResult, k), have: make([]bool, k), left: k}
 		h.runs[key] = hc
 	}
 	hc.runs[run], hc.have[run] = r, true
@@ -47,14 +47,14 @@ func (h *heldRuns) put(job, c, run, k int, r report.RunResult) []report.RunResul
 
 // take returns the k runs of case c of job held so far and which of them
 // are in (the others are zero), and holds them no more.
-func (h *heldRuns) take(job, c, k int) ([]report.RunResult, []bool) {
+func (h *heldRuns) take(job, c, k int) ([]assemble.RunResult, []bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	key := [2]int{job, c}
 	hc := h.runs[key]
 	delete(h.runs, key)
 	if hc == nil {
-		return make([]report.RunResult, k), make([]bool, k)
+		return make([]assemble.RunResult, k), make([]bool, k)
 	}
 	return hc.runs, hc.have
 }

@@ -14,6 +14,7 @@ import (
 
 	gojunit "github.com/joshdk/go-junit"
 
+	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/goldentest"
 	"github.com/behaves-dev/behaves/internal/junit/junittest"
 	"github.com/behaves-dev/behaves/internal/report"
@@ -92,7 +93,7 @@ func hostileReport(t *testing.T) report.Report {
 	truncated := ev(intp(0), long, "")
 	truncated.Stdout.Truncated = true
 	truncated.Stdout.Bytes = 1 << 20
-	in := report.Input{
+	in := assemble.Input{
 		Spec: sp,
 		Observations: []runner.Observation{
 			{ExecutionID: "e1", Acquisition: runner.AcquisitionComplete, Events: []runner.Event{ev(intp(0), "hi\n", "")}},
@@ -118,7 +119,7 @@ func hostileReport(t *testing.T) report.Report {
 		Duration:  1234 * time.Millisecond,
 		Version:   "test",
 	}
-	return roundTrip(t, report.Build(in))
+	return roundTrip(t, assemble.Report(in))
 }
 
 // roundTrip writes r as the JSON report and reads it back, checked.
@@ -246,7 +247,7 @@ func TestRunFailed(t *testing.T) {
 	for i := range 105 {
 		errs = append(errs, spec.Error{Pos: spec.Pos{File: "behaves.yml", Line: i + 1, Col: 3}, Msg: "unknown key \"\x1b]8;;x\x07\" ]]>"})
 	}
-	r := roundTrip(t, report.Build(report.Input{SpecPath: "behaves.yml", RunID: "run-0002", StartedAt: startedAt,
+	r := roundTrip(t, assemble.Report(assemble.Input{SpecPath: "behaves.yml", RunID: "run-0002", StartedAt: startedAt,
 		Err: errors.New("the spec has 105 problem(s); nothing ran"), SpecErrors: errs, Version: "test"}))
 	data := render(t, r, Options{})
 	goldentest.Check(t, "spec_errors.xml", data)
@@ -386,10 +387,10 @@ func TestTimedOutIsNotExit137(t *testing.T) {
 	}}
 	e := ev(intp(137), "", "")
 	e.TimedOut, e.Limits.TimeoutMS = true, 5000
-	in := report.Input{Spec: sp, RunID: "run-0001", StartedAt: startedAt, Version: "test",
+	in := assemble.Input{Spec: sp, RunID: "run-0001", StartedAt: startedAt, Version: "test",
 		Observations: []runner.Observation{{ExecutionID: "e1", Acquisition: runner.AcquisitionComplete, Events: []runner.Event{e}}},
 		Results:      [][]verdict.CaseResult{{verdict.Judge(sp.Programs[0].Cases[0].Expect, e)}}}
-	out := string(render(t, roundTrip(t, report.Build(in)), Options{}))
+	out := string(render(t, roundTrip(t, assemble.Report(in)), Options{}))
 	if strings.Contains(out, "exit code: 137") {
 		t.Errorf("the JUnit text presents 137 as the program's exit code:\n%s", out)
 	}

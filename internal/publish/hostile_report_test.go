@@ -15,8 +15,9 @@ import (
 )
 
 // The reports FuzzHostileReport mutates: the golden reports of package
-// report, which its tests check byte for byte against what report.Build
-// and report.Encode make, so every base is a report a real run writes.
+// assemble, which its tests check byte for byte against what
+// assemble.Report and report.Encode make, so every base is a report a real
+// run writes.
 var hostileBases = []string{"report.golden.json", "report_repeat.golden.json"}
 
 // jsonString is one string literal of a JSON document: doc[start:end],
@@ -262,7 +263,7 @@ func FuzzHostileReport(f *testing.F) {
 	var docs [][]byte
 	var strs [][]jsonString
 	for _, name := range hostileBases {
-		doc, err := os.ReadFile(filepath.Join("..", "report", "testdata", name))
+		doc, err := os.ReadFile(filepath.Join("..", "assemble", "testdata", name))
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package report
+package report_test
 
 import (
 	"bytes"
@@ -6,47 +6,21 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/behaves-dev/behaves/internal/runner"
-	"github.com/behaves-dev/behaves/internal/spec"
-	"github.com/behaves-dev/behaves/internal/verdict"
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 )
-
-// builtReport is a report of one program whose build failed: its build
-// object holds gcc's stderr, its case the build failure.
-func builtReport(t *testing.T) Report {
-	t.Helper()
-	code := 1
-	why := "build failed: exit 1: main.c:1: error: x"
-	sp := &spec.Spec{
-		Path: "behaves.yml",
-		Profiles: map[string]spec.Profile{"python": {Runtime: runner.Profile{Build: &runner.Build{
-			OutputSize: 64 << 20, Tmpfs: map[string]int64{"/tmp": 64 << 20},
-		}}}},
-		Programs: []spec.Program{prog("c", "main.c", 3, kase("one", 5, verdict.Expectation{}))},
-	}
-	ev := runner.Event{BuildFailure: why}
-	obs := runner.Observation{
-		ExecutionID: "x", Acquisition: runner.AcquisitionComplete, Events: []runner.Event{ev},
-		Build: &runner.Event{ExitCode: &code, Stderr: runner.Stream{Data: []byte("main.c:1: error: x\n"), Bytes: 19}, Command: []string{"gcc", "/program/main.c"}},
-	}
-	res := verdict.Judge(verdict.Expectation{}, ev)
-	return Build(Input{
-		Spec: sp, Observations: []runner.Observation{obs}, Results: [][]verdict.CaseResult{{res}},
-		RunID: "r",
-	})
-}
 
 // A report with a build stage reads back with it; one written before
 // build stages (no build, no build_failure) still reads; a build with an
 // unknown resource limit is refused.
 func TestReadBuild(t *testing.T) {
 	t.Parallel()
-	r := builtReport(t)
+	r := reporttest.FailedBuild()
 	var buf bytes.Buffer
-	if err := Encode(&buf, r); err != nil {
+	if err := report.Encode(&buf, r); err != nil {
 		t.Fatal(err)
 	}
-	back, err := Read(bytes.NewReader(buf.Bytes()), 1<<20)
+	back, err := report.Read(bytes.NewReader(buf.Bytes()), 1<<20)
 	if err != nil {
 		t.Fatalf("Read: %v", err)
 	}
@@ -67,37 +41,14 @@ func TestReadBuild(t *testing.T) {
 	delete(p, "build")
 	delete(p["cases"].([]any)[0].(map[string]any)["event"].(map[string]any), "build_failure")
 	old, _ := json.Marshal(m)
-	if _, err := Read(bytes.NewReader(old), 1<<20); err != nil {
+	if _, err := report.Read(bytes.NewReader(old), 1<<20); err != nil {
 		t.Errorf("a report without build keys: %v", err)
 	}
 
 	p = m["programs"].([]any)[0].(map[string]any)
 	p["build"] = map[string]any{"resource_limit": "disk", "command": []any{}}
 	bad, _ := json.Marshal(m)
-	if _, err := Read(bytes.NewReader(bad), 1<<20); err == nil || !strings.Contains(err.Error(), "resource_limit") {
+	if _, err := report.Read(bytes.NewReader(bad), 1<<20); err == nil || !strings.Contains(err.Error(), "resource_limit") {
 		t.Errorf("a build with resource_limit disk: %v, want refused", err)
-	}
-}
-
-// The terminal shows a failed build once, with the compiler's output,
-// and sums up its cases in one line.
-func TestTerminalFailedBuild(t *testing.T) {
-	t.Parallel()
-	var buf bytes.Buffer
-	if err := WriteTerminal(&buf, builtReport(t), TerminalOptions{Token: strings.Repeat("t", 32)}); err != nil {
-		t.Fatal(err)
-	}
-	out := buf.String()
-	for _, want := range []string{
-		"   build: gcc /program/main.c · exit code 1\n",
-		"   build stderr (19 bytes):\n     | main.c:1: error: x\n",
-		"   false  all 1 cases: build failed: exit 1: main.c:1: error: x\n",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("terminal lacks %q:\n%s", want, out)
-		}
-	}
-	if strings.Contains(out, "exit code: expected") {
-		t.Errorf("terminal details the cases one by one:\n%s", out)
 	}
 }

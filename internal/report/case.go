@@ -1,11 +1,37 @@
 package report
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
 
 // NoEvidence reports whether a case that is not true has no evidence to
 // show: the sandbox never ran it (no exit, no output, no flag), so a
 // rendering can fold such cases into one line per shared reason.
 func (c *Case) NoEvidence() bool { return isBare(c) }
+
+// isBare reports whether a case that is not true has no evidence to show.
+func isBare(c *Case) bool {
+	e := &c.Event
+	return c.Verdict == verdict.Undetermined && e.ExitCode == nil && !e.TimedOut &&
+		e.ResourceLimit == "" && e.StdoutBytes == 0 && e.StderrBytes == 0 &&
+		e.Stdout == "" && e.Stderr == ""
+}
+
+// HeldOutput returns what of the case's kept stdout and stderr is in
+// memory to show: all of it for a case as built or read, and for a
+// Writer's summary the excerpt it holds (nil when it holds none; see
+// WriterOptions.Excerpts).
+func (c *Case) HeldOutput() (stdout, stderr []byte) {
+	if c.summary {
+		if c.excerpt == nil {
+			return nil, nil
+		}
+		return c.excerpt[0], c.excerpt[1]
+	}
+	return c.Event.StdoutData(), c.Event.StderrData()
+}
 
 // SharedNoEvidenceReason is the reason every case of p shares when none
 // of them has evidence (an image missing: the sandbox ran none), and how

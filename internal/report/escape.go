@@ -117,5 +117,24 @@ func unsafeRune(r rune) bool {
 // control survives. The GitHub renderers in package publish build on it.
 func Escape(s string) string { return esc(s) }
 
+// Quote returns s escaped as Escape does, except that backslashes and
+// double quotes are escaped too, in double quotes: an argument or a name
+// shown as one value.
+func Quote(s string) string { return quote(s) }
+
 // Shorten cuts s to at most n runes, marking the cut with "…".
 func Shorten(s string, n int) string { return shorten(s, n) }
+
+func shorten(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	k := 0
+	for i := range s {
+		if k == n-1 {
+			return s[:i] + "…"
+		}
+		k++
+	}
+	return s
+}

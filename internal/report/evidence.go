@@ -22,8 +22,46 @@ func (e Event) Stopped() string {
 	})
 }
 
+// EventOf is the runner's event as the report holds it, without the kept
+// output itself: its sizes and SHA-256 are there, its stdout and stderr
+// fields "" until SetOutput fills them (a Writer streams them in instead).
+func EventOf(ev runner.Event) Event {
+	e := Event{
+		StdoutTruncated: ev.Stdout.Truncated,
+		StderrTruncated: ev.Stderr.Truncated,
+		StdoutBytes:     ev.Stdout.Bytes,
+		StderrBytes:     ev.Stderr.Bytes,
+		StdinBytes:      ev.StdinBytes,
+		StdinSHA256:     ev.StdinSHA256,
+		TimedOut:        ev.TimedOut,
+		ResourceLimit:   ev.ResourceLimit,
+		Command:         append([]string{}, ev.Command...),
+		ImageDigest:     ev.ImageDigest,
+		RepoDigest:      ev.RepoDigest,
+		DurationMS:      ev.Duration.Milliseconds(),
+		ProgramSHA256:   ev.ProgramSHA256,
+		Limits:          ev.Limits,
+		SandboxError:    ev.SandboxError,
+		BuildFailure:    ev.BuildFailure,
+	}
+	if ev.ExitCode != nil {
+		code := *ev.ExitCode
+		e.ExitCode = &code
+	}
+	e.StdoutKeptBytes, e.StdoutSHA256 = int64(len(ev.Stdout.Data)), sha256Hex(ev.Stdout.Data)
+	e.StderrKeptBytes, e.StderrSHA256 = int64(len(ev.Stderr.Data)), sha256Hex(ev.Stderr.Data)
+	return e
+}
+
+// SetOutput puts the kept stdout and stderr bytes in e, each as text or
+// base64, whichever is shorter in JSON (see encodeStream).
+func (e *Event) SetOutput(stdout, stderr []byte) {
+	e.Stdout, e.StdoutBase64 = encodeStream(stdout)
+	e.Stderr, e.StderrBase64 = encodeStream(stderr)
+}
+
 // RunnerEvent turns a stored event back into the evidence it was built
-// from (the inverse of buildEvent), for judging it again. ok is false when
+// from (the inverse of EventOf and SetOutput), for judging it again. ok is false when
 // a stream's kept bytes were left out of the report (its size budget): the
 // digest alone cannot be judged.
 func (e Event) RunnerEvent() (ev runner.Event, ok bool) {

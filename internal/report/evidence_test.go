@@ -1,25 +1,27 @@
-package report
+package report_test
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/runner"
 )
 
-// TestRunnerEventRoundTrip guards RunnerEvent as buildEvent's inverse: every
-// event of the fixture comes back from its report entry as it went in
-// (durations to the millisecond), and an omitted stream is not whole.
+// TestRunnerEventRoundTrip guards RunnerEvent as the inverse of EventOf
+// and SetOutput: every event of the fixture comes back from its report
+// entry as it went in (durations to the millisecond), and an omitted
+// stream is not whole.
 func TestRunnerEventRoundTrip(t *testing.T) {
 	t.Parallel()
-	in := fixtureInput()
+	in := reporttest.Input()
 	n := 0
 	for i, obs := range in.Observations {
 		for k, ev := range obs.Events {
-			e := buildEvent(ev)
-			e.Stdout, e.StdoutBase64 = encodeStream(ev.Stdout.Data)
-			e.Stderr, e.StderrBase64 = encodeStream(ev.Stderr.Data)
+			e := report.EventOf(ev)
+			e.SetOutput(ev.Stdout.Data, ev.Stderr.Data)
 			got, whole := e.RunnerEvent()
 			want := ev
 			want.Duration = want.Duration.Truncate(1e6)
@@ -43,7 +45,7 @@ func TestRunnerEventRoundTrip(t *testing.T) {
 	if n < 4 {
 		t.Fatalf("only %d events checked", n)
 	}
-	e := buildEvent(in.Observations[0].Events[0])
+	e := report.EventOf(in.Observations[0].Events[0])
 	e.StdoutOmitted = true
 	if _, whole := e.RunnerEvent(); whole {
 		t.Error("an event whose stdout was omitted counts as whole")

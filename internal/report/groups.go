@@ -32,7 +32,7 @@ var DefaultPassAt = []int{1}
 
 // GroupsOf folds the programs of each `files:` entry (Program.Group) into a
 // Group, in the order the entries first appear, with pass@k for each of ks.
-// Build uses it; so does whatever recomputes a report's groups.
+// Folded uses it; so does whatever recomputes a report's groups.
 func GroupsOf(programs []Program, ks []int) []Group { return groups(programs, ks) }
 
 func groups(programs []Program, ks []int) []Group {

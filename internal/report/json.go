@@ -28,9 +28,9 @@ func Encode(w io.Writer, r Report) error {
 	return nil
 }
 
-// WriteJSON writes r, built by Build, to path atomically (see
-// writeAtomic), with no bound on its size. A run writes through a Writer
-// instead, which never holds every case's output at once.
+// WriteJSON writes r (as package assemble builds it, or Merge) to path
+// atomically (see writeAtomic), with no bound on its size. A run writes
+// through a Writer instead, which never holds every case's output at once.
 func WriteJSON(path string, r Report) (err error) {
 	w, err := NewWriter(path, WriterOptions{})
 	if err != nil {

@@ -1,4 +1,4 @@
-package report
+package report_test
 
 import (
 	"bytes"
@@ -9,17 +9,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/behaves-dev/behaves/internal/assemble"
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
-var testDigest = "sha256:" + sixtyFour('d')
+var testDigest = "sha256:" + reporttest.Hex64('d')
 
 // shardTable puts the fixture's four programs on shards by on (1-based).
-func shardTable(in Input, on []int) []ShardProgram {
-	t := make([]ShardProgram, len(in.Spec.Programs))
+func shardTable(in assemble.Input, on []int) []report.ShardProgram {
+	t := make([]report.ShardProgram, len(in.Spec.Programs))
 	for i, p := range in.Spec.Programs {
-		t[i] = ShardProgram{ID: p.ID, Name: p.Name, Group: p.Group, File: p.File, Profile: p.Profile,
+		t[i] = report.ShardProgram{ID: p.ID, Name: p.Name, Group: p.Group, File: p.File, Profile: p.Profile,
 			Line: p.Pos.Line, Col: p.Pos.Col, Cases: len(p.Cases), Shard: on[i]}
 	}
 	return t
@@ -28,9 +31,9 @@ func shardTable(in Input, on []int) []ShardProgram {
 // shardReport is the report of shard i of the fixture split as on: the
 // fixture's input restricted to the shard's programs, round-tripped
 // through Encode and Read as merge reads it.
-func shardReport(t *testing.T, i, count int, on []int, digest string) Report {
+func shardReport(t *testing.T, i, count int, on []int, digest string) report.Report {
 	t.Helper()
-	full := fixtureInput()
+	full := reporttest.Input()
 	in := full
 	sp := *full.Spec
 	sp.Programs = nil
@@ -46,18 +49,18 @@ func shardReport(t *testing.T, i, count int, on []int, digest string) Report {
 	}
 	in.Spec = &sp
 	in.RunID = "shard-" + string(rune('0'+i))
-	in.StartedAt = startedAt.Add(time.Duration(i) * time.Second)
-	in.Shard = &Shard{Index: i, Count: count, SpecDigest: digest, Programs: shardTable(full, on)}
-	return roundTrip(t, Build(in))
+	in.StartedAt = reporttest.StartedAt.Add(time.Duration(i) * time.Second)
+	in.Shard = &report.Shard{Index: i, Count: count, SpecDigest: digest, Programs: shardTable(full, on)}
+	return roundTrip(t, assemble.Report(in))
 }
 
-func roundTrip(t *testing.T, r Report) Report {
+func roundTrip(t *testing.T, r report.Report) report.Report {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := Encode(&buf, r); err != nil {
+	if err := report.Encode(&buf, r); err != nil {
 		t.Fatal(err)
 	}
-	got, err := Read(&buf, 1<<30)
+	got, err := report.Read(&buf, 1<<30)
 	if err != nil {
 		t.Fatalf("Read refuses the report: %v", err)
 	}
@@ -66,11 +69,11 @@ func roundTrip(t *testing.T, r Report) Report {
 
 var split = []int{2, 1, 3, 1}
 
-func shards(t *testing.T, idx ...int) []MergeInput {
+func shards(t *testing.T, idx ...int) []report.MergeInput {
 	t.Helper()
-	var in []MergeInput
+	var in []report.MergeInput
 	for _, i := range idx {
-		in = append(in, MergeInput{Path: "shard-" + string(rune('0'+i)) + ".json", Report: shardReport(t, i, 3, split, testDigest)})
+		in = append(in, report.MergeInput{Path: "shard-" + string(rune('0'+i)) + ".json", Report: shardReport(t, i, 3, split, testDigest)})
 	}
 	return in
 }
@@ -80,8 +83,8 @@ func shards(t *testing.T, idx ...int) []MergeInput {
 // and verdict; and the merge reads back.
 func TestMergeEqualsUnsharded(t *testing.T) {
 	t.Parallel()
-	want := roundTrip(t, fixture())
-	got, err := Merge(shards(t, 3, 1, 2), MergeOptions{PassAt: []int{1, 2}, RunID: "merged", Version: "v0.1.0-test"})
+	want := roundTrip(t, reporttest.Report())
+	got, err := report.Merge(shards(t, 3, 1, 2), report.MergeOptions{PassAt: []int{1, 2}, RunID: "merged", Version: "v0.1.0-test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +102,7 @@ func TestMergeEqualsUnsharded(t *testing.T) {
 	if s == nil || s.Index != 0 || s.Count != 3 || !reflect.DeepEqual(s.Merged, []int{1, 2, 3}) || len(s.Missing) != 0 {
 		t.Errorf("merged shard block %+v", s)
 	}
-	if !got.StartedAt.Equal(startedAt.Add(time.Second)) {
+	if !got.StartedAt.Equal(reporttest.StartedAt.Add(time.Second)) {
 		t.Errorf("started_at %v, want the earliest shard's", got.StartedAt)
 	}
 }
@@ -108,7 +111,7 @@ func TestMergeEqualsUnsharded(t *testing.T) {
 // the shards'.
 func TestMergePassAt(t *testing.T) {
 	t.Parallel()
-	got, err := Merge(shards(t, 1, 2, 3), MergeOptions{PassAt: []int{1, 5}, RunID: "merged"})
+	got, err := report.Merge(shards(t, 1, 2, 3), report.MergeOptions{PassAt: []int{1, 5}, RunID: "merged"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,26 +126,26 @@ func TestMergePassAt(t *testing.T) {
 
 func TestMergeRefuses(t *testing.T) {
 	t.Parallel()
-	other := shardReport(t, 2, 3, split, "sha256:"+sixtyFour('e'))
+	other := shardReport(t, 2, 3, split, "sha256:"+reporttest.Hex64('e'))
 	four := shardReport(t, 2, 4, []int{2, 1, 3, 4}, testDigest)
-	unsharded := roundTrip(t, fixture())
+	unsharded := roundTrip(t, reporttest.Report())
 	moved := shardReport(t, 2, 3, []int{2, 2, 3, 1}, testDigest) // another table
 	tests := []struct {
 		name string
-		in   []MergeInput
+		in   []report.MergeInput
 		want string
 	}{
 		{"no reports", nil, "no shard reports"},
-		{"same shard twice", append(shards(t, 1, 2, 3), MergeInput{Path: "again.json", Report: shardReport(t, 2, 3, split, testDigest)}), "overlap: both are shard 2/3"},
-		{"spec digest", append(shards(t, 1, 3), MergeInput{Path: "other.json", Report: other}), "different specs"},
-		{"count", append(shards(t, 1, 3), MergeInput{Path: "four.json", Report: four}), "of 3 shards"},
-		{"table", append(shards(t, 1, 3), MergeInput{Path: "moved.json", Report: moved}), "different shard tables"},
-		{"not a shard", append(shards(t, 1, 2), MergeInput{Path: "whole.json", Report: unsharded}), "whole.json: it has no shard"},
+		{"same shard twice", append(shards(t, 1, 2, 3), report.MergeInput{Path: "again.json", Report: shardReport(t, 2, 3, split, testDigest)}), "overlap: both are shard 2/3"},
+		{"spec digest", append(shards(t, 1, 3), report.MergeInput{Path: "other.json", Report: other}), "different specs"},
+		{"count", append(shards(t, 1, 3), report.MergeInput{Path: "four.json", Report: four}), "of 3 shards"},
+		{"table", append(shards(t, 1, 3), report.MergeInput{Path: "moved.json", Report: moved}), "different shard tables"},
+		{"not a shard", append(shards(t, 1, 2), report.MergeInput{Path: "whole.json", Report: unsharded}), "whole.json: it has no shard"},
 		{"missing", shards(t, 1, 3), "shard 2/3 missing"},
 	}
 	for _, tt := range tests {
-		_, err := Merge(tt.in, MergeOptions{RunID: "merged"})
-		var me *MergeError
+		_, err := report.Merge(tt.in, report.MergeOptions{RunID: "merged"})
+		var me *report.MergeError
 		if !errors.As(err, &me) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err = %v, want a MergeError containing %q", tt.name, err, tt.want)
 		}
@@ -159,7 +162,7 @@ func TestMergeOverlappingPrograms(t *testing.T) {
 	r := in[2].Report
 	r.Programs = append(r.Programs, in[0].Report.Programs[0])
 	in[2].Report = r
-	_, err := Merge(in, MergeOptions{RunID: "merged"})
+	_, err := report.Merge(in, report.MergeOptions{RunID: "merged"})
 	if err == nil || !strings.Contains(err.Error(), "overlap: both hold program") {
 		t.Fatalf("err = %v, want an overlap of programs", err)
 	}
@@ -172,11 +175,11 @@ func TestMergeAllowMissing(t *testing.T) {
 	t.Parallel()
 	// Shard 1 holds fizzbuzz (true) alone; shard 2 the rest, missing.
 	on := []int{1, 2, 2, 2}
-	in := []MergeInput{{Path: "s1.json", Report: shardReport(t, 1, 2, on, testDigest)}}
+	in := []report.MergeInput{{Path: "s1.json", Report: shardReport(t, 1, 2, on, testDigest)}}
 	if in[0].Report.Verdict != verdict.True {
 		t.Fatalf("shard 1 is %s, want true", in[0].Report.Verdict)
 	}
-	got, err := Merge(in, MergeOptions{AllowMissing: true, RunID: "merged"})
+	got, err := report.Merge(in, report.MergeOptions{AllowMissing: true, RunID: "merged"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +208,7 @@ func TestReadChecksShard(t *testing.T) {
 	t.Parallel()
 	good := shardReport(t, 2, 3, split, testDigest)
 	var buf bytes.Buffer
-	if err := Encode(&buf, good); err != nil {
+	if err := report.Encode(&buf, good); err != nil {
 		t.Fatal(err)
 	}
 	base := buf.Bytes()
@@ -216,7 +219,7 @@ func TestReadChecksShard(t *testing.T) {
 		}
 		f(m["shard"].(map[string]any))
 		b, _ := json.Marshal(m)
-		_, err := Read(bytes.NewReader(b), 1<<30)
+		_, err := report.Read(bytes.NewReader(b), 1<<30)
 		return err
 	}
 	table := func(s map[string]any) []any { return s["programs"].([]any) }
@@ -244,13 +247,13 @@ func TestReadChecksShard(t *testing.T) {
 // judges the whole); a run with no programs is still undetermined.
 func TestEmptyShard(t *testing.T) {
 	t.Parallel()
-	in := Input{Spec: &spec.Spec{Path: "behaves.yml"}, RunID: "r",
-		Shard: &Shard{Index: 2, Count: 2, SpecDigest: testDigest, Programs: []ShardProgram{{ID: "a", Cases: 1, Shard: 1}}}}
-	if r := roundTrip(t, Build(in)); r.Verdict != verdict.True {
+	in := assemble.Input{Spec: &spec.Spec{Path: "behaves.yml"}, RunID: "r",
+		Shard: &report.Shard{Index: 2, Count: 2, SpecDigest: testDigest, Programs: []report.ShardProgram{{ID: "a", Cases: 1, Shard: 1}}}}
+	if r := roundTrip(t, assemble.Report(in)); r.Verdict != verdict.True {
 		t.Errorf("empty shard: %s, want true", r.Verdict)
 	}
 	in.Shard = nil
-	if r := Build(in); r.Verdict != verdict.Undetermined {
+	if r := assemble.Report(in); r.Verdict != verdict.Undetermined {
 		t.Errorf("no programs: %s, want undetermined", r.Verdict)
 	}
 }

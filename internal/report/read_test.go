@@ -1,13 +1,15 @@
-package report
+package report_test
 
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/behaves-dev/behaves/internal/assemble"
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -15,19 +17,19 @@ import (
 // TestReadRoundTrip guards that a report behaves wrote reads back equal.
 func TestReadRoundTrip(t *testing.T) {
 	t.Parallel()
-	want := fixture()
+	want := reporttest.Report()
 	var buf bytes.Buffer
-	if err := Encode(&buf, want); err != nil {
+	if err := report.Encode(&buf, want); err != nil {
 		t.Fatal(err)
 	}
-	got, err := Read(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	got, err := report.Read(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
 	if err != nil {
 		t.Fatalf("Read: %v", err)
 	}
 	if got.Verdict != want.Verdict || got.Counts != want.Counts || len(got.Programs) != len(want.Programs) {
 		t.Errorf("Read = verdict %s counts %+v, want %s %+v", got.Verdict, got.Counts, want.Verdict, want.Counts)
 	}
-	if _, err := Read(bytes.NewReader(buf.Bytes()), int64(buf.Len()-1)); err == nil || !strings.Contains(err.Error(), "larger than") {
+	if _, err := report.Read(bytes.NewReader(buf.Bytes()), int64(buf.Len()-1)); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("Read over the limit: err = %v, want larger than", err)
 	}
 }
@@ -39,18 +41,19 @@ func TestReadRoundTrip(t *testing.T) {
 // earlier behaves) still reads.
 func TestStdinExcerpt(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("é", StdinExcerptMax) // 2 bytes a rune
+	long := strings.Repeat("é", report.StdinExcerptMax) // 2 bytes a rune
 	tests := []struct {
 		stdin, text, b64 string
 	}{
 		{"", "", ""},
 		{"3\n", "3\n", ""},
 		{"\x00\x01\xff", "", "AAH/"},
-		{long, long[:StdinExcerptMax], ""},
-		{"x" + long, "x" + long[:StdinExcerptMax-2], ""}, // 511 would split a rune
+		{long, long[:report.StdinExcerptMax], ""},
+		{"x" + long, "x" + long[:report.StdinExcerptMax-2], ""}, // 511 would split a rune
 	}
 	for _, tt := range tests {
-		c := caseOf(withStdin(kase("k", 1, verdict.Expectation{}), tt.stdin), nil, nil, nil)
+		var c report.Case
+		c.SetStdin([]byte(tt.stdin))
 		if c.StdinSize != int64(len(tt.stdin)) || c.StdinExcerpt != tt.text || c.StdinExcerptBase64 != tt.b64 {
 			t.Errorf("stdin %q: size %d, excerpt %q, base64 %q; want %d, %q, %q",
 				tt.stdin, c.StdinSize, c.StdinExcerpt, c.StdinExcerptBase64, len(tt.stdin), tt.text, tt.b64)
@@ -59,18 +62,15 @@ func TestStdinExcerpt(t *testing.T) {
 			t.Errorf("stdin %q: StdinExcerptData = %q, not its start", tt.stdin, got)
 		}
 	}
-	golden, err := os.ReadFile("testdata/report.golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := golden
+	written := reporttest.Encoded(t, reporttest.Report())
+	old := written
 	for _, key := range []string{"stdin_size", "stdin_excerpt", "stdin_excerpt_base64"} {
 		old = regexp.MustCompile(`\n *"`+key+`": [^\n]*`).ReplaceAll(old, nil)
 	}
-	if bytes.Contains(old, []byte("stdin_excerpt")) || len(old) == len(golden) {
+	if bytes.Contains(old, []byte("stdin_excerpt")) || len(old) == len(written) {
 		t.Fatal("the test did not remove the stdin keys")
 	}
-	r, err := Read(bytes.NewReader(old), 1<<20)
+	r, err := report.Read(bytes.NewReader(old), 1<<20)
 	if err != nil {
 		t.Fatalf("Read of a report without the stdin keys: %v", err)
 	}
@@ -80,13 +80,11 @@ func TestStdinExcerpt(t *testing.T) {
 }
 
 // TestReadRefusesForgery guards Read against edited reports: each edit of
-// the golden report must be refused with a message naming the problem.
+// the fixture's report, as behaves writes it, must be refused with a
+// message naming the problem.
 func TestReadRefusesForgery(t *testing.T) {
 	t.Parallel()
-	golden, err := os.ReadFile("testdata/report.golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	written := reporttest.Encoded(t, reporttest.Report())
 	programs := func(m map[string]any) []any { return m["programs"].([]any) }
 	program := func(m map[string]any, i int) map[string]any { return programs(m)[i].(map[string]any) }
 	tests := []struct {
@@ -139,7 +137,7 @@ func TestReadRefusesForgery(t *testing.T) {
 			c := program(m, 1)["cases"].([]any)[1].(map[string]any)
 			c["stdin_size"] = 4096.0
 			c["stdin_excerpt_base64"] = ""
-			c["stdin_excerpt"] = strings.Repeat("y", StdinExcerptMax+1)
+			c["stdin_excerpt"] = strings.Repeat("y", report.StdinExcerptMax+1)
 		}, "stdin excerpt of 513 bytes"},
 		{"stdin excerpt beyond its size", func(m map[string]any) {
 			program(m, 0)["cases"].([]any)[1].(map[string]any)["stdin_size"] = 3.0
@@ -200,7 +198,7 @@ func TestReadRefusesForgery(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var m map[string]any
-			if err := json.Unmarshal(golden, &m); err != nil {
+			if err := json.Unmarshal(written, &m); err != nil {
 				t.Fatal(err)
 			}
 			tt.edit(m)
@@ -208,17 +206,17 @@ func TestReadRefusesForgery(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = Read(bytes.NewReader(b), 1<<20)
+			_, err = report.Read(bytes.NewReader(b), 1<<20)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Read = %v, want an error containing %q", err, tt.want)
 			}
 		})
 	}
-	if _, err := Read(bytes.NewReader(append(golden, "{}"...)), 1<<20); err == nil {
+	if _, err := report.Read(bytes.NewReader(append(written, "{}"...)), 1<<20); err == nil {
 		t.Error("Read accepted data after the report")
 	}
-	if r, err := Read(bytes.NewReader(golden), 1<<20); err != nil || r.Verdict != verdict.False {
-		t.Errorf("Read(golden) = %v, %v; want false, nil", r.Verdict, err)
+	if r, err := report.Read(bytes.NewReader(written), 1<<20); err != nil || r.Verdict != verdict.False {
+		t.Errorf("Read(fixture) = %v, %v; want false, nil", r.Verdict, err)
 	}
 }
 
@@ -226,23 +224,20 @@ func TestReadRefusesForgery(t *testing.T) {
 // accepts is one it accepts again once re-encoded, with the same verdict
 // and counts (nothing it accepted depends on what Encode drops).
 func FuzzRead(f *testing.F) {
-	golden, err := os.ReadFile("testdata/report.golden.json")
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(golden)
+	written := reporttest.Encoded(f, reporttest.Report())
+	f.Add(written)
 	f.Add([]byte(`{}`))
 	f.Add([]byte(`{"schema":"behaves.report/v1","programs":null}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := Read(bytes.NewReader(data), 1<<20)
+		r, err := report.Read(bytes.NewReader(data), 1<<20)
 		if err != nil {
 			return
 		}
 		var buf bytes.Buffer
-		if err := Encode(&buf, r); err != nil {
+		if err := report.Encode(&buf, r); err != nil {
 			t.Fatalf("Encode of an accepted report: %v", err)
 		}
-		again, err := Read(&buf, 4<<20)
+		again, err := report.Read(&buf, 4<<20)
 		if err != nil {
 			t.Fatalf("Read refuses its own accepted report re-encoded: %v", err)
 		}
@@ -258,12 +253,12 @@ func FuzzRead(f *testing.F) {
 // files) still reads.
 func TestCaseFile(t *testing.T) {
 	t.Parallel()
-	in := fixtureInput()
+	in := reporttest.Input()
 	sc := &in.Spec.Programs[0].Cases[0]
 	sc.File, sc.Pos = "tests/fizz.jsonl", spec.Pos{File: "tests/fizz.jsonl", Line: 3, Col: 1}
-	rep := Build(in)
+	rep := assemble.Report(in)
 	var buf bytes.Buffer
-	if err := Encode(&buf, rep); err != nil {
+	if err := report.Encode(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
 	var raw struct {
@@ -280,23 +275,20 @@ func TestCaseFile(t *testing.T) {
 	if got := string(raw.Programs[0].Cases[1]["file"]); got != `""` {
 		t.Errorf("a case written in the spec has file %s, want \"\"", got)
 	}
-	back, err := Read(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	back, err := report.Read(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c := back.Programs[0].Cases[0]; c.File != "tests/fizz.jsonl" || c.Line != 3 || c.Col != 1 {
 		t.Errorf("read back: file %q at %d:%d", c.File, c.Line, c.Col)
 	}
-	golden, err := os.ReadFile("testdata/report.golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	written := reporttest.Encoded(t, reporttest.Report())
 	caseFile := regexp.MustCompile(`\n {10}"file": [^\n]*`) // a case's keys are 10 deep
-	old := caseFile.ReplaceAll(golden, nil)
-	if len(old) == len(golden) || !bytes.Contains(old, []byte(`"file"`)) {
+	old := caseFile.ReplaceAll(written, nil)
+	if len(old) == len(written) || !bytes.Contains(old, []byte(`"file"`)) {
 		t.Fatal("the test did not remove the cases' file keys, or removed the programs' too")
 	}
-	if _, err := Read(bytes.NewReader(old), 1<<20); err != nil {
+	if _, err := report.Read(bytes.NewReader(old), 1<<20); err != nil {
 		t.Errorf("Read of a report whose cases have no file: %v", err)
 	}
 }

@@ -1,177 +1,25 @@
-package report
+package report_test
 
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/behaves-dev/behaves/internal/goldentest"
+	"github.com/behaves-dev/behaves/internal/assemble"
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/runner"
-	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
-
-// repeatInput is a run of one program whose cases ran more than once: a
-// nondeterministic one (true, false with output that is not text, true), a
-// steady one (two true runs) and one that ran once. Results are judged and
-// folded as a run does.
-func repeatInput() (Input, [][]RunResult) {
-	parity := kase("parity", 14, verdict.Expectation{Stdout: equals("0")})
-	parity.Repeat = 3
-	steady := kase("steady", 18, verdict.Expectation{Stdout: equals("ok")})
-	steady.Repeat = 2
-	once := kase("once", 22, verdict.Expectation{Stdout: equals("ok")})
-	once.Repeat = 1
-	sp := &spec.Spec{Path: "behaves.yml", Root: ".", Programs: []spec.Program{prog("coin", "coin.py", 10, parity, steady, once)}}
-
-	odd := event(intp(0), "1\xff\n")
-	odd.Stderr = runner.Stream{Data: []byte("odd\n"), Bytes: 4}
-	evs := [][]runner.Event{
-		{event(intp(0), "0\n"), odd, event(intp(0), "0\n")},
-		{event(intp(0), "ok\n"), event(intp(0), "ok\n")},
-		{event(intp(0), "ok\n")},
-	}
-	runs := make([][]RunResult, len(evs))
-	results := make([]verdict.CaseResult, len(evs))
-	first := make([]runner.Event, len(evs))
-	for j, c := range sp.Programs[0].Cases {
-		var rs []verdict.CaseResult
-		for _, ev := range evs[j] {
-			res := verdict.Judge(c.Expect, ev)
-			runs[j] = append(runs[j], RunResult{Event: ev, Result: res})
-			rs = append(rs, res)
-		}
-		results[j] = verdict.Fold(rs).CaseResult
-		first[j] = evs[j][0]
-	}
-	in := Input{
-		Spec: sp,
-		Observations: []runner.Observation{{ExecutionID: "55555555-5555-4555-8555-555555555555",
-			Acquisition: runner.AcquisitionComplete, Settings: settings, Events: first}},
-		Results:   [][]verdict.CaseResult{results},
-		Runs:      [][][]RunResult{runs},
-		Programs:  []ProgramResult{{Duration: time.Second}},
-		RunID:     "run-0002",
-		StartedAt: startedAt,
-		Duration:  time.Second,
-		Version:   "v0.1.0-test",
-	}
-	return in, runs
-}
-
-// TestRepeatReport guards a case's runs in the report: every run's event
-// and verdict in runs[], event the first run's, the nondeterministic case
-// undetermined and counted apart, a case that ran once without runs; and
-// the golden file reads back.
-func TestRepeatReport(t *testing.T) {
-	t.Parallel()
-	in, _ := repeatInput()
-	r := Build(in)
-	var buf bytes.Buffer
-	if err := Encode(&buf, r); err != nil {
-		t.Fatal(err)
-	}
-	goldentest.Check(t, "report_repeat.golden.json", buf.Bytes())
-
-	cs := r.Programs[0].Cases
-	if c := cs[0]; c.Verdict != verdict.Undetermined || !c.Nondeterministic || len(c.Runs) != 3 ||
-		!strings.HasPrefix(c.Reason, "nondeterministic: 2 of 3 runs true (run 2 false: ") {
-		t.Errorf("parity: %s nondeterministic=%v %d runs %q", c.Verdict, c.Nondeterministic, len(c.Runs), c.Reason)
-	}
-	if c := cs[0]; c.Runs[1].Verdict != verdict.False || string(c.Runs[1].Event.StdoutData()) != "1\xff\n" ||
-		c.Runs[1].Event.StdoutBase64 == "" || string(c.Runs[1].Event.StderrData()) != "odd\n" {
-		t.Errorf("parity run 2: %s stdout %q (base64 %q) stderr %q", c.Runs[1].Verdict, c.Runs[1].Event.StdoutData(),
-			c.Runs[1].Event.StdoutBase64, c.Runs[1].Event.StderrData())
-	}
-	if c := cs[1]; c.Verdict != verdict.True || c.Nondeterministic || len(c.Runs) != 2 || c.RunCount() != 2 {
-		t.Errorf("steady: %s nondeterministic=%v %d runs", c.Verdict, c.Nondeterministic, len(c.Runs))
-	}
-	if c := cs[2]; c.Verdict != verdict.True || len(c.Runs) != 0 || c.RunCount() != 1 {
-		t.Errorf("once: %s %d runs", c.Verdict, len(c.Runs))
-	}
-	want := Counts{Programs: Tally{Total: 1, Undetermined: 1, Nondeterministic: 1},
-		Cases: Tally{Total: 3, True: 2, Undetermined: 1, Nondeterministic: 1}}
-	if r.Counts != want || r.Verdict != verdict.Undetermined {
-		t.Errorf("counts %+v verdict %s, want %+v undetermined", r.Counts, r.Verdict, want)
-	}
-	back, err := Read(bytes.NewReader(buf.Bytes()), 1<<20)
-	if err != nil {
-		t.Fatalf("Read: %v", err)
-	}
-	if back.Counts != want || !back.Programs[0].Cases[0].Nondeterministic {
-		t.Errorf("Read: counts %+v", back.Counts)
-	}
-}
-
-// TestRepeatWriter guards the spool with runs: cases added with their runs
-// as a run goes assemble to the same bytes as Encode, each run's output in
-// its own event; and under a budget too small for any output, every run's
-// output is left out, not only the first's, and the report still reads.
-func TestRepeatWriter(t *testing.T) {
-	t.Parallel()
-	in, runs := repeatInput()
-	want, err := os.ReadFile(filepath.Join("testdata", "report_repeat.golden.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	write := func(max int64) []byte {
-		t.Helper()
-		path := filepath.Join(t.TempDir(), "report.json")
-		w, err := NewWriter(path, WriterOptions{MaxSize: max})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer w.Close()
-		for j, c := range in.Spec.Programs[0].Cases {
-			w.Add(0, j, c, runs[j], in.Results[0][j])
-		}
-		dropped := in
-		dropped.Observations = []runner.Observation{in.Observations[0]}
-		dropped.Observations[0].Events = nil // the runner kept no output: the writer has it
-		dropped.Runs = nil
-		if _, err := w.Commit(Build(dropped)); err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	if got := write(DefaultMaxReportSize); !bytes.Equal(got, want) {
-		t.Errorf("the spooled report differs from the encoded one:\n%s", got)
-	}
-
-	got := write(1) // no output fits
-	r, err := Read(bytes.NewReader(got), 1<<20)
-	if err != nil {
-		t.Fatalf("Read of the budgeted report: %v", err)
-	}
-	if r.OutputOmittedCases != 3 {
-		t.Errorf("output_omitted_cases = %d, want 3", r.OutputOmittedCases)
-	}
-	c := r.Programs[0].Cases[0]
-	for k, run := range c.Runs {
-		e := run.Event
-		if !e.StdoutOmitted || e.Stdout != "" || e.StdoutBase64 != "" || e.StdoutKeptBytes == 0 {
-			t.Errorf("run %d: stdout omitted=%v %q %q kept %d", k+1, e.StdoutOmitted, e.Stdout, e.StdoutBase64, e.StdoutKeptBytes)
-		}
-	}
-	if !c.Runs[1].Event.StderrOmitted || c.Verdict != verdict.Undetermined || !c.Nondeterministic {
-		t.Errorf("run 2 stderr omitted=%v, case %s nondeterministic=%v", c.Runs[1].Event.StderrOmitted, c.Verdict, c.Nondeterministic)
-	}
-}
 
 // TestRepeatBudgetCountsEveryRun guards the size budget: the extra runs'
 // output counts against it. A budget that holds the case with one run's
 // output but not with three leaves the repeated case's output out.
 func TestRepeatBudgetCountsEveryRun(t *testing.T) {
 	t.Parallel()
-	in, runs := repeatInput()
+	in, runs := reporttest.RepeatInput()
 	big := strings.Repeat("0", 4000) + "\n"
 	for k := range runs[1] {
 		runs[1][k].Event.Stdout = runner.Stream{Data: []byte(big), Bytes: int64(len(big))}
@@ -179,35 +27,32 @@ func TestRepeatBudgetCountsEveryRun(t *testing.T) {
 	// The steady case's entry is about 6 KiB without output and 17.5 KiB
 	// with it (4,001 bytes in event, runs[0] and runs[1]); run once, it is
 	// about 6 KiB with its output.
-	w, err := NewWriter(filepath.Join(t.TempDir(), "r.json"), WriterOptions{MaxSize: 14 << 10})
+	w, err := assemble.NewWriter(filepath.Join(t.TempDir(), "r.json"), report.WriterOptions{MaxSize: 14 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	w.Add(0, 1, in.Spec.Programs[0].Cases[1], runs[1], in.Results[0][1])
-	if w.omitted != 1 || w.used > 14<<10 {
-		t.Errorf("omitted %d cases, used %d bytes; want the case left out within the budget", w.omitted, w.used)
+	w.AddCase(0, 1, in.Spec.Programs[0].Cases[1], runs[1], in.Results[0][1], nil)
+	if w.Omitted() != 1 || w.Used() > 14<<10 {
+		t.Errorf("omitted %d cases, used %d bytes; want the case left out within the budget", w.Omitted(), w.Used())
 	}
-	single, err := NewWriter(filepath.Join(t.TempDir(), "r.json"), WriterOptions{MaxSize: 14 << 10})
+	single, err := assemble.NewWriter(filepath.Join(t.TempDir(), "r.json"), report.WriterOptions{MaxSize: 14 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer single.Close()
-	single.Add(0, 1, in.Spec.Programs[0].Cases[1], runs[1][:1], in.Results[0][1])
-	if single.omitted != 0 {
-		t.Errorf("one run's output was left out too (used %d): the budget is too small for this test", single.used)
+	single.AddCase(0, 1, in.Spec.Programs[0].Cases[1], runs[1][:1], in.Results[0][1], nil)
+	if single.Omitted() != 0 {
+		t.Errorf("one run's output was left out too (used %d): the budget is too small for this test", single.Used())
 	}
 }
 
 // TestReadRefusesRunForgery guards Read against edited runs: each edit of
-// the repeat golden report must be refused, and a report of an earlier
+// the repeat report must be refused, and a report of an earlier
 // behaves (no runs, no nondeterministic) still reads.
 func TestReadRefusesRunForgery(t *testing.T) {
 	t.Parallel()
-	golden, err := os.ReadFile("testdata/report_repeat.golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	written := reporttest.Encoded(t, reporttest.RepeatReport())
 	kase := func(m map[string]any, j int) map[string]any {
 		return m["programs"].([]any)[0].(map[string]any)["cases"].([]any)[j].(map[string]any)
 	}
@@ -242,7 +87,7 @@ func TestReadRefusesRunForgery(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var m map[string]any
-			if err := json.Unmarshal(golden, &m); err != nil {
+			if err := json.Unmarshal(written, &m); err != nil {
 				t.Fatal(err)
 			}
 			tt.edit(m)
@@ -250,17 +95,14 @@ func TestReadRefusesRunForgery(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Read(bytes.NewReader(b), 1<<20); err == nil || !strings.Contains(err.Error(), tt.want) {
+			if _, err := report.Read(bytes.NewReader(b), 1<<20); err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Read = %v, want an error containing %q", err, tt.want)
 			}
 		})
 	}
 
 	// An earlier behaves wrote neither runs nor nondeterministic.
-	old, err := os.ReadFile("testdata/report.golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	old := reporttest.Encoded(t, reporttest.Report())
 	var m map[string]any
 	if err := json.Unmarshal(old, &m); err != nil {
 		t.Fatal(err)
@@ -278,30 +120,7 @@ func TestReadRefusesRunForgery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err := Read(bytes.NewReader(b), 1<<20); err != nil || r.Verdict != verdict.False {
+	if r, err := report.Read(bytes.NewReader(b), 1<<20); err != nil || r.Verdict != verdict.False {
 		t.Errorf("Read of a report without runs = %v, %v; want false, nil", r.Verdict, err)
-	}
-}
-
-// TestRepeatTerminal guards the terminal's account of runs: the
-// nondeterministic case counted apart in the program's header and in the
-// summary line, and its runs listed with the ones that are not true.
-func TestRepeatTerminal(t *testing.T) {
-	t.Parallel()
-	in, _ := repeatInput()
-	var buf bytes.Buffer
-	if err := WriteTerminal(&buf, Build(in), TerminalOptions{Token: strings.Repeat("t", 32)}); err != nil {
-		t.Fatal(err)
-	}
-	goldentest.Check(t, "terminal_repeat.golden", buf.Bytes())
-	for _, want := range []string{
-		"== coin: undetermined (2 of 3 cases true; 1 nondeterministic)",
-		"runs: 3 (2 true, 1 false, 0 undetermined); the expectation and output below are run 1's",
-		`run 2: false: stdout: expected "0", got "1\xff"`,
-		"programs: 0 true, 0 false, 1 undetermined (1 nondeterministic) · cases: 2 true, 0 false, 1 undetermined (1 nondeterministic)",
-	} {
-		if !strings.Contains(buf.String(), want) {
-			t.Errorf("the terminal lacks %q:\n%s", want, buf.String())
-		}
 	}
 }

@@ -4,14 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"maps"
-	"path/filepath"
-	"strings"
+	"slices"
 	"time"
 	"unicode/utf8"
 
 	"github.com/behaves-dev/behaves/internal/runner"
-	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -240,15 +237,14 @@ type Run struct {
 	Event   Event           `json:"event"`
 }
 
+// MaxRuns bounds the runs a case's entry holds, and its reference events
+// (Read refuses more): a case and its reference run at most as many times
+// as a spec may ask for (spec.MaxRepeat; package assemble, which reads
+// both, has a test that keeps them equal).
+const MaxRuns = 100
+
 // RunCount is how many times the case ran: len(Runs), or 1 without Runs.
 func (c *Case) RunCount() int { return max(len(c.Runs), 1) }
-
-// RunResult is one run of a case as Build and Writer.Add take it: the
-// evidence and its judgement alone.
-type RunResult struct {
-	Event  runner.Event
-	Result verdict.CaseResult
-}
 
 // Expect is what a case expected, with the outcome of each part.
 type Expect struct {
@@ -400,6 +396,16 @@ func stdinExcerpt(stdin []byte) []byte {
 	return stdin[:cut]
 }
 
+// SetStdin records the stdin the spec gives the case: its size, and its
+// start (stdinExcerpt) as text or base64, whichever is shorter in JSON.
+// Without stdin it leaves the case as it is.
+func (c *Case) SetStdin(stdin []byte) {
+	if len(stdin) > 0 {
+		c.StdinSize = int64(len(stdin))
+		c.StdinExcerpt, c.StdinExcerptBase64 = encodeStream(stdinExcerpt(stdin))
+	}
+}
+
 // StdinExcerptData returns the case's stdin excerpt exactly.
 func (c Case) StdinExcerptData() []byte { return streamBytes(c.StdinExcerpt, c.StdinExcerptBase64) }
 
@@ -418,92 +424,20 @@ func streamBytes(text, b64 string) []byte {
 	return []byte(text)
 }
 
-// ProgramResult is what a program's attempt adds to its cases. Its
-// verdict and reason are not here: Build folds them from the cases
-// (verdict.Program), as Read recomputes them, so that no caller can give a
-// program a verdict its cases do not give.
-type ProgramResult struct {
-	// Duration is the attempt's wall time; when zero, the report uses the
-	// sum of the cases' run times.
-	Duration time.Duration
-}
-
-// Input is everything Build assembles. Observations, Results and Programs
-// are index-aligned with Spec.Programs (and Observations[i].Events and
-// Results[i] with the program's cases); a missing entry (a run stopped
-// before reaching it) makes that program or case undetermined with a
-// reason saying so.
-type Input struct {
-	Spec         *spec.Spec
-	Observations []runner.Observation
-	// Results are the cases' verdicts: for a case that ran more than once,
-	// the fold of its runs (verdict.Fold).
-	Results [][]verdict.CaseResult
-	// Runs[i][j] are the runs of case j of program i when it ran more than
-	// once (nil otherwise); Observations[i].Events[j] is then the first
-	// run's event.
-	Runs [][][]RunResult
-	// References[i][j] are the reference's runs of case j of program i
-	// when it is same_as (nil otherwise): its reference_events.
-	References  [][][]runner.Event
-	Programs    []ProgramResult
-	RunID       string
-	StartedAt   time.Time
-	Duration    time.Duration
-	Interrupted bool
-	// Err is why the run itself failed (nil otherwise).
-	Err     error
-	Version string
-	// SpecPath is the spec file as given, for a report without a Spec (the
-	// spec could not be loaded, or the run has not loaded it yet).
-	SpecPath string
-	// SpecErrors are the spec's problems when it could not be loaded.
-	SpecErrors []spec.Error
-	GitHub     GitHub
-	// PassAt are the k of pass@k for the groups (DefaultPassAt when empty).
-	PassAt []int
-	// Shard is the report's shard (nil for a run of the whole spec).
-	Shard *Shard
-}
-
-// Reasons used when the input lacks an entry.
-const (
-	reasonNotRun    = "not run"
-	reasonNotJudged = "not judged"
-)
-
-// Build assembles the report. It is a pure function of its input (it
-// reads no files and judges nothing); the order is the spec's.
-func Build(in Input) Report {
-	r := Report{
-		Schema:      Schema,
-		Tool:        Tool{Name: ToolName, Version: in.Version},
-		RunID:       in.RunID,
-		StartedAt:   in.StartedAt.UTC(),
-		DurationMS:  in.Duration.Milliseconds(),
-		Interrupted: in.Interrupted,
-		Spec:        in.SpecPath,
-		GitHub:      in.GitHub,
-		Shard:       in.Shard,
-		Programs:    []Program{},
-	}
-	if in.Err != nil {
-		r.Error = in.Err.Error()
-	}
-	for _, e := range in.SpecErrors {
-		r.SpecErrors = append(r.SpecErrors, SpecError{File: e.Pos.File, Line: e.Pos.Line, Col: e.Pos.Col, Message: e.Msg})
-	}
-	if in.Spec != nil {
-		r.Spec = in.Spec.Path
-		r.SpecFile = relSlash(in.Spec.Root, in.Spec.Path)
-		r.Programs = make([]Program, 0, len(in.Spec.Programs))
-		for i, sp := range in.Spec.Programs {
-			r.Programs = append(r.Programs, buildProgram(in, i, sp))
-		}
+// Folded returns r with everything that folds from its cases folded, as
+// Read recomputes it: each program's verdict and reason, the counts, the
+// groups (pass@k for each k of passAt; DefaultPassAt when it is empty)
+// and the run's verdict; and with every nil list and map made empty
+// (normalize). It copies what it changes; r's own slices are left alone.
+func Folded(r Report, passAt []int) Report {
+	r.Programs = slices.Clone(r.Programs)
+	for i := range r.Programs {
+		p := &r.Programs[i]
+		p.Verdict, p.Reason = programVerdict(p.Cases)
 	}
 	r.Counts = countsOf(r.Programs)
 	r.Verdict = overall(r)
-	ks := in.PassAt
+	ks := passAt
 	if len(ks) == 0 {
 		ks = DefaultPassAt
 	}
@@ -545,247 +479,14 @@ func overall(r Report) verdict.Verdict {
 	return verdict.True
 }
 
-func buildProgram(in Input, i int, sp spec.Program) Program {
-	p := Program{
-		ID:            sp.ID,
-		Name:          sp.Name,
-		Group:         sp.Group,
-		File:          sp.File,
-		Profile:       sp.Profile,
-		Line:          sp.Pos.Line,
-		Col:           sp.Pos.Col,
-		ProgramSHA256: entrySHA256(sp.Program),
-		Cases:         make([]Case, 0, len(sp.Cases)),
-	}
-	var obs runner.Observation
-	if i < len(in.Observations) {
-		obs = in.Observations[i]
-		p.ExecutionID = obs.ExecutionID
-		p.Acquisition = obs.Acquisition
-		p.AcquisitionReasons = append([]string{}, obs.Reasons...)
-		p.SandboxWarnings = append([]string{}, obs.SandboxWarnings...)
-		p.Settings = obs.Settings
-		if obs.Build != nil {
-			b := BuildStage{Event: buildEvent(*obs.Build), Tmpfs: map[string]int64{}}
-			if n := obs.Build.BuildOutputBytes; n != nil {
-				b.OutputBytes = new(*n)
-			}
-			b.Stdout, b.StdoutBase64 = encodeStream(obs.Build.Stdout.Data)
-			b.Stderr, b.StderrBase64 = encodeStream(obs.Build.Stderr.Data)
-			if in.Spec != nil {
-				if bs := in.Spec.Profiles[sp.Profile].Runtime.Build; bs != nil {
-					b.OutputSize = bs.OutputSize
-					maps.Copy(b.Tmpfs, bs.Tmpfs)
-				}
-			}
-			p.Build = &b
-		}
-	} else {
-		p.Acquisition = runner.AcquisitionError
-		p.AcquisitionReasons = []string{reasonNotRun}
-	}
-	if i < len(in.Programs) {
-		p.DurationMS = in.Programs[i].Duration.Milliseconds()
-	}
-	var results []verdict.CaseResult
-	if i < len(in.Results) {
-		results = in.Results[i]
-	}
-	var runs [][]RunResult
-	if i < len(in.Runs) {
-		runs = in.Runs[i]
-	}
-	var refs [][]runner.Event
-	if i < len(in.References) {
-		refs = in.References[i]
-	}
-	var sum time.Duration
-	for j, sc := range sp.Cases {
-		var ev *runner.Event
-		if j < len(obs.Events) {
-			ev = &obs.Events[j]
-			sum += ev.Duration
-		}
-		var res *verdict.CaseResult
-		if j < len(results) {
-			res = &results[j]
-		}
-		var rs []RunResult
-		if j < len(runs) {
-			rs = runs[j]
-		}
-		c := buildCase(sc, ev, res, rs)
-		if j < len(refs) {
-			for _, r := range refs[j] {
-				e := buildEvent(r)
-				e.Stdout, e.StdoutBase64 = encodeStream(r.Stdout.Data)
-				e.Stderr, e.StderrBase64 = encodeStream(r.Stderr.Data)
-				c.ReferenceEvents = append(c.ReferenceEvents, e)
-			}
-		}
-		p.Cases = append(p.Cases, c)
-	}
-	p.Verdict, p.Reason = programVerdict(p.Cases)
-	if p.DurationMS == 0 {
-		p.DurationMS = sum.Milliseconds()
-	}
-	return p
-}
-
 // programVerdict is what a program's cases fold to (verdict.Program): its
-// verdict and reason, in Build and in Read alike.
+// verdict and reason, in Folded and in Read alike.
 func programVerdict(cases []Case) (verdict.Verdict, string) {
 	results := make([]verdict.CaseResult, len(cases))
 	for j := range cases {
 		results[j] = verdict.CaseResult{Verdict: cases[j].Verdict, Reason: cases[j].Reason}
 	}
 	return verdict.Program(results)
-}
-
-// buildCase assembles one case from the spec, its event, its result and,
-// when it ran more than once, its runs; a nil event or result (the run
-// stopped before it) makes it undetermined with a reason saying so.
-func buildCase(sc spec.Case, ev *runner.Event, res *verdict.CaseResult, runs []RunResult) Case {
-	c := caseOf(sc, ev, res, runs)
-	if ev != nil {
-		c.Event.Stdout, c.Event.StdoutBase64 = encodeStream(ev.Stdout.Data)
-		c.Event.Stderr, c.Event.StderrBase64 = encodeStream(ev.Stderr.Data)
-	}
-	for k := range c.Runs {
-		e := &c.Runs[k].Event
-		e.Stdout, e.StdoutBase64 = encodeStream(runs[k].Event.Stdout.Data)
-		e.Stderr, e.StderrBase64 = encodeStream(runs[k].Event.Stderr.Data)
-	}
-	return c
-}
-
-// caseOf is buildCase without the output itself (the events' counts and
-// digests of it are there). With more than one run, the case holds every
-// run's event and verdict, and is nondeterministic as their fold says.
-func caseOf(sc spec.Case, ev *runner.Event, res *verdict.CaseResult, runs []RunResult) Case {
-	c := Case{
-		Name:      sc.Name,
-		File:      sc.File,
-		Line:      sc.Pos.Line,
-		Col:       sc.Pos.Col,
-		Args:      append([]string{}, sc.Invocation.Args...),
-		StdinFile: sc.StdinFile,
-	}
-	if stdin := sc.Invocation.Stdin; len(stdin) > 0 {
-		c.StdinSize = int64(len(stdin))
-		c.StdinExcerpt, c.StdinExcerptBase64 = encodeStream(stdinExcerpt(stdin))
-	}
-	if ev != nil {
-		c.Event = buildEvent(*ev)
-	} else {
-		c.Event = buildEvent(runner.Event{})
-	}
-	var checks []verdict.Check
-	switch {
-	case res != nil:
-		c.Verdict, c.Reason, checks = res.Verdict, res.Reason, res.Checks
-	case ev == nil:
-		c.Verdict, c.Reason = verdict.Undetermined, reasonNotRun
-	case ev.SandboxError != "":
-		c.Verdict, c.Reason = verdict.Undetermined, ev.SandboxError
-	default:
-		c.Verdict, c.Reason = verdict.Undetermined, reasonNotJudged
-	}
-	exp := sc.Expect
-	if sa := exp.SameAs; sa != nil {
-		exp.ExitCode = 0
-		if res != nil && res.Derived != nil {
-			exp.ExitCode = res.Derived.ExitCode
-		}
-	}
-	c.Expect = buildExpect(exp, checks)
-	if sa := exp.SameAs; sa != nil {
-		c.Expect.SameAs = &SameAs{Reference: sa.Reference, Streams: append([]string{}, sa.Streams...), Normalize: sa.Normalize, IgnoreCase: sa.IgnoreCase}
-	}
-	c.Runs = []Run{}
-	c.ReferenceEvents = []Event{}
-	if len(runs) > 1 {
-		results := make([]verdict.CaseResult, len(runs))
-		for k, r := range runs {
-			results[k] = r.Result
-			c.Runs = append(c.Runs, Run{Verdict: r.Result.Verdict, Reason: r.Result.Reason, Event: buildEvent(r.Event)})
-		}
-		c.Nondeterministic = verdict.Fold(results).Nondeterministic
-	}
-	return c
-}
-
-func buildExpect(exp verdict.Expectation, checks []verdict.Check) Expect {
-	e := Expect{ExitCode: exp.ExitCode}
-	var out, errc *verdict.Check
-	for k := range checks {
-		ch := &checks[k]
-		switch ch.What {
-		case "exit_code":
-			e.ExitCodeVerdict, e.ExitCodeReason = ch.Verdict, ch.Reason
-		case "stdout":
-			out = ch
-		case "stderr":
-			errc = ch
-		}
-	}
-	e.Stdout = matcherOutcome(exp.Stdout, out)
-	e.Stderr = matcherOutcome(exp.Stderr, errc)
-	return e
-}
-
-func matcherOutcome(m *verdict.Matcher, ch *verdict.Check) *MatcherOutcome {
-	if m == nil && ch != nil {
-		m = ch.Matcher
-	}
-	if m == nil {
-		return nil
-	}
-	mo := &MatcherOutcome{
-		Kind:       m.Kind,
-		Value:      m.Value,
-		IgnoreCase: m.IgnoreCase,
-		Normalize:  m.Normalize,
-		Verdict:    verdict.Undetermined,
-	}
-	if mo.Normalize == "" {
-		mo.Normalize = verdict.NormalizeTrailing
-	}
-	if ch != nil {
-		mo.Verdict, mo.Reason = ch.Verdict, ch.Reason
-		mo.Expected, mo.Actual = ch.Expected, ch.Actual
-	}
-	return mo
-}
-
-// buildEvent is the event without its output (Stdout, StdoutBase64,
-// Stderr and StderrBase64 are ""; see encodeStream).
-func buildEvent(ev runner.Event) Event {
-	e := Event{
-		StdoutTruncated: ev.Stdout.Truncated,
-		StderrTruncated: ev.Stderr.Truncated,
-		StdoutBytes:     ev.Stdout.Bytes,
-		StderrBytes:     ev.Stderr.Bytes,
-		StdinBytes:      ev.StdinBytes,
-		StdinSHA256:     ev.StdinSHA256,
-		TimedOut:        ev.TimedOut,
-		ResourceLimit:   ev.ResourceLimit,
-		Command:         append([]string{}, ev.Command...),
-		ImageDigest:     ev.ImageDigest,
-		RepoDigest:      ev.RepoDigest,
-		DurationMS:      ev.Duration.Milliseconds(),
-		ProgramSHA256:   ev.ProgramSHA256,
-		Limits:          ev.Limits,
-		SandboxError:    ev.SandboxError,
-		BuildFailure:    ev.BuildFailure,
-	}
-	if ev.ExitCode != nil {
-		code := *ev.ExitCode
-		e.ExitCode = &code
-	}
-	e.StdoutKeptBytes, e.StdoutSHA256 = int64(len(ev.Stdout.Data)), sha256Hex(ev.Stdout.Data)
-	e.StderrKeptBytes, e.StderrSHA256 = int64(len(ev.Stderr.Data)), sha256Hex(ev.Stderr.Data)
-	return e
 }
 
 // encodeStream returns the retained bytes as text or as base64, whichever
@@ -856,29 +557,6 @@ func entrySHA256(p runner.Program) string {
 		return ""
 	}
 	return sha256Hex(b)
-}
-
-// relSlash returns path relative to root, slash-separated, or "" when path
-// is not inside root. Relative paths are taken against the working
-// directory.
-func relSlash(root, path string) string {
-	if root == "" || path == "" {
-		return ""
-	}
-	if filepath.IsAbs(root) != filepath.IsAbs(path) {
-		var err error
-		if root, err = filepath.Abs(root); err != nil {
-			return ""
-		}
-		if path, err = filepath.Abs(path); err != nil {
-			return ""
-		}
-	}
-	rel, err := filepath.Rel(root, path)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return ""
-	}
-	return filepath.ToSlash(rel)
 }
 
 // normalize returns r with every nil slice and map replaced by an empty one,

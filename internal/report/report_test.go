@@ -1,4 +1,4 @@
-package report
+package report_test
 
 import (
 	"bytes"
@@ -13,172 +13,21 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
-	"github.com/behaves-dev/behaves/internal/goldentest"
-	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/assemble"
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
-func TestJSONGolden(t *testing.T) {
-	t.Parallel()
-	var buf bytes.Buffer
-	if err := Encode(&buf, fixture()); err != nil {
-		t.Fatal(err)
-	}
-	goldentest.Check(t, "report.golden.json", buf.Bytes())
-
-	// The golden file decodes back into the same report.
-	var back Report
-	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(back, fixture()) {
-		t.Errorf("decoding the report does not give it back")
-	}
-}
-
-func TestBuildFixture(t *testing.T) {
-	t.Parallel()
-	r := fixture()
-	if r.Schema != Schema || r.Tool.Name != "behaves" || r.SpecFile != "behaves.yml" {
-		t.Errorf("schema %q tool %+v spec_file %q", r.Schema, r.Tool, r.SpecFile)
-	}
-	if r.Verdict != verdict.False {
-		t.Errorf("verdict = %v, want false", r.Verdict)
-	}
-	wantCounts := Counts{
-		Programs: Tally{Total: 4, True: 1, False: 1, Undetermined: 2},
-		Cases:    Tally{Total: 8, True: 2, False: 2, Undetermined: 4},
-	}
-	if r.Counts != wantCounts {
-		t.Errorf("counts = %+v, want %+v", r.Counts, wantCounts)
-	}
-	var names []string
-	for _, p := range r.Programs {
-		names = append(names, p.Name)
-	}
-	if got := strings.Join(names, ","); got != "fizzbuzz,samples/wrong.py,big-output,missing-image" {
-		t.Errorf("program order = %s, want the spec's", got)
-	}
-	wrong := r.Programs[1].Cases[0]
-	if wrong.Expect.Stdout == nil || wrong.Expect.Stdout.Verdict != verdict.False ||
-		wrong.Expect.Stdout.Value != "1\n2\nFizz\n4\nBuzz\n" || wrong.Expect.Stdout.Reason != `stdout: expected "1\n2\nFizz\n4\nBuzz", got "1\n2\n3\n4\n5"` {
-		t.Errorf("stdout outcome = %+v", wrong.Expect.Stdout)
-	}
-	if wrong.Line != 14 || wrong.Col != 11 || r.Programs[1].Line != 30 || r.Programs[1].Col != 5 {
-		t.Errorf("positions lost: case %d:%d program %d:%d", wrong.Line, wrong.Col, r.Programs[1].Line, r.Programs[1].Col)
-	}
-	if got, want := r.Programs[0].ProgramSHA256, fmt.Sprintf("%x", sha256.Sum256([]byte("print(1)\n"))); got != want {
-		t.Errorf("program_sha256 = %q, want %q", got, want)
-	}
-	if p := r.Programs[0]; p.DurationMS != 400 {
-		t.Errorf("duration from the caller = %d, want 400", p.DurationMS)
-	}
-	if p := r.Programs[2]; p.DurationMS != 42 {
-		t.Errorf("duration summed from events = %d, want 42", p.DurationMS)
-	}
-	big := r.Programs[2].Cases[0].Event
-	if !big.StdoutTruncated || big.StdoutBytes != 1<<20 || big.Stdout != "line 1\nline 2\nline 3\nli" {
-		t.Errorf("truncated stream = %+v", big)
-	}
-}
-
-func TestBuildVerdict(t *testing.T) {
-	t.Parallel()
-	one := func(vs ...verdict.Verdict) Input {
-		in := Input{Spec: &spec.Spec{Path: "behaves.yml"}}
-		for i, v := range vs {
-			in.Spec.Programs = append(in.Spec.Programs, prog(string(rune('a'+i)), "p.py", 1, kase("c", 2, verdict.Expectation{})))
-			in.Observations = append(in.Observations, runner.Observation{Acquisition: runner.AcquisitionComplete, Events: []runner.Event{{}}})
-			in.Results = append(in.Results, []verdict.CaseResult{{Verdict: v}})
-		}
-		return in
-	}
-	T, F, U := verdict.True, verdict.False, verdict.Undetermined
-	tests := []struct {
-		name string
-		in   Input
-		want verdict.Verdict
-	}{
-		{"all true", one(T, T), T},
-		{"false dominates", one(T, U, F), F},
-		{"undetermined", one(T, U), U},
-		{"no programs", one(), U},
-		{"no spec", Input{}, U},
-		{"run error", func() Input { in := one(T); in.Err = errRun; return in }(), U},
-		{"interrupted", func() Input { in := one(T); in.Interrupted = true; return in }(), U},
-		{"false with run error", func() Input { in := one(F); in.Err = errRun; return in }(), F},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			r := Build(tt.in)
-			if r.Verdict != tt.want {
-				t.Errorf("verdict = %v, want %v", r.Verdict, tt.want)
-			}
-			if tt.in.Err != nil && r.Error != tt.in.Err.Error() {
-				t.Errorf("error = %q", r.Error)
-			}
-		})
-	}
-}
-
-func TestBuildMissingEntries(t *testing.T) {
-	t.Parallel()
-	// An interrupted run: the second program never started, the first one
-	// has an event for its first case only and no verdicts at all.
-	in := Input{
-		Spec: &spec.Spec{Path: "behaves.yml", Programs: []spec.Program{
-			prog("a", "a.py", 1, kase("one", 2, verdict.Expectation{}), kase("two", 3, verdict.Expectation{})),
-			prog("b", "b.py", 4, kase("one", 5, verdict.Expectation{Stdout: equals("x")})),
-		}},
-		Observations: []runner.Observation{{Acquisition: runner.AcquisitionPartial, Events: []runner.Event{{SandboxError: "interrupted"}}}},
-		Interrupted:  true,
-	}
-	r := Build(in)
-	a, b := r.Programs[0], r.Programs[1]
-	// Without a program verdict, the program's is what its cases fold
-	// to (the first undetermined case's reason), as Read recomputes it.
-	if a.Verdict != verdict.Undetermined || a.Reason != "interrupted" {
-		t.Errorf("program a = %v %q", a.Verdict, a.Reason)
-	}
-	if c := a.Cases[0]; c.Verdict != verdict.Undetermined || c.Reason != "interrupted" {
-		t.Errorf("case with a sandbox error = %v %q", c.Verdict, c.Reason)
-	}
-	if c := a.Cases[1]; c.Verdict != verdict.Undetermined || c.Reason != reasonNotRun {
-		t.Errorf("case without an event = %v %q", c.Verdict, c.Reason)
-	}
-	if b.Acquisition != runner.AcquisitionError || !reflect.DeepEqual(b.AcquisitionReasons, []string{reasonNotRun}) {
-		t.Errorf("program without an observation: %q %q", b.Acquisition, b.AcquisitionReasons)
-	}
-	if m := b.Cases[0].Expect.Stdout; m == nil || m.Verdict != verdict.Undetermined || m.Value != "x" {
-		t.Errorf("unchecked matcher = %+v", m)
-	}
-	if r.Verdict != verdict.Undetermined || r.Counts.Cases.Undetermined != 3 {
-		t.Errorf("verdict %v counts %+v", r.Verdict, r.Counts)
-	}
-}
-
-func TestBuildDoesNotAlias(t *testing.T) {
-	t.Parallel()
-	in := fixtureInput()
-	r := Build(in)
-	in.Observations[0].Events[0].Command[0] = "changed"
-	in.Spec.Programs[0].Cases[0].Invocation.Args[0] = "changed"
-	if r.Programs[0].Cases[0].Event.Command[0] != "python3" || r.Programs[0].Cases[0].Args[0] != "5" {
-		t.Errorf("the report shares slices with its input")
-	}
-}
-
 func TestInvalidUTF8(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	if err := Encode(&buf, fixture()); err != nil {
+	if err := report.Encode(&buf, reporttest.Report()); err != nil {
 		t.Fatal(err)
 	}
-	var back Report
+	var back report.Report
 	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
 		t.Fatal(err)
 	}
@@ -195,91 +44,21 @@ func TestInvalidUTF8(t *testing.T) {
 	}
 }
 
-// TestStreamEncoding guards the compact encoding: the kept bytes are in
-// the report as text or base64, whichever JSON writes shorter, and come
-// back exactly.
-func TestStreamEncoding(t *testing.T) {
-	t.Parallel()
-	every := make([]byte, 256)
-	for i := range every {
-		every[i] = byte(i)
-	}
-	tests := []struct {
-		name string
-		data []byte
-		b64  bool
-	}{
-		{"empty", nil, false},
-		{"text", []byte("1\n2\nFizz\n4\nBuzz\n"), false},
-		{"control characters", bytes.Repeat([]byte{1}, 4096), true},
-		{"invalid UTF-8", []byte("ok\xff"), true},
-		{"every byte", every, true},
-		{"one control character in text", []byte("hello, world\x01 and more text"), false},
-		{"newlines only", bytes.Repeat([]byte("\n"), 30), true},
-		{"line separators", []byte(strings.Repeat("\u2028", 10)), true},
-		{"a tie goes to text", []byte(`a"b`), false},
-		{"quotes and backslashes", []byte(`"\"\"\"\"\"`), true},
-	}
-	for _, tt := range tests {
-		text, b64 := encodeStream(tt.data)
-		if (b64 != "") != tt.b64 && len(tt.data) > 0 {
-			t.Errorf("%s: base64 %v, want %v", tt.name, b64 != "", tt.b64)
-		}
-		if text != "" && b64 != "" {
-			t.Errorf("%s: both text and base64 are set", tt.name)
-		}
-		if got := streamBytes(text, b64); !bytes.Equal(got, tt.data) && len(tt.data) > 0 {
-			t.Errorf("%s: bytes do not come back: %q", tt.name, got)
-		}
-		// Whichever was chosen is no longer than the other in JSON.
-		enc, _ := json.Marshal(string(tt.data))
-		textLen := int64(len(enc) - 2)
-		b64Len := int64(base64.StdEncoding.EncodedLen(len(tt.data)))
-		if utf8.Valid(tt.data) {
-			if got := jsonStringLen(tt.data); got != textLen {
-				t.Errorf("%s: jsonStringLen = %d, encoding/json writes %d", tt.name, got, textLen)
-			}
-		}
-		if chosen := max(int64(len(text)), int64(len(b64))); b64 != "" && utf8.Valid(tt.data) && chosen > textLen {
-			t.Errorf("%s: base64 (%d) chosen over shorter text (%d)", tt.name, chosen, textLen)
-		} else if text != "" && textLen > b64Len {
-			t.Errorf("%s: text (%d) chosen over shorter base64 (%d)", tt.name, textLen, b64Len)
-		}
-	}
-	// jsonStringLen agrees with encoding/json on every single byte and
-	// on the runes it escapes.
-	for _, s := range []string{"\u2028", "\u2029", "é", "\U0001F600", "\x7f", "<>&"} {
-		enc, _ := json.Marshal(s)
-		if got := jsonStringLen([]byte(s)); got != int64(len(enc)-2) && !strings.ContainsAny(s, "<>&") {
-			t.Errorf("%q: jsonStringLen = %d, encoding/json writes %d", s, got, len(enc)-2)
-		}
-	}
-	for c := 0; c < 0x80; c++ {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(string(rune(c)))
-		if got, want := jsonStringLen([]byte{byte(c)}), int64(buf.Len()-3); got != want {
-			t.Errorf("byte %#x: jsonStringLen = %d, encoding/json writes %d", c, got, want)
-		}
-	}
-}
-
 // TestEveryKeyPresent encodes zero values and checks that every field of
 // every type appears in the JSON, and that no list is null.
 func TestEveryKeyPresent(t *testing.T) {
 	t.Parallel()
-	zero := Report{Programs: []Program{{Cases: []Case{{Expect: Expect{Stdout: &MatcherOutcome{}}}}}}}
-	for name, r := range map[string]Report{"zero": zero, "built": Build(Input{Spec: &spec.Spec{Programs: []spec.Program{prog("p", "p.py", 1, kase("c", 2, verdict.Expectation{}))}}})} {
+	zero := report.Report{Programs: []report.Program{{Cases: []report.Case{{Expect: report.Expect{Stdout: &report.MatcherOutcome{}}}}}}}
+	for name, r := range map[string]report.Report{"zero": zero, "built": assemble.Report(assemble.Input{Spec: &spec.Spec{Programs: []spec.Program{reporttest.Program("p", "p.py", 1, reporttest.Case("c", 2, verdict.Expectation{}))}}})} {
 		var buf bytes.Buffer
-		if err := Encode(&buf, r); err != nil {
+		if err := report.Encode(&buf, r); err != nil {
 			t.Fatal(err)
 		}
 		var m map[string]any
 		if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
 			t.Fatal(err)
 		}
-		checkKeys(t, name, reflect.TypeFor[Report](), m)
+		checkKeys(t, name, reflect.TypeFor[report.Report](), m)
 	}
 }
 
@@ -353,21 +132,6 @@ func countJSONFields(typ reflect.Type) int {
 	return n
 }
 
-func TestSpecFile(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ root, path, want string }{
-		{".", "behaves.yml", "behaves.yml"},
-		{"/repo", "/repo/ci/behaves.yml", "ci/behaves.yml"},
-		{"/repo", "/other/behaves.yml", ""},
-		{"", "behaves.yml", ""},
-	}
-	for _, tt := range tests {
-		if got := relSlash(tt.root, tt.path); got != tt.want {
-			t.Errorf("relSlash(%q, %q) = %q, want %q", tt.root, tt.path, got, tt.want)
-		}
-	}
-}
-
 func TestWriteJSONAtomic(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -375,8 +139,8 @@ func TestWriteJSONAtomic(t *testing.T) {
 	if err := os.WriteFile(path, []byte("old report"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := fixture()
-	if err := WriteJSON(path, r); err != nil {
+	r := reporttest.Report()
+	if err := report.WriteJSON(path, r); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(path)
@@ -384,7 +148,7 @@ func TestWriteJSONAtomic(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want bytes.Buffer
-	if err := Encode(&want, r); err != nil {
+	if err := report.Encode(&want, r); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want.Bytes()) {
@@ -422,14 +186,14 @@ func TestWriteJSONFailureLeavesNothing(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(path, "keep"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteJSON(path, fixture()); err == nil {
+	if err := report.WriteJSON(path, reporttest.Report()); err == nil {
 		t.Fatal("writing over a folder succeeded")
 	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("temporary file left behind: %d entries", len(entries))
 	}
-	if err := WriteJSON(filepath.Join(dir, "missing", "report.json"), fixture()); !errors.Is(err, os.ErrNotExist) {
+	if err := report.WriteJSON(filepath.Join(dir, "missing", "report.json"), reporttest.Report()); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing folder: err = %v", err)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -32,8 +31,8 @@ import (
 //     program, case);
 //   - the shape limits: at most verdict.MaxPassAtKs values of k a group,
 //     each a k from 1 to verdict.MaxPassAtK in decimal, the same set in
-//     every group; at most spec.MaxRepeat runs and reference_events a
-//     case, and reference_events only on a same_as case;
+//     every group; at most MaxRuns runs and reference_events a case,
+//     and reference_events only on a same_as case;
 //   - the memory the decoder will take (decodeCost) at most
 //     maxDecodeFactor times the file plus decodeSlack.
 //
@@ -355,7 +354,7 @@ func where(path string) string {
 func (w *walker) limitOf(t reflect.Type, name string) (int, string) {
 	switch {
 	case t == reflect.TypeFor[Case]() && (name == "runs" || name == "reference_events"):
-		return spec.MaxRepeat, "the repeat ceiling"
+		return MaxRuns, "the repeat ceiling"
 	case t == reflect.TypeFor[Group]() && name == "pass_at_reasons":
 		return verdict.MaxPassAtKs, "the values of k a run asks for"
 	}

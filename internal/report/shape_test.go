@@ -1,15 +1,17 @@
-package report
+package report_test
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/behaves-dev/behaves/internal/assemble"
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -21,11 +23,8 @@ import (
 // a reference_events bomb) are what TestForgedReportsCostLittle reads.
 func TestShapeRefuses(t *testing.T) {
 	t.Parallel()
-	golden, err := os.ReadFile("testdata/report.golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sameAs := sameAsReport(t, DefaultMaxReportSize)
+	written := reporttest.Encoded(t, reporttest.Report())
+	sameAs := reporttest.SameAs(t, report.DefaultMaxReportSize)
 	group := func(m map[string]any) map[string]any { return m["groups"].([]any)[0].(map[string]any) }
 	kase := func(m map[string]any, p, c int) map[string]any {
 		return m["programs"].([]any)[p].(map[string]any)["cases"].([]any)[c].(map[string]any)
@@ -44,16 +43,16 @@ func TestShapeRefuses(t *testing.T) {
 		edit   func(m map[string]any)
 		want   string
 	}{
-		{"17 values of k", golden, func(m map[string]any) {
+		{"17 values of k", written, func(m map[string]any) {
 			pa := map[string]any{}
 			for k := 1; k <= 17; k++ {
 				pa[strconv.Itoa(k)] = nil
 			}
 			group(m)["pass_at"] = pa
 		}, "groups[0].pass_at: more than 16 keys"},
-		{"k 0", golden, func(m map[string]any) { group(m)["pass_at"] = map[string]any{"0": 0.0} }, `groups[0].pass_at: key "0" is not a k from 1 to 10000`},
-		{"k beyond the ceiling", golden, func(m map[string]any) { group(m)["pass_at"] = map[string]any{"10001": 0.0} }, `key "10001" is not a k`},
-		{"groups with different k", golden, func(m map[string]any) {
+		{"k 0", written, func(m map[string]any) { group(m)["pass_at"] = map[string]any{"0": 0.0} }, `groups[0].pass_at: key "0" is not a k from 1 to 10000`},
+		{"k beyond the ceiling", written, func(m map[string]any) { group(m)["pass_at"] = map[string]any{"10001": 0.0} }, `key "10001" is not a k`},
+		{"groups with different k", written, func(m map[string]any) {
 			other := map[string]any{}
 			for k, v := range group(m) {
 				other[k] = v
@@ -61,14 +60,14 @@ func TestShapeRefuses(t *testing.T) {
 			other["pass_at"] = map[string]any{"1": 0.0, "3": nil}
 			m["groups"] = append(m["groups"].([]any), other)
 		}, "groups[1].pass_at: k = "},
-		{"17 reasons", golden, func(m map[string]any) {
+		{"17 reasons", written, func(m map[string]any) {
 			rs := map[string]any{}
 			for k := 1; k <= 17; k++ {
 				rs[strconv.Itoa(k)] = "x"
 			}
 			group(m)["pass_at_reasons"] = rs
 		}, "groups[0].pass_at_reasons: more than 16 keys"},
-		{"101 runs", golden, func(m map[string]any) {
+		{"101 runs", written, func(m map[string]any) {
 			runs := make([]any, 101)
 			for i := range runs {
 				runs[i] = map[string]any{"verdict": "true", "reason": "", "event": kase(m, 0, 0)["event"]}
@@ -88,11 +87,11 @@ func TestShapeRefuses(t *testing.T) {
 			// The decoder fills reference_events from this key too.
 			kase(m, 0, 1)["Reference_Events"] = events(m, 1)
 		}, `programs[0].cases[1]: key "Reference_Events" is not "reference_events"`},
-		{"a key folded by Unicode", golden, func(m map[string]any) {
-			m["ſchema"] = Schema // U+017F folds to s
+		{"a key folded by Unicode", written, func(m map[string]any) {
+			m["ſchema"] = report.Schema // U+017F folds to s
 		}, `the report: key "ſchema" is not "schema"`},
-		{"a missing case key", golden, func(m map[string]any) { delete(kase(m, 1, 0), "event") }, `programs[1].cases[0] has no "event"`},
-		{"empty strings by the million", golden, func(m map[string]any) {
+		{"a missing case key", written, func(m map[string]any) { delete(kase(m, 1, 0), "event") }, `programs[1].cases[0] has no "event"`},
+		{"empty strings by the million", written, func(m map[string]any) {
 			// 3 bytes of JSON each, 16 bytes of string header in memory.
 			p := m["programs"].([]any)[0].(map[string]any)
 			p["sandbox_warnings"] = make([]any, 3<<20)
@@ -113,12 +112,12 @@ func TestShapeRefuses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = checkShape(b)
+			err = report.CheckShape(b)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("checkShape = %v, want an error containing %q", err, tt.want)
 			}
 			// Read says the same: the shape pass comes first.
-			if _, rerr := Read(bytes.NewReader(b), int64(len(b))); rerr == nil || rerr.Error() != err.Error() {
+			if _, rerr := report.Read(bytes.NewReader(b), int64(len(b))); rerr == nil || rerr.Error() != err.Error() {
 				t.Errorf("Read = %v, want %v", rerr, err)
 			}
 		})
@@ -130,19 +129,16 @@ func TestShapeRefuses(t *testing.T) {
 // decoder's bound, and JSON that ends early.
 func TestShapeRefusesRawJSON(t *testing.T) {
 	t.Parallel()
-	golden, err := os.ReadFile("testdata/report.golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := string(golden[1:])
+	written := reporttest.Encoded(t, reporttest.Report())
+	body := string(written[1:])
 	for _, tt := range []struct{ name, data, want string }{
 		{"a key twice", `{"verdict": "true",` + body, `the report: "verdict" is given twice`},
-		{"a case key twice", strings.Replace(string(golden), `"args": [`, `"args": [], "args": [`, 1), `programs[0].cases[0]: "args" is given twice`},
-		{"deep nesting", `{"x": ` + strings.Repeat("[", maxNesting+1) + strings.Repeat("]", maxNesting+1) + "," + body, "nested more than 10000 deep"},
-		{"cut", string(golden[:len(golden)/2]), "JSON"},
+		{"a case key twice", strings.Replace(string(written), `"args": [`, `"args": [], "args": [`, 1), `programs[0].cases[0]: "args" is given twice`},
+		{"deep nesting", `{"x": ` + strings.Repeat("[", report.MaxNesting+1) + strings.Repeat("]", report.MaxNesting+1) + "," + body, "nested more than 10000 deep"},
+		{"cut", string(written[:len(written)/2]), "JSON"},
 		{"not an object", `[]`, "not a report"},
 	} {
-		if err := checkShape([]byte(tt.data)); err == nil || !strings.Contains(err.Error(), tt.want) {
+		if err := report.CheckShape([]byte(tt.data)); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: checkShape = %v, want an error containing %q", tt.name, err, tt.want)
 		}
 	}
@@ -155,32 +151,28 @@ func TestShapeRefusesRawJSON(t *testing.T) {
 // no output at all (the shape whose JSON is smallest for its structs).
 func TestShapeCostOfRealReports(t *testing.T) {
 	t.Parallel()
-	var golden bytes.Buffer
-	if err := Encode(&golden, fixture()); err != nil {
-		t.Fatal(err)
-	}
 	var big, many bytes.Buffer
-	br := bigReport()
+	br := reporttest.Big()
 	br.RunID = "run-big"
-	if err := Encode(&big, br); err != nil {
+	if err := report.Encode(&big, br); err != nil {
 		t.Fatal(err)
 	}
-	if err := Encode(&many, manyCases(50000)); err != nil {
+	if err := report.Encode(&many, manyCases(50000)); err != nil {
 		t.Fatal(err)
 	}
 	for name, data := range map[string][]byte{
-		"fixture": golden.Bytes(), "same_as": sameAsReport(t, DefaultMaxReportSize), "big": big.Bytes(), "50,000 cases": many.Bytes(),
+		"fixture": reporttest.Encoded(t, reporttest.Report()), "same_as": reporttest.SameAs(t, report.DefaultMaxReportSize), "big": big.Bytes(), "50,000 cases": many.Bytes(),
 	} {
-		w := walker{data: data}
-		if err := w.value(typeOfReport, "", ""); err != nil {
+		cost, err := report.DecodeCost(data)
+		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		ratio := float64(w.cost) / float64(len(data))
+		ratio := float64(cost) / float64(len(data))
 		if ratio > 1.5 {
-			t.Errorf("%s: decoding %d bytes costs %d (%.2f × its size), want at most 1.5 ×", name, len(data), w.cost, ratio)
+			t.Errorf("%s: decoding %d bytes costs %d (%.2f × its size), want at most 1.5 ×", name, len(data), cost, ratio)
 		}
-		if _, err := Read(bytes.NewReader(data), int64(len(data))); err != nil {
+		if _, err := report.Read(bytes.NewReader(data), int64(len(data))); err != nil {
 			t.Errorf("%s: Read: %v", name, err)
 		}
 	}
@@ -188,21 +180,21 @@ func TestShapeCostOfRealReports(t *testing.T) {
 
 // manyCases is a report of one program per 10 cases, n cases in all, each
 // false with no output: as small as a real case gets in JSON.
-func manyCases(n int) Report {
-	in := Input{Spec: &spec.Spec{Path: "behaves.yml", Root: "."}, StartedAt: startedAt, Duration: time.Minute, RunID: "run-many"}
+func manyCases(n int) report.Report {
+	in := assemble.Input{Spec: &spec.Spec{Path: "behaves.yml", Root: "."}, StartedAt: reporttest.StartedAt, Duration: time.Minute, RunID: "run-many"}
 	for p := range n / 10 {
 		var cases []spec.Case
 		var events []runner.Event
 		var results []verdict.CaseResult
 		for c := range 10 {
-			cases = append(cases, kase(fmt.Sprintf("c%d", c), c+1, verdict.Expectation{ExitCode: 1}))
-			ev := event(intp(0), "")
+			cases = append(cases, reporttest.Case(fmt.Sprintf("c%d", c), c+1, verdict.Expectation{ExitCode: 1}))
+			ev := reporttest.Event(reporttest.IntP(0), "")
 			events = append(events, ev)
 			results = append(results, verdict.Judge(verdict.Expectation{ExitCode: 1}, ev))
 		}
-		in.Spec.Programs = append(in.Spec.Programs, prog(fmt.Sprintf("p%d", p), "p.py", p+1, cases...))
-		in.Observations = append(in.Observations, runner.Observation{Acquisition: runner.AcquisitionComplete, Settings: settings, Events: events})
+		in.Spec.Programs = append(in.Spec.Programs, reporttest.Program(fmt.Sprintf("p%d", p), "p.py", p+1, cases...))
+		in.Observations = append(in.Observations, runner.Observation{Acquisition: runner.AcquisitionComplete, Settings: reporttest.Settings, Events: events})
 		in.Results = append(in.Results, results)
 	}
-	return Build(in)
+	return assemble.Report(in)
 }

@@ -15,8 +15,6 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/behaves-dev/behaves/internal/runner"
-	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -24,10 +22,19 @@ import (
 // (--max-report-size).
 const DefaultMaxReportSize int64 = 256 << 20
 
-// excerptBytes is how much of a stream a summary keeps in memory for the
-// terminal: what block shows at most, plus a rune's worth so that it can
-// cut on a rune boundary.
-const excerptBytes = blockMaxBytes + utf8.UTFMax
+// DefaultExcerpts is how many cases that are not true keep the start of
+// their output in a Writer's summaries when WriterOptions.Excerpts is 0:
+// as many as the terminal rendering describes by default.
+const DefaultExcerpts = 100
+
+// ExcerptMax is how much of each stream a summary's excerpt holds for a
+// renderer (Case.HeldOutput): the terminal shows at most that much of a
+// stream.
+const ExcerptMax = 4096
+
+// excerptBytes is what a summary keeps of a stream: ExcerptMax plus a
+// rune's worth, so that a renderer can cut on a rune boundary.
+const excerptBytes = ExcerptMax + utf8.UTFMax
 
 // JSON indentation of the report's nesting levels, as Encode writes them.
 const (
@@ -44,7 +51,7 @@ type WriterOptions struct {
 	MaxSize int64
 	// Excerpts is how many cases that are not true keep the start of
 	// their output in memory for the terminal, the first in the spec's
-	// order (0 means DefaultMaxCaseDetails, what WriteTerminal describes).
+	// order (0 means DefaultExcerpts).
 	Excerpts int
 }
 
@@ -96,7 +103,7 @@ type entry struct {
 // the spool takes there). Close removes the spool.
 func NewWriter(path string, opt WriterOptions) (*Writer, error) {
 	if opt.Excerpts <= 0 {
-		opt.Excerpts = DefaultMaxCaseDetails
+		opt.Excerpts = DefaultExcerpts
 	}
 	spool, err := os.MkdirTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.spool")
 	if err != nil {
@@ -105,46 +112,22 @@ func NewWriter(path string, opt WriterOptions) (*Writer, error) {
 	return &Writer{path: path, spool: spool, opt: opt, entries: map[[2]int]*entry{}}, nil
 }
 
-// Add records the judged case c of program p: its entry goes to the spool
-// (or in without its output, see Writer) and a summary stays in memory.
-// runs holds the case's runs in order (one for a case that ran once; the
-// first is the case's event) and res the case's verdict (for more than one
-// run, their fold). It may be called from several goroutines. The output
-// is written to the spool straight from the events, without a copy, one
-// case at a time.
-func (w *Writer) Add(p, c int, sc spec.Case, runs []RunResult, res verdict.CaseResult) {
-	w.AddCase(p, c, sc, runs, res, nil)
-}
-
-// AddCase is Add for a case that may be same_as: refs are its reference's
-// runs of the case's invocation (nil for any other case), which go into
-// the entry as reference_events, their output with the case's.
-func (w *Writer) AddCase(p, c int, sc spec.Case, runs []RunResult, res verdict.CaseResult, refs []runner.Event) {
+// Add records the judged case c of program p: entry is the case's JSON
+// entry without its output (each event as EventOf makes it: sizes and
+// SHA-256, no bytes), and streams the kept stdout and stderr of each of
+// its events, in the order the entry holds them (its event, each run's,
+// each reference event's). The entry goes to the spool with its output
+// (or in without it, see Writer) and a summary stays in memory. It may be
+// called from several goroutines. The output is written to the spool
+// straight from streams, without a copy, one case at a time.
+func (w *Writer) Add(p, c int, entry Case, streams [][]byte) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var ev *runner.Event
-	if len(runs) > 0 {
-		ev = &runs[0].Event
-	}
-	streams := make([][]byte, 0, 2+2*len(runs))
-	if ev != nil {
-		streams = append(streams, ev.Stdout.Data, ev.Stderr.Data)
-	}
-	if len(runs) > 1 {
-		for k := range runs {
-			streams = append(streams, runs[k].Event.Stdout.Data, runs[k].Event.Stderr.Data)
-		}
-	}
-	kc := caseOf(sc, ev, &res, runs)
-	for _, r := range refs {
-		kc.ReferenceEvents = append(kc.ReferenceEvents, buildEvent(r))
-		streams = append(streams, r.Stdout.Data, r.Stderr.Data)
-	}
-	w.add([2]int{p, c}, kc, streams)
+	w.add([2]int{p, c}, entry, streams)
 }
 
-// Commit writes the report r, built by Build, atomically to the Writer's
-// path: the cases given to Add are taken from the spool, the others are
+// Commit writes the report r (as package assemble builds it) atomically
+// to the Writer's path: the cases given to Add are taken from the spool, the others are
 // added now. It returns r with every case as its summary, for the terminal
 // (Encode refuses it). On failure the report's path is left as it was.
 func (w *Writer) Commit(r Report) (Report, error) {

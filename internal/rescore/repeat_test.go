@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
@@ -22,23 +23,23 @@ func repeated(want string) *spec.Spec {
 func storedRepeat() report.Report {
 	sp := repeated("4")
 	p := sp.Programs[0]
-	var runs []report.RunResult
+	var runs []assemble.RunResult
 	var rs []verdict.CaseResult
 	for _, out := range []string{"4\n", "5\n", "4\n"} {
 		ev := event(sp, p.Cases[0], out)
 		res := verdict.Judge(p.Cases[0].Expect, ev)
-		runs, rs = append(runs, report.RunResult{Event: ev, Result: res}), append(rs, res)
+		runs, rs = append(runs, assemble.RunResult{Event: ev, Result: res}), append(rs, res)
 	}
 	other := event(sp, p.Cases[1], "6\n")
 	res := []verdict.CaseResult{verdict.Fold(rs).CaseResult, verdict.Judge(p.Cases[1].Expect, other)}
-	return report.Build(report.Input{
+	return assemble.Report(assemble.Input{
 		Spec: sp,
 		Observations: []runner.Observation{{ExecutionID: "exec-2", Acquisition: runner.AcquisitionComplete,
 			Events: []runner.Event{runs[0].Event, other},
 			Settings: runner.Settings{Image: profile.Image, ImageID: profile.Image, User: profile.User, Env: []string{"LANG=C.UTF-8"},
 				Tmpfs: map[string]string{"/tmp": "rw,nosuid,nodev,noexec,size=1048576"}}}},
 		Results: [][]verdict.CaseResult{res},
-		Runs:    [][][]report.RunResult{{runs, nil}},
+		Runs:    [][][]assemble.RunResult{{runs, nil}},
 		RunID:   "run-2",
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/evidence"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/runner"
@@ -25,17 +26,17 @@ const ReasonOmitted = "the stored report kept only a digest of this case's outpu
 
 // Evidence is what Match found: for each spec program, the stored
 // observation and each case's judgement against the current spec, ready
-// for report.Build.
+// for assemble.Report.
 type Evidence struct {
 	Observations []runner.Observation
 	Results      [][]verdict.CaseResult
 	// Runs holds, for a case that ran more than once, each stored run
-	// judged again (report.Input's Runs).
-	Runs [][][]report.RunResult
+	// judged again (assemble.Input's Runs).
+	Runs [][][]assemble.RunResult
 	// References holds a same_as case's stored reference runs
-	// (report.Input's References).
+	// (assemble.Input's References).
 	References [][][]runner.Event
-	Programs   []report.ProgramResult
+	Programs   []assemble.ProgramResult
 }
 
 // Match pairs each program of sp with its stored entry in old (by id) and
@@ -59,9 +60,9 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 	ev := &Evidence{
 		Observations: make([]runner.Observation, len(sp.Programs)),
 		Results:      make([][]verdict.CaseResult, len(sp.Programs)),
-		Runs:         make([][][]report.RunResult, len(sp.Programs)),
+		Runs:         make([][][]assemble.RunResult, len(sp.Programs)),
 		References:   make([][][]runner.Event, len(sp.Programs)),
-		Programs:     make([]report.ProgramResult, len(sp.Programs)),
+		Programs:     make([]assemble.ProgramResult, len(sp.Programs)),
 	}
 	inputs, inputOf := sp.References(nil)
 	byName := make(map[string]spec.Program, len(sp.Programs))
@@ -106,7 +107,7 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 			obs.Build = &b
 		}
 		results := make([]verdict.CaseResult, len(p.Cases))
-		runs := make([][]report.RunResult, len(p.Cases))
+		runs := make([][]assemble.RunResult, len(p.Cases))
 		refRuns := make([][]runner.Event, len(p.Cases))
 		for k, c := range p.Cases {
 			oc := stored[c.Name]
@@ -155,7 +156,7 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 					stored = append(stored, r.Event)
 				}
 			}
-			rs := make([]report.RunResult, len(stored))
+			rs := make([]assemble.RunResult, len(stored))
 			judged := make([]verdict.CaseResult, len(stored))
 			for r, se := range stored {
 				e, whole := se.RunnerEvent()
@@ -165,7 +166,7 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 				if whole && refsWhole {
 					res = verdict.JudgeRun(c.Expect, refs, e)
 				}
-				rs[r], judged[r] = report.RunResult{Event: e, Result: res}, res
+				rs[r], judged[r] = assemble.RunResult{Event: e, Result: res}, res
 			}
 			obs.Events[k] = rs[0].Event
 			results[k] = verdict.Fold(judged).CaseResult
@@ -180,7 +181,7 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 		ev.Results[i] = results
 		ev.Runs[i] = runs
 		ev.References[i] = refRuns
-		ev.Programs[i] = report.ProgramResult{Duration: time.Duration(op.DurationMS) * time.Millisecond}
+		ev.Programs[i] = assemble.ProgramResult{Duration: time.Duration(op.DurationMS) * time.Millisecond}
 	}
 	if len(errs) > 0 {
 		return nil, errs

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
@@ -41,7 +42,7 @@ func storedDiff() report.Report {
 	candRes := verdict.JudgeSameAs(*cand.Cases[0].Expect.SameAs, []runner.Event{refEv}, candEv)
 	settings := runner.Settings{Image: profile.Image, ImageID: profile.Image, User: profile.User, Env: []string{"LANG=C.UTF-8"},
 		Tmpfs: map[string]string{"/tmp": "rw,nosuid,nodev,noexec,size=1048576"}}
-	return report.Build(report.Input{
+	return assemble.Report(assemble.Input{
 		Spec: sp,
 		Observations: []runner.Observation{
 			{ExecutionID: "exec-r", Acquisition: runner.AcquisitionComplete, Events: []runner.Event{ownEv}, Settings: settings},

@@ -1,4 +1,4 @@
-package report
+package terminal
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -20,7 +21,7 @@ type Progress struct {
 	enabled bool
 	total   int
 	done    int
-	tally   Tally
+	tally   report.Tally
 	width   int // widest line written (in runes), to clear it
 	closed  bool
 }

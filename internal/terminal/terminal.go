@@ -1,4 +1,4 @@
-package report
+package terminal
 
 import (
 	"bytes"
@@ -11,30 +11,34 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
 // DefaultMaxCaseDetails is how many cases that are not true the terminal
 // rendering describes before it only counts the rest (the JSON report has
-// them all).
-const DefaultMaxCaseDetails = 100
+// them all): as many as a run's report.Writer keeps the start of the
+// output of.
+const DefaultMaxCaseDetails = report.DefaultExcerpts
 
 // Display bounds for one block of program output or expected text.
 const (
 	blockMaxLines = 40
-	blockMaxBytes = 4096
+	// blockMaxBytes is what a Writer's summary holds of a stream, so that
+	// a run's rendering shows as much as a rendering of its report.
+	blockMaxBytes = report.ExcerptMax
 	nameMaxRunes  = 60
 	lineMaxRunes  = 500
 )
 
-// TerminalOptions controls WriteTerminal.
-type TerminalOptions struct {
+// Options controls Write.
+type Options struct {
 	// GitHubActions wraps the whole rendering in a stop-commands region
 	// (set it when GITHUB_ACTIONS=true), so that nothing in it becomes a
 	// workflow command.
 	GitHubActions bool
 	// Token is the stop-commands token: random, 16 to 128 characters of
-	// [A-Za-z0-9_-]. Empty means WriteTerminal draws one with NewToken.
+	// [A-Za-z0-9_-]. Empty means Write draws one with NewToken.
 	Token string
 	// MaxCaseDetails bounds how many cases that are not true are described
 	// (0 means DefaultMaxCaseDetails; negative means no bound).
@@ -74,16 +78,16 @@ func validToken(t string) error {
 	return nil
 }
 
-// WriteTerminal renders r for a person: for every program that is not true
+// Write renders r for a person: for every program that is not true
 // (or left sandbox warnings) its reason and, for each case that is not
 // true, the spec position, the reason and what was expected next to what
 // came out; then a table of programs and a summary line.
 //
 // All text from the report is treated as untrusted: it is escaped (see
-// escapeTo), each line of program output or expected text is prefixed with
-// "| ", and with opt.GitHubActions the whole rendering sits between
-// "::stop-commands::<token>" and "::<token>::".
-func WriteTerminal(w io.Writer, r Report, opt TerminalOptions) error {
+// report.Escape), each line of program output or expected text is
+// prefixed with "| ", and with opt.GitHubActions the whole rendering sits
+// between "::stop-commands::<token>" and "::<token>::".
+func Write(w io.Writer, r report.Report, opt Options) error {
 	max := opt.MaxCaseDetails
 	if max == 0 {
 		max = DefaultMaxCaseDetails
@@ -107,7 +111,7 @@ func WriteTerminal(w io.Writer, r Report, opt TerminalOptions) error {
 	t.table(r)
 	t.summary(r)
 	for _, l := range opt.After {
-		t.printf("%s\n", esc(l))
+		t.printf("%s\n", report.Escape(l))
 	}
 	end()
 	if _, err := w.Write(t.buf.Bytes()); err != nil {
@@ -118,16 +122,16 @@ func WriteTerminal(w io.Writer, r Report, opt TerminalOptions) error {
 
 // WriteMessages writes behaves' own messages that carry untrusted text (a
 // spec problem quotes the spec's keys, names and values): each one escaped
-// to a single line (see escapeTo) and, with opt.GitHubActions, all of them
-// in a stop-commands region, exactly as WriteTerminal treats a report.
-func WriteMessages(w io.Writer, lines []string, opt TerminalOptions) error {
+// to a single line (see report.Escape) and, with opt.GitHubActions, all of
+// them in a stop-commands region, exactly as Write treats a report.
+func WriteMessages(w io.Writer, lines []string, opt Options) error {
 	t := &term{}
 	end, err := t.inert(opt)
 	if err != nil {
 		return fmt.Errorf("writing messages: %w", err)
 	}
 	for _, l := range lines {
-		t.printf("%s\n", esc(l))
+		t.printf("%s\n", report.Escape(l))
 	}
 	end()
 	if _, err := w.Write(t.buf.Bytes()); err != nil {
@@ -138,7 +142,7 @@ func WriteMessages(w io.Writer, lines []string, opt TerminalOptions) error {
 
 // inert opens a stop-commands region when opt.GitHubActions (else nothing)
 // and returns the function that closes it.
-func (t *term) inert(opt TerminalOptions) (end func(), err error) {
+func (t *term) inert(opt Options) (end func(), err error) {
 	if !opt.GitHubActions {
 		return func() {}, nil
 	}
@@ -221,15 +225,15 @@ func (t *term) posIn(file string, line, col int) string {
 	return fmt.Sprintf("%s%d", s, line)
 }
 
-func (t *term) header(r Report) {
+func (t *term) header(r report.Report) {
 	t.printf("behaves %s · spec %s · run %s\n\n", oneLine(r.Tool.Version), oneLine(r.Spec), oneLine(r.RunID))
 }
 
-func (t *term) program(p *Program) {
+func (t *term) program(p *report.Program) {
 	if p.Verdict == verdict.True && len(p.SandboxWarnings) == 0 {
 		return
 	}
-	var tally Tally
+	var tally report.Tally
 	for _, c := range p.Cases {
 		tally.Add(c.Verdict)
 		if c.Nondeterministic {
@@ -292,7 +296,7 @@ func (t *term) program(p *Program) {
 		if t.saidFor == nil {
 			t.saidFor = map[[2]string]string{}
 		}
-		t.saidFor[k] = shorten(esc(p.Name), nameMaxRunes)
+		t.saidFor[k] = report.Shorten(report.Escape(p.Name), nameMaxRunes)
 		t.printf("   %s  all %d cases: %s\n\n", t.verdict(verdict.Undetermined), len(p.Cases), reason)
 		return
 	}
@@ -313,28 +317,20 @@ func (t *term) program(p *Program) {
 
 // sharedBareReason is the one reason (escaped, one line) of a program of
 // more than one case none of which has evidence to show, or "".
-func sharedBareReason(p *Program) string {
+func sharedBareReason(p *report.Program) string {
 	if reason, n := p.SharedNoEvidenceReason(); n > 1 {
 		return oneLine(reason)
 	}
 	return ""
 }
 
-// isBare reports whether a case that is not true has no evidence to show.
-func isBare(c *Case) bool {
-	e := &c.Event
-	return c.Verdict == verdict.Undetermined && e.ExitCode == nil && !e.TimedOut &&
-		e.ResourceLimit == "" && e.StdoutBytes == 0 && e.StderrBytes == 0 &&
-		e.Stdout == "" && e.Stderr == ""
-}
-
 // caseDetail describes one case that is not true: each reason once (the
 // case's is its deciding check's, so it is said only when no check shown
 // says it), the checks that did not pass (all of them with Verbose), and
 // a stopped run's kill never as the program's exit code.
-func (t *term) caseDetail(c *Case) {
+func (t *term) caseDetail(c *report.Case) {
 	t.printf("   %s  %s  (%s)\n", t.verdict(c.Verdict), oneLine(c.Name), t.posIn(c.File, c.Line, c.Col))
-	if isBare(c) {
+	if c.NoEvidence() {
 		if c.Reason != "" {
 			t.printf("     reason: %s\n", oneLine(c.Reason))
 		}
@@ -343,7 +339,7 @@ func (t *term) caseDetail(c *Case) {
 	e := &c.Event
 	stop := e.Stopped()
 	showExit := t.verbose || c.Expect.ExitCodeVerdict != verdict.True
-	shows := func(m *MatcherOutcome) bool { return m != nil && (t.verbose || m.Verdict != verdict.True) }
+	shows := func(m *report.MatcherOutcome) bool { return m != nil && (t.verbose || m.Verdict != verdict.True) }
 	stated := showExit && c.Expect.ExitCodeVerdict == c.Verdict ||
 		shows(c.Expect.Stdout) && c.Expect.Stdout.Verdict == c.Verdict ||
 		shows(c.Expect.Stderr) && c.Expect.Stderr.Verdict == c.Verdict ||
@@ -353,14 +349,14 @@ func (t *term) caseDetail(c *Case) {
 	}
 	args := make([]string, len(c.Args))
 	for i, a := range c.Args {
-		args[i] = shorten(quote(a), lineMaxRunes)
+		args[i] = report.Shorten(report.Quote(a), lineMaxRunes)
 	}
 	t.printf("     args: [%s]\n", strings.Join(args, ", "))
 	t.stdin(c)
 	t.runs(c)
 	if sa := c.Expect.SameAs; sa != nil {
 		t.printf("     same as reference %s (%d run(s); the exit code and %s compared): what is expected below is the reference's run 1\n",
-			shorten(quote(sa.Reference), lineMaxRunes), len(c.ReferenceEvents), oneLine(strings.Join(sa.Streams, ", ")))
+			report.Shorten(report.Quote(sa.Reference), lineMaxRunes), len(c.ReferenceEvents), oneLine(strings.Join(sa.Streams, ", ")))
 	}
 	if showExit {
 		switch {
@@ -393,14 +389,15 @@ func (t *term) caseDetail(c *Case) {
 	if e.SandboxError != "" {
 		t.printf("     sandbox error: %s\n", oneLine(e.SandboxError))
 	}
-	t.stream("stdout", c.Expect.Stdout, c.shown(0), streamFacts{e.StdoutKeptBytes, e.StdoutBytes, e.StdoutTruncated, e.StdoutOmitted})
-	t.stream("stderr", c.Expect.Stderr, c.shown(1), streamFacts{e.StderrKeptBytes, e.StderrBytes, e.StderrTruncated, e.StderrOmitted})
+	stdout, stderr := c.HeldOutput()
+	t.stream("stdout", c.Expect.Stdout, stdout, streamFacts{e.StdoutKeptBytes, e.StdoutBytes, e.StdoutTruncated, e.StdoutOmitted})
+	t.stream("stderr", c.Expect.Stderr, stderr, streamFacts{e.StderrKeptBytes, e.StderrBytes, e.StderrTruncated, e.StderrOmitted})
 }
 
 // stdin describes a case's stdin, as the summary and the HTML report do:
 // its file, its size, what the program accepted of it, and the start the
 // report keeps, bounded and escaped like program output.
-func (t *term) stdin(c *Case) {
+func (t *term) stdin(c *report.Case) {
 	e := &c.Event
 	if c.StdinFile == "" && c.StdinSize == 0 && e.StdinBytes == 0 {
 		return
@@ -421,7 +418,7 @@ const runsShown = 10
 // runs describes the runs of a case that ran more than once: how many of
 // each verdict, and each run that is not true with its reason. What
 // follows (exit code, streams) is the first run's.
-func (t *term) runs(c *Case) {
+func (t *term) runs(c *report.Case) {
 	if len(c.Runs) == 0 {
 		return
 	}
@@ -442,21 +439,6 @@ func (t *term) runs(c *Case) {
 	}
 }
 
-// shown returns what the terminal may show of stdout (0) or stderr (1):
-// the kept bytes, or for a summary the excerpt it holds (nil when none).
-func (c *Case) shown(stream int) []byte {
-	if c.summary {
-		if c.excerpt == nil {
-			return nil
-		}
-		return c.excerpt[stream]
-	}
-	if stream == 0 {
-		return c.Event.StdoutData()
-	}
-	return c.Event.StderrData()
-}
-
 // streamFacts are what the event says of one stream besides its bytes.
 type streamFacts struct {
 	kept, total int64
@@ -467,7 +449,7 @@ type streamFacts struct {
 // stream shows one stream: its matcher and outcome, the expected value and
 // the output kept (shown may be only its start). A stream nobody expected
 // anything of is shown only when the program wrote to it.
-func (t *term) stream(name string, m *MatcherOutcome, shown []byte, f streamFacts) {
+func (t *term) stream(name string, m *report.MatcherOutcome, shown []byte, f streamFacts) {
 	kept := max(f.kept, int64(len(shown)))
 	if m == nil && f.total == 0 && kept == 0 {
 		return
@@ -560,7 +542,7 @@ func (t *term) blockIn(indent string, data []byte, total int64, markEOL bool, ma
 		if l == "" {
 			t.printf("%s|\n", indent)
 		} else {
-			t.printf("%s| %s\n", indent, esc(l))
+			t.printf("%s| %s\n", indent, report.Escape(l))
 		}
 		consumed += len(l)
 		if consumed < len(data) && data[consumed] == '\n' {
@@ -575,7 +557,7 @@ func (t *term) blockIn(indent string, data []byte, total int64, markEOL bool, ma
 	}
 }
 
-func (t *term) table(r Report) {
+func (t *term) table(r report.Report) {
 	tw := tabwriter.NewWriter(&t.buf, 0, 0, 2, ' ', 0)
 	// Every verdict cell is painted, so the header's is too (in the
 	// default colour): the escapes are as long in every row and the
@@ -583,11 +565,11 @@ func (t *term) table(r Report) {
 	fmt.Fprintf(tw, "PROGRAM\t%s\tPASSED\tFAILED\tUNDETERMINED\tTIME\n", t.paint(defaultColor, "VERDICT"))
 	for i := range r.Programs {
 		p := &r.Programs[i]
-		var tally Tally
+		var tally report.Tally
 		for _, c := range p.Cases {
 			tally.Add(c.Verdict)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", shorten(esc(p.Name), nameMaxRunes),
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", report.Shorten(report.Escape(p.Name), nameMaxRunes),
 			t.verdict(p.Verdict), tally.True, tally.False, tally.Undetermined, ms(p.DurationMS))
 	}
 	_ = tw.Flush() // writes to a bytes.Buffer
@@ -597,27 +579,27 @@ func (t *term) table(r Report) {
 
 // groups writes a table of the `files:` entries: their samples' verdicts
 // and pass@k.
-func (t *term) groups(r Report) {
+func (t *term) groups(r report.Report) {
 	if len(r.Groups) == 0 {
 		return
 	}
 	tw := tabwriter.NewWriter(&t.buf, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "SAMPLES	N	TRUE	FALSE	UNDETERMINED	PASS@K\n")
 	for _, g := range r.Groups {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\n", shorten(esc(g.Name), nameMaxRunes), g.N, g.True, g.False, g.Undetermined, g.PassAtText())
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\n", report.Shorten(report.Escape(g.Name), nameMaxRunes), g.N, g.True, g.False, g.Undetermined, g.PassAtText())
 	}
 	_ = tw.Flush()
 	for _, g := range r.Groups {
 		for _, k := range g.Ks() {
 			if why, ok := g.NullReason(k); ok {
-				t.printf("%s: pass@%d: %s\n", shorten(esc(g.Name), nameMaxRunes), k, oneLine(why))
+				t.printf("%s: pass@%d: %s\n", report.Shorten(report.Escape(g.Name), nameMaxRunes), k, oneLine(why))
 			}
 		}
 	}
 	t.printf("\n")
 }
 
-func (t *term) summary(r Report) {
+func (t *term) summary(r report.Report) {
 	if r.Interrupted {
 		t.printf("behaves: the run was interrupted; what was not observed is undetermined\n")
 	}
@@ -630,22 +612,7 @@ func (t *term) summary(r Report) {
 		cc.True, cc.False, cc.Undetermined, cc.NondeterministicText(), ms(r.DurationMS))
 }
 
-// oneLine returns s escaped (see escapeTo) and cut to lineMaxRunes.
-func oneLine(s string) string { return shorten(esc(s), lineMaxRunes) }
-
-// shorten cuts s to at most n runes, marking the cut with "…".
-func shorten(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	k := 0
-	for i := range s {
-		if k == n-1 {
-			return s[:i] + "…"
-		}
-		k++
-	}
-	return s
-}
+// oneLine returns s escaped (report.Escape) and cut to lineMaxRunes.
+func oneLine(s string) string { return report.Shorten(report.Escape(s), lineMaxRunes) }
 
 func ms(v int64) string { return (time.Duration(v) * time.Millisecond).String() }

@@ -1,13 +1,17 @@
-package report
+package terminal
 
 import (
 	"bytes"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/goldentest"
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -17,7 +21,7 @@ const testToken = "0123456789abcdef0123456789abcdef"
 
 func TestTerminalGolden(t *testing.T) {
 	t.Parallel()
-	for name, opt := range map[string]TerminalOptions{
+	for name, opt := range map[string]Options{
 		"terminal.golden":         {},
 		"terminal_actions.golden": {GitHubActions: true, Token: testToken},
 		"terminal_verbose.golden": {Verbose: true},
@@ -26,7 +30,7 @@ func TestTerminalGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var buf bytes.Buffer
-			if err := WriteTerminal(&buf, fixture(), opt); err != nil {
+			if err := Write(&buf, reporttest.Report(), opt); err != nil {
 				t.Fatal(err)
 			}
 			goldentest.Check(t, name, buf.Bytes())
@@ -36,10 +40,10 @@ func TestTerminalGolden(t *testing.T) {
 
 func TestTerminalAllTrue(t *testing.T) {
 	t.Parallel()
-	in := fixtureInput()
+	in := reporttest.Input()
 	in.Spec.Programs = in.Spec.Programs[:1]
 	var buf bytes.Buffer
-	if err := WriteTerminal(&buf, Build(in), TerminalOptions{}); err != nil {
+	if err := Write(&buf, assemble.Report(in), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -52,8 +56,8 @@ func TestTerminalAllTrue(t *testing.T) {
 // has one, else in the spec.
 func TestTerminalCaseFile(t *testing.T) {
 	t.Parallel()
-	r := fixture()
-	var target *Case
+	r := reporttest.Report()
+	var target *report.Case
 	for i := range r.Programs {
 		for j := range r.Programs[i].Cases {
 			if c := &r.Programs[i].Cases[j]; c.Verdict == verdict.False && target == nil {
@@ -66,7 +70,7 @@ func TestTerminalCaseFile(t *testing.T) {
 	}
 	target.File, target.Line, target.Col = "tests/cases.jsonl", 7, 1
 	var buf bytes.Buffer
-	if err := WriteTerminal(&buf, r, TerminalOptions{}); err != nil {
+	if err := Write(&buf, r, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -81,13 +85,13 @@ func TestTerminalCaseFile(t *testing.T) {
 func TestTerminalToken(t *testing.T) {
 	t.Parallel()
 	for _, tok := range []string{"short", testToken + "\n::error::x", "pause-logging-is-not-ok!"} {
-		if err := WriteTerminal(&bytes.Buffer{}, fixture(), TerminalOptions{GitHubActions: true, Token: tok}); err == nil {
+		if err := Write(&bytes.Buffer{}, reporttest.Report(), Options{GitHubActions: true, Token: tok}); err == nil {
 			t.Errorf("token %q accepted", tok)
 		}
 	}
 	// No token: one is drawn, and the region closes with it.
 	var buf bytes.Buffer
-	if err := WriteTerminal(&buf, fixture(), TerminalOptions{GitHubActions: true}); err != nil {
+	if err := Write(&buf, reporttest.Report(), Options{GitHubActions: true}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
@@ -104,7 +108,7 @@ func TestTerminalToken(t *testing.T) {
 func TestTerminalMaxCaseDetails(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	if err := WriteTerminal(&buf, fixture(), TerminalOptions{MaxCaseDetails: 1}); err != nil {
+	if err := Write(&buf, reporttest.Report(), Options{MaxCaseDetails: 1}); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -115,7 +119,7 @@ func TestTerminalMaxCaseDetails(t *testing.T) {
 		t.Errorf("a case past the bound is described:\n%s", out)
 	}
 	buf.Reset()
-	if err := WriteTerminal(&buf, fixture(), TerminalOptions{MaxCaseDetails: 3}); err != nil {
+	if err := Write(&buf, reporttest.Report(), Options{MaxCaseDetails: 3}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "… 1 more case that is not true is not described here") {
@@ -138,31 +142,31 @@ const hostileOutput = "::error::pwned\n" +
 	"invalid \xff\xfe ::warning::x\n" +
 	"\x1b]0;title\x07 \x1b[31mred"
 
-func hostileReport() Report {
+func hostileReport() report.Report {
 	hostile := "x ::error::name\n##[warning]\r\x1b[2K\u202e"
-	ev := event(intp(1), hostileOutput, hostile)
+	ev := reporttest.Event(reporttest.IntP(1), hostileOutput, hostile)
 	ev.Stderr = runner.Stream{Data: []byte(hostileOutput), Bytes: int64(len(hostileOutput)), Truncated: true}
 	ev.SandboxError = "" // keep evidence
 	sp := &spec.Spec{Path: "behaves.yml", Programs: []spec.Program{
-		prog("evil"+hostile, "evil.py", 1,
-			kase("case"+hostile, 2, verdict.Expectation{
-				Stdout: equals("expected\n::error::from the spec\n##[error]x\r\n"),
+		reporttest.Program("evil"+hostile, "evil.py", 1,
+			reporttest.Case("case"+hostile, 2, verdict.Expectation{
+				Stdout: reporttest.Equals("expected\n::error::from the spec\n##[error]x\r\n"),
 				Stderr: &verdict.Matcher{Kind: verdict.Regex, Value: "::notice::" + hostile},
 			}, hostile, "::error::arg"),
 		),
 	}}
-	return Build(Input{
+	return assemble.Report(assemble.Input{
 		Spec:         sp,
 		Observations: []runner.Observation{{Acquisition: runner.AcquisitionPartial, Reasons: []string{hostile}, SandboxWarnings: []string{hostile}, Events: []runner.Event{ev}}},
 		Results: [][]verdict.CaseResult{{{Verdict: verdict.False, Reason: "got " + hostileOutput, Checks: []verdict.Check{
-			check("exit_code", verdict.False, "0", "1", hostile),
-			check("stdout", verdict.False, hostile, hostileOutput, hostileOutput),
-			check("stderr", verdict.Undetermined, hostile, hostileOutput, hostile),
+			reporttest.Check("exit_code", verdict.False, "0", "1", hostile),
+			reporttest.Check("stdout", verdict.False, hostile, hostileOutput, hostileOutput),
+			reporttest.Check("stderr", verdict.Undetermined, hostile, hostileOutput, hostile),
 		}}}},
 		RunID:     "run" + hostile,
 		Err:       errorString(hostile),
 		Version:   hostile,
-		StartedAt: startedAt,
+		StartedAt: reporttest.StartedAt,
 	})
 }
 
@@ -238,11 +242,11 @@ var sgr = regexp.MustCompile("\x1b\\[(?:0|31|32|33|39)m")
 func TestHostileOutput(t *testing.T) {
 	t.Parallel()
 	r := hostileReport()
-	for _, opt := range []TerminalOptions{{GitHubActions: true}, {}, {Color: true}, {GitHubActions: true, Color: true, Verbose: true}} {
+	for _, opt := range []Options{{GitHubActions: true}, {}, {Color: true}, {GitHubActions: true, Color: true, Verbose: true}} {
 		actions := opt.GitHubActions
 		opt.Token = testToken
 		var buf bytes.Buffer
-		if err := WriteTerminal(&buf, r, opt); err != nil {
+		if err := Write(&buf, r, opt); err != nil {
 			t.Fatal(err)
 		}
 		out := buf.String()
@@ -296,70 +300,149 @@ func TestHostileOutput(t *testing.T) {
 	}
 }
 
-func TestEscape(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ in, want string }{
-		{"plain text", "plain text"},
-		{"tab\tnl\ncr\r", `tab\tnl\ncr\r`},
-		{"esc\x1b[31m", `esc\x1b[31m`},
-		{"nul\x00 del\x7f", `nul\x00 del\x7f`},
-		{`back\slash`, `back\slash`},
-		{"c1 \u0085 \u009b", `c1 \u0085 \u009b`},
-		{"bidi \u202a\u202b\u202c\u202d\u202e \u2066\u2067\u2068\u2069 \u200e\u200f\u061c", `bidi \u202a\u202b\u202c\u202d\u202e \u2066\u2067\u2068\u2069 \u200e\u200f\u061c`},
-		{"seps \u2028\u2029", `seps \u2028\u2029`},
-		{"bad \xff\xc3", `bad \xff\xc3`},
-		{"ünïcödé · 日本 ✓", "ünïcödé · 日本 ✓"},
-		{"tag \U000e0041", `tag \U000e0041`},
-		{`say "hi"`, `say "hi"`},
-	}
-	for _, tt := range tests {
-		if got := esc(tt.in); got != tt.want {
-			t.Errorf("esc(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-	if got := quote(`say "hi" \n`); got != `"say \"hi\" \\n"` {
-		t.Errorf("quote = %s", got)
-	}
-}
-
-func TestBlock(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ in, want string }{
-		{"", "(empty)\n"},
-		{"a\nb\n", "| a\n| b\n"},
-		{"a\n\nb", "| a\n|\n| b\n\\ no newline at end\n"},
-		{"\n", "|\n"},
-		{strings.Repeat("x\n", 50), strings.Repeat("| x\n", 40) + "… 20 more bytes not shown\n"},
-		{strings.Repeat("é", 3000), "| " + strings.Repeat("é", 2048) + "\n… 1904 more bytes not shown\n"},
-	}
-	for _, tt := range tests {
-		var tm term
-		tm.block("", []byte(tt.in), true)
-		if got := tm.buf.String(); got != tt.want {
-			t.Errorf("block(%.20q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 // Two programs of one profile whose image is missing: the reason is said
 // once, the second program points at the first.
 func TestTerminalMissingImageOncePerProfile(t *testing.T) {
 	t.Parallel()
-	in := fixtureInput()
+	in := reporttest.Input()
 	in.Spec.Programs = append(in.Spec.Programs, in.Spec.Programs[3])
 	in.Spec.Programs[4].Name = "missing-too"
 	in.Observations = append(in.Observations, in.Observations[3])
 	in.Results = append(in.Results, in.Results[3])
 	in.Programs = append(in.Programs, in.Programs[3])
 	var buf bytes.Buffer
-	if err := WriteTerminal(&buf, Build(in), TerminalOptions{}); err != nil {
+	if err := Write(&buf, assemble.Report(in), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	if n := strings.Count(out, missingImage); n != 1 {
+	if n := strings.Count(out, reporttest.MissingImage); n != 1 {
 		t.Errorf("the missing image is said %d times, want once:\n%s", n, out)
 	}
 	if !strings.Contains(out, "   undetermined  all 2 cases: as for missing-image (profile python)\n") {
 		t.Errorf("the second program does not point at the first:\n%s", out)
+	}
+}
+
+// The terminal shows a failed build once, with the compiler's output,
+// and sums up its cases in one line.
+func TestTerminalFailedBuild(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	if err := Write(&buf, reporttest.FailedBuild(), Options{Token: strings.Repeat("t", 32)}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"   build: gcc /program/main.c · exit code 1\n",
+		"   build stderr (19 bytes):\n     | main.c:1: error: x\n",
+		"   false  all 1 cases: build failed: exit 1: main.c:1: error: x\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("terminal lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "exit code: expected") {
+		t.Errorf("terminal details the cases one by one:\n%s", out)
+	}
+}
+
+// TestRepeatTerminal guards the terminal's account of runs: the
+// nondeterministic case counted apart in the program's header and in the
+// summary line, and its runs listed with the ones that are not true.
+func TestRepeatTerminal(t *testing.T) {
+	t.Parallel()
+	in, _ := reporttest.RepeatInput()
+	var buf bytes.Buffer
+	if err := Write(&buf, assemble.Report(in), Options{Token: strings.Repeat("t", 32)}); err != nil {
+		t.Fatal(err)
+	}
+	goldentest.Check(t, "terminal_repeat.golden", buf.Bytes())
+	for _, want := range []string{
+		"== coin: undetermined (2 of 3 cases true; 1 nondeterministic)",
+		"runs: 3 (2 true, 1 false, 0 undetermined); the expectation and output below are run 1's",
+		`run 2: false: stdout: expected "0", got "1\xff"`,
+		"programs: 0 true, 0 false, 1 undetermined (1 nondeterministic) · cases: 2 true, 0 false, 1 undetermined (1 nondeterministic)",
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("the terminal lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
+
+// TestSameAsTerminal: the terminal shows a differing same_as case with the
+// reference's output as what is expected, next to the candidate's.
+func TestSameAsTerminal(t *testing.T) {
+	t.Parallel()
+	r, err := report.Read(bytes.NewReader(reporttest.SameAs(t, report.DefaultMaxReportSize)), 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Write(&out, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	for _, want := range []string{
+		`same as reference "ref" (2 run(s); the exit code and stdout compared)`,
+		"expected:\n       | 1 2\n",
+		"actual (4 bytes):\n       | 2 1\n",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the terminal lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+// TestSummariesRenderAsReport guards what a run renders: the summaries a
+// report.Writer's Commit returns (no output but the excerpts) render the
+// same text as the report they stand for.
+func TestSummariesRenderAsReport(t *testing.T) {
+	t.Parallel()
+	w, err := assemble.NewWriter(filepath.Join(t.TempDir(), "report.json"), report.WriterOptions{MaxSize: report.DefaultMaxReportSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	in := reporttest.AddAll(w, reporttest.Input())
+	sum, err := w.Commit(assemble.Report(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var term, wantTerm bytes.Buffer
+	opt := Options{Token: strings.Repeat("t", 32)}
+	if err := Write(&term, sum, opt); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(&wantTerm, reporttest.Report(), opt); err != nil {
+		t.Fatal(err)
+	}
+	if term.String() != wantTerm.String() {
+		t.Errorf("the summaries render differently:\n%s\n--- want\n%s", term.String(), wantTerm.String())
+	}
+}
+
+// TestSummaryExcerpts guards a run's rendering of output it does not
+// hold: a summary's excerpt is shown as the start of the output, and a
+// summary without one says where the output is.
+func TestSummaryExcerpts(t *testing.T) {
+	t.Parallel()
+	F := verdict.False
+	in := reporttest.BudgetRun([]verdict.Verdict{F, F, F, F}, 64<<10)
+	w, err := assemble.NewWriter(filepath.Join(t.TempDir(), "report.json"), report.WriterOptions{Excerpts: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	in = reporttest.AddAll(w, in)
+	r, err := w.Commit(assemble.Report(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Write(&out, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "more bytes not shown") || !strings.Contains(out.String(), "not held in memory") {
+		t.Errorf("terminal does not say what it leaves out:\n%s", out.String())
 	}
 }

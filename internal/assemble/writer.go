@@ -1,0 +1,57 @@
+package assemble
+
+import (
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/spec"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// Writer is a report.Writer that takes the spec's cases as a run judges
+// them (the engine's Sink): each becomes its entry, as Report would
+// assemble it, spooled with its output.
+type Writer struct {
+	*report.Writer
+}
+
+// NewWriter makes a Writer for the report at path (see report.NewWriter).
+func NewWriter(path string, opt report.WriterOptions) (*Writer, error) {
+	w, err := report.NewWriter(path, opt)
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{w}, nil
+}
+
+// AddCase records the judged case c of program p, the spec's case sc (see
+// report.Writer.Add). runs holds the case's runs in order (one for a case
+// that ran once; the first is the case's event), res the case's verdict
+// (for more than one run, their fold), and refs, for a same_as case, its
+// reference's runs of the case's invocation (nil for any other case),
+// which go into the entry as reference_events, their output with the
+// case's. It may be called from several goroutines; the output goes to
+// the spool straight from the events, without a copy.
+func (w *Writer) AddCase(p, c int, sc spec.Case, runs []RunResult, res verdict.CaseResult, refs []runner.Event) {
+	var ev *runner.Event
+	if len(runs) > 0 {
+		ev = &runs[0].Event
+	}
+	// Each event's stdout and stderr, in the order the entry holds the
+	// events: the case's, each run's (when it ran more than once), each
+	// reference's.
+	streams := make([][]byte, 0, 2+2*len(runs)+2*len(refs))
+	if ev != nil {
+		streams = append(streams, ev.Stdout.Data, ev.Stderr.Data)
+	}
+	if len(runs) > 1 {
+		for k := range runs {
+			streams = append(streams, runs[k].Event.Stdout.Data, runs[k].Event.Stderr.Data)
+		}
+	}
+	e := entry(sc, ev, &res, runs)
+	for _, r := range refs {
+		e.ReferenceEvents = append(e.ReferenceEvents, report.EventOf(r))
+		streams = append(streams, r.Stdout.Data, r.Stderr.Data)
+	}
+	w.Add(p, c, e, streams)
+}
