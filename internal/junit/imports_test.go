@@ -9,7 +9,8 @@ import (
 const module = "github.com/behaves-dev/behaves/"
 
 // TestImports keeps the package a renderer of reports: the standard library
-// and the report and verdict packages, nothing that reaches Docker, the
+// and the report and verdict packages, nothing of the spec (it converts a
+// report alone, made elsewhere too) and nothing that reaches Docker, the
 // network or GitHub, even indirectly.
 func TestImports(t *testing.T) {
 	t.Parallel()
@@ -21,7 +22,8 @@ func TestImports(t *testing.T) {
 	}
 	for _, dep := range goList(t, "{{join .Deps \"\\n\"}}") {
 		switch {
-		case strings.HasPrefix(dep, module+"internal/runner/docker"),
+		case dep == module+"internal/spec", dep == module+"internal/assemble",
+			strings.HasPrefix(dep, module+"internal/runner/docker"),
 			strings.HasPrefix(dep, module+"internal/cli"),
 			strings.HasPrefix(dep, module+"internal/publish"),
 			strings.HasPrefix(dep, "github.com/docker/"),

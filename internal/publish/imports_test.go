@@ -10,8 +10,9 @@ const module = "github.com/behaves-dev/behaves/"
 
 // TestImports keeps the package a pure renderer of reports: it imports the
 // standard library and the report, verdict and runner (evidence types)
-// packages, and nothing that reaches Docker, the network or GitHub, even
-// indirectly.
+// packages, and nothing of the spec (it renders a report alone, which may
+// come from another run) nor anything that reaches Docker, the network or
+// GitHub, even indirectly.
 func TestImports(t *testing.T) {
 	t.Parallel()
 	direct := goList(t, "{{join .Imports \"\\n\"}}")
@@ -26,7 +27,8 @@ func TestImports(t *testing.T) {
 	}
 	for _, dep := range goList(t, "{{join .Deps \"\\n\"}}") {
 		switch {
-		case strings.HasPrefix(dep, module+"internal/runner/docker"),
+		case dep == module+"internal/spec", dep == module+"internal/assemble",
+			strings.HasPrefix(dep, module+"internal/runner/docker"),
 			strings.HasPrefix(dep, module+"internal/cli"),
 			strings.HasPrefix(dep, "github.com/docker/"),
 			strings.HasPrefix(dep, "github.com/google/go-github"),

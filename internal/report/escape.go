@@ -112,9 +112,9 @@ func unsafeRune(r rune) bool {
 	return !unicode.IsPrint(r)
 }
 
-// Escape returns s as one line of inert text, escaped as the terminal
-// rendering escapes it (see escapeTo): no control byte, line break or bidi
-// control survives. The GitHub renderers in package publish build on it.
+// Escape returns s as one line of inert text (see escapeTo): no control
+// byte, line break or bidi control survives. The renderers (terminal,
+// publish, htmlreport) build on it.
 func Escape(s string) string { return esc(s) }
 
 // Quote returns s escaped as Escape does, except that backslashes and

@@ -61,9 +61,9 @@ func (e *Event) SetOutput(stdout, stderr []byte) {
 }
 
 // RunnerEvent turns a stored event back into the evidence it was built
-// from (the inverse of EventOf and SetOutput), for judging it again. ok is false when
-// a stream's kept bytes were left out of the report (its size budget): the
-// digest alone cannot be judged.
+// from (the inverse of EventOf and SetOutput), for judging it again. ok is
+// false when a stream's kept bytes were left out of the report (its size
+// budget): the digest alone cannot be judged.
 func (e Event) RunnerEvent() (ev runner.Event, ok bool) {
 	ev = runner.Event{
 		Stdout:        runner.Stream{Data: e.StdoutData(), Truncated: e.StdoutTruncated, Bytes: e.StdoutBytes},

@@ -127,9 +127,10 @@ func (w *Writer) Add(p, c int, entry Case, streams [][]byte) {
 }
 
 // Commit writes the report r (as package assemble builds it) atomically
-// to the Writer's path: the cases given to Add are taken from the spool, the others are
-// added now. It returns r with every case as its summary, for the terminal
-// (Encode refuses it). On failure the report's path is left as it was.
+// to the Writer's path: the cases given to Add are taken from the spool,
+// the others are added now. It returns r with every case as its summary,
+// for the terminal (Encode refuses it). On failure the report's path is
+// left as it was.
 func (w *Writer) Commit(r Report) (Report, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -16,7 +16,7 @@ import (
 )
 
 // entrySizes are the bytes of the first case's entry in the report, with
-// and without its output (all of budgetRun's are alike).
+// and without its output (all of reporttest.BudgetRun's are alike).
 func entrySizes(t *testing.T, in assemble.Input) (full, bare int64) {
 	t.Helper()
 	full, bare, err := report.EntrySizes(assemble.Report(in).Programs[0].Cases[0])

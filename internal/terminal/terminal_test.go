@@ -236,7 +236,7 @@ func actionsCommands(out string) []command {
 	return cmds
 }
 
-// sgr matches the colour escapes WriteTerminal paints with.
+// sgr matches the colour escapes Write paints with.
 var sgr = regexp.MustCompile("\x1b\\[(?:0|31|32|33|39)m")
 
 func TestHostileOutput(t *testing.T) {
