@@ -257,3 +257,28 @@ func TestEmptyShard(t *testing.T) {
 		t.Errorf("no programs: %s, want undetermined", r.Verdict)
 	}
 }
+
+// TestMergeCountsNondeterministic: a merge of shards that hold a
+// nondeterministic case counts it as the shard did, and reads back (Read
+// recomputes the counts and refuses any other).
+func TestMergeCountsNondeterministic(t *testing.T) {
+	t.Parallel()
+	rep := roundTrip(t, reporttest.RepeatReport())
+	if rep.Counts.Cases.Nondeterministic == 0 {
+		t.Fatal("the repeat fixture has no nondeterministic case")
+	}
+	table := make([]report.ShardProgram, len(rep.Programs))
+	for i, p := range rep.Programs {
+		table[i] = report.ShardProgram{ID: p.ID, Name: p.Name, Group: p.Group, File: p.File, Profile: p.Profile,
+			Line: p.Line, Col: p.Col, Cases: len(p.Cases), Shard: 1}
+	}
+	rep.Shard = &report.Shard{Index: 1, Count: 1, SpecDigest: testDigest, Programs: table}
+	rep = roundTrip(t, rep)
+	got, err := report.Merge([]report.MergeInput{{Path: "shard-1.json", Report: rep}}, report.MergeOptions{RunID: "merged", Version: "v0.1.0-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got = roundTrip(t, got); got.Counts != rep.Counts {
+		t.Errorf("merged counts %+v, the shard's %+v", got.Counts, rep.Counts)
+	}
+}
