@@ -1,0 +1,79 @@
+// Package importrule checks, from a package's tests, what the package may
+// import and depend on, so that a package's place in the data flow (a
+// renderer takes a report alone, the report knows no spec) is kept by a
+// test rather than by a comment.
+package importrule
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// Module is behaves' module path; Rule's paths that start with "internal/"
+// are taken relative to it.
+const Module = "github.com/behaves-dev/behaves"
+
+// Outside is what no package but the ones that run programs or publish may
+// reach: Docker, GitHub, the network and other processes.
+var Outside = []string{"github.com/docker", "github.com/google/go-github", "net/http", "os/exec"}
+
+// Rule is what the package in the test's working directory may import.
+type Rule struct {
+	// Direct, when not nil, lists the packages of behaves and of other
+	// modules the package may import itself, besides the standard library.
+	Direct []string
+	// Forbidden lists what the package must not depend on, even
+	// indirectly: each a package with everything below it.
+	Forbidden []string
+}
+
+// Check fails t for each import of the package that the rule refuses.
+// name is the package's name in the messages.
+func Check(t testing.TB, name string, r Rule) {
+	t.Helper()
+	if r.Direct != nil {
+		for _, imp := range goList(t, "{{join .Imports \"\\n\"}}") {
+			if isStd(imp) {
+				continue
+			}
+			if !matchesAny(imp, r.Direct, false) {
+				t.Errorf("%s imports %s; it may import only the standard library and %v", name, imp, r.Direct)
+			}
+		}
+	}
+	for _, dep := range goList(t, "{{join .Deps \"\\n\"}}") {
+		if matchesAny(dep, r.Forbidden, true) {
+			t.Errorf("%s depends on %s", name, dep)
+		}
+	}
+}
+
+// matchesAny says whether pkg is one of paths, or (below) inside one.
+func matchesAny(pkg string, paths []string, below bool) bool {
+	for _, p := range paths {
+		if strings.HasPrefix(p, "internal/") {
+			p = Module + "/" + p
+		}
+		if pkg == p || below && strings.HasPrefix(pkg, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// isStd says whether an import path is the standard library's: its first
+// element has no dot.
+func isStd(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}
+
+func goList(t testing.TB, format string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", format, ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	return strings.Fields(string(out))
+}
