@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/runner"
 )
 
@@ -127,18 +128,18 @@ func TestDiffBuild(t *testing.T) {
 
 // TestStoredIgnoresPerRunIdentifiers: two attempts of the same program on
 // the same input differ in their run's names (execution ID, volume), never
-// in their key.
+// in their key; and the key of what the sandbox records (reporttest's
+// fixture, which runner/docker checks against the sandbox) is the spec's.
 func TestStoredIgnoresPerRunIdentifiers(t *testing.T) {
 	t.Parallel()
+	prof := reporttest.Profile()
 	attempt := func(run string) (*report.Program, *report.Case) {
-		op := &report.Program{ID: "p", ExecutionID: "exec-" + run, ProgramSHA256: report.ProgramDigest(prog),
-			Settings: runner.Settings{Image: pin, ImageID: pin, User: "65534:65534", NetworkFiles: runner.NetworkFilesNone,
-				Env: []string{"LANG=C.UTF-8"}, Tmpfs: map[string]string{"/tmp": "rw,nosuid,nodev,noexec,size=1048576"},
-				ProgramMount: "volume:behaves-" + run + "-program:/program:ro", ProgramDir: "/program"}}
-		w := WantRun(profile(), inv)
+		st := reporttest.Settings
+		st.ProgramMount = "volume:behaves-" + run + "-program:/program:ro"
+		op := &report.Program{ID: "p", ExecutionID: "exec-" + run, ProgramSHA256: report.ProgramDigest(prog), Settings: st}
+		w := WantRun(prof, inv)
 		oc := &report.Case{Name: "c", Args: inv.Args, Event: report.Event{Command: w.Command, StdinSHA256: w.StdinSHA256,
-			ImageDigest: pin, ProgramSHA256: op.ProgramSHA256, Limits: runner.Limits{TimeoutMS: 5000, MemoryBytes: 64 << 20, CPUs: 1, Pids: 64,
-				OutputLimit: 64 << 10, OutputCeiling: 4 << 20, NoFile: 1024, FileSize: 1 << 20}}}
+			ImageDigest: st.ImageID, ProgramSHA256: op.ProgramSHA256, Limits: reporttest.Limits}}
 		return op, oc
 	}
 	op1, oc1 := attempt("run-1")
@@ -147,7 +148,7 @@ func TestStoredIgnoresPerRunIdentifiers(t *testing.T) {
 	if d := Diff(k1, k2); len(d) != 0 {
 		t.Errorf("two runs' keys differ: %+v", d)
 	}
-	if d := Diff(Want(profile(), prog, inv, nil, 0), k1); len(d) != 0 {
+	if d := Diff(Want(prof, prog, inv, nil, 0), k1); len(d) != 0 {
 		t.Errorf("the stored key is not the spec's: %+v", d)
 	}
 }

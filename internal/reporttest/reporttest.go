@@ -32,10 +32,22 @@ var StartedAt = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 // Limits are the fixtures' container limits.
 var Limits = runner.Limits{
 	TimeoutMS: 5000, MemoryBytes: 128 << 20, CPUs: 0.5, Pids: 64,
-	OutputLimit: 64 << 10, OutputCeiling: 4 << 20, NoFile: 256, FileSize: 16 << 20,
+	OutputLimit: 64 << 10, OutputCeiling: 4 << 20, NoFile: 256, FileSize: 64 << 20,
 }
 
-// Settings are the fixtures' container settings.
+// Profile is the profile the fixtures' programs ran under, as the sandbox
+// gets it: Settings and Limits are what the Docker sandbox records for it.
+func Profile() runner.Profile {
+	return runner.Profile{
+		Name: "python", Image: Settings.Image, Command: []string{"python3", "-I"}, ProgramName: "main.py",
+		Timeout: 5 * time.Second, Memory: 128 << 20, CPUs: 0.5, Pids: 64, OutputLimit: 64 << 10, OutputCeiling: 4 << 20,
+		User: "65534:65534", Tmpfs: map[string]int64{"/tmp": 16 << 20}, Env: map[string]string{"LANG": "C.UTF-8"},
+	}
+}
+
+// Settings are the fixtures' container settings: what the Docker sandbox
+// records for the profile the fixtures describe (runner/docker's
+// TestReportFixtureIsTheSandboxs checks it, and Limits).
 var Settings = runner.Settings{
 	Image:           "python@sha256:" + Hex64('a'),
 	ImageID:         "sha256:" + Hex64('b'),
@@ -53,11 +65,11 @@ var Settings = runner.Settings{
 	MemorySwap:      128 << 20,
 	NanoCPUs:        5e8,
 	PidsLimit:       64,
-	Ulimits:         map[string]int64{"nofile": 256, "fsize": 16 << 20, "core": 0},
+	Ulimits:         map[string]int64{"nofile": 256, "fsize": 64 << 20, "core": 0},
 	IpcMode:         "private",
 	LogDriver:       "none",
 	Init:            true,
-	Tmpfs:           map[string]string{"/tmp": "size=16777216,nosuid,nodev,noexec"},
+	Tmpfs:           map[string]string{"/tmp": "rw,nosuid,nodev,noexec,size=16777216"},
 	ProgramMount:    "volume:behaves-run-0001-program:/program:ro",
 	ProgramDir:      "/program",
 	Env:             []string{"LANG=C.UTF-8"},

@@ -12,6 +12,7 @@ import (
 	"github.com/docker/docker/api/types/system"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/runner"
 )
 
@@ -542,5 +543,22 @@ func TestCheckProfile(t *testing.T) {
 	}
 	if err := checkUser("1000:1000"); err != nil {
 		t.Errorf("checkUser(1000:1000) = %v", err)
+	}
+}
+
+// TestReportFixtureIsTheSandboxs: the settings and limits that the report
+// tests' fixtures record (reporttest.Settings, reporttest.Limits) are what
+// this sandbox records for their profile (reporttest.Profile), so that a report
+// test never reads settings no real run could write.
+func TestReportFixtureIsTheSandboxs(t *testing.T) {
+	t.Parallel()
+	prof := reporttest.Profile()
+	img := imageInfo{Ref: prof.Image, ID: reporttest.Settings.ImageID, Env: reporttest.Settings.ImageEnv}
+	cfg, hc := containerConfig(prof, img, runcRuntime, "behaves-run-0001-program", runner.Invocation{}, nil)
+	if diff := cmp.Diff(settingsFrom(prof, img, cfg, hc), reporttest.Settings); diff != "" {
+		t.Errorf("reporttest.Settings is not what the sandbox records (-sandbox +fixture):\n%s", diff)
+	}
+	if diff := cmp.Diff(limitsFrom(prof, hc), reporttest.Limits); diff != "" {
+		t.Errorf("reporttest.Limits is not what the sandbox records (-sandbox +fixture):\n%s", diff)
 	}
 }
