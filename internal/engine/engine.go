@@ -102,7 +102,7 @@ type Outcome struct {
 // on the runner's record of the rest, and goes to sink at the end.
 func (p *Plan) Run(ctx context.Context, sb runner.Sandbox, opt Options, sink Sink) Outcome {
 	sp := p.Spec
-	jobs := Jobs(sp)
+	jobs := jobsOf(sp)
 	// Each job's invocations are its cases' runs, one case's runs in a row
 	// (spec.Runs maps them back).
 	layouts := make([]spec.Runs, len(jobs))
@@ -250,9 +250,9 @@ func foldRuns(runs []assemble.RunResult) verdict.CaseResult {
 	return verdict.Fold(rs).CaseResult
 }
 
-// Jobs splits the spec's stimuli from its expectations: a job carries only
+// jobsOf splits the spec's stimuli from its expectations: a job carries only
 // the program, its profile and the invocations.
-func Jobs(sp *spec.Spec) []runner.Job {
+func jobsOf(sp *spec.Spec) []runner.Job {
 	jobs := make([]runner.Job, len(sp.Programs))
 	for i, p := range sp.Programs {
 		jobs[i] = sp.Job(p)

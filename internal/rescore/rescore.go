@@ -143,7 +143,7 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 					fail(c.Pos, "case %q of program %q: reference %q: %s: run it again", c.Name, p.Name, sa.Reference, msg)
 				}
 				refRuns[k] = refs
-			} else if d := evidence.DiffReference(nil, make([]evidence.Key, len(oc.ReferenceEvents))); len(d) > 0 {
+			} else if d := evidence.DiffReference(nil, storedReferences(c.Invocation.Args, oc.ReferenceEvents)); len(d) > 0 {
 				fail(c.Pos, "case %q of program %q: %s: run it again", c.Name, p.Name, d[0].Msg)
 				continue
 			}
@@ -207,21 +207,29 @@ func recorded(d []evidence.Difference) []evidence.Difference {
 // reference's profile. It returns the runs as events, whether all of their
 // output was kept whole, and what differs.
 func referenceDiff(sp *spec.Spec, ref spec.Program, in spec.ReferenceInput, c spec.Case, oc *report.Case) ([]runner.Event, bool, []evidence.Difference) {
+	want := slices.Repeat([]evidence.Key{evidence.Want(sp.Job(ref).Profile, ref.Program, c.Invocation, nil, 0)}, max(in.Repeat, 1))
 	if oc.Expect.SameAs == nil {
-		return nil, false, evidence.DiffReference(make([]evidence.Key, 1), nil)
+		return nil, false, evidence.DiffReference(want, nil)
 	}
-	ref1 := evidence.Want(sp.Job(ref).Profile, ref.Program, c.Invocation, nil, 0)
-	want := slices.Repeat([]evidence.Key{ref1}, max(in.Repeat, 1))
-	keys := make([]evidence.Key, len(oc.ReferenceEvents))
 	events := make([]runner.Event, 0, len(oc.ReferenceEvents))
 	whole := true
-	for i, se := range oc.ReferenceEvents {
-		keys[i] = evidence.StoredReference(c.Invocation.Args, se)
+	for _, se := range oc.ReferenceEvents {
 		e, ok := se.RunnerEvent()
 		whole = whole && ok
 		events = append(events, e)
 	}
-	return events, whole, recorded(evidence.DiffReference(want, keys))
+	return events, whole, recorded(evidence.DiffReference(want, storedReferences(c.Invocation.Args, oc.ReferenceEvents)))
+}
+
+// storedReferences are the keys of a case's stored reference runs, taken
+// with the case's args now (a change of args is the case's own
+// difference, not its reference's).
+func storedReferences(args []string, events []report.Event) []evidence.Key {
+	keys := make([]evidence.Key, len(events))
+	for i, se := range events {
+		keys[i] = evidence.StoredReference(args, se)
+	}
+	return keys
 }
 
 // times is "time" or "times" for n.
