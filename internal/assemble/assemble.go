@@ -66,6 +66,9 @@ type Input struct {
 	PassAt []int
 	// Shard is the report's shard (nil for a run of the whole spec).
 	Shard *report.Shard
+	// Reuse holds the stored reports a run was given (nil: none); its
+	// counts fold from the cases.
+	Reuse *report.Reuse
 }
 
 // Reasons used when the input lacks an entry.
@@ -87,6 +90,7 @@ func Report(in Input) report.Report {
 		Spec:        in.SpecPath,
 		GitHub:      in.GitHub,
 		Shard:       in.Shard,
+		Reuse:       in.Reuse,
 		Programs:    []report.Program{},
 	}
 	if in.Err != nil {

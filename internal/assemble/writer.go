@@ -23,15 +23,31 @@ func NewWriter(path string, opt report.WriterOptions) (*Writer, error) {
 	return &Writer{w}, nil
 }
 
-// AddCase records the judged case c of program p, the spec's case sc (see
-// report.Writer.Add). runs holds the case's runs in order (one for a case
-// that ran once; the first is the case's event), res the case's verdict
-// (for more than one run, their fold), and refs, for a same_as case, its
-// reference's runs of the case's invocation (nil for any other case),
-// which go into the entry as reference_events, their output with the
-// case's. It may be called from several goroutines; the output goes to
-// the spool straight from the events, without a copy.
-func (w *Writer) AddCase(p, c int, sc spec.Case, runs []RunResult, res verdict.CaseResult, refs []runner.Event) {
+// Case is one judged case as AddCase takes it.
+type Case struct {
+	// Spec is the spec's case.
+	Spec spec.Case
+	// Runs holds the case's runs in order (one for a case that ran once;
+	// the first is the case's event).
+	Runs []RunResult
+	// Result is the case's verdict (for more than one run, their fold).
+	Result verdict.CaseResult
+	// References, for a same_as case, are its reference's runs of the
+	// case's invocation (nil for any other case), which go into the entry
+	// as reference_events, their output with the case's.
+	References []runner.Event
+	// ReusedFrom names the run whose stored evidence Runs are (nil when
+	// they ran now); NotReused says why a run given stored reports ran the
+	// case now (nil otherwise).
+	ReusedFrom *report.Origin
+	NotReused  *report.NotReused
+}
+
+// AddCase records the judged case k as case c of program p (see
+// report.Writer.Add). It may be called from several goroutines; the
+// output goes to the spool straight from the events, without a copy.
+func (w *Writer) AddCase(p, c int, k Case) {
+	runs, refs := k.Runs, k.References
 	var ev *runner.Event
 	if len(runs) > 0 {
 		ev = &runs[0].Event
@@ -48,10 +64,11 @@ func (w *Writer) AddCase(p, c int, sc spec.Case, runs []RunResult, res verdict.C
 			streams = append(streams, runs[k].Event.Stdout.Data, runs[k].Event.Stderr.Data)
 		}
 	}
-	e := entry(sc, ev, &res, runs)
+	e := entry(k.Spec, ev, &k.Result, runs)
 	for _, r := range refs {
 		e.ReferenceEvents = append(e.ReferenceEvents, report.EventOf(r))
 		streams = append(streams, r.Stdout.Data, r.Stderr.Data)
 	}
+	e.ReusedFrom, e.NotReused = k.ReusedFrom, k.NotReused
 	w.Add(p, c, e, streams)
 }

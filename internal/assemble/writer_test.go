@@ -79,7 +79,7 @@ func TestRepeatWriter(t *testing.T) {
 		}
 		defer w.Close()
 		for j, c := range in.Spec.Programs[0].Cases {
-			w.AddCase(0, j, c, runs[j], in.Results[0][j], nil)
+			w.AddCase(0, j, assemble.Case{Spec: c, Runs: runs[j], Result: in.Results[0][j]})
 		}
 		dropped := in
 		dropped.Observations = []runner.Observation{in.Observations[0]}

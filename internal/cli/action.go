@@ -60,6 +60,9 @@ func actionCommand(ctx context.Context, args []string, env Env) int {
 		command(env.Stdout, publish.LevelError, "behaves action: "+err.Error())
 		return ExitUsage
 	}
+	for _, n := range in.notices {
+		fmt.Fprintln(env.Stdout, "behaves action: "+printable(n))
+	}
 	if in.command == actionPublish {
 		return publishReport(ctx, env, in.publish, ExitTrue)
 	}

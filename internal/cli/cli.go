@@ -356,3 +356,21 @@ func (f *sizeFlag) Set(s string) error {
 	*f = sizeFlag(n)
 	return nil
 }
+
+// pathsFlag is a repeatable file path, in the order given.
+type pathsFlag []string
+
+func (f *pathsFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	return strings.Join(*f, ",")
+}
+
+func (f *pathsFlag) Set(s string) error {
+	if s == "" {
+		return errors.New("a path, not \"\"")
+	}
+	*f = append(*f, s)
+	return nil
+}

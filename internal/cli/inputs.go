@@ -13,6 +13,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -21,6 +22,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	gh "github.com/behaves-dev/behaves/internal/publish/github"
+	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/shard"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -45,6 +47,9 @@ type actionInputs struct {
 	// and folders, allow-missing, pass-at, fail-on, and the report input
 	// as the merged report's path.
 	merge mergeConfig
+	// notices are what the step's log should say about the inputs (an
+	// input that asked for nothing to happen).
+	notices []string
 }
 
 // specInputs are the inputs that become run's spec flags, with the flag
@@ -170,6 +175,21 @@ func readInputs(env Env) (actionInputs, error) {
 			return in, fmt.Errorf("input shard: %v", err)
 		}
 		in.run.shard = &ref
+	}
+	for _, r := range lines(input(env, "reuse")) {
+		if in.command != actionRun {
+			return in, fmt.Errorf("input reuse: only command run reuses stored evidence, not %s", in.command)
+		}
+		path := inWorkspace(env, r)
+		// A cache that missed leaves no report: then every case runs.
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			in.notices = append(in.notices, fmt.Sprintf("input reuse: no report at %s (a cache that missed?): its cases run", r))
+			continue
+		}
+		in.run.reuse = append(in.run.reuse, path)
+	}
+	if len(in.run.reuse) > report.MaxReuseSources {
+		return in, fmt.Errorf("input reuse: %d reports, at most %d", len(in.run.reuse), report.MaxReuseSources)
 	}
 	if v := input(env, "parallel"); v != "" {
 		n, err := strconv.Atoi(v)

@@ -10,6 +10,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/engine"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reuse"
 	"github.com/behaves-dev/behaves/internal/shard"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/terminal"
@@ -31,12 +32,17 @@ type runConfig struct {
 	passAt    []int
 	shard     *shard.Ref
 	terminal  terminalFlags
+	// reuse are the stored reports whose evidence may answer cases
+	// (--reuse, in order: the first match wins); maxReuse bounds each.
+	reuse    []string
+	maxReuse int64
 }
 
 // newRunConfig is a run with every default.
 func newRunConfig() runConfig {
 	return runConfig{pullTimeout: DefaultPullTimeout, reportPath: "behaves-report.json", failOn: FailOnUndetermined,
-		maxReport: report.DefaultMaxReportSize, passAt: []int{1}, terminal: terminalFlags{color: "auto"}}
+		maxReport: report.DefaultMaxReportSize, passAt: []int{1}, terminal: terminalFlags{color: "auto"},
+		maxReuse: DefaultMaxReadReport}
 }
 
 // runCommand is `behaves run`: its flags, then runSpec.
@@ -56,6 +62,9 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	fs.Var(&maxReport, "max-report-size", "the most bytes the report's cases take; past it, output is left out (true cases' first) (KiB, MiB, GiB)")
 	passAt := fs.String("pass-at", "1", "K,…: the k of pass@k for each files: entry's samples, e.g. 1,5,10")
 	shardFlag := fs.String("shard", "", "i/N: run only shard i of N (a deterministic, balanced slice of the programs; see behaves merge)")
+	fs.Var((*pathsFlag)(&cfg.reuse), "reuse", "REPORT: answer the cases whose stored evidence in REPORT still holds (same program, input and settings) without running them; repeatable, the first match wins (docs/cli.md: only reuse reports you trust)")
+	maxReuse := sizeFlag(cfg.maxReuse)
+	fs.Var(&maxReuse, "max-reuse-size", "the largest --reuse report read (KiB, MiB, GiB)")
 	cfg.terminal.register(fs)
 	if !parse(fs, args, env) {
 		return ExitUsage
@@ -77,6 +86,12 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 			return usageErr("--shard: %v", err)
 		}
 		cfg.shard = &ref
+	}
+	if cfg.maxReuse = int64(maxReuse); cfg.maxReuse <= 0 {
+		return usageErr("--max-reuse-size must be greater than 0")
+	}
+	if len(cfg.reuse) > report.MaxReuseSources {
+		return usageErr("--reuse: %d reports given, at most %d", len(cfg.reuse), report.MaxReuseSources)
 	}
 	if cfg.maxReport = int64(maxReport); cfg.maxReport <= 0 {
 		return usageErr("--max-report-size must be greater than 0")
@@ -109,6 +124,13 @@ func runSpec(ctx context.Context, env Env, cfg runConfig) int {
 	if len(warnings) > 0 {
 		printMessages(env.Stderr, env, warnings...)
 	}
+	// The stored reports are read before the report path is replaced: the
+	// report being reused is often the one this run writes over.
+	var store *reuse.Store
+	var reuseErr error
+	if len(cfg.reuse) > 0 {
+		store, reuseErr = reuse.Load(cfg.reuse, cfg.maxReuse)
+	}
 	// Replace whatever is at the report path before reading anything a pull
 	// request controls: a report committed to the repository, or left by an
 	// earlier run, must not survive a spec error or a crash and be published
@@ -126,6 +148,19 @@ func runSpec(ctx context.Context, env Env, cfg runConfig) int {
 	if err := writeSideFiles(cfg.junitPath, cfg.htmlPath, early(errNotFinished, nil)); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: %v\n", err)
 		return ExitRunFailed
+	}
+	if reuseErr != nil {
+		rep := early(fmt.Errorf("nothing ran: %w", reuseErr), nil)
+		if err := report.WriteJSON(cfg.reportPath, rep); err != nil {
+			fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", err)
+			return ExitRunFailed
+		}
+		if err := writeSideFiles(cfg.junitPath, cfg.htmlPath, rep); err != nil {
+			fmt.Fprintf(env.Stderr, "behaves: %v\n", err)
+			return ExitRunFailed
+		}
+		printMessages(env.Stderr, env, fmt.Sprintf("behaves run: %v (give a report behaves wrote, or leave --reuse out to run everything)", reuseErr))
+		return ExitUsage
 	}
 	// specFailed writes the report of a run that stopped at a spec error
 	// and prints the problems.
@@ -168,7 +203,7 @@ func runSpec(ctx context.Context, env Env, cfg runConfig) int {
 	}()
 	progress := terminal.NewProgress(env.Stderr, plan.Cases(), env.Terminal)
 	opt := engine.Options{RunID: runID, StartedAt: started, Cleanup: env.Cleanup, OnCase: progress.Case,
-		Version: version(), GitHub: origin, PassAt: cfg.passAt}
+		Version: version(), GitHub: origin, PassAt: cfg.passAt, Reuse: store}
 
 	sb, closer, err := env.NewSandbox(ctx, runID)
 	closeSandbox := func() {

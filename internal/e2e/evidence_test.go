@@ -12,24 +12,12 @@ import (
 	"github.com/behaves-dev/behaves/internal/spec"
 )
 
-// referenceSettings are the parts a report does not record of a same_as
-// case's reference runs: their attempt's settings (a reference event
-// records its program's digest, its image, command, stdin and limits).
-// Reusing a same_as case's evidence needs them recorded first.
-var referenceSettings = map[evidence.Part]bool{
-	evidence.PartReference + "." + evidence.PartUser:         true,
-	evidence.PartReference + "." + evidence.PartRuntime:      true,
-	evidence.PartReference + "." + evidence.PartNetworkFiles: true,
-	evidence.PartReference + "." + evidence.PartEnv:          true,
-	evidence.PartReference + "." + evidence.PartTmpfs:        true,
-	evidence.PartReference + "." + evidence.PartBuild:        true,
-}
-
 // TestEvidenceKeyOfARealRun runs programs on the real daemon (a plain
 // case with args and stdin, a repeated case, a same_as case against a
 // reference, a compiled program) and computes each stored run's key from
-// the report: it is the spec's key exactly, with no part unrecorded but
-// the reference runs' settings (referenceSettings). A report that left out
+// the report: it is the spec's key exactly, with no part unrecorded (the
+// reference runs' settings are their program's attempt's, which the report
+// holds). A report that left out
 // anything else an outcome depends on would show here as an unrecorded
 // part, and its evidence could never be reused.
 func TestEvidenceKeyOfARealRun(t *testing.T) {
@@ -107,11 +95,14 @@ programs:
 				t.Fatalf("%s/%s: not in the report", p.Name, c.Name)
 			}
 			var ref *evidence.Key
+			var refAttempt *report.Program
 			refRuns := 0
 			if sa := c.Expect.SameAs; sa != nil {
 				r := byName[sa.Reference]
 				rk := evidence.Want(sp.Job(r).Profile, r.Program, c.Invocation, nil, 0)
 				ref, refRuns = &rk, max(inputs[inputOf[i][k]].Repeat, 1)
+				ra := run.program(t, r.Name)
+				refAttempt = &ra
 			}
 			want := evidence.Want(prof, p.Program, c.Invocation, ref, refRuns)
 			events := []report.Event{oc.Event}
@@ -119,10 +110,7 @@ programs:
 				events = append(events, r.Event)
 			}
 			for r, e := range events {
-				for _, d := range evidence.Diff(want, evidence.Stored(&op, oc, e)) {
-					if d.Unrecorded && referenceSettings[d.Part] {
-						continue
-					}
+				for _, d := range evidence.Diff(want, evidence.Stored(&op, oc, e, refAttempt)) {
 					t.Errorf("%s/%s, event %d: the stored key is not the spec's: %+v", p.Name, c.Name, r, d)
 				}
 				checked++

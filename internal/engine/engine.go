@@ -10,6 +10,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reuse"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/shard"
 	"github.com/behaves-dev/behaves/internal/spec"
@@ -17,11 +18,12 @@ import (
 )
 
 // Sink takes each case once it is judged, with its runs and its reference
-// runs (*assemble.Writer, which spools the evidence to disk). Each (p, c)
+// runs (*assemble.Writer, which spools the evidence to disk), and, under
+// reuse, where they came from or why it ran now. Each (p, c)
 // arrives once; calls may come from several goroutines, one at a time per
 // case.
 type Sink interface {
-	AddCase(p, c int, sc spec.Case, runs []assemble.RunResult, res verdict.CaseResult, refs []runner.Event)
+	AddCase(p, c int, k assemble.Case)
 }
 
 // Plan is a run before it starts: the programs it runs (a shard's, or the
@@ -83,6 +85,9 @@ type Options struct {
 	Version string
 	GitHub  report.GitHub
 	PassAt  []int
+	// Reuse, when set, answers the cases its stored evidence settles
+	// (behaves run --reuse): they do not run.
+	Reuse *reuse.Store
 }
 
 // Outcome is what a run came to.
@@ -99,9 +104,105 @@ type Outcome struct {
 // same_as cases first, then every program's invocations, each case going
 // to sink as soon as its runs are in. A case whose runs did not all come
 // in (the sandbox was lost, ctx was cancelled) is judged on what did and
-// on the runner's record of the rest, and goes to sink at the end.
+// on the runner's record of the rest, and goes to sink at the end. With
+// opt.Reuse, a case that stored evidence answers (reuse.Store.Match) goes
+// to sink first and does not run; a program none of whose cases runs gets
+// no container at all.
 func (p *Plan) Run(ctx context.Context, sb runner.Sandbox, opt Options, sink Sink) Outcome {
 	sp := p.Spec
+	onCase := opt.OnCase
+	if onCase == nil {
+		onCase = func(verdict.Verdict) {}
+	}
+	var answers [][]reuse.Answer
+	var sources *report.Reuse
+	if opt.Reuse != nil {
+		answers = opt.Reuse.Match(sp, p.all)
+		sources = &report.Reuse{Sources: opt.Reuse.Sources()}
+	}
+	sub := subsetOf(sp, answers)
+	results := make([][]verdict.CaseResult, len(sp.Programs))
+	for i, prog := range sp.Programs {
+		results[i] = make([]verdict.CaseResult, len(prog.Cases))
+		for c, sc := range prog.Cases {
+			if a := answerOf(answers, i, c); a.Reused() {
+				sink.AddCase(i, c, assemble.Case{Spec: sc, Runs: a.Runs, Result: a.Result, References: a.References, ReusedFrom: a.From})
+				results[i][c] = a.Result
+				onCase(a.Result.Verdict)
+			}
+		}
+	}
+	refInputs, refOf := sub.references(sp, p.all)
+	ran := p.execute(ctx, sb, opt, sub.spec, refInputs, refOf, &subSink{sink: sink, sub: sub, answers: answers}, onCase)
+
+	// Every program's observation at its own cases: the run's, with the
+	// reused cases' stored events in place, or, for a program none of
+	// whose cases ran, its stored attempt's settings and build under a
+	// new execution ID.
+	obs := make([]runner.Observation, len(sp.Programs))
+	programs := make([]assemble.ProgramResult, len(sp.Programs))
+	ranAt := make([]int, len(sp.Programs))
+	for i := range ranAt {
+		ranAt[i] = -1
+	}
+	for r, i := range sub.program {
+		ranAt[i] = r
+	}
+	for i, prog := range sp.Programs {
+		events := make([]runner.Event, len(prog.Cases))
+		r := ranAt[i]
+		if r >= 0 {
+			obs[i] = ran.obs[r]
+			programs[i] = ran.programs[r]
+			for rc, c := range sub.cases[r] {
+				events[c] = ran.obs[r].Events[rc]
+				results[i][c] = ran.results[r][rc]
+			}
+		} else {
+			obs[i] = storedObservation(answers[i])
+		}
+		for c := range prog.Cases {
+			if a := answerOf(answers, i, c); a.Reused() {
+				events[c] = a.Runs[0].Event
+			}
+		}
+		obs[i].Events = events
+	}
+
+	rep := assemble.Report(assemble.Input{
+		Spec:         sp,
+		Observations: obs,
+		Results:      results,
+		Programs:     programs,
+		RunID:        opt.RunID,
+		StartedAt:    opt.StartedAt,
+		Duration:     time.Since(opt.StartedAt),
+		Interrupted:  ran.interrupted,
+		Err:          ran.err,
+		Version:      opt.Version,
+		GitHub:       opt.GitHub,
+		PassAt:       opt.PassAt,
+		Shard:        p.shard,
+		Reuse:        sources,
+	})
+	return Outcome{Report: rep, Err: ran.err}
+}
+
+// executed is what running a spec's invocations came to, index-aligned
+// with its programs: each observation's events one per case (its first
+// run's).
+type executed struct {
+	obs         []runner.Observation
+	results     [][]verdict.CaseResult
+	programs    []assemble.ProgramResult
+	err         error
+	interrupted bool
+}
+
+// execute runs every invocation of sp on sb (refInputs, with refOf[p][c]
+// the input of program p's case c, are the reference runs its same_as
+// cases need) and judges each case, which goes to sink.
+func (p *Plan) execute(ctx context.Context, sb runner.Sandbox, opt Options, sp *spec.Spec, refInputs []spec.ReferenceInput, refOf [][]int, sink Sink, onCase func(verdict.Verdict)) executed {
 	jobs := jobsOf(sp)
 	// Each job's invocations are its cases' runs, one case's runs in a row
 	// (spec.Runs maps them back).
@@ -123,8 +224,7 @@ func (p *Plan) Run(ctx context.Context, sb runner.Sandbox, opt Options, sink Sin
 	held := newHeldRuns()
 	// The reference runs of same_as cases: refEvents[k] holds input k's
 	// runs (with their output, until the run ends: --max-reference-output
-	// bounds it), refOf[p][c] the input of program p's case c (-1: none).
-	refInputs, refOf := sp.References(p.all)
+	// bounds it).
 	var refEvents [][]runner.Event
 	var refObs []runner.Observation
 	refsOf := func(i, c int) []runner.Event {
@@ -136,17 +236,17 @@ func (p *Plan) Run(ctx context.Context, sb runner.Sandbox, opt Options, sink Sin
 	judge := func(i, c int, ev runner.Event) verdict.CaseResult {
 		return verdict.JudgeRun(sp.Programs[i].Cases[c].Expect, refsOf(i, c), ev)
 	}
-	onCase := opt.OnCase
-	if onCase == nil {
-		onCase = func(verdict.Verdict) {}
-	}
 
 	var runErr error
 	var obs []runner.Observation
-	if sb == nil {
+	switch {
+	case len(jobs) == 0 && len(refInputs) == 0:
+		// Nothing runs (stored evidence answered every case): no sandbox
+		// is needed.
+	case sb == nil:
 		runErr = fmt.Errorf("sandbox unavailable: %w", opt.SandboxErr)
 		obs = unobserved(jobs, runErr.Error())
-	} else {
+	default:
 		var lost error
 		refEvents, refObs, lost = runReferences(ctx, sb, sp, refInputs, runner.Options{Parallel: p.Parallel, Cleanup: opt.Cleanup, DropOutput: true})
 		if lost != nil {
@@ -168,7 +268,7 @@ func (p *Plan) Run(ctx context.Context, sb runner.Sandbox, opt Options, sink Sin
 						return // more runs of the case to come
 					}
 					res := foldRuns(runs)
-					sink.AddCase(job, c, sp.Programs[job].Cases[c], runs, res, refsOf(job, c))
+					sink.AddCase(job, c, assemble.Case{Spec: sp.Programs[job].Cases[c], Runs: runs, Result: res, References: refsOf(job, c)})
 					results[job][c] = res
 					judged[job][c] = true
 					onCase(res.Verdict)
@@ -210,7 +310,7 @@ func (p *Plan) Run(ctx context.Context, sb runner.Sandbox, opt Options, sink Sin
 				runs[r] = assemble.RunResult{Event: ev, Result: judge(i, c, ev)}
 			}
 			results[i][c] = foldRuns(runs)
-			sink.AddCase(i, c, sc, runs, results[i][c], refsOf(i, c))
+			sink.AddCase(i, c, assemble.Case{Spec: sc, Runs: runs, Result: results[i][c], References: refsOf(i, c)})
 		}
 		programs[i] = assemble.ProgramResult{Duration: spent}
 		// The report's event of a case is its first run's.
@@ -222,23 +322,7 @@ func (p *Plan) Run(ctx context.Context, sb runner.Sandbox, opt Options, sink Sin
 		}
 		obs[i].Events = events
 	}
-
-	rep := assemble.Report(assemble.Input{
-		Spec:         sp,
-		Observations: obs,
-		Results:      results,
-		Programs:     programs,
-		RunID:        opt.RunID,
-		StartedAt:    opt.StartedAt,
-		Duration:     time.Since(opt.StartedAt),
-		Interrupted:  interrupted,
-		Err:          runErr,
-		Version:      opt.Version,
-		GitHub:       opt.GitHub,
-		PassAt:       opt.PassAt,
-		Shard:        p.shard,
-	})
-	return Outcome{Report: rep, Err: runErr}
+	return executed{obs: obs, results: results, programs: programs, err: runErr, interrupted: interrupted}
 }
 
 // foldRuns is a case's verdict from its runs' (verdict.Fold).

@@ -2,7 +2,10 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,8 +22,8 @@ import (
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
-// scriptSandbox runs programs whose entry file is a one-word script the
-// sandbox itself interprets, so the engine's judging, holding and folding
+// scriptSandbox runs programs whose entry file starts with a one-word script
+// the sandbox itself interprets (what follows it only changes the file), so the engine's judging, holding and folding
 // can be checked without a container engine (the e2e tests run the same
 // engine on Docker):
 //
@@ -31,14 +34,20 @@ import (
 type scriptSandbox struct {
 	mu    sync.Mutex
 	flips int
-	// ran counts each program's invocations, by entry file content.
-	ran map[string]int
+	// ran counts each program's invocations, by script; prepared the
+	// program attempts (each a container in a real sandbox).
+	ran      map[string]int
+	prepared int
 }
 
 func (s *scriptSandbox) Prepare(ctx context.Context, batch []runner.Request) []runner.Prepared {
+	s.mu.Lock()
+	s.prepared += len(batch)
+	s.mu.Unlock()
 	out := make([]runner.Prepared, len(batch))
 	for i, r := range batch {
-		out[i].Attempt = scriptAttempt{sb: s, script: strings.TrimSpace(string(r.Program.Files[r.Program.Entry]))}
+		script, _, _ := strings.Cut(strings.TrimSpace(string(r.Program.Files[r.Program.Entry])), " ")
+		out[i].Attempt = scriptAttempt{sb: s, script: script, req: r}
 	}
 	return out
 }
@@ -46,9 +55,28 @@ func (s *scriptSandbox) Prepare(ctx context.Context, batch []runner.Request) []r
 type scriptAttempt struct {
 	sb     *scriptSandbox
 	script string
+	req    runner.Request
 }
 
-func (a scriptAttempt) Settings() runner.Settings   { return runner.Settings{Image: "script"} }
+// Settings are what a sandbox records of the profile (as the Docker
+// sandbox does: TestEvidenceKeyOfARealRun holds it to the key).
+func (a scriptAttempt) Settings() runner.Settings {
+	p := a.req.Profile
+	st := runner.Settings{Image: p.Image, ImageID: scriptImageID, User: p.User, Runtime: p.Runtime,
+		NetworkFiles: p.NetworkFiles.OrDefault(), Tmpfs: map[string]string{}}
+	for k, v := range p.Env {
+		st.Env = append(st.Env, k+"="+v)
+	}
+	slices.Sort(st.Env)
+	for path, size := range p.Tmpfs {
+		st.Tmpfs[path] = fmt.Sprintf("rw,noexec,size=%d", size)
+	}
+	return st
+}
+
+// scriptImageID is the image ID the script sandbox says it ran.
+const scriptImageID = "sha256:1111111111111111111111111111111111111111111111111111111111111111"
+
 func (a scriptAttempt) Close(context.Context) error { return nil }
 
 func (a scriptAttempt) Run(ctx context.Context, inv runner.Invocation) (runner.Event, error) {
@@ -73,10 +101,17 @@ func (a scriptAttempt) Run(ctx context.Context, inv runner.Invocation) (runner.E
 	}
 	s.mu.Unlock()
 	zero := 0
+	p := a.req.Profile
+	sum := sha256.Sum256(inv.Stdin)
 	return runner.Event{
-		ExitCode: &zero,
-		Stdout:   runner.Stream{Data: []byte(out), Bytes: int64(len(out))},
-		Command:  append([]string{"run", a.script}, inv.Args...),
+		ExitCode:      &zero,
+		Stdout:        runner.Stream{Data: []byte(out), Bytes: int64(len(out))},
+		Command:       append(append(slices.Clone(p.Command), runner.DefaultProgramDir+"/"+p.ProgramName), inv.Args...),
+		StdinSHA256:   hex.EncodeToString(sum[:]),
+		ProgramSHA256: report.ProgramDigest(a.req.Program),
+		ImageDigest:   scriptImageID,
+		Limits: runner.Limits{TimeoutMS: p.Timeout.Milliseconds(), MemoryBytes: p.Memory, CPUs: p.CPUs, Pids: p.Pids,
+			OutputLimit: p.OutputLimit, OutputCeiling: p.OutputCeiling},
 		Duration: time.Millisecond,
 	}, nil
 }
@@ -92,17 +127,19 @@ type sunk struct {
 	refs int
 	res  verdict.CaseResult
 	n    int // how many times the case arrived
+	from *report.Origin
+	not  *report.NotReused
 }
 
-func (r *recordSink) AddCase(p, c int, sc spec.Case, runs []assemble.RunResult, res verdict.CaseResult, refs []runner.Event) {
+func (r *recordSink) AddCase(p, c int, k assemble.Case) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.cases == nil {
 		r.cases = map[[2]int]sunk{}
 	}
-	k := [2]int{p, c}
-	s := r.cases[k]
-	r.cases[k] = sunk{runs: len(runs), refs: len(refs), res: res, n: s.n + 1}
+	key := [2]int{p, c}
+	s := r.cases[key]
+	r.cases[key] = sunk{runs: len(k.Runs), refs: len(k.References), res: k.Result, n: s.n + 1, from: k.ReusedFrom, not: k.NotReused}
 }
 
 // loadSpec writes files (path → content) and the spec into a directory

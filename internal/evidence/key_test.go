@@ -144,7 +144,7 @@ func TestStoredIgnoresPerRunIdentifiers(t *testing.T) {
 	}
 	op1, oc1 := attempt("run-1")
 	op2, oc2 := attempt("run-2")
-	k1, k2 := Stored(op1, oc1, oc1.Event), Stored(op2, oc2, oc2.Event)
+	k1, k2 := Stored(op1, oc1, oc1.Event, nil), Stored(op2, oc2, oc2.Event, nil)
 	if d := Diff(k1, k2); len(d) != 0 {
 		t.Errorf("two runs' keys differ: %+v", d)
 	}
@@ -159,7 +159,7 @@ func TestStoredUnrecorded(t *testing.T) {
 	t.Parallel()
 	op := &report.Program{ProgramSHA256: report.ProgramDigest(prog)} // stopped before anything ran
 	oc := &report.Case{Args: inv.Args, Event: report.Event{SandboxError: "image not present"}}
-	d := Diff(Want(profile(), prog, inv, nil, 0), Stored(op, oc, oc.Event))
+	d := Diff(Want(profile(), prog, inv, nil, 0), Stored(op, oc, oc.Event, nil))
 	want := []Part{PartImage, PartUser, PartRuntime, PartNetworkFiles, PartEnv, PartTmpfs, PartStdin, PartCommand, PartLimits}
 	if got := parts(d); !slices.Equal(got, want) {
 		t.Fatalf("parts %v, want %v", got, want)

@@ -72,23 +72,34 @@ func StoredRun(args []string, e report.Event) Run {
 
 // Stored is the key of one stored run e of case oc of program attempt op
 // (the case's event or one of its runs), from what the report recorded.
-func Stored(op *report.Program, oc *report.Case, e report.Event) Key {
+// ref is, for a same_as case, the attempt of its reference program in the
+// same report (nil when the report does not hold it; see
+// StoredReference).
+func Stored(op *report.Program, oc *report.Case, e report.Event, ref *report.Program) Key {
 	k := Key{Format: Format, Program: StoredProgram(op), Run: StoredRun(oc.Args, e)}
 	for _, re := range oc.ReferenceEvents {
-		k.References = append(k.References, StoredReference(oc.Args, re))
+		k.References = append(k.References, StoredReference(oc.Args, re, ref))
 	}
 	return k
 }
 
-// StoredReference is the key of one stored run of a same_as case's
+// StoredReference is the key of one stored run e of a same_as case's
 // reference, of a case whose args were args. A reference event records
-// its program's digest and its image, not its attempt's settings: those
-// are unrecorded.
-func StoredReference(args []string, e report.Event) Key {
-	p := Program{
-		SHA256:     e.ProgramSHA256,
-		Image:      Image{ID: e.ImageDigest, RepoDigest: e.RepoDigest},
-		unrecorded: []Part{PartUser, PartRuntime, PartNetworkFiles, PartEnv, PartTmpfs, PartBuild},
+// its program's digest and its image, not the settings it ran under. Those
+// are the reference program's own in the same run (one profile, one run):
+// ref, that program's attempt in the same report, when it holds one of
+// the same program file. Without it the settings are unrecorded.
+func StoredReference(args []string, e report.Event, ref *report.Program) Key {
+	var p Program
+	if ref != nil && e.ProgramSHA256 != "" && ref.ProgramSHA256 == e.ProgramSHA256 {
+		p = StoredProgram(ref)
+		p.Image = Image{Pin: ref.Settings.Image, ID: e.ImageDigest, RepoDigest: e.RepoDigest}
+	} else {
+		p = Program{
+			SHA256:     e.ProgramSHA256,
+			Image:      Image{ID: e.ImageDigest, RepoDigest: e.RepoDigest},
+			unrecorded: []Part{PartUser, PartRuntime, PartNetworkFiles, PartEnv, PartTmpfs, PartBuild},
+		}
 	}
 	p.unrecorded = append(p.unrecorded, unrecorded(map[Part]bool{
 		PartProgram: e.ProgramSHA256 == "",

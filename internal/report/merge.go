@@ -145,6 +145,16 @@ func Merge(in []MergeInput, opt MergeOptions) (Report, error) {
 	out.DurationMS = end.Sub(out.StartedAt).Milliseconds()
 	out.Error = strings.Join(errs, "; ")
 
+	shards := make([]Report, 0, len(merged))
+	for _, i := range merged {
+		shards = append(shards, byIndex[i].Report)
+	}
+	reuse, err := mergeSources(shards)
+	if err != nil {
+		return Report{}, err
+	}
+	out.Reuse = reuse
+
 	held := map[string]Program{}
 	for _, i := range merged {
 		for _, p := range byIndex[i].Report.Programs {
@@ -162,6 +172,7 @@ func Merge(in []MergeInput, opt MergeOptions) (Report, error) {
 	// Counted as Read counts them, nondeterministic cases too: a merged
 	// report must read back.
 	out.Counts = countsOf(out.Programs)
+	out.Reuse = reuseOf(&out)
 	out.Verdict = overall(out)
 	ks := opt.PassAt
 	if len(ks) == 0 {

@@ -141,6 +141,10 @@ func checkReport(r *Report) error {
 	if err := checkShard(r); err != nil {
 		return err
 	}
+	// reuse is absent from a report of an earlier behaves: none.
+	if err := checkReuse(r); err != nil {
+		return err
+	}
 	if want := overall(*r); r.Verdict != want {
 		return fmt.Errorf("verdict %s is not what the programs fold to (%s)", r.Verdict, want)
 	}
@@ -336,6 +340,9 @@ func checkProgram(p *Program) error {
 			return fmt.Errorf("case %d: %w", k+1, err)
 		}
 		if err := checkReference(c); err != nil {
+			return fmt.Errorf("case %d: %w", k+1, err)
+		}
+		if err := checkCaseReuse(c); err != nil {
 			return fmt.Errorf("case %d: %w", k+1, err)
 		}
 	}

@@ -64,6 +64,10 @@ type Report struct {
 	// the spec's digest and the table of every program's shard (see
 	// Shard). Read accepts a report without the key (an earlier behaves).
 	Shard *Shard `json:"shard"`
+	// Reuse is null for a run given no stored reports (--reuse); else
+	// what it took from them (see Reuse). Read accepts a report without
+	// the key (an earlier behaves).
+	Reuse *Reuse `json:"reuse"`
 	// Programs stays the last field: Writer streams it (see spliceOpen).
 	Programs []Program `json:"programs"`
 }
@@ -219,6 +223,13 @@ type Case struct {
 	// order: what the case was compared with. [] for any other case, and
 	// Read accepts a case without it (a report of an earlier behaves).
 	ReferenceEvents []Event `json:"reference_events"`
+	// ReusedFrom names the run and execution whose stored evidence
+	// answered the case (behaves run --reuse): its events are theirs,
+	// judged again against this run's expectation. Null when it ran now.
+	ReusedFrom *Origin `json:"reused_from"`
+	// NotReused says why a run given stored reports ran the case now
+	// (null when it was reused, or the run was given none).
+	NotReused *NotReused `json:"not_reused"`
 
 	// summary marks a case held in memory by a Writer: its event carries
 	// no stream bytes, only excerpt (for the terminal). Encode refuses it,
@@ -436,6 +447,7 @@ func Folded(r Report, passAt []int) Report {
 		p.Verdict, p.Reason = programVerdict(p.Cases)
 	}
 	r.Counts = countsOf(r.Programs)
+	r.Reuse = reuseOf(&r)
 	r.Verdict = overall(r)
 	ks := passAt
 	if len(ks) == 0 {
@@ -572,6 +584,12 @@ func normalize(r Report) Report {
 		sh.Merged = append([]int{}, sh.Merged...)
 		sh.Missing = append([]int{}, sh.Missing...)
 		r.Shard = &sh
+	}
+	if r.Reuse != nil {
+		ru := *r.Reuse
+		ru.Sources = append([]ReuseSource{}, ru.Sources...)
+		ru.NotReused = append([]ReasonCount{}, ru.NotReused...)
+		r.Reuse = &ru
 	}
 	r.Groups = append([]Group{}, r.Groups...) // a copy, never null
 	for i := range r.Groups {

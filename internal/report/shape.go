@@ -357,6 +357,8 @@ func (w *walker) limitOf(t reflect.Type, name string) (int, string) {
 		return MaxRuns, "the repeat ceiling"
 	case t == reflect.TypeFor[Group]() && name == "pass_at_reasons":
 		return verdict.MaxPassAtKs, "the values of k a run asks for"
+	case t == reflect.TypeFor[Reuse]() && name == "sources":
+		return MaxReuseSources, "the reports a run takes evidence from"
 	}
 	return 0, ""
 }

@@ -151,6 +151,7 @@ func (w *Writer) Commit(r Report) (Report, error) {
 	// The cases given to Add carry what r may not (their runs, and so
 	// whether they are nondeterministic): count them as they are.
 	out.Counts = countsOf(out.Programs)
+	out.Reuse = reuseOf(&out)
 	out.OutputOmittedCases = w.omitted
 	if w.err != nil {
 		return out, fmt.Errorf("writing report %s: %w", w.path, w.err)

@@ -69,7 +69,7 @@ func TestWriterBudget(t *testing.T) {
 	}
 	defer w.Close()
 	for j, c := range in.Spec.Programs[0].Cases {
-		w.AddCase(0, j, c, []assemble.RunResult{{Event: in.Observations[0].Events[j], Result: in.Results[0][j]}}, in.Results[0][j], nil)
+		w.AddCase(0, j, assemble.Case{Spec: c, Runs: []assemble.RunResult{{Event: in.Observations[0].Events[j], Result: in.Results[0][j]}}, Result: in.Results[0][j]})
 		if got := spoolSize(t, w); got > budget {
 			t.Fatalf("after case %d the spool holds %d bytes, over the budget %d", j, got, budget)
 		}
@@ -139,7 +139,7 @@ func TestWriterBudgetRanks(t *testing.T) {
 	}
 	defer w.Close()
 	for j, c := range in.Spec.Programs[0].Cases {
-		w.AddCase(0, j, c, []assemble.RunResult{{Event: in.Observations[0].Events[j], Result: in.Results[0][j]}}, in.Results[0][j], nil)
+		w.AddCase(0, j, assemble.Case{Spec: c, Runs: []assemble.RunResult{{Event: in.Observations[0].Events[j], Result: in.Results[0][j]}}, Result: in.Results[0][j]})
 	}
 	r, err := w.Commit(assemble.Report(in))
 	if err != nil {
@@ -166,7 +166,7 @@ func TestWriterExcerpts(t *testing.T) {
 	}
 	defer w.Close()
 	for _, j := range []int{3, 1, 2, 0} { // finished out of order
-		w.AddCase(0, j, in.Spec.Programs[0].Cases[j], []assemble.RunResult{{Event: in.Observations[0].Events[j], Result: in.Results[0][j]}}, in.Results[0][j], nil)
+		w.AddCase(0, j, assemble.Case{Spec: in.Spec.Programs[0].Cases[j], Runs: []assemble.RunResult{{Event: in.Observations[0].Events[j], Result: in.Results[0][j]}}, Result: in.Results[0][j]})
 	}
 	r, err := w.Commit(assemble.Report(in))
 	if err != nil {

@@ -306,8 +306,8 @@ func SameAs(t testing.TB, max int64) []byte {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	w.AddCase(0, 0, diff, []assemble.RunResult{{Event: cand, Result: res}}, res, refs)
-	w.AddCase(0, 1, plain, []assemble.RunResult{{Event: plainEv, Result: plainRes}}, plainRes, nil)
+	w.AddCase(0, 0, assemble.Case{Spec: diff, Runs: []assemble.RunResult{{Event: cand, Result: res}}, Result: res, References: refs})
+	w.AddCase(0, 1, assemble.Case{Spec: plain, Runs: []assemble.RunResult{{Event: plainEv, Result: plainRes}}, Result: plainRes})
 	in := assemble.Input{
 		Spec: sp,
 		Observations: []runner.Observation{{ExecutionID: "55555555-5555-4555-8555-555555555555",
@@ -407,7 +407,7 @@ func AddAll(w *assemble.Writer, in assemble.Input) assemble.Input {
 	for i, p := range in.Spec.Programs {
 		for j, c := range p.Cases {
 			if j < len(in.Observations[i].Events) {
-				w.AddCase(i, j, c, []assemble.RunResult{{Event: in.Observations[i].Events[j], Result: in.Results[i][j]}}, in.Results[i][j], nil)
+				w.AddCase(i, j, assemble.Case{Spec: c, Runs: []assemble.RunResult{{Event: in.Observations[i].Events[j], Result: in.Results[i][j]}}, Result: in.Results[i][j]})
 			}
 		}
 	}

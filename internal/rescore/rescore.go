@@ -134,7 +134,7 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 					continue
 				}
 				var d []evidence.Difference
-				refs, refsWhole, d = referenceDiff(sp, ref, inputs[in], c, oc)
+				refs, refsWhole, d = referenceDiff(sp, ref, inputs[in], c, oc, byID[ref.ID])
 				for _, m := range d {
 					msg := m.Msg
 					if m.Part == evidence.PartReference+"."+evidence.PartProgram {
@@ -143,7 +143,7 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 					fail(c.Pos, "case %q of program %q: reference %q: %s: run it again", c.Name, p.Name, sa.Reference, msg)
 				}
 				refRuns[k] = refs
-			} else if d := evidence.DiffReference(nil, storedReferences(c.Invocation.Args, oc.ReferenceEvents)); len(d) > 0 {
+			} else if d := evidence.DiffReference(nil, storedReferences(c.Invocation.Args, oc.ReferenceEvents, nil)); len(d) > 0 {
 				fail(c.Pos, "case %q of program %q: %s: run it again", c.Name, p.Name, d[0].Msg)
 				continue
 			}
@@ -204,9 +204,11 @@ func recorded(d []evidence.Difference) []evidence.Difference {
 // reference's key now: its program, its image, as many runs as the
 // reference makes of this input (the largest repeat of the cases that
 // share it), and each run's input, command and limits under the
-// reference's profile. It returns the runs as events, whether all of their
-// output was kept whole, and what differs.
-func referenceDiff(sp *spec.Spec, ref spec.Program, in spec.ReferenceInput, c spec.Case, oc *report.Case) ([]runner.Event, bool, []evidence.Difference) {
+// reference's profile. refAttempt is the reference program's attempt in
+// the stored report (nil when it holds none), whose settings the reference
+// runs had. It returns the runs as events, whether all of their output was
+// kept whole, and what differs.
+func referenceDiff(sp *spec.Spec, ref spec.Program, in spec.ReferenceInput, c spec.Case, oc *report.Case, refAttempt *report.Program) ([]runner.Event, bool, []evidence.Difference) {
 	want := slices.Repeat([]evidence.Key{evidence.Want(sp.Job(ref).Profile, ref.Program, c.Invocation, nil, 0)}, max(in.Repeat, 1))
 	if oc.Expect.SameAs == nil {
 		return nil, false, evidence.DiffReference(want, nil)
@@ -218,16 +220,16 @@ func referenceDiff(sp *spec.Spec, ref spec.Program, in spec.ReferenceInput, c sp
 		whole = whole && ok
 		events = append(events, e)
 	}
-	return events, whole, recorded(evidence.DiffReference(want, storedReferences(c.Invocation.Args, oc.ReferenceEvents)))
+	return events, whole, recorded(evidence.DiffReference(want, storedReferences(c.Invocation.Args, oc.ReferenceEvents, refAttempt)))
 }
 
 // storedReferences are the keys of a case's stored reference runs, taken
 // with the case's args now (a change of args is the case's own
-// difference, not its reference's).
-func storedReferences(args []string, events []report.Event) []evidence.Key {
+// difference, not its reference's), refAttempt as StoredReference takes it.
+func storedReferences(args []string, events []report.Event, refAttempt *report.Program) []evidence.Key {
 	keys := make([]evidence.Key, len(events))
 	for i, se := range events {
-		keys[i] = evidence.StoredReference(args, se)
+		keys[i] = evidence.StoredReference(args, se, refAttempt)
 	}
 	return keys
 }

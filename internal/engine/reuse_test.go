@@ -1,0 +1,201 @@
+package engine
+
+import (
+	"context"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/behaves-dev/behaves/internal/assemble"
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reuse"
+	"github.com/behaves-dev/behaves/internal/spec"
+)
+
+// runTo runs sp on sb (with the stored reports at reusePaths, if any) and
+// writes its report as behaves run does, through the report writer, to a
+// file it returns with the report read back.
+func runTo(t *testing.T, sp *spec.Spec, sb *scriptSandbox, runID string, reusePaths ...string) (string, report.Report) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "report.json")
+	w, err := assemble.NewWriter(path, report.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	opt := Options{RunID: runID, StartedAt: time.Now(), Cleanup: context.Background()}
+	if len(reusePaths) > 0 {
+		if opt.Reuse, err = reuse.Load(reusePaths, 64<<20); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := NewPlan(sp, nil, 2).Run(t.Context(), sb, opt, w)
+	if out.Err != nil {
+		t.Fatalf("run failed: %v", out.Err)
+	}
+	if _, err := w.Commit(out.Report); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := report.ReadFile(path, 64<<20)
+	if err != nil {
+		t.Fatalf("the report does not read back: %v", err)
+	}
+	return path, rep
+}
+
+// reused lists each case as "program/case" with where it came from: its
+// stored run's ID, or the reason it ran now.
+func reused(rep report.Report) []string {
+	var out []string
+	for _, p := range rep.Programs {
+		for _, c := range p.Cases {
+			switch {
+			case c.ReusedFrom != nil:
+				out = append(out, p.Name+"/"+c.Name+" from "+c.ReusedFrom.RunID)
+			case c.NotReused != nil:
+				out = append(out, p.Name+"/"+c.Name+" ran: "+c.NotReused.Reason)
+			default:
+				out = append(out, p.Name+"/"+c.Name+" ran")
+			}
+		}
+	}
+	return out
+}
+
+func TestReuseOfAnUnchangedSpecRunsOnlyWhatDidNotSettle(t *testing.T) {
+	sp := loadSpec(t, testSpec, testFiles)
+	first := &scriptSandbox{}
+	path, a := runTo(t, sp, first, "first")
+	if a.Reuse != nil {
+		t.Errorf("a run given no stored reports has a reuse block: %+v", a.Reuse)
+	}
+
+	again := &scriptSandbox{}
+	second, b := runTo(t, sp, again, "second", path)
+	if got, want := verdicts(b), verdicts(a); !slices.Equal(got, want) {
+		t.Errorf("verdicts %v, want the first run's %v", got, want)
+	}
+	// coin/heads was undetermined (its runs disagreed): it runs again, all
+	// 4 runs; nothing else runs, not even the reference.
+	want := []string{"ref/shout from first", "echo/plain from first", "echo/differs from first", "coin/heads ran: " + reuse.ReasonUndecided}
+	if got := reused(b); !slices.Equal(got, want) {
+		t.Errorf("reuse %v, want %v", got, want)
+	}
+	if len(again.ran) != 1 || again.ran["flip"] != 4 || again.prepared != 1 {
+		t.Errorf("the second run ran %v in %d attempts, want flip 4 times in 1", again.ran, again.prepared)
+	}
+	// The reused cases' evidence is the first run's, their execution the
+	// first run's program's; every program has a new execution ID.
+	for i, p := range b.Programs {
+		if p.ExecutionID == "" || p.ExecutionID == a.Programs[i].ExecutionID {
+			t.Errorf("%s: execution ID %q, want a new one (the first run's was %q)", p.Name, p.ExecutionID, a.Programs[i].ExecutionID)
+		}
+		for j, c := range p.Cases {
+			if c.ReusedFrom == nil {
+				continue
+			}
+			if c.ReusedFrom.ExecutionID != a.Programs[i].ExecutionID {
+				t.Errorf("%s/%s reused from execution %s, want the first run's %s", p.Name, c.Name, c.ReusedFrom.ExecutionID, a.Programs[i].ExecutionID)
+			}
+			if c.Event.StdoutSHA256 != a.Programs[i].Cases[j].Event.StdoutSHA256 || c.Event.Stdout != a.Programs[i].Cases[j].Event.Stdout {
+				t.Errorf("%s/%s: the reused event is not the stored one", p.Name, c.Name)
+			}
+		}
+	}
+	if d := b.Programs[1].Cases[1]; len(d.ReferenceEvents) != 1 {
+		t.Errorf("echo/differs reused with %d reference events, want the stored 1", len(d.ReferenceEvents))
+	}
+	if b.Programs[0].Settings.ImageID != scriptImageID {
+		t.Errorf("ref (none of whose cases ran) has settings %+v, want the stored attempt's", b.Programs[0].Settings)
+	}
+	r := b.Reuse
+	if r == nil || r.Reused != 3 || r.Ran != 4 || len(r.Sources) != 1 || r.Sources[0].RunID != "first" ||
+		!slices.Equal(r.NotReused, []report.ReasonCount{{Reason: reuse.ReasonUndecided, Cases: 1}}) {
+		t.Errorf("reuse block %+v, want 3 reused, 4 ran (coin's runs), one undetermined, from run first", r)
+	}
+
+	// Reuse of reused evidence points at the run that ran it.
+	third := &scriptSandbox{}
+	_, c := runTo(t, sp, third, "third", second)
+	if got := reused(c)[0]; got != "ref/shout from first" {
+		t.Errorf("reuse of a reused case: %s, want it from the first run", got)
+	}
+}
+
+func TestReuseRunsOnlyTheChangedProgram(t *testing.T) {
+	sp := loadSpec(t, testSpec, testFiles)
+	path, _ := runTo(t, sp, &scriptSandbox{}, "first")
+
+	// echo.txt changed (the same script, another file): only echo runs;
+	// its same_as case needs the reference's run of its input again.
+	files := maps.Clone(testFiles)
+	files["echo.txt"] = "echo v2"
+	changed := &scriptSandbox{}
+	_, b := runTo(t, loadSpec(t, testSpec, files), changed, "second", path)
+	want := []string{"ref/shout from first", "echo/plain ran: " + reuse.ReasonChanged + "program",
+		"echo/differs ran: " + reuse.ReasonChanged + "program", "coin/heads ran: " + reuse.ReasonUndecided}
+	if got := reused(b); !slices.Equal(got, want) {
+		t.Errorf("reuse %v, want %v", got, want)
+	}
+	if changed.ran["echo"] != 2 || changed.ran["upper"] != 1 || changed.prepared != 3 {
+		t.Errorf("ran %v in %d attempts, want echo 2, upper 1 (the reference run), flip 4", changed.ran, changed.prepared)
+	}
+	if d := b.Programs[1].Cases[0].NotReused.Detail; !strings.Contains(d, "changed since the stored run") {
+		t.Errorf("echo/plain's detail %q does not say the program changed", d)
+	}
+}
+
+func TestReuseJudgesStoredEvidenceAgainstTheNewExpectation(t *testing.T) {
+	sp := loadSpec(t, testSpec, testFiles)
+	path, _ := runTo(t, sp, &scriptSandbox{}, "first")
+
+	// echo/plain now expects something else; same program, same input:
+	// it is judged again on the stored run, and is false.
+	edited := strings.Replace(testSpec, `expect: {stdout: {equals: "same"}}`, `expect: {stdout: {equals: "other"}}`, 1)
+	sb := &scriptSandbox{}
+	_, b := runTo(t, loadSpec(t, edited, testFiles), sb, "second", path)
+	if c := b.Programs[1].Cases[0]; c.ReusedFrom == nil || c.Verdict.String() != "false" {
+		t.Errorf("echo/plain: reused %v, verdict %s; want reused and false", c.ReusedFrom, c.Verdict)
+	}
+	if sb.ran["echo"] != 0 {
+		t.Errorf("echo ran %d times, want none", sb.ran["echo"])
+	}
+}
+
+func TestReuseRefusesWhatTheKeyDoesNotHold(t *testing.T) {
+	sp := loadSpec(t, testSpec, testFiles)
+	path, _ := runTo(t, sp, &scriptSandbox{}, "first")
+	for _, tc := range []struct {
+		name, from, to, reason string
+	}{
+		{"stdin", `stdin: "same"`, `stdin: "Same"`, reuse.ReasonChanged + "stdin"},
+		{"new case", `{name: plain, stdin: "same"`, `{name: new, stdin: "Same"`, reuse.ReasonNoStoredRun},
+		// A case renamed on the same input is the same invocation.
+		{"renamed", `{name: plain, stdin: "same"`, `{name: renamed, stdin: "same"`, ""},
+		{"limits", `timeout: 1s`, `timeout: 2s`, reuse.ReasonChanged + "limits"},
+		{"env", `memory: 16MiB}`, `memory: 16MiB, env: {A: "1"}}`, reuse.ReasonChanged + "env"},
+		{"repeat", `{name: plain, stdin: "same",`, `{name: plain, repeat: 2, stdin: "same",`, reuse.ReasonRepeat},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			edited := strings.Replace(testSpec, tc.from, tc.to, 1)
+			if edited == testSpec {
+				t.Fatalf("%q is not in the spec", tc.from)
+			}
+			_, b := runTo(t, loadSpec(t, edited, testFiles), &scriptSandbox{}, "second", path)
+			c := b.Programs[1].Cases[0]
+			if tc.reason == "" {
+				if c.ReusedFrom == nil {
+					t.Errorf("echo/%s ran (%+v), want it reused", c.Name, c.NotReused)
+				}
+				return
+			}
+			if c.ReusedFrom != nil || c.NotReused == nil || c.NotReused.Reason != tc.reason {
+				t.Errorf("echo/plain: reused %v, not reused %+v; want it run for %q", c.ReusedFrom, c.NotReused, tc.reason)
+			}
+		})
+	}
+}
+

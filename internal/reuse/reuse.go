@@ -1,0 +1,334 @@
+// Package reuse answers cases from stored evidence (behaves run --reuse):
+// a case whose every run's key (package evidence) equals a stored case's
+// is not run again; the stored runs are judged afresh against the spec's
+// expectation now, so that a changed expectation on an unchanged program
+// needs no container.
+//
+// It reuses only what settles a case as a new run would: never a run
+// whose key differs or left a part unrecorded, an undetermined or
+// sandbox-error run, output the stored report left out, fewer runs than
+// the case's repeat, or anything from an interrupted or failed run. Each
+// refusal is a NotReused with a reason (counted in the report) and a
+// detail naming what to change.
+//
+// A stored report is hostile input (report.ReadFile bounds and checks it),
+// and its evidence is exactly as trustworthy as whoever could write it:
+// anyone can compute a key, so a report with matching keys and made-up
+// output turns a program true without a container. docs/security.md says
+// which reports are safe to reuse.
+package reuse
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/behaves-dev/behaves/internal/assemble"
+	"github.com/behaves-dev/behaves/internal/evidence"
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/spec"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// The reasons a case ran now, as a report counts them. A differing or
+// unrecorded part of the key adds its name ("changed: program",
+// "unrecorded: reference.user").
+const (
+	ReasonNoStoredRun = "no stored run"
+	ReasonChanged     = "changed: "
+	ReasonUnrecorded  = "unrecorded: "
+	ReasonRepeat      = "changed: repeat"
+	ReasonOmitted     = "output omitted"
+	ReasonSandbox     = "sandbox error"
+	ReasonUndecided   = "undetermined"
+	ReasonInterrupted = "stored run interrupted"
+	ReasonFailed      = "stored run failed"
+	ReasonBuild       = "build runs again"
+)
+
+// Store is the evidence of the stored reports a run was given, in order:
+// where several hold a match, the first wins.
+type Store struct {
+	sources []*source
+}
+
+type source struct {
+	path string
+	rep  report.Report
+	// why is set when nothing in the report may be reused.
+	why *report.NotReused
+	// byInput finds the stored cases of a program file on one input
+	// (inputKey); byName a program's case by program ID and case name.
+	byInput map[string][]at
+	byName  map[[2]string]at
+	byID    map[string]*report.Program
+}
+
+// at is case c of program p of a source's report.
+type at struct{ p, c int }
+
+// Load reads the reports at paths, each bounded to limit bytes and checked
+// as publish checks the report it reads (report.ReadFile). An error names
+// the file.
+func Load(paths []string, limit int64) (*Store, error) {
+	if len(paths) > report.MaxReuseSources {
+		return nil, fmt.Errorf("--reuse: %d reports given, at most %d", len(paths), report.MaxReuseSources)
+	}
+	s := &Store{}
+	for _, path := range paths {
+		r, err := report.ReadFile(path, limit)
+		if err != nil {
+			return nil, fmt.Errorf("--reuse: %w", err)
+		}
+		s.sources = append(s.sources, newSource(path, r))
+	}
+	return s, nil
+}
+
+// New is a Store of reports already read and checked (report.Read), in
+// order; names are what details call them.
+func New(names []string, reports []report.Report) *Store {
+	s := &Store{}
+	for i, r := range reports {
+		s.sources = append(s.sources, newSource(names[i], r))
+	}
+	return s
+}
+
+func newSource(path string, r report.Report) *source {
+	src := &source{path: path, rep: r, byInput: map[string][]at{}, byName: map[[2]string]at{}, byID: map[string]*report.Program{}}
+	switch {
+	case r.Interrupted:
+		src.why = report.NewNotReused(ReasonInterrupted, fmt.Sprintf("%s is of a run that was interrupted: none of its evidence is reused", path))
+	case r.Error != "":
+		src.why = report.NewNotReused(ReasonFailed, fmt.Sprintf("%s is of a run that failed (%s): none of its evidence is reused", path, r.Error))
+	}
+	for p := range r.Programs {
+		op := &r.Programs[p]
+		src.byID[op.ID] = op
+		for c := range op.Cases {
+			oc := &op.Cases[c]
+			k := inputKey(op.ProgramSHA256, oc.Args, oc.Event.StdinSHA256)
+			src.byInput[k] = append(src.byInput[k], at{p, c})
+			src.byName[[2]string{op.ID, oc.Name}] = at{p, c}
+		}
+	}
+	return src
+}
+
+// inputKey finds the stored cases of one program file on one input.
+func inputKey(programSHA256 string, args []string, stdinSHA256 string) string {
+	return programSHA256 + "\x00" + stdinSHA256 + "\x00" + strings.Join(args, "\x00")
+}
+
+// Sources are the stored reports' runs, in order, as a report names them.
+func (s *Store) Sources() []report.ReuseSource {
+	out := make([]report.ReuseSource, 0, len(s.sources))
+	for _, src := range s.sources {
+		out = append(out, report.ReuseSource{RunID: src.rep.RunID, StartedAt: src.rep.StartedAt, GitHub: src.rep.GitHub})
+	}
+	return out
+}
+
+// Answer is what the store says of one case of the spec: its stored runs,
+// judged afresh, when they answer it; else why not.
+type Answer struct {
+	// Runs are the stored runs judged against the case's expectation now,
+	// in order; nil when the case must run now.
+	Runs []assemble.RunResult
+	// Result is the fold of Runs.
+	Result verdict.CaseResult
+	// References are a same_as case's stored reference runs.
+	References []runner.Event
+	// From names the run and execution that ran them.
+	From *report.Origin
+	// Attempt is the stored program attempt they come from: its settings
+	// and build stand for a program none of whose cases runs now.
+	Attempt *report.Program
+	// NotReused says why the case must run now (nil when Runs answer it).
+	NotReused *report.NotReused
+}
+
+// Reused is true when stored runs answer the case.
+func (a Answer) Reused() bool { return a.Runs != nil }
+
+// Match answers every case of sp's programs (answers[p][c]). all are the
+// spec's programs, where same_as cases find their reference (a shard's
+// run passes the whole spec's). A program with a build reuses all of its
+// cases or none: its cases are judged on one build.
+func (s *Store) Match(sp *spec.Spec, all []spec.Program) [][]Answer {
+	if all == nil {
+		all = sp.Programs
+	}
+	inputs, inputOf := sp.References(all)
+	byName := make(map[string]spec.Program, len(all))
+	for _, p := range all {
+		byName[p.Name] = p
+	}
+	answers := make([][]Answer, len(sp.Programs))
+	for i, p := range sp.Programs {
+		prof := sp.Job(p).Profile // ProgramName set as the run sets it
+		answers[i] = make([]Answer, len(p.Cases))
+		for k, c := range p.Cases {
+			w := wanted{prog: p, c: c, key: evidence.Want(prof, p.Program, c.Invocation, nil, 0)}
+			if sa := c.Expect.SameAs; sa != nil {
+				if ref, ok := byName[sa.Reference]; ok && inputOf[i][k] >= 0 {
+					rk := evidence.Want(sp.Job(ref).Profile, ref.Program, c.Invocation, nil, 0)
+					w.key = evidence.Want(prof, p.Program, c.Invocation, &rk, inputs[inputOf[i][k]].Repeat)
+					w.refID = ref.ID
+				}
+			}
+			answers[i][k] = s.answer(w)
+		}
+		if prof.Build != nil {
+			oneBuild(p, answers[i])
+		}
+	}
+	return answers
+}
+
+// wanted is one case of the spec as the store looks it up.
+type wanted struct {
+	prog  spec.Program
+	c     spec.Case
+	key   evidence.Key
+	refID string // a same_as case's reference program ("" otherwise)
+}
+
+// answer looks w up in every source, in order: the first stored case that
+// answers it wins; else the first refusal found says why it runs now.
+func (s *Store) answer(w wanted) Answer {
+	var first *report.NotReused
+	for _, src := range s.sources {
+		for _, a := range src.candidates(w) {
+			ans := src.try(w, a)
+			if ans.Reused() {
+				return ans
+			}
+			if first == nil {
+				first = ans.NotReused
+			}
+		}
+	}
+	if first == nil {
+		first = report.NewNotReused(ReasonNoStoredRun, "no stored report holds a run of this program file on this input (args and stdin)")
+	}
+	return Answer{NotReused: first}
+}
+
+// candidates are the stored cases that might answer w: the same program's
+// case of the same name first (the likeliest, and the one whose refusal
+// says most), then every case of the same program file on the same input.
+func (src *source) candidates(w wanted) []at {
+	var out []at
+	named, ok := src.byName[[2]string{w.prog.ID, w.c.Name}]
+	if ok {
+		out = append(out, named)
+	}
+	for _, a := range src.byInput[inputKey(w.key.Program.SHA256, w.c.Invocation.Args, w.key.Run.StdinSHA256)] {
+		if !ok || a != named {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// try answers w with stored case a of src, or says why it cannot.
+func (src *source) try(w wanted, a at) Answer {
+	op := &src.rep.Programs[a.p]
+	oc := &op.Cases[a.c]
+	refuse := func(reason, format string, args ...any) Answer {
+		where := fmt.Sprintf("%s, program %q case %q: ", src.path, op.Name, oc.Name)
+		return Answer{NotReused: report.NewNotReused(reason, where+fmt.Sprintf(format, args...))}
+	}
+	if src.why != nil {
+		return Answer{NotReused: src.why}
+	}
+	stored := []report.Event{oc.Event}
+	if len(oc.Runs) > 1 {
+		stored = stored[:0]
+		for _, r := range oc.Runs {
+			stored = append(stored, r.Event)
+		}
+	}
+	var refAttempt *report.Program
+	if w.refID != "" {
+		refAttempt = src.byID[w.refID]
+	}
+	for _, se := range stored {
+		if d := evidence.Diff(w.key, evidence.Stored(op, oc, se, refAttempt)); len(d) > 0 {
+			reason := ReasonChanged + string(d[0].Part)
+			if d[0].Unrecorded {
+				reason = ReasonUnrecorded + string(d[0].Part)
+			}
+			return refuse(reason, "%s", d[0].Msg)
+		}
+	}
+	if want := max(w.c.Repeat, 1); len(stored) != want {
+		return refuse(ReasonRepeat, "repeat is %d, the stored case ran %d %s", want, len(stored), times(len(stored)))
+	}
+	refs := make([]runner.Event, 0, len(oc.ReferenceEvents))
+	for _, re := range oc.ReferenceEvents {
+		e, whole := re.RunnerEvent()
+		if !whole {
+			return refuse(ReasonOmitted, "the stored report kept only a digest of its reference's output (its size budget left the bytes out)")
+		}
+		refs = append(refs, e)
+	}
+	runs := make([]assemble.RunResult, len(stored))
+	results := make([]verdict.CaseResult, len(stored))
+	for r, se := range stored {
+		e, whole := se.RunnerEvent()
+		switch {
+		case !whole:
+			return refuse(ReasonOmitted, "the stored report kept only a digest of its output (its size budget left the bytes out)")
+		case e.SandboxError != "":
+			return refuse(ReasonSandbox, "the stored run could not be observed: %s", e.SandboxError)
+		}
+		res := verdict.JudgeRun(w.c.Expect, refs, e)
+		runs[r], results[r] = assemble.RunResult{Event: e, Result: res}, res
+	}
+	fold := verdict.Fold(results).CaseResult
+	if fold.Verdict == verdict.Undetermined {
+		return refuse(ReasonUndecided, "its stored evidence does not settle the case: %s", fold.Reason)
+	}
+	from := &report.Origin{RunID: src.rep.RunID, ExecutionID: op.ExecutionID}
+	if oc.ReusedFrom != nil {
+		o := *oc.ReusedFrom
+		from = &o
+	}
+	if len(refs) == 0 {
+		refs = nil
+	}
+	return Answer{Runs: runs, Result: fold, References: refs, From: from, Attempt: op}
+}
+
+// oneBuild makes a built program's cases all run when any of them must:
+// a new attempt builds the program again, and its cases are judged on
+// that build.
+func oneBuild(p spec.Program, answers []Answer) {
+	runs := -1
+	for k := range answers {
+		if !answers[k].Reused() {
+			runs = k
+			break
+		}
+	}
+	if runs < 0 {
+		return
+	}
+	for k := range answers {
+		if answers[k].Reused() {
+			answers[k] = Answer{NotReused: report.NewNotReused(ReasonBuild,
+				fmt.Sprintf("case %q of this program runs now, so the program is built again, and every case of it is judged on the one build", p.Cases[runs].Name))}
+		}
+	}
+}
+
+// times is "time" or "times" for n.
+func times(n int) string {
+	if n == 1 {
+		return "time"
+	}
+	return "times"
+}
