@@ -198,4 +198,3 @@ func TestReuseRefusesWhatTheKeyDoesNotHold(t *testing.T) {
 		})
 	}
 }
-
