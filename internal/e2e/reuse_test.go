@@ -1,0 +1,214 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/events"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/client"
+
+	"github.com/behaves-dev/behaves/internal/dockertest"
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reuse"
+)
+
+// TestReuse runs a spec on the real daemon, then again with --reuse of its
+// report, and reads the engine's own event log for the containers each
+// rerun made: none for the unchanged spec (same verdicts), the changed
+// program's only when one program changes, none when only an expectation
+// changes (new verdict), and the undetermined case's again.
+func TestReuse(t *testing.T) {
+	t.Parallel()
+	img := testImages(t)
+	cl := dockertest.Client(t)
+	spec := func(plainWant, extra string) string {
+		return fmt.Sprintf(`version: 1
+profiles:
+  sh:
+    image: %q
+    command: ["/bin/sh"]
+    timeout: 20s
+    output_limit: 16B
+programs:
+  - name: ref
+    file: ref.sh
+    profile: sh
+    cases:
+      - {name: upper, stdin: "a b\n", expect: {stdout: {equals: "A B"}}}
+  - name: cand
+    file: cand.sh
+    profile: sh
+    reference: ref
+    cases:
+      - {name: plain, args: ["x"], expect: {stdout: {equals: %q}}}
+      - {name: same, stdin: "q r\n", expect: {same_as: reference}}
+%s`, img.busybox, plainWant, extra)
+	}
+	// long prints past output_limit, and what its expectation looks for
+	// may be in the part cut off: undetermined, never settled.
+	const long = `  - name: long
+    file: long.sh
+    profile: sh
+    cases:
+      - {name: cut, expect: {stdout: {contains: "y"}}}
+`
+	files := map[string]string{
+		"ref.sh":  "tr a-z A-Z\n",
+		"cand.sh": "if [ -n \"$1\" ]; then echo \"$1\"; else tr a-z A-Z; fi\n",
+		"long.sh": "i=0; while [ $i -lt 100 ]; do echo xxxxxxxx; i=$((i+1)); done\n",
+	}
+	first := runBehaves(t, context.Background(), spec("x", ""), files)
+	if first.code != 0 {
+		t.Fatalf("first run: exit %d, want 0\n%s", first.code, indent(first.stderr))
+	}
+	stored := saveReport(t, first)
+
+	// Unchanged: nothing runs, the verdicts are the first run's.
+	again := reuseRun(t, cl, spec("x", ""), files, stored)
+	if again.containers != 0 || again.code != 0 {
+		t.Errorf("unchanged spec with --reuse: exit %d, %d containers; want 0 and none\n%s", again.code, again.containers, indent(again.stderr))
+	}
+	if got, want := caseVerdicts(again.report), caseVerdicts(first.report); !slices.Equal(got, want) {
+		t.Errorf("verdicts %v, want the first run's %v", got, want)
+	}
+	for _, p := range again.report.Programs {
+		for _, c := range p.Cases {
+			if c.ReusedFrom == nil || c.ReusedFrom.RunID != first.report.RunID {
+				t.Errorf("%s/%s: reused_from %+v, want the first run %s (not reused: %+v)", p.Name, c.Name, c.ReusedFrom, first.report.RunID, c.NotReused)
+			}
+		}
+	}
+	if r := again.report.Reuse; r == nil || r.Reused != 3 || r.Ran != 0 {
+		t.Errorf("reuse block %+v, want 3 reused and none run", r)
+	}
+	if !strings.Contains(again.stdout, "reused") {
+		t.Errorf("the terminal summary does not say what was reused:\n%s", indent(again.stdout))
+	}
+
+	// One program changed: only its containers. Each attempt makes one
+	// container that fills its program volume, then one per invocation:
+	// cand's attempt (1 + its 2 cases) and the reference job of ref that
+	// its same_as case is compared with (1 + 1 run).
+	changed := maps.Clone(files)
+	changed["cand.sh"] = "# v2\n" + files["cand.sh"]
+	one := reuseRun(t, cl, spec("x", ""), changed, stored)
+	if one.containers != 5 {
+		t.Errorf("one program changed: %d containers, want 5 (cand's attempt of two cases, ref's reference run of cand/same's input)", one.containers)
+	}
+	for _, p := range one.report.Programs {
+		for _, c := range p.Cases {
+			if reusedNow := c.ReusedFrom != nil; reusedNow != (p.Name == "ref") {
+				t.Errorf("%s/%s: reused %v (not reused: %+v); want only ref's reused", p.Name, c.Name, reusedNow, c.NotReused)
+			}
+			if p.Name == "cand" && (c.NotReused == nil || c.NotReused.Reason != reuse.ReasonChanged+"program") {
+				t.Errorf("cand/%s ran for %+v, want %q", c.Name, c.NotReused, reuse.ReasonChanged+"program")
+			}
+		}
+	}
+
+	// One expectation changed: nothing runs, the stored run is judged
+	// against the new expectation.
+	edited := reuseRun(t, cl, spec("y", ""), files, stored)
+	if edited.containers != 0 {
+		t.Errorf("one expectation changed: %d containers, want none", edited.containers)
+	}
+	if c := edited.report.Programs[1].Cases[0]; c.Verdict.String() != "false" || c.ReusedFrom == nil {
+		t.Errorf("cand/plain expecting y: %s, reused %+v; want false from the stored run", c.Verdict, c.ReusedFrom)
+	}
+
+	// An undetermined case is never reused: it runs each time.
+	withLong := reuseRun(t, cl, spec("x", long), files, stored)
+	if withLong.containers != 2 {
+		t.Errorf("a new program: %d containers, want its 2 (its volume's, its case's)", withLong.containers)
+	}
+	if p := withLong.program(t, "long"); p.Cases[0].Verdict.String() != "undetermined" || p.Cases[0].NotReused == nil || p.Cases[0].NotReused.Reason != reuse.ReasonNoStoredRun {
+		t.Fatalf("long/cut: %s, not reused %+v; want undetermined, with no stored run", p.Cases[0].Verdict, p.Cases[0].NotReused)
+	}
+	rerun := reuseRun(t, cl, spec("x", long), files, saveReport(t, withLong.outcome))
+	if rerun.containers != 2 {
+		t.Errorf("the undetermined case: %d containers, want its 2 again", rerun.containers)
+	}
+	if c := rerun.program(t, "long").Cases[0]; c.NotReused == nil || c.NotReused.Reason != reuse.ReasonUndecided {
+		t.Errorf("long/cut ran for %+v, want %q", c.NotReused, reuse.ReasonUndecided)
+	}
+}
+
+// reused is a run given stored reports, with the containers the engine
+// logged under its run ID.
+type reused struct {
+	outcome
+	containers int
+}
+
+// reuseRun runs the spec with --reuse of each stored report and counts the
+// containers the engine's event log shows created with the run's labels.
+func reuseRun(t *testing.T, cl *client.Client, specText string, files map[string]string, stored ...string) reused {
+	t.Helper()
+	var args []string
+	for _, s := range stored {
+		args = append(args, "--reuse", s)
+	}
+	since := time.Now()
+	o := runBehaves(t, context.Background(), specText, maps.Clone(files), args...)
+	until := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	msgs, errc := cl.Events(ctx, events.ListOptions{
+		Since: strconv.FormatInt(since.Add(-time.Second).Unix(), 10),
+		Until: strconv.FormatInt(until.Add(time.Second).Unix(), 10),
+		Filters: filters.NewArgs(filters.Arg("label", "behaves.run-id="+o.report.RunID),
+			filters.Arg("type", string(events.ContainerEventType)), filters.Arg("event", string(events.ActionCreate))),
+	})
+	n := 0
+	for done := false; !done; {
+		select {
+		case <-msgs:
+			n++
+		case err := <-errc:
+			if err != nil && err != io.EOF {
+				t.Fatalf("reading the engine's events: %v", err)
+			}
+			done = true
+		}
+	}
+	return reused{outcome: o, containers: n}
+}
+
+// saveReport writes a run's report to a file, as the run wrote it, and
+// returns its path.
+func saveReport(t *testing.T, o outcome) string {
+	t.Helper()
+	b, err := json.Marshal(o.report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "stored.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := report.ReadFile(path, 64<<20); err != nil {
+		t.Fatalf("the stored report does not read back: %v", err)
+	}
+	return path
+}
+
+func caseVerdicts(r report.Report) []string {
+	var out []string
+	for _, p := range r.Programs {
+		for _, c := range p.Cases {
+			out = append(out, p.Name+"/"+c.Name+"="+c.Verdict.String())
+		}
+	}
+	return out
+}
