@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/client"
 
+	"github.com/behaves-dev/behaves/internal/cli"
 	"github.com/behaves-dev/behaves/internal/dockertest"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reuse"
@@ -94,6 +96,34 @@ programs:
 	}
 	if !strings.Contains(again.stdout, "reused") {
 		t.Errorf("the terminal summary does not say what was reused:\n%s", indent(again.stdout))
+	}
+
+	// The report being reused is the one the run writes over: it is read
+	// first. A report that is not there is a usage error naming it.
+	dir := writeTree(t, maps.Clone(files))
+	if err := os.WriteFile(filepath.Join(dir, "behaves.yml"), []byte(spec("x", "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	same := filepath.Join(dir, "behaves-report.json")
+	if b, err := os.ReadFile(stored); err != nil || os.WriteFile(same, b, 0o644) != nil {
+		t.Fatal(err)
+	}
+	runHere := func(args ...string) (int, string) {
+		var out bytes.Buffer
+		code := cli.Main(context.Background(), append([]string{"run", "--spec", filepath.Join(dir, "behaves.yml"), "--report", same}, args...),
+			cli.Env{Stdout: &out, Stderr: &out, Getenv: os.Getenv, NewSandbox: cli.DockerSandbox(context.Background())})
+		return code, out.String()
+	}
+	if code, out := runHere("--reuse", same); code != 0 {
+		t.Errorf("--reuse of the report being replaced: exit %d, want 0\n%s", code, indent(out))
+	} else if r, err := report.ReadFile(same, 64<<20); err != nil || r.Reuse == nil || r.Reuse.Reused != 3 {
+		t.Errorf("the replaced report: %v, reuse %+v; want all 3 reused", err, r.Reuse)
+	}
+	missing := filepath.Join(dir, "missing.json")
+	if code, out := runHere("--reuse", missing); code != 2 || !strings.Contains(out, missing) {
+		t.Errorf("--reuse of a missing report: exit %d, want 2 naming it\n%s", code, indent(out))
+	} else if r, err := report.ReadFile(same, 64<<20); err != nil || !strings.Contains(r.Error, "nothing ran") || len(r.Programs) != 0 {
+		t.Errorf("after a refused --reuse the report is %v / %q with %d programs; want one that says nothing ran", err, r.Error, len(r.Programs))
 	}
 
 	// One program changed: only its containers. Each attempt makes one

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -196,5 +197,22 @@ func TestReuseRefusesWhatTheKeyDoesNotHold(t *testing.T) {
 				t.Errorf("echo/plain: reused %v, not reused %+v; want it run for %q", c.ReusedFrom, c.NotReused, tc.reason)
 			}
 		})
+	}
+}
+
+// TestReuseOfEverythingNeedsNoSandbox: when stored evidence answers every
+// case, nothing runs, so a sandbox that could not be had fails nothing.
+func TestReuseOfEverythingNeedsNoSandbox(t *testing.T) {
+	spec := testSpec[:strings.Index(testSpec, "  - name: coin")]
+	sp := loadSpec(t, spec, testFiles)
+	path, a := runTo(t, sp, &scriptSandbox{}, "first")
+	store, err := reuse.Load([]string{path}, 64<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := NewPlan(sp, nil, 2).Run(t.Context(), nil, Options{RunID: "second", StartedAt: time.Now(), Cleanup: context.Background(),
+		SandboxErr: errors.New("no daemon"), Reuse: store}, &recordSink{})
+	if out.Err != nil || out.Report.Verdict != a.Verdict {
+		t.Errorf("every case reused, no sandbox: error %v, verdict %s; want none and the first run's %s", out.Err, out.Report.Verdict, a.Verdict)
 	}
 }
