@@ -189,6 +189,22 @@ func TestShortBench(t *testing.T) {
 	if !strings.Contains(stdout.String(), "peak RSS within its bound") {
 		t.Errorf("-memory 3 printed no verdict on its bound:\n%s", stdout.String())
 	}
+	// The reuse scenario, tiny: one program changed of 3 reruns 1.
+	reusePath := filepath.Join(t.TempDir(), "reuse.json")
+	stdout.Reset()
+	stderr.Reset()
+	if code := realMain(t.Context(), []string{"-reuse", "3", "-programs", "2", "-cases", "2", "-reuse-big", "4", "-json", reusePath,
+		"-image-shell", shell, "-image-python", python}, &stdout, &stderr); code != 0 {
+		t.Fatalf("-reuse 3: exit %d\nstderr:\n%s", code, stderr.String())
+	}
+	var ru ReuseResult
+	if b, err := os.ReadFile(reusePath); err != nil || json.Unmarshal(b, &ru) != nil {
+		t.Fatalf("-reuse 3 wrote no results: %v", err)
+	}
+	if ru.Eval.Reused != 2 || ru.Eval.Ran != 1 || ru.Eval.Containers != ru.AloneContainers || ru.AloneContainers == 0 ||
+		ru.Suite.Reused != 4 || ru.Suite.Ran != 0 || ru.Suite.Containers != 0 || ru.Big.ReportBytes == 0 {
+		t.Errorf("-reuse 3: %+v; want 2 reused and the changed program's containers only, then the unchanged suite all reused with none\n%s", ru, stdout.String())
+	}
 	jsonPath := filepath.Join(t.TempDir(), "bench.json")
 	stdout.Reset()
 	stderr.Reset()

@@ -128,6 +128,11 @@ type config struct {
 	// memory, when above 0, runs only the memory scenario with that many
 	// invocations (see benchMemory).
 	memory int
+	// reuse, when above 0, runs only the reuse scenario with that many
+	// evaluation programs (see benchReuse).
+	reuse int
+	// reuseBig is the cases of the reuse scenario's large stored report.
+	reuseBig int
 }
 
 // realMain parses the flags, runs the benchmark, prints the table and
@@ -148,6 +153,20 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return 1
 		}
 		res.print(stdout)
+		return 0
+	}
+	if cfg.reuse > 0 {
+		res, err := benchReuse(ctx, cfg, cfg.reuse, stdout, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "bench: %v\n", err)
+			return 1
+		}
+		if cfg.jsonPath != "" {
+			if err := writeReuseJSON(cfg.jsonPath, res); err != nil {
+				fmt.Fprintf(stderr, "bench: writing %s: %v\n", cfg.jsonPath, err)
+				return 1
+			}
+		}
 		return 0
 	}
 	if cfg.memory > 0 {
@@ -208,6 +227,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	parallels := fs.String("parallels", "1,2,3,4", "parallelisms of the parallelism table (behaves and the floor on the sample at each)")
 	fs.IntVar(&cfg.evalPrograms, "eval", 100, "programs of one case each in the Python evaluation suite (8)")
 	fs.IntVar(&cfg.evalSample, "eval-sample", 20, "evaluation programs the floor of (8) runs")
+	fs.IntVar(&cfg.reuse, "reuse", 0, "run only the reuse scenario: this many evaluation programs (500 for the figures in docs/performance.md) run once, then again with one changed and --reuse of the first report; the suite (-programs × -cases) rerun unchanged with --reuse; and a run reading a stored report of about 256 MiB")
+	fs.IntVar(&cfg.reuseBig, "reuse-big", bigReportCases, "cases of the reuse scenario's large stored report (each 64KiB of \\x01 on both streams; the default fills the report's 256MiB budget)")
 	fs.StringVar(&cfg.memoryFrom, "memory-from", "", "include (7) from the -json file of an earlier -memory run")
 	fs.StringVar(&cfg.jsonPath, "json", "", "write every figure as JSON to this file")
 	fs.BoolVar(&cfg.short, "short", false, "CI mode: every figure on tiny suites, 1 repetition, a 1 MiB flood (explicit flags still win)")
