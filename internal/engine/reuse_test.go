@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reuse"
+	"github.com/behaves-dev/behaves/internal/shard"
 	"github.com/behaves-dev/behaves/internal/spec"
 )
 
@@ -20,6 +22,12 @@ import (
 // writes its report as behaves run does, through the report writer, to a
 // file it returns with the report read back.
 func runTo(t *testing.T, sp *spec.Spec, sb *scriptSandbox, runID string, reusePaths ...string) (string, report.Report) {
+	t.Helper()
+	return runPlanTo(t, NewPlan(sp, nil, 2), sb, runID, reusePaths...)
+}
+
+// runPlanTo is runTo of a plan.
+func runPlanTo(t *testing.T, plan *Plan, sb *scriptSandbox, runID string, reusePaths ...string) (string, report.Report) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "report.json")
 	w, err := assemble.NewWriter(path, report.WriterOptions{})
@@ -33,7 +41,7 @@ func runTo(t *testing.T, sp *spec.Spec, sb *scriptSandbox, runID string, reusePa
 			t.Fatal(err)
 		}
 	}
-	out := NewPlan(sp, nil, 2).Run(t.Context(), sb, opt, w)
+	out := plan.Run(t.Context(), sb, opt, w)
 	if out.Err != nil {
 		t.Fatalf("run failed: %v", out.Err)
 	}
@@ -214,5 +222,36 @@ func TestReuseOfEverythingNeedsNoSandbox(t *testing.T) {
 		SandboxErr: errors.New("no daemon"), Reuse: store}, &recordSink{})
 	if out.Err != nil || out.Report.Verdict != a.Verdict {
 		t.Errorf("every case reused, no sandbox: error %v, verdict %s; want none and the first run's %s", out.Err, out.Report.Verdict, a.Verdict)
+	}
+}
+
+// TestReusePerShard: each shard reuses what the whole run's report holds of
+// its programs, and the merge of the shards keeps every mark.
+func TestReusePerShard(t *testing.T) {
+	sp := loadSpec(t, testSpec, testFiles)
+	path, _ := runTo(t, sp, &scriptSandbox{}, "first")
+	var in []report.MergeInput
+	ran := map[string]int{}
+	for i := 1; i <= 2; i++ {
+		sb := &scriptSandbox{}
+		_, r := runPlanTo(t, NewPlan(sp, &shard.Ref{Index: i, Count: 2}, 2), sb, fmt.Sprintf("shard%d", i), path)
+		in = append(in, report.MergeInput{Path: fmt.Sprintf("shard-%d.json", i), Report: r})
+		for k, n := range sb.ran {
+			ran[k] += n
+		}
+	}
+	if len(ran) != 1 || ran["flip"] != 4 {
+		t.Errorf("the shards ran %v, want only coin's 4 runs (undetermined before)", ran)
+	}
+	merged, err := report.Merge(in, report.MergeOptions{RunID: "merged"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"ref/shout from first", "echo/plain from first", "echo/differs from first", "coin/heads ran: " + reuse.ReasonUndecided}
+	if got := reused(merged); !slices.Equal(got, want) {
+		t.Errorf("merged reuse %v, want %v", got, want)
+	}
+	if merged.Reuse == nil || merged.Reuse.Reused != 3 || len(merged.Reuse.Sources) != 1 {
+		t.Errorf("merged reuse block %+v, want 3 reused from one source", merged.Reuse)
 	}
 }
