@@ -472,7 +472,8 @@ const HostileDetail = "stored stdout was <script>alert(1)</script> | cell | `cod
 // ran now: two cases because the program changed (one true, one false)
 // and one whose stored evidence did not settle it (false, its detail
 // HostileDetail). Program "fresh" ran now: no stored run. So 6 of 10
-// invocations were reused.
+// invocations were reused. The run is under Actions, in the repository
+// of the first source.
 func Reused(t testing.TB) report.Report {
 	t.Helper()
 	eq := func(s string) verdict.Expectation { return verdict.Expectation{Stdout: Equals(s)} }
@@ -560,7 +561,12 @@ func Reused(t testing.TB) report.Report {
 		StartedAt:    StartedAt,
 		Duration:     2 * time.Second,
 		Version:      "v0.1.0-test",
-		Reuse:        &report.Reuse{Sources: ReuseSources},
+		GitHub: report.GitHub{
+			RunID: "9876543299", RunAttempt: "1", Repository: "owner/repo", EventName: "pull_request",
+			SHA:     "1111111111111111111111111111111111111111",
+			HeadSHA: "2222222222222222222222222222222222222222",
+		},
+		Reuse: &report.Reuse{Sources: ReuseSources},
 	}
 	if _, err := w.Commit(assemble.Report(in)); err != nil {
 		t.Fatal(err)
