@@ -14,6 +14,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -180,6 +181,29 @@ func TestChromium(t *testing.T) {
 			}
 		}
 		for _, s := range []string{`ctl \x01\x1b[31mred\x7f nul\x00`, `bad utf-8 \xff\xfe\xc3`, `line\u2028separator`} {
+			if !strings.Contains(all, s) {
+				t.Errorf("the loaded page's text lacks %q", s)
+			}
+		}
+	})
+
+	// A run given stored reports: the reuse line and the hostile detail
+	// as text, and the script ran under the policy.
+	t.Run("reused", func(t *testing.T) {
+		p := load(t, bin, reporttest.Reused(t), nil)
+		if cspViolation(p.stderr) {
+			t.Errorf("Chromium logged a CSP violation:\n%s", p.stderr)
+		}
+		if p.root["data-filter"] != "ready" {
+			t.Fatalf("the page's script did not run (html attributes %v)", p.root)
+		}
+		walk(p.doc, func(n *html.Node) {
+			if n.Type == html.ElementNode && !allowedElements[n.Data] {
+				t.Errorf("element <%s> in the loaded page", n.Data)
+			}
+		})
+		all := text(p.doc)
+		for _, s := range []string{"reused 6 of 10 invocations from run run-0100", "run run-0099, execution bbbbbbbb-", "<script>alert(1)</script> | cell | `code` \\x1b[31mred"} {
 			if !strings.Contains(all, s) {
 				t.Errorf("the loaded page's text lacks %q", s)
 			}

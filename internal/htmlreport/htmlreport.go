@@ -124,6 +124,25 @@ type view struct {
 	Check                      struct{ True, False, Undetermined bool }
 	PageSize                   int
 	List                       []programView
+	// Reuse is what a run given stored reports took from them (nil for a
+	// run given none).
+	Reuse *reuseView
+}
+
+// reuseView says how many invocations stored evidence answered, from
+// which runs, and how many cases ran now for each reason.
+type reuseView struct {
+	Reused, Invocations int
+	// From is the first source's run ID and About its commit and Actions
+	// run ("" outside Actions); More the other sources' run IDs.
+	From, About string
+	More        []string
+	Reasons     []reasonView
+}
+
+type reasonView struct {
+	Cases  int
+	Reason string
 }
 
 type barPart struct {
@@ -158,11 +177,15 @@ type buildView struct {
 
 type caseView struct {
 	Verdict, Name, Reason, Pos string
-	Args                       []string
-	ArgsMore                   string
-	Stdin, Exit, Flags         string
-	SandboxError               string
-	Streams                    []streamView
+	// ReusedFrom is the run and execution whose stored evidence answered
+	// the case; NotReused why a run given stored reports ran it now ("" for
+	// neither).
+	ReusedFrom, NotReused string
+	Args                  []string
+	ArgsMore              string
+	Stdin, Exit, Flags    string
+	SandboxError          string
+	Streams               []streamView
 }
 
 type streamView struct {
@@ -191,6 +214,7 @@ func build(r report.Report, lim Limits) view {
 		PageSize: lim.PageSize,
 	}
 	v.Bar = bar(r.Counts.Programs)
+	v.Reuse = reuseOf(r.Reuse)
 	for i, e := range r.SpecErrors {
 		if i == 100 {
 			v.SpecErrors = append(v.SpecErrors, fmt.Sprintf("… and %d more", len(r.SpecErrors)-i))
@@ -241,6 +265,9 @@ func build(r report.Report, lim Limits) view {
 			t.Add(cs.Verdict)
 		}
 		pv.Tally = fmt.Sprintf("%d cases: %d true, %d false, %d undetermined", t.Total, t.True, t.False, t.Undetermined)
+		if n := reusedCases(p); n > 0 {
+			pv.Tally += fmt.Sprintf(" · %d reused", n)
+		}
 		for k, s := range slices.Concat(p.AcquisitionReasons, p.SandboxWarnings) {
 			if k == notesMax {
 				pv.Warnings = append(pv.Warnings, fmt.Sprintf("… and %d more", len(p.AcquisitionReasons)+len(p.SandboxWarnings)-k))
@@ -282,6 +309,53 @@ func build(r report.Report, lim Limits) view {
 		v.Notes = append(v.Notes, fmt.Sprintf("%d excerpts of output are cut at %d lines or %d KiB a side; each says what it leaves out.", b.cut, b.lines, b.bytes>>10))
 	}
 	return v
+}
+
+// reuseOf is the page's account of a run given stored reports, nil for a
+// run given none.
+func reuseOf(ru *report.Reuse) *reuseView {
+	if ru == nil {
+		return nil
+	}
+	rv := &reuseView{Reused: ru.Reused, Invocations: ru.Reused + ru.Ran}
+	for k, s := range ru.Sources {
+		if k > 0 {
+			rv.More = append(rv.More, one(s.RunID, 80))
+			continue
+		}
+		rv.From = one(s.RunID, 80)
+		var about []string
+		sha := firstSet(s.GitHub.HeadSHA, s.GitHub.SHA)
+		if len(sha) > 7 {
+			sha = sha[:7]
+		}
+		if sha != "" {
+			about = append(about, "commit "+one(sha, 12))
+		}
+		if id := s.GitHub.RunID; id != "" {
+			run := "Actions run " + one(id, 20)
+			if repo := s.GitHub.Repository; repo != "" {
+				run += " of " + one(repo, nameRunes)
+			}
+			about = append(about, run)
+		}
+		rv.About = strings.Join(about, ", ")
+	}
+	for _, rc := range ru.NotReused {
+		rv.Reasons = append(rv.Reasons, reasonView{Cases: rc.Cases, Reason: one(rc.Reason, 80)})
+	}
+	return rv
+}
+
+// reusedCases counts p's cases that stored evidence answered.
+func reusedCases(p *report.Program) int {
+	n := 0
+	for i := range p.Cases {
+		if p.Cases[i].Reused() {
+			n++
+		}
+	}
+	return n
 }
 
 // budget is what is left of the page's output budget.
@@ -351,6 +425,15 @@ func caseOf(r report.Report, c *report.Case, b *budget) caseView {
 		Verdict: c.Verdict.String(), Name: one(c.Name, nameRunes), Reason: one(c.Reason, reasonRunes),
 		Pos:          one(fmt.Sprintf("%s:%d:%d", firstSet(r.SpecFile, r.Spec), c.Line, c.Col), nameRunes+20),
 		SandboxError: one(e.SandboxError, reasonRunes),
+	}
+	switch {
+	case c.ReusedFrom != nil:
+		cv.ReusedFrom = fmt.Sprintf("run %s, execution %s", one(c.ReusedFrom.RunID, 80), one(c.ReusedFrom.ExecutionID, 80))
+	case c.NotReused != nil:
+		cv.NotReused = one(c.NotReused.Reason, 80)
+		if c.NotReused.Detail != "" {
+			cv.NotReused += ": " + one(c.NotReused.Detail, reasonRunes)
+		}
 	}
 	for k, a := range c.Args {
 		if k == argsMax {

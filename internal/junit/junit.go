@@ -173,19 +173,42 @@ func Write(w io.Writer, r report.Report, opt Options) error {
 			x.empty("property", "name", kv[0], "value", short(kv[1]))
 			x.raw("\n")
 		}
+		if r.Reuse != nil {
+			for _, kv := range reuseProperties(p) {
+				x.raw("      ")
+				x.empty("property", "name", kv[0], "value", short(kv[1]))
+				x.raw("\n")
+			}
+		}
 		x.raw("    </properties>\n")
 		for k := range p.Cases {
 			c := &p.Cases[k]
 			x.raw("    ")
 			attrs := []string{"name", short(c.Name), "classname", short(p.Name), "time", seconds(c.Event.DurationMS),
 				"file", specFile, "line", itoa(c.Line)}
-			if c.Verdict == verdict.True {
+			prop, value := caseReuse(c)
+			if c.Verdict == verdict.True && prop == "" {
 				x.empty("testcase", attrs...)
 				x.raw("\n")
 				continue
 			}
 			x.open("testcase", attrs...)
 			x.raw("\n      ")
+			if prop != "" {
+				// Where the case's evidence came from, or why it ran now
+				// (a run given stored reports): first, as JUnit 5 and
+				// Surefire place a testcase's properties.
+				x.raw("<properties>")
+				x.empty("property", "name", prop, "value", short(value))
+				x.raw("</properties>")
+				if c.Verdict == verdict.True {
+					x.raw("\n    ")
+					x.close("testcase")
+					x.raw("\n")
+					continue
+				}
+				x.raw("\n      ")
+			}
 			elem, typ := "error", "undetermined"
 			switch {
 			case c.Verdict == verdict.False:
@@ -229,6 +252,54 @@ func Write(w io.Writer, r report.Report, opt Options) error {
 	return x.w.Flush()
 }
 
+// maxReuseRuns bounds the runs a suite's behaves.reused_from_runs names:
+// run IDs are at most 64 characters, so the list stays within an
+// attribute's bound.
+const maxReuseRuns = 12
+
+// reuseProperties are a program's properties in a run given stored
+// reports: its invocations reused and run now, and the runs its reused
+// cases' evidence came from, each once, in case order.
+func reuseProperties(p *report.Program) [][2]string {
+	var reused, ran int
+	var runs []string
+	seen := map[string]bool{}
+	for i := range p.Cases {
+		c := &p.Cases[i]
+		if !c.Reused() {
+			ran += c.RunCount()
+			continue
+		}
+		reused += c.RunCount()
+		if id := c.ReusedFrom.RunID; !seen[id] {
+			seen[id] = true
+			runs = append(runs, id)
+		}
+	}
+	from := strings.Join(runs[:min(len(runs), maxReuseRuns)], " ")
+	if len(runs) > maxReuseRuns {
+		from += fmt.Sprintf(" +%d more", len(runs)-maxReuseRuns)
+	}
+	return [][2]string{
+		{"behaves.reused", itoa(reused)},
+		{"behaves.ran", itoa(ran)},
+		{"behaves.reused_from_runs", from},
+	}
+}
+
+// caseReuse is a case's reuse property: behaves.reused_from (run_id/
+// execution_id) for a reused case, behaves.not_reused (the reason) for
+// one a run given stored reports ran now; "" for neither.
+func caseReuse(c *report.Case) (name, value string) {
+	switch {
+	case c.ReusedFrom != nil:
+		return "behaves.reused_from", c.ReusedFrom.RunID + "/" + c.ReusedFrom.ExecutionID
+	case c.NotReused != nil:
+		return "behaves.not_reused", c.NotReused.Reason
+	}
+	return "", ""
+}
+
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // seconds writes milliseconds as JUnit's seconds.
@@ -267,6 +338,14 @@ func caseDetails(r report.Report, specFile string, p *report.Program, c *report.
 	line(&b, "%s:%d:%d: %s / %s", specFile, c.Line, c.Col, p.Name, c.Name)
 	line(&b, "verdict: %s: %s", c.Verdict, c.Reason)
 	line(&b, "program: %s (profile %s)", p.File, p.Profile)
+	switch {
+	case c.ReusedFrom != nil:
+		line(&b, "reused: the stored evidence of run %s (execution %s), judged again", c.ReusedFrom.RunID, c.ReusedFrom.ExecutionID)
+	case c.NotReused != nil:
+		// The detail may quote a stored report: escaped to one line, so
+		// that it cannot pass for another line of the details.
+		line(&b, "ran now: %s: %s", c.NotReused.Reason, report.Escape(c.NotReused.Detail))
+	}
 	line(&b, "args: %s", jsonText(c.Args))
 	if c.StdinSize > 0 {
 		from := ""

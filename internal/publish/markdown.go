@@ -204,6 +204,9 @@ func (d *doc) head() string {
 		fmt.Fprintf(&sb, "%d %s: %d true, %d false, %d undetermined%s · ", cc.Total, plural(cc.Total, "case", "cases"), cc.True, cc.False, cc.Undetermined, cc.NondeterministicText())
 	}
 	fmt.Fprintf(&sb, "%s\n\n", ms(r.DurationMS))
+	if r.Reuse != nil {
+		sb.WriteString(d.reuse(r.Reuse))
+	}
 	if r.Interrupted {
 		sb.WriteString("**The run was interrupted**: what was not observed is undetermined.\n\n")
 	}
@@ -211,6 +214,95 @@ func (d *doc) head() string {
 		fmt.Fprintf(&sb, "**The run failed**: %s\n\n", code(r.Error, messageRunes))
 	}
 	return sb.String()
+}
+
+// reuse is the paragraph of a run given stored reports: how many
+// invocations their evidence answered, from which run (its commit and its
+// Actions run, linked when the run's own link gives the server), and how
+// many cases ran now for each reason (at most notesMax of them). Its size
+// is bounded: one source is named, and the reasons are short.
+func (d *doc) reuse(ru *report.Reuse) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "**Reused** %d of %d %s", ru.Reused, ru.Reused+ru.Ran, plural(ru.Reused+ru.Ran, "invocation", "invocations"))
+	if len(ru.Sources) > 0 {
+		s := ru.Sources[0]
+		fmt.Fprintf(&sb, " from run %s", code(s.RunID, nameMaxRunes))
+		var about []string
+		sha := s.GitHub.HeadSHA
+		if sha == "" {
+			sha = s.GitHub.SHA
+		}
+		if sha != "" {
+			about = append(about, "commit "+code(shortSHA(sha), 12))
+		}
+		if id := s.GitHub.RunID; id != "" {
+			run := "Actions run " + code(id, 20)
+			if link := d.sourceRunURL(s.GitHub); link != "" {
+				run = fmt.Sprintf("[Actions run %s](%s)", id, link)
+			}
+			if repo := s.GitHub.Repository; repo != "" && repo != d.r.GitHub.Repository {
+				run += " of " + code(repo, nameMaxRunes+60)
+			}
+			about = append(about, run)
+		}
+		if len(about) > 0 {
+			sb.WriteString(" (" + strings.Join(about, ", ") + ")")
+		}
+		if n := len(ru.Sources) - 1; n > 0 {
+			fmt.Fprintf(&sb, " and %d more %s", n, plural(n, "run", "runs"))
+		}
+	}
+	sb.WriteString(".")
+	if len(ru.NotReused) > 0 {
+		parts := make([]string, 0, notesMax+1)
+		for k, rc := range ru.NotReused {
+			if k == notesMax {
+				parts = append(parts, fmt.Sprintf("… %d more reasons", len(ru.NotReused)-notesMax))
+				break
+			}
+			parts = append(parts, fmt.Sprintf("%d %s", rc.Cases, code(rc.Reason, reasonMaxRunes)))
+		}
+		fmt.Fprintf(&sb, " Ran now (cases by reason): %s.", strings.Join(parts, ", "))
+	}
+	sb.WriteString("\n\n")
+	return sb.String()
+}
+
+// sourceRunURL links a stored run's Actions run on the server of this
+// run's own link (opt.RunURL), built by RunURL from the source's
+// repository and run ID; "" when either is missing or not in its form.
+func (d *doc) sourceRunURL(g report.GitHub) string {
+	if !linkRE.MatchString(d.opt.RunURL) {
+		return ""
+	}
+	u, err := url.Parse(d.opt.RunURL)
+	if err != nil {
+		return ""
+	}
+	link, err := RunURL(u.Scheme+"://"+u.Host, g.Repository, g.RunID)
+	if err != nil {
+		return ""
+	}
+	return link
+}
+
+// shortSHA is a commit ID's first 7 digits, as git abbreviates it.
+func shortSHA(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}
+
+// reusedCases counts p's cases that stored evidence answered.
+func reusedCases(p *report.Program) int {
+	n := 0
+	for i := range p.Cases {
+		if p.Cases[i].Reused() {
+			n++
+		}
+	}
+	return n
 }
 
 func specName(r *report.Report) string {
@@ -301,7 +393,14 @@ func (d *doc) table() {
 	if len(progs) == 0 {
 		return
 	}
-	d.add("| | Program | Passed | Failed | Undetermined | Time | Image |\n| --- | --- | ---: | ---: | ---: | ---: | --- |\n")
+	// A run given stored reports says, for each program, how many of its
+	// cases they answered.
+	reused := d.r.Reuse != nil
+	if reused {
+		d.add("| | Program | Passed | Failed | Undetermined | Reused | Time | Image |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n")
+	} else {
+		d.add("| | Program | Passed | Failed | Undetermined | Time | Image |\n| --- | --- | ---: | ---: | ---: | ---: | --- |\n")
+	}
 	for i := range progs {
 		p := &progs[i]
 		if p.Verdict == verdict.True && !d.st.trueRows {
@@ -312,8 +411,12 @@ func (d *doc) table() {
 		for _, c := range p.Cases {
 			t.Add(c.Verdict)
 		}
-		row := fmt.Sprintf("| %s %s | %s | %d | %d | %d | %s | %s |\n", mark(p.Verdict), p.Verdict,
-			cell(p.Name, nameMaxRunes), t.True, t.False, t.Undetermined, ms(p.DurationMS), imageCell(p))
+		counts := fmt.Sprintf("%d | %d | %d", t.True, t.False, t.Undetermined)
+		if reused {
+			counts += fmt.Sprintf(" | %d", reusedCases(p))
+		}
+		row := fmt.Sprintf("| %s %s | %s | %s | %s | %s |\n", mark(p.Verdict), p.Verdict,
+			cell(p.Name, nameMaxRunes), counts, ms(p.DurationMS), imageCell(p))
 		if !d.add(row) {
 			d.rowsOmitted++
 		}
@@ -586,6 +689,9 @@ func (d *doc) caseBlock(p *report.Program, c *report.Case) string {
 	if c.Reason != "" {
 		fmt.Fprintf(&sb, ": %s", htmlCode(c.Reason, reasonMaxRunes))
 	}
+	if c.Reused() {
+		sb.WriteString(" · reused")
+	}
 	sb.WriteString("</summary>\n\n")
 
 	e := &c.Event
@@ -595,6 +701,17 @@ func (d *doc) caseBlock(p *report.Program, c *report.Case) string {
 	}
 	fmt.Fprintf(&sb, "- spec: %s\n", code(fmt.Sprintf("%s:%d:%d", caseFile, c.Line, c.Col), nameMaxRunes+20))
 	fmt.Fprintf(&sb, "- program file: %s\n", code(p.File, nameMaxRunes+40))
+	switch {
+	case c.ReusedFrom != nil:
+		fmt.Fprintf(&sb, "- reused: the stored evidence of run %s (execution %s), judged again\n",
+			code(c.ReusedFrom.RunID, nameMaxRunes), code(c.ReusedFrom.ExecutionID, nameMaxRunes))
+	case c.NotReused != nil:
+		fmt.Fprintf(&sb, "- ran now: %s", code(c.NotReused.Reason, reasonMaxRunes))
+		if c.NotReused.Detail != "" {
+			fmt.Fprintf(&sb, ": %s", code(c.NotReused.Detail, reasonMaxRunes))
+		}
+		sb.WriteString("\n")
+	}
 	sb.WriteString("- args:")
 	if len(c.Args) == 0 {
 		sb.WriteString(" none")

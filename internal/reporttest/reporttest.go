@@ -439,3 +439,141 @@ func Encoded(t testing.TB, r report.Report) []byte {
 	}
 	return buf.Bytes()
 }
+
+// ReuseSources are the stored runs Reused took evidence from: the first a
+// run under Actions (its evidence answers most reused cases), the second
+// one outside it.
+var ReuseSources = []report.ReuseSource{
+	{
+		RunID:     "run-0100",
+		StartedAt: StartedAt.Add(-24 * time.Hour),
+		GitHub: report.GitHub{
+			RunID: "9876543210", RunAttempt: "2", Repository: "owner/repo", EventName: "pull_request",
+			SHA:     "0123456789abcdef0123456789abcdef01234567",
+			HeadSHA: "abc1234def5678901234567890abcdef12345678",
+		},
+	},
+	{RunID: "run-0099", StartedAt: StartedAt.Add(-48 * time.Hour)},
+}
+
+// HostileDetail is a not_reused detail quoting what an attacker's stored
+// report may hold: markup, table and code delimiters, a colour escape, a
+// mention, a workflow command and line breaks.
+const HostileDetail = "stored stdout was <script>alert(1)</script> | cell | `code` \x1b[31mred\x1b[0m @mention\n::error::pwned\r\n# heading ]]> &amp; <!--"
+
+// Reused is the report of a run given stored reports (behaves run
+// --reuse), written as the engine writes one (assemble.Writer.AddCase
+// with each case's reused_from or not_reused, then Commit) and read back
+// with report.ReadFile, so that it is checked as any stored report is.
+//
+// Program "sorter" is answered wholly by stored evidence: two true cases,
+// a false one and a true case that ran 3 times (6 invocations reused, 5
+// of them from run-0100, the false case from run-0099). Program "greeter"
+// ran now: two cases because the program changed (one true, one false)
+// and one whose stored evidence did not settle it (false, its detail
+// HostileDetail). Program "fresh" ran now: no stored run. So 6 of 10
+// invocations were reused. The run is under Actions, in the repository
+// of the first source.
+func Reused(t testing.TB) report.Report {
+	t.Helper()
+	eq := func(s string) verdict.Expectation { return verdict.Expectation{Stdout: Equals(s)} }
+	thrice := Case("thrice", 20, eq("3\n"), "3")
+	thrice.Repeat = 3
+	sorter := Program("sorter", "solutions/sort.py", 10,
+		Case("empty", 14, eq("")),
+		Case("one", 16, eq("1\n"), "1"),
+		Case("many", 18, eq("1 2 3\n"), "3", "1", "2"),
+		thrice,
+	)
+	greeter := Program("greeter", "solutions/greet.py", 30,
+		Case("hello", 34, eq("hello\n"), "hello"),
+		Case("bye", 36, eq("bye\n"), "bye"),
+		Case("hostile", 38, eq("ok\n"), "--hostile"),
+	)
+	fresh := Program("fresh", "solutions/fresh.py", 50, Case("new", 54, eq("new\n"), "new"))
+	sp := &spec.Spec{Path: "behaves.yml", Root: ".", Programs: []spec.Program{sorter, greeter, fresh}}
+
+	const (
+		storedExec = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"
+		olderExec  = "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb"
+	)
+	fromStored := &report.Origin{RunID: ReuseSources[0].RunID, ExecutionID: storedExec}
+	fromOlder := &report.Origin{RunID: ReuseSources[1].RunID, ExecutionID: olderExec}
+	changed := report.NewNotReused("changed: program", "the program file's digest is 1234abcd…, the stored run's 0f00…")
+	type want struct {
+		stdout     []string // one per run
+		reusedFrom *report.Origin
+		notReused  *report.NotReused
+	}
+	wants := [][]want{
+		{
+			{stdout: []string{""}, reusedFrom: fromStored},
+			{stdout: []string{"1\n"}, reusedFrom: fromStored},
+			{stdout: []string{"3 1 2\n"}, reusedFrom: fromOlder},
+			{stdout: []string{"3\n", "3\n", "3\n"}, reusedFrom: fromStored},
+		},
+		{
+			{stdout: []string{"hello\n"}, notReused: changed},
+			{stdout: []string{"ciao\n"}, notReused: changed},
+			{stdout: []string{"nope\n"}, notReused: report.NewNotReused("undetermined", HostileDetail)},
+		},
+		{
+			{stdout: []string{"new\n"}, notReused: report.NewNotReused("no stored run", "no stored report holds a run of this program file on this input (args and stdin)")},
+		},
+	}
+
+	path := filepath.Join(t.TempDir(), "report.json")
+	w, err := assemble.NewWriter(path, report.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	obs := make([]runner.Observation, len(sp.Programs))
+	results := make([][]verdict.CaseResult, len(sp.Programs))
+	execs := []string{"66666666-6666-4666-8666-666666666666", "77777777-7777-4777-8777-777777777777", "88888888-8888-4888-8888-888888888888"}
+	for i, p := range sp.Programs {
+		obs[i] = runner.Observation{ExecutionID: execs[i], Acquisition: runner.AcquisitionComplete, Settings: Settings}
+		for j, c := range p.Cases {
+			wc := wants[i][j]
+			var runs []assemble.RunResult
+			var rs []verdict.CaseResult
+			for _, out := range wc.stdout {
+				ev := Event(IntP(0), out, c.Invocation.Args...)
+				res := verdict.Judge(c.Expect, ev)
+				runs = append(runs, assemble.RunResult{Event: ev, Result: res})
+				rs = append(rs, res)
+			}
+			res := rs[0]
+			if len(rs) > 1 {
+				res = verdict.Fold(rs).CaseResult
+			}
+			w.AddCase(i, j, assemble.Case{Spec: c, Runs: runs, Result: res, ReusedFrom: wc.reusedFrom, NotReused: wc.notReused})
+			obs[i].Events = append(obs[i].Events, runs[0].Event)
+			results[i] = append(results[i], res)
+		}
+	}
+	in := assemble.Input{
+		Spec:         sp,
+		Observations: obs,
+		Results:      results,
+		Programs:     []assemble.ProgramResult{{}, {Duration: 300 * time.Millisecond}, {Duration: 100 * time.Millisecond}},
+		RunID:        "run-0101",
+		StartedAt:    StartedAt,
+		Duration:     2 * time.Second,
+		Version:      "v0.1.0-test",
+		GitHub: report.GitHub{
+			RunID: "9876543299", RunAttempt: "1", Repository: "owner/repo", EventName: "pull_request",
+			SHA:     "1111111111111111111111111111111111111111",
+			HeadSHA: "2222222222222222222222222222222222222222",
+		},
+		Reuse: &report.Reuse{Sources: ReuseSources},
+	}
+	if _, err := w.Commit(assemble.Report(in)); err != nil {
+		t.Fatal(err)
+	}
+	r, err := report.ReadFile(path, report.DefaultMaxReportSize)
+	if err != nil {
+		t.Fatalf("reading the reused run's report back: %v", err)
+	}
+	return r
+}

@@ -244,6 +244,9 @@ func (t *term) program(p *report.Program) {
 	if tally.Nondeterministic > 0 {
 		nondet = fmt.Sprintf("; %d nondeterministic", tally.Nondeterministic)
 	}
+	if n := reusedCases(p); n > 0 {
+		nondet += fmt.Sprintf("; %d reused", n)
+	}
 	t.printf("== %s: %s (%d of %d cases true%s)\n", oneLine(p.Name), t.verdict(p.Verdict), tally.True, tally.Total, nondet)
 	t.printf("   file %s · profile %s · %s\n", oneLine(p.File), oneLine(p.Profile), t.pos(p.Line, p.Col))
 	// The program's reason is its deciding case's: said below, unless
@@ -329,7 +332,14 @@ func sharedBareReason(p *report.Program) string {
 // says it), the checks that did not pass (all of them with Verbose), and
 // a stopped run's kill never as the program's exit code.
 func (t *term) caseDetail(c *report.Case) {
-	t.printf("   %s  %s  (%s)\n", t.verdict(c.Verdict), oneLine(c.Name), t.posIn(c.File, c.Line, c.Col))
+	t.printf("   %s  %s  (%s)%s\n", t.verdict(c.Verdict), oneLine(c.Name), t.posIn(c.File, c.Line, c.Col), reusedTag(c))
+	if nr := c.NotReused; nr != nil {
+		t.printf("     ran now: %s", oneLine(nr.Reason))
+		if nr.Detail != "" {
+			t.printf(": %s", oneLine(nr.Detail))
+		}
+		t.printf("\n")
+	}
 	if c.NoEvidence() {
 		if c.Reason != "" {
 			t.printf("     reason: %s\n", oneLine(c.Reason))
@@ -610,6 +620,80 @@ func (t *term) summary(r report.Report) {
 	t.printf("behaves: %s · programs: %d true, %d false, %d undetermined%s · cases: %d true, %d false, %d undetermined%s · %s\n",
 		t.verdict(r.Verdict), pc.True, pc.False, pc.Undetermined, pc.NondeterministicText(),
 		cc.True, cc.False, cc.Undetermined, cc.NondeterministicText(), ms(r.DurationMS))
+	t.reuse(r.Reuse)
+}
+
+// reuse says what a run given stored reports took from them: how many
+// invocations their evidence answered and from which run, then how many
+// cases ran now for each reason. Nothing for a run given none.
+func (t *term) reuse(ru *report.Reuse) {
+	if ru == nil {
+		return
+	}
+	t.printf("behaves: reused %d of %d invocations%s\n", ru.Reused, ru.Reused+ru.Ran, sourcesText(ru.Sources))
+	if len(ru.NotReused) == 0 {
+		return
+	}
+	parts := make([]string, len(ru.NotReused))
+	for i, rc := range ru.NotReused {
+		parts[i] = fmt.Sprintf("%d %s", rc.Cases, oneLine(rc.Reason))
+	}
+	t.printf("behaves: ran now: %s\n", strings.Join(parts, ", "))
+}
+
+// sourcesText names the first stored run (its commit and Actions run when
+// it has them) and how many more there are: " from run R (commit C,
+// Actions run N) +2 more", or "" without sources.
+func sourcesText(sources []report.ReuseSource) string {
+	if len(sources) == 0 {
+		return ""
+	}
+	s := sources[0]
+	out := " from run " + oneLine(s.RunID)
+	var about []string
+	if sha := s.GitHub.HeadSHA; sha != "" {
+		about = append(about, "commit "+oneLine(shortSHA(sha)))
+	} else if sha := s.GitHub.SHA; sha != "" {
+		about = append(about, "commit "+oneLine(shortSHA(sha)))
+	}
+	if s.GitHub.RunID != "" {
+		about = append(about, "Actions run "+oneLine(s.GitHub.RunID))
+	}
+	if len(about) > 0 {
+		out += " (" + strings.Join(about, ", ") + ")"
+	}
+	if n := len(sources) - 1; n > 0 {
+		out += fmt.Sprintf(" +%d more", n)
+	}
+	return out
+}
+
+// shortSHA is a commit ID's first 7 digits, as git abbreviates it.
+func shortSHA(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}
+
+// reusedCases counts p's cases that stored evidence answered.
+func reusedCases(p *report.Program) int {
+	n := 0
+	for i := range p.Cases {
+		if p.Cases[i].Reused() {
+			n++
+		}
+	}
+	return n
+}
+
+// reusedTag marks a case that stored evidence answered, naming the run it
+// came from ("" for a case that ran now).
+func reusedTag(c *report.Case) string {
+	if c.ReusedFrom == nil {
+		return ""
+	}
+	return "  [reused from run " + oneLine(c.ReusedFrom.RunID) + "]"
 }
 
 // oneLine returns s escaped (report.Escape) and cut to lineMaxRunes.

@@ -446,3 +446,92 @@ func TestSummaryExcerpts(t *testing.T) {
 		t.Errorf("terminal does not say what it leaves out:\n%s", out.String())
 	}
 }
+
+// TestTerminalReused guards the account of a run given stored reports:
+// the summary says how many invocations were reused and from which run,
+// and why the others ran now; each reused case described is marked with
+// its run, and each case that ran now says why.
+func TestTerminalReused(t *testing.T) {
+	t.Parallel()
+	r := reporttest.Reused(t)
+	var buf bytes.Buffer
+	if err := Write(&buf, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	goldentest.Check(t, "terminal_reused.golden", buf.Bytes())
+	out := buf.String()
+	for _, want := range []string{
+		"\nbehaves: reused 6 of 10 invocations from run run-0100 (commit abc1234, Actions run 9876543210) +1 more\n",
+		"\nbehaves: ran now: 2 changed: program, 1 no stored run, 1 undetermined\n",
+		"== sorter: false (3 of 4 cases true; 4 reused)\n",
+		"   false  many  (behaves.yml:18:11)  [reused from run run-0099]\n",
+		"   false  bye  (behaves.yml:36:11)\n     ran now: changed: program: the program file's digest is",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the terminal lacks %q:\n%s", want, out)
+		}
+	}
+
+	// One source outside Actions: named alone, without a commit.
+	r.Reuse.Sources = r.Reuse.Sources[1:]
+	buf.Reset()
+	if err := Write(&buf, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "\nbehaves: reused 6 of 10 invocations from run run-0099\n"; !strings.Contains(buf.String(), want) {
+		t.Errorf("the terminal lacks %q:\n%s", want, buf.String())
+	}
+	// No source at all: the counts alone.
+	r.Reuse.Sources = nil
+	buf.Reset()
+	if err := Write(&buf, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "\nbehaves: reused 6 of 10 invocations\n"; !strings.Contains(buf.String(), want) {
+		t.Errorf("the terminal lacks %q:\n%s", want, buf.String())
+	}
+}
+
+// TestTerminalNotReused: a report without a reuse block says nothing of
+// reuse.
+func TestTerminalNotReused(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	if err := Write(&buf, reporttest.Report(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "reused") || strings.Contains(buf.String(), "ran now") {
+		t.Errorf("a run given no stored reports speaks of reuse:\n%s", buf.String())
+	}
+}
+
+// TestTerminalReusedHostileDetail: a not_reused detail quoting a stored
+// report is escaped like any report text: no control byte, no workflow
+// command, no line of its own.
+func TestTerminalReusedHostileDetail(t *testing.T) {
+	t.Parallel()
+	r := reporttest.Reused(t)
+	for _, opt := range []Options{{GitHubActions: true, Token: testToken}, {Verbose: true}} {
+		var buf bytes.Buffer
+		if err := Write(&buf, r, opt); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		if strings.ContainsAny(out, "\r\x1b") {
+			t.Errorf("raw control bytes in the output:\n%q", out)
+		}
+		if opt.GitHubActions {
+			if cmds := actionsCommands(out); len(cmds) != 2 {
+				t.Errorf("commands the runner would act on = %q, want only the stop-commands region", cmds)
+			}
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if strings.HasPrefix(strings.TrimLeft(line, " "), "::error::") || strings.HasPrefix(line, "# heading") {
+				t.Errorf("the detail starts a line of its own: %q", line)
+			}
+		}
+		if want := `ran now: undetermined: stored stdout was <script>alert(1)</script> | cell | ` + "`code`" + ` \x1b[31mred\x1b[0m @mention\n::error::pwned\r\n# heading`; !strings.Contains(out, want) {
+			t.Errorf("the detail is not shown escaped on one line (%q):\n%s", want, out)
+		}
+	}
+}
