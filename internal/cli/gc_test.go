@@ -370,7 +370,7 @@ func TestGCOnTheRealDaemon(t *testing.T) {
 	prefix := gcTestPrefix + randomHex(6) + "-"
 	rfc := func(d time.Duration) string { return time.Now().Add(-d).UTC().Format(time.RFC3339) }
 	owner := func(h string, pid int, startedAgo time.Duration) map[string]string {
-		return map[string]string{runner.LabelHost: h, runner.LabelPID: strconv.Itoa(pid), runner.LabelPIDNamespace: docker.PIDNamespace(), runner.LabelStartedAt: rfc(startedAgo)}
+		return map[string]string{runner.LabelHost: h, runner.LabelPID: strconv.Itoa(pid), runner.LabelPIDNamespace: runner.PIDNamespace(), runner.LabelStartedAt: rfc(startedAgo)}
 	}
 	// A run of a process with this host's name but other processes (a
 	// container on the host's network): its PID is free here, yet it may

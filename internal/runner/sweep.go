@@ -2,8 +2,9 @@ package runner
 
 // The sweep's vocabulary: what a run leaves on a sandbox backend, what a
 // sweep decides for it, and what removing it did. A backend (runner/docker)
-// finds the leftovers by the owner labels below and implements Sweeper; the
-// command line reads only these types.
+// finds the leftovers by the owner labels below, decides each run with
+// ParseOwner and Decide (owner.go, asking this host through process.go) and
+// implements Sweeper; the command line reads only these types.
 
 import (
 	"context"

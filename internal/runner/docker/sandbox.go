@@ -53,8 +53,8 @@ type Options struct {
 	// the containers (see shortRunID). Required.
 	RunID string
 	// Host, PID, PIDNamespace and StartedAt label everything too; they
-	// default to os.Hostname(), os.Getpid(), PIDNamespace() and the time
-	// New is called.
+	// default to os.Hostname(), os.Getpid(), runner.PIDNamespace() and the
+	// time New is called.
 	Host         string
 	PID          int
 	PIDNamespace string
@@ -161,7 +161,7 @@ func newSandbox(ctx context.Context, cli engine, opt Options) (*Sandbox, error) 
 		opt.PID = os.Getpid()
 	}
 	if opt.PIDNamespace == "" {
-		opt.PIDNamespace = PIDNamespace()
+		opt.PIDNamespace = runner.PIDNamespace()
 	}
 	if opt.StartedAt.IsZero() {
 		opt.StartedAt = time.Now()

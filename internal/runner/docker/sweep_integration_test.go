@@ -76,11 +76,11 @@ func TestSweepRemovesWhatADeadSandboxLeft(t *testing.T) {
 		t.Fatalf("plan has %d runs, want only this test's: %+v", len(plan), plan)
 	}
 	p := plan[0]
-	if p.Err != nil || p.Owner.Host != host || p.Owner.PID != opt.PID || p.Owner.PIDNamespace != PIDNamespace() || !p.Owner.StartedAt.Equal(startedAt.Truncate(time.Second)) {
-		t.Errorf("owner %+v (err %v), want host %s, pid %d, pid namespace %s, started %s", p.Owner, p.Err, host, opt.PID, PIDNamespace(), startedAt)
+	if p.Err != nil || p.Owner.Host != host || p.Owner.PID != opt.PID || p.Owner.PIDNamespace != runner.PIDNamespace() || !p.Owner.StartedAt.Equal(startedAt.Truncate(time.Second)) {
+		t.Errorf("owner %+v (err %v), want host %s, pid %d, pid namespace %s, started %s", p.Owner, p.Err, host, opt.PID, runner.PIDNamespace(), startedAt)
 	}
-	if PIDNamespace() == "" {
-		t.Error("PIDNamespace() is empty on Linux: /proc/self/ns/pid was not read")
+	if runner.PIDNamespace() == "" {
+		t.Error("runner.PIDNamespace() is empty on Linux: /proc/self/ns/pid was not read")
 	}
 	if !p.Remove || !p.Dead {
 		t.Fatalf("decision %+v, want dead and removed", p.Decision)

@@ -3,9 +3,6 @@ package docker
 import (
 	"context"
 	"errors"
-	"os"
-	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,7 +13,6 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/volume"
 
-	"github.com/behaves-dev/behaves/internal/dockertest"
 	"github.com/behaves-dev/behaves/internal/runner"
 )
 
@@ -37,116 +33,12 @@ func ownerLabels(runID, host string, pid int, startedAt time.Time, role string) 
 	}
 }
 
-func TestParseOwner(t *testing.T) {
+// The labels the sandbox writes are the labels the sweep reads.
+func TestSandboxLabelsNameTheOwner(t *testing.T) {
 	t.Parallel()
-	good := ownerLabels("r1", "h", 42, sweepNow, RoleProgram)
-	o, err := ParseOwner(good)
-	if err != nil || o != (runner.Owner{RunID: "r1", Host: "h", PID: 42, PIDNamespace: sweepNS, StartedAt: sweepNow}) {
-		t.Fatalf("ParseOwner(good) = %+v, %v", o, err)
-	}
-	// The labels the sandbox writes are the labels the sweep reads.
-	o, err = ParseOwner(labels(Options{RunID: "r2", Host: "h2", PID: 7, StartedAt: sweepNow}, RoleVolume))
+	o, err := runner.ParseOwner(labels(Options{RunID: "r2", Host: "h2", PID: 7, StartedAt: sweepNow}, RoleVolume))
 	if err != nil || o != (runner.Owner{RunID: "r2", Host: "h2", PID: 7, StartedAt: sweepNow}) {
 		t.Fatalf("ParseOwner(sandbox labels) = %+v, %v", o, err)
-	}
-	for _, tc := range []struct {
-		name, key, value, want string
-	}{
-		{"no run id", runner.LabelRunID, "", runner.LabelRunID},
-		{"no host", runner.LabelHost, "", runner.LabelHost},
-		{"no pid", runner.LabelPID, "", runner.LabelPID},
-		{"pid not a number", runner.LabelPID, "12a", runner.LabelPID},
-		{"pid zero", runner.LabelPID, "0", runner.LabelPID},
-		{"pid negative", runner.LabelPID, "-1", runner.LabelPID}, // kill(-1, 0) would ask about every process
-		{"no started-at", runner.LabelStartedAt, "", runner.LabelStartedAt},
-		{"started-at not RFC 3339", runner.LabelStartedAt, "2025-06-01 12:00", runner.LabelStartedAt},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			l := ownerLabels("r1", "h", 42, sweepNow, RoleProgram)
-			l[tc.key] = tc.value
-			if _, err := ParseOwner(l); err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("ParseOwner = %v, want an error naming %s", err, tc.want)
-			}
-		})
-	}
-}
-
-func TestDecide(t *testing.T) {
-	t.Parallel()
-	const host, otherHost = "this-host", "other-host"
-	const ns, otherNS = "pid:[4026531836]", "pid:[4026532301]"
-	started := sweepNow.Add(-time.Hour)
-	run := func(h string, pid int, at time.Time) runner.LeftoverRun {
-		return runner.LeftoverRun{ID: "r", Owner: runner.Owner{RunID: "r", Host: h, PID: pid, PIDNamespace: ns, StartedAt: at}}
-	}
-	inNS := func(pidNS string, pid int) runner.LeftoverRun {
-		r := run(host, pid, started)
-		r.Owner.PIDNamespace = pidNS
-		return r
-	}
-	// processes on this host, by PID
-	procs := map[int]runner.Process{
-		100: {Alive: true, Started: started.Add(-2 * time.Second)}, // the owner itself
-		101: {Alive: true, Started: started.Add(time.Hour / 2)},    // a later process reusing the PID
-		102: {Alive: true},                                         // start time unknown
-		103: {Alive: true, Started: started.Add(StartSlack)},       // at the edge of the slack: still the owner
-	}
-	lookup := func(pid int) runner.Process { return procs[pid] } // others: gone
-	for _, tc := range []struct {
-		name        string
-		run         runner.LeftoverRun
-		olderThan   time.Duration
-		remove      bool
-		dead        bool
-		reasonParts []string
-	}{
-		{"this host, pid gone → dead", run(host, 999, started), 0, true, true, []string{"pid 999", "gone"}},
-		{"this host, pid alive → kept", run(host, 100, started), 0, false, false, []string{"pid 100", "still running"}},
-		{"this host, pid reused by a later process → dead", run(host, 101, started), 0, true, true, []string{"pid 101", "now belongs to a process started at 2025-06-01T11:30:00Z"}},
-		{"this host, pid alive, start time unknown → kept", run(host, 102, started), 0, false, false, []string{"still running"}},
-		{"this host, pid alive, started within the slack → kept", run(host, 103, started), 0, false, false, []string{"still running"}},
-		{"this host, pid gone, older-than not reached → still dead", run(host, 999, sweepNow.Add(-time.Minute)), 24 * time.Hour, true, true, []string{"gone"}},
-		{"this host, pid alive, older than --older-than → removed", run(host, 100, started), 30 * time.Minute, true, false, []string{"still running", "started 1h0m0s ago", "--older-than 30m0s"}},
-		{"this host, pid alive, younger than --older-than → kept", run(host, 100, started), 2 * time.Hour, false, false, []string{"still running"}},
-		{"this host's name, another PID namespace, pid free here → kept", inNS(otherNS, 999), 0, false, false, []string{"another PID namespace", otherNS, "only --older-than"}},
-		{"this host's name, another PID namespace, pid reused here → kept", inNS(otherNS, 101), 0, false, false, []string{"another PID namespace"}},
-		{"this host's name, no namespace label (an earlier behaves) → kept", inNS("", 999), 0, false, false, []string{"another PID namespace"}},
-		{"another PID namespace, older than --older-than → removed", inNS(otherNS, 999), 30 * time.Minute, true, false, []string{"another PID namespace", "--older-than 30m0s"}},
-		{"other host → kept", run(otherHost, 999, started), 0, false, false, []string{`host "other-host"`, "only --older-than"}},
-		{"other host, older than --older-than → removed", run(otherHost, 999, started), 30 * time.Minute, true, false, []string{`host "other-host"`, "--older-than 30m0s"}},
-		{"other host, younger than --older-than → kept", run(otherHost, 999, started), 2 * time.Hour, false, false, []string{"only --older-than"}},
-		{"other host, started in the future (clock skew) → kept", run(otherHost, 999, sweepNow.Add(time.Hour)), time.Minute, false, false, []string{"only --older-than"}},
-		{"malformed labels → kept and reported", runner.LeftoverRun{ID: "r", Err: errors.New("behaves.pid \"x\" is not a process ID")}, 0, false, false, []string{"do not name its owner", `behaves.pid "x"`}},
-		{"malformed labels, even with --older-than → kept", runner.LeftoverRun{ID: "r", Err: errors.New("bad")}, time.Nanosecond, false, false, []string{"do not name its owner"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			d := Decide(tc.run, Policy{Host: host, PIDNamespace: ns, Now: sweepNow, OlderThan: tc.olderThan, Process: lookup})
-			if d.Remove != tc.remove || d.Dead != tc.dead {
-				t.Errorf("Decide = %+v, want remove %v, dead %v", d, tc.remove, tc.dead)
-			}
-			for _, part := range tc.reasonParts {
-				if !strings.Contains(d.Reason, part) {
-					t.Errorf("reason %q lacks %q", d.Reason, part)
-				}
-			}
-		})
-	}
-}
-
-func TestDecideAsksAboutProcessesOfThisHostOnly(t *testing.T) {
-	t.Parallel()
-	asked := false
-	p := Policy{Host: "here", Now: sweepNow, Process: func(int) runner.Process { asked = true; return runner.Process{} }}
-	d := Decide(runner.LeftoverRun{ID: "r", Owner: runner.Owner{RunID: "r", Host: "there", PID: 1, StartedAt: sweepNow}}, p)
-	if asked || d.Remove {
-		t.Errorf("a run of another host: asked %v, decision %+v", asked, d)
-	}
-	// Without a way to look processes up, a run of this host is alive.
-	p.Process = nil
-	if d := Decide(runner.LeftoverRun{ID: "r", Owner: runner.Owner{RunID: "r", Host: "here", PID: 1, StartedAt: sweepNow}}, p); d.Remove {
-		t.Errorf("no runner.Process func: %+v, want kept", d)
 	}
 }
 
@@ -197,71 +89,6 @@ func TestGroupRuns(t *testing.T) {
 	}
 	if len(o.Volumes) != 1 || o.Volumes[0] != (runner.LeftoverObject{Kind: runner.KindVolume, ID: "v-old", Name: "v-old", Role: RoleVolume}) {
 		t.Errorf("old run volumes: %+v", o.Volumes)
-	}
-}
-
-func TestParseProcStat(t *testing.T) {
-	t.Parallel()
-	// A command name with spaces and parentheses; starttime is field 22.
-	line := "4242 (a) b (c)) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 3 0 0 0 0 0\n"
-	state, start, err := parseProcStat([]byte(line))
-	if err != nil || state != 'S' || start != 987654 {
-		t.Errorf("parseProcStat = %c, %d, %v; want S, 987654", state, start, err)
-	}
-	for _, bad := range []string{"", "4242 no parens S 1", "1 (x) S 1 2 3", "1 (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 -5 0"} {
-		if _, _, err := parseProcStat([]byte(bad)); err == nil {
-			t.Errorf("parseProcStat(%q) accepted", bad)
-		}
-	}
-}
-
-func TestLocalProcess(t *testing.T) {
-	t.Parallel()
-	if runtime.GOOS != "linux" {
-		t.Skip("reads /proc")
-	}
-	self := LocalProcess(os.Getpid())
-	if !self.Alive || self.Started.IsZero() || self.Started.After(time.Now()) {
-		t.Errorf("this process: %+v, want alive and started in the past", self)
-	}
-	if p := LocalProcess(dockertest.FreePID(t)); p.Alive {
-		t.Errorf("a free PID: %+v, want gone", p)
-	}
-	if p := signalZero(os.Getpid()); !p.Alive {
-		t.Errorf("signal 0 to this process: %+v, want alive", p)
-	}
-	if p := signalZero(dockertest.FreePID(t)); p.Alive {
-		t.Errorf("signal 0 to a free PID: %+v, want gone", p)
-	}
-}
-
-func TestLocalProcessZombieIsGone(t *testing.T) {
-	t.Parallel()
-	if runtime.GOOS != "linux" {
-		t.Skip("reads /proc")
-	}
-	cmd := exec.Command("/bin/sh", "-c", "exit 0")
-	if err := cmd.Start(); err != nil {
-		t.Skip("cannot start /bin/sh:", err)
-	}
-	pid := cmd.Process.Pid
-	defer cmd.Wait()
-	// Until Wait reaps it, the exited child stays a zombie.
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st, _, _ := parseProcStat(b); st == 'Z' {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the child never became a zombie")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if p := LocalProcess(pid); p.Alive {
-		t.Errorf("a zombie: %+v, want gone", p)
 	}
 }
 
