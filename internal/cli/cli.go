@@ -97,7 +97,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	case "schema":
 		return schemaCommand(args[1:], env)
 	case "version":
-		fmt.Fprintf(env.Stdout, "behaves %s\n", version())
+		fmt.Fprintf(env.Stdout, "behaves %s (commit %s)\n", version(), commit())
 		return ExitTrue
 	case "help", "-h", "--help":
 		fmt.Fprint(env.Stdout, usage)

@@ -11,6 +11,11 @@ import (
 // as a release build does. Empty: see version.
 var Version = ""
 
+// Commit is the commit a release was built from, set at build time with
+// Version (-X github.com/behaves-dev/behaves/internal/cli.Commit=<sha>).
+// Empty: the VCS revision the toolchain stamped, else unknown (see commit).
+var Commit = ""
+
 // releaseVersion is the committed version file: what a build from a source
 // tarball (the runner's `image: Dockerfile` build, which has no VCS
 // information) still knows.
@@ -56,4 +61,39 @@ func versionFrom(release string, info *debug.BuildInfo) string {
 		v += ".dirty"
 	}
 	return v
+}
+
+// commit is the commit behaves was built from: Commit when set, else the
+// VCS revision the Go toolchain stamped (with ".dirty" for uncommitted
+// changes), else "unknown" (a build without VCS data, such as the runner's
+// `image: Dockerfile` build).
+func commit() string {
+	if Commit != "" {
+		return Commit
+	}
+	info, _ := debug.ReadBuildInfo()
+	return commitFrom(info)
+}
+
+func commitFrom(info *debug.BuildInfo) string {
+	if info == nil {
+		return "unknown"
+	}
+	var rev string
+	dirty := false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	switch {
+	case rev == "":
+		return "unknown"
+	case dirty:
+		return rev + ".dirty"
+	}
+	return rev
 }

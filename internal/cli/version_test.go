@@ -39,3 +39,26 @@ func TestVersionIsReal(t *testing.T) {
 		t.Errorf("version: exit %d, %q; want it to start with %q", r.code, r.stdout, want)
 	}
 }
+
+// A release stamps its commit; a build without VCS data says it does not
+// know it; a build from a work tree names the revision, dirty or not.
+func TestCommit(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		info *debug.BuildInfo
+		want string
+	}{
+		{nil, "unknown"},
+		{&debug.BuildInfo{}, "unknown"},
+		{&debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "3f2a9c1e0b7d4c5e"}}}, "3f2a9c1e0b7d4c5e"},
+		{&debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "3f2a"}, {Key: "vcs.modified", Value: "true"}}}, "3f2a.dirty"},
+	} {
+		if got := commitFrom(tc.info); got != tc.want {
+			t.Errorf("commitFrom(%+v) = %q, want %q", tc.info, got, tc.want)
+		}
+	}
+	r := runMain(t, t.Context(), nil, "version")
+	if !strings.Contains(r.stdout, "(commit ") {
+		t.Errorf("version: %q does not name the commit", r.stdout)
+	}
+}

@@ -627,7 +627,7 @@ func TestActionImage(t *testing.T) {
 		t.Errorf("the image's entry point is %q, want [/usr/local/bin/behaves]", got)
 	}
 	run := runActionContainer(t, cl, action, nil, nil, []string{"version"})
-	if want := "behaves " + committedVersion(t) + "\n"; run.code != 0 || run.stdout != want {
+	if want := "behaves " + committedVersion(t) + " (commit unknown)\n"; run.code != 0 || run.stdout != want {
 		t.Errorf("behaves version in the image: exit %d, stdout %q, stderr %q; want exit 0 and %q", run.code, run.stdout, run.stderr, want)
 	}
 	// action.yml's post-entrypoint: the same binary under the name it

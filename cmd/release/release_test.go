@@ -1,0 +1,216 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+
+	"github.com/behaves-dev/behaves/internal/dockertest"
+)
+
+// loopbackRegistry is the registry scripts/registry.sh started on
+// 127.0.0.1, from the reference it wrote (BEHAVES_IMAGE_REGISTRY_DIGEST).
+func loopbackRegistry(t *testing.T) string {
+	t.Helper()
+	ref := dockertest.RegistryDigest(t)
+	host, _, _ := strings.Cut(ref, "/")
+	if !strings.HasPrefix(host, "127.") {
+		t.Fatalf("the test registry %q is not on a loopback address", host)
+	}
+	return host
+}
+
+func gitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := git(t.Context(), dir, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestRelease releases this checkout's HEAD twice, from two clones in
+// different folders, seconds apart, the second with an empty Go build
+// cache, to the loopback registry: one image digest, identical binaries and
+// checksums. The release's action.yml names the pushed index by digest,
+// the registry holds it, the binary names its commit, the bill of
+// materials lists the modules, and the image holds what the Dockerfile's
+// image holds (BEHAVES_IMAGE_ACTION), with the same configuration.
+func TestRelease(t *testing.T) {
+	registry := loopbackRegistry(t)
+	dockerfileImage := dockertest.Image(t, "BEHAVES_IMAGE_ACTION")
+	root := gitOut(t, ".", "rev-parse", "--show-toplevel")
+	head := gitOut(t, root, "rev-parse", "HEAD")
+	ctx := t.Context()
+
+	var rels []*Release
+	var outs []string
+	for i, where := range []string{"one", filepath.Join("two", "deeper")} {
+		clone := filepath.Join(t.TempDir(), where, "behaves")
+		if err := cloneHEAD(ctx, root, clone, head); err != nil {
+			t.Fatal(err)
+		}
+		opt := Options{Registry: registry, Out: filepath.Join(t.TempDir(), "dist"), Name: "behaves-test/release", Repo: clone, Log: t.Logf}
+		if i == 1 {
+			time.Sleep(1100 * time.Millisecond) // another second on the clock
+			opt.GoCache = t.TempDir()
+		}
+		rel, err := Build(ctx, opt)
+		if err != nil {
+			t.Fatalf("release %d: %v", i+1, err)
+		}
+		rels, outs = append(rels, rel), append(outs, opt.Out)
+	}
+	if rels[0].Digest != rels[1].Digest || rels[0].Commit != head {
+		t.Errorf("one commit gave digests %s and %s (commit %s, HEAD %s)", rels[0].Digest, rels[1].Digest, rels[0].Commit, head)
+	}
+	for _, f := range []string{"behaves-linux-amd64", "behaves-linux-arm64", "SHA256SUMS", "action.yml"} {
+		a, err1 := os.ReadFile(filepath.Join(outs[0], f))
+		b, err2 := os.ReadFile(filepath.Join(outs[1], f))
+		if err1 != nil || err2 != nil || !bytes.Equal(a, b) || len(a) == 0 {
+			t.Errorf("%s: the two releases differ (%v, %v)", f, err1, err2)
+		}
+	}
+
+	// action.yml: the repository's, its image the pushed index by digest.
+	rel := rels[0]
+	action, _ := os.ReadFile(filepath.Join(outs[0], "action.yml"))
+	want := "  image: docker://" + rel.Reference + "\n"
+	if !strings.Contains(string(action), want) || strings.Contains(string(action), "image: Dockerfile") {
+		t.Errorf("the release's action.yml does not say %q:\n%s", want, action)
+	}
+	ref, err := name.NewDigest(rel.Reference, name.Insecure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := remote.Index(ref, remote.WithContext(ctx))
+	if err != nil {
+		t.Fatalf("the registry does not hold %s: %v", rel.Reference, err)
+	}
+	im, _ := idx.IndexManifest()
+	var platforms []string
+	for _, m := range im.Manifests {
+		platforms = append(platforms, m.Platform.OS+"/"+m.Platform.Architecture)
+	}
+	if !slices.Equal(platforms, []string{"linux/amd64", "linux/arm64"}) {
+		t.Errorf("the index holds %v, want linux/amd64 and linux/arm64", platforms)
+	}
+
+	// The binary names its version and commit.
+	out, err := exec.CommandContext(ctx, filepath.Join(outs[0], "behaves-linux-amd64"), "version").Output()
+	if wantV := "behaves " + rel.Version + " (commit " + head + ")\n"; err != nil || string(out) != wantV {
+		t.Errorf("behaves version: %q (%v), want %q", out, err, wantV)
+	}
+	// The bill of materials, by cyclonedx-gomod, lists behaves' modules.
+	var bom struct {
+		BOMFormat  string `json:"bomFormat"`
+		Components []struct {
+			Name string `json:"name"`
+		} `json:"components"`
+	}
+	b, err := os.ReadFile(filepath.Join(outs[0], "sbom.cdx.json"))
+	if err != nil || json.Unmarshal(b, &bom) != nil || bom.BOMFormat != "CycloneDX" ||
+		!slices.ContainsFunc(bom.Components, func(c struct {
+			Name string `json:"name"`
+		}) bool {
+			return c.Name == "github.com/docker/docker"
+		}) {
+		t.Errorf("sbom.cdx.json is not a CycloneDX bill of materials listing github.com/docker/docker (%v)", err)
+	}
+
+	// The image holds what the Dockerfile's image holds.
+	released, err := idx.Image(im.Manifests[0].Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	built := dockerImage(t, dockerfileImage)
+	gotFiles, wantFiles := files(t, released), files(t, built)
+	if !slices.Equal(gotFiles, wantFiles) {
+		t.Errorf("the released image holds\n  %s\nthe Dockerfile's\n  %s", strings.Join(gotFiles, "\n  "), strings.Join(wantFiles, "\n  "))
+	}
+	gc, _ := released.ConfigFile()
+	wc, _ := built.ConfigFile()
+	if !slices.Equal(gc.Config.Entrypoint, wc.Config.Entrypoint) || !slices.Equal(gc.Config.Env, wc.Config.Env) ||
+		gc.Config.User != wc.Config.User || gc.Config.WorkingDir != wc.Config.WorkingDir || gc.Architecture != "amd64" {
+		t.Errorf("the released image's config %+v is not the Dockerfile's %+v", gc.Config, wc.Config)
+	}
+	for k, v := range wc.Config.Labels {
+		// The Dockerfile's own labels (scripts/action-image.sh adds a
+		// cache key of its own to the image it builds).
+		if !strings.HasPrefix(k, "org.opencontainers.image.") {
+			continue
+		}
+		if gc.Config.Labels[k] != v {
+			t.Errorf("label %s is %q, the Dockerfile's image has %q", k, gc.Config.Labels[k], v)
+		}
+	}
+	if !gc.Created.Time.Equal(rel.Time) {
+		t.Errorf("the image was created %v, want the commit's time %v", gc.Created.Time, rel.Time)
+	}
+}
+
+// dockerImage reads an image of the local daemon (docker save).
+func dockerImage(t *testing.T, id string) v1.Image {
+	t.Helper()
+	cl := dockertest.Client(t)
+	rc, err := cl.ImageSave(context.Background(), []string{id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	saved := filepath.Join(t.TempDir(), "image.tar")
+	f, err := os.Create(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(f, rc); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	img, err := tarball.ImageFromPath(saved, nil)
+	if err != nil {
+		t.Fatalf("reading the saved image %s: %v", id, err)
+	}
+	return img
+}
+
+// files lists what an image's flattened filesystem holds: each path with
+// its type, permission bits, owner and link target (not the bytes: the two
+// images' binaries are built with different flags, their CA bundles from
+// different sources).
+func files(t *testing.T, img v1.Image) []string {
+	t.Helper()
+	rc := mutate.Extract(img)
+	defer rc.Close()
+	tr := tar.NewReader(rc)
+	var out []string
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(h.Name, "./"), "/"), "/")
+		out = append(out, fmt.Sprintf("%s type %c mode %04o owner %d:%d link %q", p, h.Typeflag, h.Mode&0o7777, h.Uid, h.Gid, h.Linkname))
+	}
+	slices.Sort(out)
+	return out
+}
