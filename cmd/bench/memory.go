@@ -94,22 +94,33 @@ func writeMemorySpec(root, image string, n int) (string, int, error) {
 	return path, programs, os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
+// startScenario starts a scenario of its own (-memory, -reuse): its log,
+// its work folder (done removes it, unless -keep) and the behaves binary
+// (-behaves, else built into the folder).
+func startScenario(ctx context.Context, cfg config, logw io.Writer, prefix string) (log logger, work, bin string, done func(), err error) {
+	log = logger{w: logw, start: time.Now()}
+	if work, done, err = workFolder(log, prefix, cfg.keep); err != nil {
+		return log, "", "", nil, err
+	}
+	bin = cfg.behavesBin
+	if bin == "" {
+		log.printf("building behaves")
+		if bin, err = buildBehaves(ctx, work); err != nil {
+			done()
+			return log, "", "", nil, err
+		}
+	}
+	return log, work, bin, done, nil
+}
+
 // benchMemory runs the memory scenario of n invocations at behaves'
 // default parallelism and prints its figures next to the formulas' bounds.
 func benchMemory(ctx context.Context, cfg config, n int, stdout, logw io.Writer) (*MemoryResult, error) {
-	log := logger{w: logw, start: time.Now()}
-	work, done, err := workFolder(log, "behaves-bench-memory-", cfg.keep)
+	log, work, bin, done, err := startScenario(ctx, cfg, logw, "behaves-bench-memory-")
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	bin := cfg.behavesBin
-	if bin == "" {
-		log.printf("building behaves")
-		if bin, err = buildBehaves(ctx, work); err != nil {
-			return nil, err
-		}
-	}
 	specPath, programs, err := writeMemorySpec(work, cfg.shellImage, n)
 	if err != nil {
 		return nil, fmt.Errorf("writing the spec: %w", err)

@@ -90,19 +90,11 @@ const bigReportCases = 1700
 
 // benchReuse runs the reuse scenario with n evaluation programs.
 func benchReuse(ctx context.Context, cfg config, n int, stdout, logw io.Writer) (*ReuseResult, error) {
-	log := logger{w: logw, start: time.Now()}
-	work, done, err := workFolder(log, "behaves-bench-reuse-", cfg.keep)
+	log, work, bin, done, err := startScenario(ctx, cfg, logw, "behaves-bench-reuse-")
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	bin := cfg.behavesBin
-	if bin == "" {
-		log.printf("building behaves")
-		if bin, err = buildBehaves(ctx, work); err != nil {
-			return nil, err
-		}
-	}
 	e, err := newEngine(ctx, randomHex(8))
 	if err != nil {
 		return nil, err

@@ -40,19 +40,7 @@ func versionFrom(release string, info *debug.BuildInfo) string {
 	if v == "" {
 		v = "unknown"
 	}
-	if info == nil {
-		return v
-	}
-	var rev string
-	dirty := false
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
+	rev, dirty := vcsRevision(info)
 	if rev == "" {
 		return v
 	}
@@ -76,11 +64,22 @@ func commit() string {
 }
 
 func commitFrom(info *debug.BuildInfo) string {
-	if info == nil {
+	rev, dirty := vcsRevision(info)
+	switch {
+	case rev == "":
 		return "unknown"
+	case dirty:
+		return rev + ".dirty"
 	}
-	var rev string
-	dirty := false
+	return rev
+}
+
+// vcsRevision is the VCS revision the Go toolchain stamped into the binary
+// and whether the work tree had uncommitted changes ("" without VCS data).
+func vcsRevision(info *debug.BuildInfo) (rev string, dirty bool) {
+	if info == nil {
+		return "", false
+	}
 	for _, s := range info.Settings {
 		switch s.Key {
 		case "vcs.revision":
@@ -89,11 +88,5 @@ func commitFrom(info *debug.BuildInfo) string {
 			dirty = s.Value == "true"
 		}
 	}
-	switch {
-	case rev == "":
-		return "unknown"
-	case dirty:
-		return rev + ".dirty"
-	}
-	return rev
+	return rev, dirty
 }

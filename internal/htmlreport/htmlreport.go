@@ -265,7 +265,7 @@ func build(r report.Report, lim Limits) view {
 			t.Add(cs.Verdict)
 		}
 		pv.Tally = fmt.Sprintf("%d cases: %d true, %d false, %d undetermined", t.Total, t.True, t.False, t.Undetermined)
-		if n := reusedCases(p); n > 0 {
+		if n := p.ReusedCases(); n > 0 {
 			pv.Tally += fmt.Sprintf(" · %d reused", n)
 		}
 		for k, s := range slices.Concat(p.AcquisitionReasons, p.SandboxWarnings) {
@@ -325,11 +325,7 @@ func reuseOf(ru *report.Reuse) *reuseView {
 		}
 		rv.From = one(s.RunID, 80)
 		var about []string
-		sha := firstSet(s.GitHub.HeadSHA, s.GitHub.SHA)
-		if len(sha) > 7 {
-			sha = sha[:7]
-		}
-		if sha != "" {
+		if sha := s.ShortCommit(); sha != "" {
 			about = append(about, "commit "+one(sha, 12))
 		}
 		if id := s.GitHub.RunID; id != "" {
@@ -345,17 +341,6 @@ func reuseOf(ru *report.Reuse) *reuseView {
 		rv.Reasons = append(rv.Reasons, reasonView{Cases: rc.Cases, Reason: one(rc.Reason, 80)})
 	}
 	return rv
-}
-
-// reusedCases counts p's cases that stored evidence answered.
-func reusedCases(p *report.Program) int {
-	n := 0
-	for i := range p.Cases {
-		if p.Cases[i].Reused() {
-			n++
-		}
-	}
-	return n
 }
 
 // budget is what is left of the page's output budget.

@@ -228,12 +228,8 @@ func (d *doc) reuse(ru *report.Reuse) string {
 		s := ru.Sources[0]
 		fmt.Fprintf(&sb, " from run %s", code(s.RunID, nameMaxRunes))
 		var about []string
-		sha := s.GitHub.HeadSHA
-		if sha == "" {
-			sha = s.GitHub.SHA
-		}
-		if sha != "" {
-			about = append(about, "commit "+code(shortSHA(sha), 12))
+		if sha := s.ShortCommit(); sha != "" {
+			about = append(about, "commit "+code(sha, 12))
 		}
 		if id := s.GitHub.RunID; id != "" {
 			run := "Actions run " + code(id, 20)
@@ -284,25 +280,6 @@ func (d *doc) sourceRunURL(g report.GitHub) string {
 		return ""
 	}
 	return link
-}
-
-// shortSHA is a commit ID's first 7 digits, as git abbreviates it.
-func shortSHA(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
-}
-
-// reusedCases counts p's cases that stored evidence answered.
-func reusedCases(p *report.Program) int {
-	n := 0
-	for i := range p.Cases {
-		if p.Cases[i].Reused() {
-			n++
-		}
-	}
-	return n
 }
 
 func specName(r *report.Report) string {
@@ -413,7 +390,7 @@ func (d *doc) table() {
 		}
 		counts := fmt.Sprintf("%d | %d | %d", t.True, t.False, t.Undetermined)
 		if reused {
-			counts += fmt.Sprintf(" | %d", reusedCases(p))
+			counts += fmt.Sprintf(" | %d", p.ReusedCases())
 		}
 		row := fmt.Sprintf("| %s %s | %s | %s | %s | %s |\n", mark(p.Verdict), p.Verdict,
 			cell(p.Name, nameMaxRunes), counts, ms(p.DurationMS), imageCell(p))

@@ -222,3 +222,25 @@ func mergeSources(reports []Report) (*Reuse, error) {
 	}
 	return out, nil
 }
+
+// ReusedCases counts p's cases that stored evidence answered.
+func (p *Program) ReusedCases() int {
+	n := 0
+	for i := range p.Cases {
+		if p.Cases[i].Reused() {
+			n++
+		}
+	}
+	return n
+}
+
+// ShortCommit is the commit the source's evidence came from, as git
+// abbreviates it (its first 7 digits): the event's head commit, else
+// GITHUB_SHA; "" outside Actions.
+func (s ReuseSource) ShortCommit() string {
+	sha := s.GitHub.HeadSHA
+	if sha == "" {
+		sha = s.GitHub.SHA
+	}
+	return sha[:min(len(sha), 7)]
+}

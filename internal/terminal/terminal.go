@@ -244,7 +244,7 @@ func (t *term) program(p *report.Program) {
 	if tally.Nondeterministic > 0 {
 		nondet = fmt.Sprintf("; %d nondeterministic", tally.Nondeterministic)
 	}
-	if n := reusedCases(p); n > 0 {
+	if n := p.ReusedCases(); n > 0 {
 		nondet += fmt.Sprintf("; %d reused", n)
 	}
 	t.printf("== %s: %s (%d of %d cases true%s)\n", oneLine(p.Name), t.verdict(p.Verdict), tally.True, tally.Total, nondet)
@@ -651,10 +651,8 @@ func sourcesText(sources []report.ReuseSource) string {
 	s := sources[0]
 	out := " from run " + oneLine(s.RunID)
 	var about []string
-	if sha := s.GitHub.HeadSHA; sha != "" {
-		about = append(about, "commit "+oneLine(shortSHA(sha)))
-	} else if sha := s.GitHub.SHA; sha != "" {
-		about = append(about, "commit "+oneLine(shortSHA(sha)))
+	if sha := s.ShortCommit(); sha != "" {
+		about = append(about, "commit "+oneLine(sha))
 	}
 	if s.GitHub.RunID != "" {
 		about = append(about, "Actions run "+oneLine(s.GitHub.RunID))
@@ -666,25 +664,6 @@ func sourcesText(sources []report.ReuseSource) string {
 		out += fmt.Sprintf(" +%d more", n)
 	}
 	return out
-}
-
-// shortSHA is a commit ID's first 7 digits, as git abbreviates it.
-func shortSHA(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
-}
-
-// reusedCases counts p's cases that stored evidence answered.
-func reusedCases(p *report.Program) int {
-	n := 0
-	for i := range p.Cases {
-		if p.Cases[i].Reused() {
-			n++
-		}
-	}
-	return n
 }
 
 // reusedTag marks a case that stored evidence answered, naming the run it
