@@ -35,6 +35,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/dockertest"
 	"github.com/behaves-dev/behaves/internal/gittest"
 	"github.com/behaves-dev/behaves/internal/publish"
+	"github.com/behaves-dev/behaves/internal/release"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -539,6 +540,83 @@ func workflowSteps(workflow []byte) ([]workflowStep, error) {
 	return steps, nil
 }
 
+// actBuildsDockerfile makes act build the action's image from ws's
+// Dockerfile: the builder the local build uses (behaves-build/go, with the
+// module cache of go.sum) as its BUILDER_IMAGE, the module proxy off, and
+// no act-dockeraction image for act to find; when the test ends, the image
+// act built is removed and the name given back.
+func actBuildsDockerfile(t *testing.T, cl *client.Client, ws string) {
+	t.Helper()
+	actTag.Lock()
+	t.Cleanup(actTag.Unlock)
+	ctx := context.Background()
+	builder, err := cl.ImageInspect(ctx, "behaves-build/go:latest")
+	if err != nil {
+		t.Fatalf("the builder image (bash scripts/action-image.sh builds it): %v", err)
+	}
+	path := filepath.Join(ws, "Dockerfile")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "ARG BUILDER_IMAGE="):
+			lines[i] = "ARG BUILDER_IMAGE=" + builder.ID
+		case strings.HasPrefix(l, "ARG GOPROXY="):
+			lines[i] = "ARG GOPROXY=off"
+		}
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Commit(t, ws, "build with the local builder")
+	before := ""
+	if ins, err := cl.ImageInspect(ctx, actActionImage); err == nil {
+		before = ins.ID
+		if _, err := cl.ImageRemove(ctx, actActionImage, image.RemoveOptions{}); err != nil {
+			t.Fatalf("untagging %s: %v", actActionImage, err)
+		}
+	}
+	t.Cleanup(func() {
+		if ins, err := cl.ImageInspect(ctx, actActionImage); err == nil && ins.ID != before {
+			_, _ = cl.ImageRemove(ctx, actActionImage, image.RemoveOptions{Force: true})
+		}
+		if before != "" {
+			if err := cl.ImageTag(ctx, before, actActionImage); err != nil {
+				t.Errorf("giving %s back to %s: %v", actActionImage, before, err)
+			}
+		}
+	})
+}
+
+// containerCreates are the times the daemon's event log shows containers
+// labelled with runID created since then, in order.
+func containerCreates(cl *client.Client, runID string, since time.Time) ([]time.Time, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	msgs, errc := cl.Events(ctx, events.ListOptions{
+		Since: strconv.FormatInt(since.Add(-time.Second).Unix(), 10),
+		Until: strconv.FormatInt(time.Now().Add(time.Second).Unix(), 10),
+		Filters: filters.NewArgs(filters.Arg("label", "behaves.run-id="+runID),
+			filters.Arg("type", string(events.ContainerEventType)), filters.Arg("event", string(events.ActionCreate))),
+	})
+	var at []time.Time
+	for {
+		select {
+		case m := <-msgs:
+			at = append(at, time.Unix(0, m.TimeNano))
+		case err := <-errc:
+			if err != nil && !errors.Is(err, io.EOF) {
+				return at, fmt.Errorf("reading the engine's events: %w", err)
+			}
+			slices.SortFunc(at, time.Time.Compare)
+			return at, nil
+		}
+	}
+}
+
 // actSavedRunID reads the run ID that behaves' main step saved as action
 // state (GITHUB_STATE: run-id=<id>) from act's job container, the first
 // container act created, which holds the step's file commands under
@@ -635,6 +713,48 @@ func (a annotation) String() string {
 // volumes) is left.
 func TestActSelfTest(t *testing.T) {
 	t.Parallel()
+	actSelfTest(t, nil, false)
+}
+
+// TestActDockerfileBuild is TestActSelfTest with act building the action's
+// image from the Dockerfile, as a runner does for image: Dockerfile, with
+// the builder image already present (the locally built behaves-build/go
+// as the Dockerfile's BUILDER_IMAGE, GOPROXY off): to measure the time from
+// act's start to the first program container on that path. It takes
+// minutes, so it runs only with BEHAVES_ACT_DOCKERFILE_BUILD=1.
+func TestActDockerfileBuild(t *testing.T) {
+	if os.Getenv("BEHAVES_ACT_DOCKERFILE_BUILD") != "1" {
+		t.Skip("BEHAVES_ACT_DOCKERFILE_BUILD=1 runs it (a measurement: minutes)")
+	}
+	actSelfTest(t, nil, true)
+}
+
+// TestActReleasedAction releases this checkout's HEAD to the loopback
+// registry (package release, as scripts/release.sh does), and runs the
+// self-test workflow under act with the release's action.yml: act pulls the
+// image by its digest and builds nothing, and the job, its outputs, the
+// summary, the annotations and the report are what TestActSelfTest finds
+// for the image: Dockerfile path. It logs the time from act's start to the
+// first program container of each path.
+func TestActReleasedAction(t *testing.T) {
+	t.Parallel()
+	requireAct(t)
+	ref := dockertest.RegistryDigest(t)
+	registry, _, _ := strings.Cut(ref, "/")
+	dockertest.Image(t, "BEHAVES_IMAGE_ACTION") // the image the Dockerfile path's checks compare with
+	rel, err := release.Build(context.Background(), release.Options{Registry: registry, Out: t.TempDir(),
+		Name: "behaves-test/act-release", Repo: repoRoot(t), Log: t.Logf})
+	if err != nil {
+		t.Fatalf("releasing HEAD: %v", err)
+	}
+	actSelfTest(t, rel, false)
+}
+
+// actSelfTest is TestActSelfTest, of the image: Dockerfile path (rel nil:
+// the action's image, tagged as act names a local action's, or with build
+// set built by act from the Dockerfile) or of a release (its action.yml in
+// the workspace, its image pulled by act).
+func actSelfTest(t *testing.T, rel *release.Release, build bool) {
 	actBin, runnerImage := requireAct(t)
 	cl := dockertest.Client(t)
 	action := dockertest.Image(t, "BEHAVES_IMAGE_ACTION")
@@ -651,7 +771,33 @@ func TestActSelfTest(t *testing.T) {
 		t.Fatalf("deriving the act copy of %s: %v", selfTestPath, err)
 	}
 	ws, head := copyRepo(t, root)
-	tagForAct(t, cl, action)
+	actionImage := actActionImage
+	switch {
+	case build:
+		actBuildsDockerfile(t, cl, ws)
+		head = strings.TrimSpace(gittest.Git(t, ws, "rev-parse", "HEAD"))
+	case rel == nil:
+		tagForAct(t, cl, action)
+	default:
+		// The release's action.yml, committed as a release is; its image
+		// not on the daemon, so that act pulls it.
+		b, err := os.ReadFile(filepath.Join(rel.Out, "action.yml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, "action.yml"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		gittest.Commit(t, ws, "release: the action runs the image by digest")
+		head = strings.TrimSpace(gittest.Git(t, ws, "rev-parse", "HEAD"))
+		actionImage = rel.Reference
+		actTag.Lock() // one act run at a time (see tagForAct)
+		t.Cleanup(actTag.Unlock)
+		if _, err := cl.ImageRemove(context.Background(), rel.Reference, image.RemoveOptions{Force: true}); err != nil && !errdefs.IsNotFound(err) {
+			t.Fatalf("removing the daemon's copy of %s: %v", rel.Reference, err)
+		}
+		t.Cleanup(func() { _, _ = cl.ImageRemove(context.Background(), rel.Reference, image.RemoveOptions{Force: true}) })
+	}
 	created, stopWatching := watchActObjects(t, cl)
 	cmd := actPush(t, actBin, runnerImage, ws, head, "self-test.yml", string(workflow))
 
@@ -677,6 +823,7 @@ func TestActSelfTest(t *testing.T) {
 			sweepRun(t, cl, cancelled.runID)
 		}
 	})
+	actStart := time.Now()
 	log, objs := runAct(t, cmd, stopWatching)
 	dump := log.dump
 
@@ -728,6 +875,18 @@ func TestActSelfTest(t *testing.T) {
 		t.Fatalf("the report is not valid JSON: %v", err)
 	}
 	dockertest.AssertNothingLeft(t, cl, rep.RunID)
+	path := "image: Dockerfile (the image built already)"
+	switch {
+	case rel != nil:
+		path = "the released image, pulled by digest"
+	case build:
+		path = "image: Dockerfile, built by act (the builder image present)"
+	}
+	if at, err := containerCreates(cl, rep.RunID, actStart); err != nil || len(at) == 0 {
+		t.Errorf("finding the run's first program container: %v (%d found)", err, len(at))
+	} else {
+		t.Logf("%s: %s from act's start to the first program container", path, at[0].Sub(actStart).Round(time.Millisecond))
+	}
 	wantVerdicts := map[string]verdict.Verdict{
 		"fizzbuzz":                verdict.True,
 		"samples/a_correct.py":    verdict.True,
@@ -878,11 +1037,11 @@ func TestActSelfTest(t *testing.T) {
 	post := log.stage("behaves", "Post")
 	startedPost := false
 	for _, e := range post {
-		startedPost = startedPost || (strings.Contains(e.Msg, "docker run image="+actActionImage) &&
+		startedPost = startedPost || (strings.Contains(e.Msg, "docker run image="+actionImage) &&
 			strings.Contains(e.Msg, `entrypoint=["/usr/local/bin/behaves-post"]`))
 	}
 	if !startedPost {
-		t.Errorf("act did not start %s with the post-entrypoint /usr/local/bin/behaves-post\n%s", actActionImage, dump())
+		t.Errorf("act did not start %s with the post-entrypoint /usr/local/bin/behaves-post\n%s", actionImage, dump())
 	}
 	var postOut []string
 	for _, e := range post {
@@ -892,9 +1051,35 @@ func TestActSelfTest(t *testing.T) {
 	}
 	t.Logf("the post step printed: %q", postOut)
 
-	// act used the image under test: it did not rebuild it.
-	if ins, err := cl.ImageInspect(context.Background(), actActionImage); err != nil || ins.ID != action {
-		t.Errorf("%s is %s after act (err %v), want the action's image %s: act rebuilt it", actActionImage, ins.ID, err, action)
+	// act used the image under test: it did not rebuild it; a release's
+	// it pulled by digest, and built nothing.
+	switch {
+	case build:
+		built := false
+		for _, e := range log.entries {
+			built = built || strings.Contains(e.Msg, "docker build")
+		}
+		if !built {
+			t.Errorf("act's log shows no docker build of the Dockerfile\n%s", dump())
+		}
+	case rel == nil:
+		if ins, err := cl.ImageInspect(context.Background(), actActionImage); err != nil || ins.ID != action {
+			t.Errorf("%s is %s after act (err %v), want the action's image %s: act rebuilt it", actActionImage, ins.ID, err, action)
+		}
+	default:
+		pulled := false
+		for _, e := range log.entries {
+			if strings.Contains(e.Msg, "docker build") || strings.Contains(e.Msg, "Building image") {
+				t.Errorf("act built an image for the released action: %q", e.Msg)
+			}
+			pulled = pulled || strings.Contains(e.Msg, "docker pull image="+rel.Reference)
+		}
+		if !pulled {
+			t.Errorf("act's log shows no pull of %s\n%s", rel.Reference, dump())
+		}
+		if ins, err := cl.ImageInspect(context.Background(), rel.Reference); err != nil || len(ins.RepoDigests) == 0 {
+			t.Errorf("the daemon has no %s after act (err %v)", rel.Reference, err)
+		}
 	}
 
 	// act's own objects: the job container and the step containers removed,

@@ -5,18 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/docker/docker/api/types/events"
-	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/client"
 
 	"github.com/behaves-dev/behaves/internal/cli"
@@ -191,28 +187,11 @@ func reuseRun(t *testing.T, cl *client.Client, specText string, files map[string
 	}
 	since := time.Now()
 	o := runBehaves(t, context.Background(), specText, maps.Clone(files), args...)
-	until := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	msgs, errc := cl.Events(ctx, events.ListOptions{
-		Since: strconv.FormatInt(since.Add(-time.Second).Unix(), 10),
-		Until: strconv.FormatInt(until.Add(time.Second).Unix(), 10),
-		Filters: filters.NewArgs(filters.Arg("label", "behaves.run-id="+o.report.RunID),
-			filters.Arg("type", string(events.ContainerEventType)), filters.Arg("event", string(events.ActionCreate))),
-	})
-	n := 0
-	for done := false; !done; {
-		select {
-		case <-msgs:
-			n++
-		case err := <-errc:
-			if err != nil && err != io.EOF {
-				t.Fatalf("reading the engine's events: %v", err)
-			}
-			done = true
-		}
+	at, err := containerCreates(cl, o.report.RunID, since)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return reused{outcome: o, containers: n}
+	return reused{outcome: o, containers: len(at)}
 }
 
 // saveReport writes a run's report to a file, as the run wrote it, and
