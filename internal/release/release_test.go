@@ -46,8 +46,8 @@ func gitOut(t *testing.T, dir string, args ...string) string {
 }
 
 // TestRelease releases this checkout's HEAD twice, from two clones in
-// different folders, seconds apart, the second with an empty Go build
-// cache, to the loopback registry: one image digest, identical binaries and
+// different folders, seconds apart, the second by scripts/release.sh with
+// an empty Go build cache, to the loopback registry: one image digest, identical binaries and
 // checksums. The release's action.yml names the pushed index by digest,
 // the registry holds it, the binary names its commit, the bill of
 // materials lists the modules, and the image holds what the Dockerfile's
@@ -66,16 +66,31 @@ func TestRelease(t *testing.T) {
 		if err := cloneHEAD(ctx, root, clone, head); err != nil {
 			t.Fatal(err)
 		}
-		opt := Options{Registry: registry, Out: filepath.Join(t.TempDir(), "dist"), Name: "behaves-test/release", Repo: clone, Log: t.Logf}
-		if i == 1 {
-			time.Sleep(1100 * time.Millisecond) // another second on the clock
-			opt.GoCache = t.TempDir()
+		out := filepath.Join(t.TempDir(), "dist")
+		if i == 0 {
+			rel, err := Build(ctx, Options{Registry: registry, Out: out, Name: "behaves-test/release", Repo: clone, Log: t.Logf})
+			if err != nil {
+				t.Fatalf("release 1: %v", err)
+			}
+			rels, outs = append(rels, rel), append(outs, out)
+			continue
 		}
-		rel, err := Build(ctx, opt)
-		if err != nil {
-			t.Fatalf("release %d: %v", i+1, err)
+		// The second as a workflow makes it: scripts/release.sh in the
+		// clone, with an empty build cache, a second later.
+		time.Sleep(1100 * time.Millisecond)
+		cmd := exec.CommandContext(ctx, "bash", filepath.Join(clone, "scripts", "release.sh"),
+			"--registry", registry, "--out", out, "--name", "behaves-test/release")
+		cmd.Env = append(os.Environ(), "GOCACHE="+t.TempDir())
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		stdout, err := cmd.Output()
+		lines := strings.Split(strings.TrimSpace(string(stdout)), "\n")
+		last := lines[len(lines)-1]
+		_, digest, ok := strings.Cut(last, "@")
+		if err != nil || !ok || !strings.HasPrefix(last, registry+"/behaves-test/release@sha256:") {
+			t.Fatalf("scripts/release.sh: %v; its last line %q is not the pushed reference\n%s", err, last, stderr.String())
 		}
-		rels, outs = append(rels, rel), append(outs, opt.Out)
+		rels, outs = append(rels, &Release{Reference: last, Digest: digest, Commit: head}), append(outs, out)
 	}
 	if rels[0].Digest != rels[1].Digest || rels[0].Commit != head {
 		t.Errorf("one commit gave digests %s and %s (commit %s, HEAD %s)", rels[0].Digest, rels[1].Digest, rels[0].Commit, head)
