@@ -185,13 +185,15 @@ func (r *MemoryResult) print(w io.Writer) {
 	fmt.Fprintf(w, "report:      %s (%.2f × the kept bytes); %d cases' output omitted (%d of them not true)\n",
 		mibs(r.ReportBytes), float64(r.ReportBytes)/float64(max(r.KeptBytes, 1)), r.OmittedCases, r.OmittedNotTrue)
 	fmt.Fprintf(w, "  bound:     %s with --max-report-size %s (engine.ReportBound)\n", mibs(r.ReportBound), humanBytes(r.MaxReportSize))
-	verdictOf := func(ok bool) string {
-		if ok {
-			return "within"
-		}
-		return "OVER"
+	fmt.Fprintf(w, "peak RSS %s its bound; report %s its bound\n", within(r.PeakRSSKiB<<10 <= r.MemoryBound), within(r.ReportBytes <= r.ReportBound))
+}
+
+// within says whether a figure is within its bound, as the scenarios print it.
+func within(ok bool) string {
+	if ok {
+		return "within"
 	}
-	fmt.Fprintf(w, "peak RSS %s its bound; report %s its bound\n", verdictOf(r.PeakRSSKiB<<10 <= r.MemoryBound), verdictOf(r.ReportBytes <= r.ReportBound))
+	return "OVER"
 }
 
 // mibs formats a byte count in MiB with one decimal.

@@ -317,7 +317,7 @@ func (r *ReuseResult) print(w io.Writer) {
 	b := r.Big
 	fmt.Fprintf(w, "reading a stored report of %s (written in %s): run %s, peak RSS %s (%s without --reuse); bound %s above it: %s\n",
 		mibs(b.ReportBytes), dur(b.WriteMS), dur(b.WallMS), mibs(b.PeakRSSKiB<<10), mibs(b.BaseRSSKiB<<10), mibs(b.Bound),
-		map[bool]string{true: "within", false: "OVER"}[(b.PeakRSSKiB-b.BaseRSSKiB)<<10 <= b.Bound])
+		within((b.PeakRSSKiB-b.BaseRSSKiB)<<10 <= b.Bound))
 }
 
 func writeReuseJSON(path string, r *ReuseResult) error {

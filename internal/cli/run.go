@@ -90,9 +90,6 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	if cfg.maxReuse = int64(maxReuse); cfg.maxReuse <= 0 {
 		return usageErr("--max-reuse-size must be greater than 0")
 	}
-	if len(cfg.reuse) > report.MaxReuseSources {
-		return usageErr("--reuse: %d reports given, at most %d", len(cfg.reuse), report.MaxReuseSources)
-	}
 	if cfg.maxReport = int64(maxReport); cfg.maxReport <= 0 {
 		return usageErr("--max-report-size must be greater than 0")
 	}

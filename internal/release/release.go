@@ -92,7 +92,7 @@ func Build(ctx context.Context, opt Options) (*Release, error) {
 	if opt.Log == nil {
 		opt.Log = func(string, ...any) {}
 	}
-	if !regexp.MustCompile(`^[a-z0-9]+([._/-][a-z0-9]+)*$`).MatchString(opt.Name) {
+	if !repoName.MatchString(opt.Name) {
 		return nil, fmt.Errorf("--name %q: a registry repository name is lower case letters, digits and . _ - /", opt.Name)
 	}
 	rel := &Release{Out: opt.Out}
@@ -382,6 +382,9 @@ func Layer(bin, ca []byte, at time.Time) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// repoName is a registry repository name.
+var repoName = regexp.MustCompile(`^[a-z0-9]+([._/-][a-z0-9]+)*$`)
 
 // imageLine is action.yml's `image:` under runs.
 var imageLine = regexp.MustCompile(`(?m)^(\s+image:\s*)['"]?Dockerfile['"]?\s*$`)

@@ -126,9 +126,9 @@ func reuseOf(r *Report) *Reuse {
 	return out
 }
 
-// checkReuse checks a report's reuse block: its sources in their forms and
-// within MaxReuseSources, and its counts what the cases fold to; without
-// one, no case may say it was reused or why not.
+// checkReuse checks a report's reuse block: its sources in their forms (the
+// shape pass bounds them to MaxReuseSources), and its counts what the cases
+// fold to; without one, no case may say it was reused or why not.
 func checkReuse(r *Report) error {
 	if r.Reuse == nil {
 		for _, p := range r.Programs {
@@ -139,9 +139,6 @@ func checkReuse(r *Report) error {
 			}
 		}
 		return nil
-	}
-	if len(r.Reuse.Sources) > MaxReuseSources {
-		return fmt.Errorf("reuse: %d sources (at most %d)", len(r.Reuse.Sources), MaxReuseSources)
 	}
 	for i, s := range r.Reuse.Sources {
 		if err := checkSource(s); err != nil {

@@ -85,16 +85,6 @@ func Load(paths []string, limit int64) (*Store, error) {
 	return s, nil
 }
 
-// New is a Store of reports already read and checked (report.Read), in
-// order; names are what details call them.
-func New(names []string, reports []report.Report) *Store {
-	s := &Store{}
-	for i, r := range reports {
-		s.sources = append(s.sources, newSource(names[i], r))
-	}
-	return s
-}
-
 func newSource(path string, r report.Report) *source {
 	src := &source{path: path, rep: r, byInput: map[string][]at{}, byName: map[[2]string]at{}, byID: map[string]*report.Program{}}
 	switch {
