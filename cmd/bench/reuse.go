@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -126,15 +127,13 @@ func benchReuse(ctx context.Context, cfg config, n int, stdout, logw io.Writer) 
 		return nil, err
 	}
 	log.printf("reuse: the changed program alone")
-	since := time.Now()
+	stop := e.watchCreates(ctx)
 	ar, err := runBehaves(ctx, bin, path, par...)
-	if err != nil {
+	creates, werr := stop()
+	if err = errors.Join(err, werr); err != nil {
 		return nil, err
 	}
-	res.AloneMS = ms(ar.Wall)
-	if res.AloneContainers, err = e.containersCreated(ctx, ar.Report.RunID, since); err != nil {
-		return nil, err
-	}
+	res.AloneMS, res.AloneContainers = ms(ar.Wall), creates[ar.Report.RunID]
 
 	// The suite, unchanged.
 	base := newSuite("suite", cfg.programs, cfg.cases)
@@ -185,15 +184,13 @@ func reuseSecond(ctx context.Context, log logger, e *engine, bin, work string, p
 		return reused{}, err
 	}
 	log.printf("reuse: %s, --reuse of the first run's report", s.name)
-	since := time.Now()
+	stop := e.watchCreates(ctx)
 	br, err := runBehaves(ctx, bin, path, append([]string{"--reuse", first.ReportPath}, par...)...)
-	if err != nil {
+	creates, werr := stop()
+	if err = errors.Join(err, werr); err != nil {
 		return reused{}, err
 	}
-	n, err := e.containersCreated(ctx, br.Report.RunID, since)
-	if err != nil {
-		return reused{}, err
-	}
+	n := creates[br.Report.RunID]
 	if br.Report.Reuse == nil {
 		return reused{}, fmt.Errorf("the rerun of %s has no reuse block", s.name)
 	}
@@ -212,28 +209,40 @@ func pair(s suite, first behavesRun, second reused) ReusePair {
 		Ratio: ms(second.Wall) / ms(first.Wall), Reused: second.Report.Reuse.Reused, Ran: second.Report.Reuse.Ran, Containers: second.containers}
 }
 
-// containersCreated counts the containers the engine's event log shows
-// created since then with behaves run runID's label.
-func (e *engine) containersCreated(ctx context.Context, runID string, since time.Time) (int, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	msgs, errc := e.cli.Events(ctx, events.ListOptions{
-		Since: strconv.FormatInt(since.Add(-time.Second).Unix(), 10),
-		Until: strconv.FormatInt(time.Now().Add(time.Second).Unix(), 10),
-		Filters: filters.NewArgs(filters.Arg("label", runner.LabelRunID+"="+runID),
-			filters.Arg("type", string(events.ContainerEventType)), filters.Arg("event", string(events.ActionCreate))),
-	})
-	n := 0
-	for {
-		select {
-		case <-msgs:
-			n++
-		case err := <-errc:
-			if err != nil && err != io.EOF {
-				return n, fmt.Errorf("reading the engine's events: %w", err)
+// watchCreates counts, from now until the returned function is called,
+// the containers the daemon creates with a behaves run ID label, by run ID.
+// It reads the live event stream: a replay of the daemon's log since a time
+// holds only its last 256 events.
+func (e *engine) watchCreates(ctx context.Context) (stop func() (map[string]int, error)) {
+	ctx, cancel := context.WithCancel(ctx)
+	msgs, errc := e.cli.Events(ctx, events.ListOptions{Filters: filters.NewArgs(
+		filters.Arg("type", string(events.ContainerEventType)),
+		filters.Arg("event", string(events.ActionCreate)),
+		filters.Arg("label", runner.LabelRunID),
+	)})
+	seen := map[string]int{}
+	var streamErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case m := <-msgs:
+				seen[m.Actor.Attributes[runner.LabelRunID]]++
+			case err := <-errc:
+				if !errors.Is(err, context.Canceled) {
+					streamErr = fmt.Errorf("reading the engine's events: %w", err)
+				}
+				return
 			}
-			return n, nil
 		}
+	}()
+	return func() (map[string]int, error) {
+		// A container's create event is on the stream long before the run
+		// that made it removes it and returns.
+		cancel()
+		<-done
+		return seen, streamErr
 	}
 }
 

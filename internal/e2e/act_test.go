@@ -591,30 +591,48 @@ func actBuildsDockerfile(t *testing.T, cl *client.Client, ws string) {
 	})
 }
 
-// containerCreates are the times the daemon's event log shows containers
-// labelled with runID created since then, in order.
-func containerCreates(cl *client.Client, runID string, since time.Time) ([]time.Time, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	msgs, errc := cl.Events(ctx, events.ListOptions{
-		Since: strconv.FormatInt(since.Add(-time.Second).Unix(), 10),
-		Until: strconv.FormatInt(time.Now().Add(time.Second).Unix(), 10),
-		Filters: filters.NewArgs(filters.Arg("label", "behaves.run-id="+runID),
-			filters.Arg("type", string(events.ContainerEventType)), filters.Arg("event", string(events.ActionCreate))),
-	})
-	var at []time.Time
-	for {
-		select {
-		case m := <-msgs:
-			at = append(at, time.Unix(0, m.TimeNano))
-		case err := <-errc:
-			if err != nil && !errors.Is(err, io.EOF) {
-				return at, fmt.Errorf("reading the engine's events: %w", err)
+// watchCreates records, from now until the returned function is called,
+// when the daemon creates each container that carries a behaves run ID,
+// by run ID. It reads the live event stream: a replay of the daemon's log
+// since a time holds only its last 256 events, which a loaded CI machine
+// overwrites within seconds.
+func watchCreates(t *testing.T, cl *client.Client) (stop func() map[string][]time.Time) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	msgs, errs := cl.Events(ctx, events.ListOptions{Filters: filters.NewArgs(
+		filters.Arg("type", string(events.ContainerEventType)),
+		filters.Arg("event", string(events.ActionCreate)),
+		filters.Arg("label", "behaves.run-id"),
+	)})
+	seen := map[string][]time.Time{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case m := <-msgs:
+				id := m.Actor.Attributes["behaves.run-id"]
+				seen[id] = append(seen[id], time.Unix(0, m.TimeNano))
+			case err := <-errs:
+				if !errors.Is(err, context.Canceled) {
+					t.Errorf("watching the daemon's events: %v", err)
+				}
+				return
 			}
-			slices.SortFunc(at, time.Time.Compare)
-			return at, nil
 		}
+	}()
+	var once sync.Once
+	stop = func() map[string][]time.Time {
+		once.Do(func() {
+			// A container's create event is on the stream long before the
+			// run that made it removes it and returns.
+			cancel()
+			<-done
+		})
+		return seen
 	}
+	t.Cleanup(func() { stop() })
+	return stop
 }
 
 // actSavedRunID reads the run ID that behaves' main step saved as action
@@ -823,6 +841,7 @@ func actSelfTest(t *testing.T, rel *release.Release, build bool) {
 			sweepRun(t, cl, cancelled.runID)
 		}
 	})
+	creates := watchCreates(t, cl)
 	actStart := time.Now()
 	log, objs := runAct(t, cmd, stopWatching)
 	dump := log.dump
@@ -882,8 +901,8 @@ func actSelfTest(t *testing.T, rel *release.Release, build bool) {
 	case build:
 		path = "image: Dockerfile, built by act (the builder image present)"
 	}
-	if at, err := containerCreates(cl, rep.RunID, actStart); err != nil || len(at) == 0 {
-		t.Errorf("finding the run's first program container: %v (%d found)", err, len(at))
+	if at := creates()[rep.RunID]; len(at) == 0 {
+		t.Errorf("the daemon created no container of the run %s", rep.RunID)
 	} else {
 		t.Logf("%s: %s from act's start to the first program container", path, at[0].Sub(actStart).Round(time.Millisecond))
 	}

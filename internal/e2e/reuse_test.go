@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/docker/docker/client"
 
@@ -178,20 +177,16 @@ type reused struct {
 }
 
 // reuseRun runs the spec with --reuse of each stored report and counts the
-// containers the engine's event log shows created with the run's labels.
+// containers the daemon created with the run's label (watchCreates).
 func reuseRun(t *testing.T, cl *client.Client, specText string, files map[string]string, stored ...string) reused {
 	t.Helper()
 	var args []string
 	for _, s := range stored {
 		args = append(args, "--reuse", s)
 	}
-	since := time.Now()
+	creates := watchCreates(t, cl)
 	o := runBehaves(t, context.Background(), specText, maps.Clone(files), args...)
-	at, err := containerCreates(cl, o.report.RunID, since)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return reused{outcome: o, containers: len(at)}
+	return reused{outcome: o, containers: len(creates()[o.report.RunID])}
 }
 
 // saveReport writes a run's report to a file, as the run wrote it, and
