@@ -5,7 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -63,14 +63,11 @@ type scriptAttempt struct {
 func (a scriptAttempt) Settings() runner.Settings {
 	p := a.req.Profile
 	st := runner.Settings{Image: p.Image, ImageID: scriptImageID, User: p.User, Runtime: p.Runtime,
-		NetworkFiles: p.NetworkFiles.OrDefault(), Tmpfs: map[string]string{}}
+		NetworkFiles: p.NetworkFiles.OrDefault(), TmpfsBytes: maps.Clone(p.Tmpfs)}
 	for k, v := range p.Env {
 		st.Env = append(st.Env, k+"="+v)
 	}
 	slices.Sort(st.Env)
-	for path, size := range p.Tmpfs {
-		st.Tmpfs[path] = fmt.Sprintf("rw,noexec,size=%d", size)
-	}
 	return st
 }
 

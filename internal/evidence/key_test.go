@@ -171,6 +171,37 @@ func TestStoredUnrecorded(t *testing.T) {
 	}
 }
 
+// TestStoredEarlierSettings: a report of an earlier behaves recorded the
+// scratch sizes only inside Docker's mount options and not what the
+// profile's network_files was: both parts are unrecorded (the backend's
+// own strings are never parsed for a key), and the rest still agrees.
+func TestStoredEarlierSettings(t *testing.T) {
+	t.Parallel()
+	prof := reporttest.Profile()
+	st := reporttest.Settings
+	st.TmpfsBytes, st.NetworkFiles = nil, ""
+	op := &report.Program{ProgramSHA256: report.ProgramDigest(prog), Settings: st}
+	w := WantRun(prof, inv)
+	oc := &report.Case{Args: inv.Args, Event: report.Event{Command: w.Command, StdinSHA256: w.StdinSHA256,
+		ImageDigest: st.ImageID, ProgramSHA256: op.ProgramSHA256, Limits: reporttest.Limits}}
+	d := Diff(Want(prof, prog, inv, nil, 0), Stored(op, oc, oc.Event, nil))
+	if got := parts(d); !slices.Equal(got, []Part{PartNetworkFiles, PartTmpfs}) {
+		t.Fatalf("parts %v, want network_files and tmpfs", got)
+	}
+	for _, x := range d {
+		if !x.Unrecorded {
+			t.Errorf("%s: %q is not marked unrecorded", x.Part, x.Msg)
+		}
+	}
+	// With no mounts at all there were no sizes to record.
+	st.Container.Tmpfs, st.NetworkFiles = map[string]string{}, runner.NetworkFilesNone
+	op.Settings = st
+	prof.Tmpfs = nil
+	if d := Diff(Want(prof, prog, inv, nil, 0), Stored(op, oc, oc.Event, nil)); len(d) != 0 {
+		t.Errorf("an attempt without scratch mounts: %+v", d)
+	}
+}
+
 // TestDiffReference: a same_as case's reference runs are part of its key:
 // their count, and each run's program, image and input.
 func TestDiffReference(t *testing.T) {

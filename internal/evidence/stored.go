@@ -3,8 +3,6 @@ package evidence
 import (
 	"maps"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/runner"
@@ -23,14 +21,21 @@ func StoredProgram(op *report.Program) Program {
 		Runtime:      st.Runtime,
 		NetworkFiles: st.NetworkFiles,
 		Env:          slices.Clone(st.Env),
-		Tmpfs:        tmpfsSizes(st.Tmpfs),
+		Tmpfs:        maps.Clone(st.TmpfsBytes),
 	}
 	if st.ImageID == "" && st.Image == "" {
 		p.unrecorded = []Part{PartImage, PartUser, PartRuntime, PartNetworkFiles, PartEnv, PartTmpfs}
-	} else if st.NetworkFiles == "" {
+	} else {
 		// A report of an earlier behaves records what the network files
-		// did (NetworkDisabled), not what the profile asked for.
-		p.unrecorded = []Part{PartNetworkFiles}
+		// did (NetworkDisabled), not what the profile asked for, and the
+		// scratch sizes only inside the engine's mount options, which are
+		// the backend's own and not read here: a sandbox records a size
+		// for every mount it gave, so fewer sizes than mounts is such a
+		// report.
+		p.unrecorded = unrecorded(map[Part]bool{
+			PartNetworkFiles: st.NetworkFiles == "",
+			PartTmpfs:        len(st.TmpfsBytes) < len(st.Container.Tmpfs),
+		})
 	}
 	if ob := op.Build; ob != nil {
 		b := &Build{
@@ -113,22 +118,6 @@ func StoredReference(args []string, e report.Event, ref *report.Program) Key {
 func profileLimits(l runner.Limits) runner.Limits {
 	l.NoFile, l.FileSize = 0, 0
 	return l
-}
-
-// tmpfsSizes reads each mount's size=N from the sandbox's recorded mount
-// options (a mount without one is left out: its size is not known).
-func tmpfsSizes(opts map[string]string) map[string]int64 {
-	out := make(map[string]int64, len(opts))
-	for path, o := range opts {
-		for _, f := range strings.Split(o, ",") {
-			if v, ok := strings.CutPrefix(f, "size="); ok {
-				if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-					out[path] = n
-				}
-			}
-		}
-	}
-	return out
 }
 
 // unrecorded lists the parts whose condition holds (each: the stored run

@@ -277,11 +277,11 @@ func TestProgramFileLineFromRealSettings(t *testing.T) {
 		settings runner.Settings
 		dir      string
 	}{
-		{"program_dir", runner.Settings{ProgramMount: "volume:behaves-0f3a-program:/program:ro", ProgramDir: "/program"}, "/program"},
-		{"a mount description only", runner.Settings{ProgramMount: "volume:behaves-0f3a-program:/program:ro"}, "/program"},
-		{"another folder", runner.Settings{ProgramMount: "volume:v:/src:ro", ProgramDir: "/src"}, "/src"},
-		{"another folder, mount only", runner.Settings{ProgramMount: "volume:v:/src:ro,tmpfs::/tmp:rw"}, "/src"},
-		{"a bare path", runner.Settings{ProgramMount: "/program"}, "/program"},
+		{"program_dir", runner.Settings{ProgramDir: "/program", Container: runner.Container{ProgramMount: "volume:behaves-0f3a-program:/program:ro"}}, "/program"},
+		{"a mount description only", runner.Settings{Container: runner.Container{ProgramMount: "volume:behaves-0f3a-program:/program:ro"}}, "/program"},
+		{"another folder", runner.Settings{ProgramDir: "/src", Container: runner.Container{ProgramMount: "volume:v:/src:ro"}}, "/src"},
+		{"another folder, mount only", runner.Settings{Container: runner.Container{ProgramMount: "volume:v:/src:ro,tmpfs::/tmp:rw"}}, "/src"},
+		{"a bare path", runner.Settings{Container: runner.Container{ProgramMount: "/program"}}, "/program"},
 		{"nothing", runner.Settings{}, "/program"},
 	} {
 		stderr := "Traceback (most recent call last):\n  File \"" + tt.dir + "/main.py\", line 3, in <module>\n    raise ValueError\nValueError\n"

@@ -18,7 +18,7 @@ func program(name, file string, line int, cases ...report.Case) report.Program {
 	p := report.Program{
 		ID: "id-" + name, Name: name, File: file, Profile: "python", Line: line, Col: 5,
 		Acquisition: runner.AcquisitionComplete,
-		Settings:    runner.Settings{Image: testImage, ProgramMount: "volume:behaves-run-0001-program:/program:ro", ProgramDir: "/program"},
+		Settings:    runner.Settings{Image: testImage, ProgramDir: "/program", Container: runner.Container{ProgramMount: "volume:behaves-run-0001-program:/program:ro"}},
 		DurationMS:  int64(100 * len(cases)),
 		Verdict:     verdict.True,
 		Cases:       cases,

@@ -662,6 +662,9 @@ func normalizeSettings(s runner.Settings) runner.Settings {
 	if s.Tmpfs == nil {
 		s.Tmpfs = map[string]string{}
 	}
+	if s.TmpfsBytes == nil {
+		s.TmpfsBytes = map[string]int64{}
+	}
 	return s
 }
 

@@ -81,12 +81,9 @@ func checkKeys(t *testing.T, path string, typ reflect.Type, v any) {
 			t.Errorf("%s: got %T, want an object", path, v)
 			return
 		}
-		for i := 0; i < typ.NumField(); i++ {
-			f := typ.Field(i)
+		fields := jsonFields(typ)
+		for _, f := range fields {
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "-" || !f.IsExported() {
-				continue
-			}
 			if name == "" {
 				t.Errorf("%s.%s has no json name", path, f.Name)
 				continue
@@ -104,8 +101,8 @@ func checkKeys(t *testing.T, path string, typ reflect.Type, v any) {
 			}
 			checkKeys(t, path+"."+name, f.Type, fv)
 		}
-		if len(m) != countJSONFields(typ) {
-			t.Errorf("%s: %d keys, want %d", path, len(m), countJSONFields(typ))
+		if len(m) != len(fields) {
+			t.Errorf("%s: %d keys, want %d", path, len(m), len(fields))
 		}
 	case reflect.Slice:
 		s, ok := v.([]any)
@@ -123,14 +120,19 @@ func checkKeys(t *testing.T, path string, typ reflect.Type, v any) {
 	}
 }
 
-func countJSONFields(typ reflect.Type) int {
-	n := 0
-	for i := 0; i < typ.NumField(); i++ {
-		if typ.Field(i).IsExported() && typ.Field(i).Tag.Get("json") != "-" {
-			n++
+// jsonFields are the fields of typ that JSON writes: its own and those of
+// the structs it embeds without a tag (runner.Settings' Container), whose
+// keys sit in the same object.
+func jsonFields(typ reflect.Type) []reflect.StructField {
+	var out []reflect.StructField
+	for _, f := range reflect.VisibleFields(typ) {
+		tag := f.Tag.Get("json")
+		if !f.IsExported() || tag == "-" || f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct {
+			continue
 		}
+		out = append(out, f)
 	}
-	return n
+	return out
 }
 
 func TestWriteJSONAtomic(t *testing.T) {

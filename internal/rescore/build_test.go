@@ -47,7 +47,7 @@ func storedBuild() report.Report {
 		Spec: sp,
 		Observations: []runner.Observation{{ExecutionID: "exec-1", Acquisition: runner.AcquisitionComplete, Events: evs, Build: &build,
 			Settings: runner.Settings{Image: profile.Image, ImageID: profile.Image, User: profile.User, Env: []string{"LANG=C.UTF-8"},
-				Tmpfs: map[string]string{"/tmp": "rw,nosuid,nodev,noexec,size=1048576"}}}},
+				TmpfsBytes: map[string]int64{"/tmp": 1 << 20}}}},
 		Results: [][]verdict.CaseResult{res},
 		RunID:   "run-1",
 	})

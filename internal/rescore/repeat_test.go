@@ -37,7 +37,7 @@ func storedRepeat() report.Report {
 		Observations: []runner.Observation{{ExecutionID: "exec-2", Acquisition: runner.AcquisitionComplete,
 			Events: []runner.Event{runs[0].Event, other},
 			Settings: runner.Settings{Image: profile.Image, ImageID: profile.Image, User: profile.User, Env: []string{"LANG=C.UTF-8"},
-				Tmpfs: map[string]string{"/tmp": "rw,nosuid,nodev,noexec,size=1048576"}}}},
+				TmpfsBytes: map[string]int64{"/tmp": 1 << 20}}}},
 		Results: [][]verdict.CaseResult{res},
 		Runs:    [][][]assemble.RunResult{{runs, nil}},
 		RunID:   "run-2",

@@ -67,7 +67,7 @@ func stored() report.Report {
 		Spec: sp,
 		Observations: []runner.Observation{{ExecutionID: "exec-1", Acquisition: runner.AcquisitionComplete, Events: evs,
 			Settings: runner.Settings{Image: profile.Image, ImageID: profile.Image, User: profile.User, Env: []string{"LANG=C.UTF-8"},
-				Tmpfs: map[string]string{"/tmp": "rw,nosuid,nodev,noexec,size=1048576", "/data": "size=65536"}}}},
+				TmpfsBytes: map[string]int64{"/tmp": 1 << 20, "/data": 64 << 10}}}},
 		Results: [][]verdict.CaseResult{res},
 		RunID:   "run-1",
 	})

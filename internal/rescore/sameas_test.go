@@ -41,7 +41,7 @@ func storedDiff() report.Report {
 	ownRes := verdict.Judge(ref.Cases[0].Expect, ownEv)
 	candRes := verdict.JudgeSameAs(*cand.Cases[0].Expect.SameAs, []runner.Event{refEv}, candEv)
 	settings := runner.Settings{Image: profile.Image, ImageID: profile.Image, User: profile.User, Env: []string{"LANG=C.UTF-8"},
-		Tmpfs: map[string]string{"/tmp": "rw,nosuid,nodev,noexec,size=1048576"}}
+		TmpfsBytes: map[string]int64{"/tmp": 1 << 20}}
 	return assemble.Report(assemble.Input{
 		Spec: sp,
 		Observations: []runner.Observation{

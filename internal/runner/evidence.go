@@ -194,20 +194,49 @@ type Event struct {
 	BuildOutputBytes *int64
 }
 
-// Settings records the container settings an attempt applied, for the report.
+// Settings records the sandbox settings an attempt applied, for the
+// report: first what any sandbox has (the image, the command, the user,
+// the runtime and network, the scratch mounts and their sizes, the
+// environment), then, in Container, what a container engine's own
+// settings came to. The limits an invocation ran under are each event's
+// Limits, in units of their own, not here. In a report (behaves.report/v1)
+// the two are one flat object: Container is embedded, so its fields keep
+// the names and place they had before the split, and a reader of an
+// earlier report reads this one.
 type Settings struct {
-	Image       string   `json:"image"`
-	ImageID     string   `json:"image_id"`
-	RepoDigest  string   `json:"repo_digest"`
-	ImageEnv    []string `json:"image_env"`
+	Image      string   `json:"image"`
+	ImageID    string   `json:"image_id"`
+	RepoDigest string   `json:"repo_digest"`
+	ImageEnv   []string `json:"image_env"`
+	// Entrypoint is the profile's command, what runs the program.
 	Entrypoint  []string `json:"entrypoint"`
 	User        string   `json:"user"`
-	Hostname    string   `json:"hostname"`
 	NetworkMode string   `json:"network_mode"`
-	// NetworkFiles is the profile's network_files (what NetworkDisabled
-	// and DNS then came to also depends on the runtime); "" in a report
-	// of an earlier behaves.
+	// NetworkFiles is the profile's network_files (what the container's
+	// network sandbox then came to also depends on the runtime); "" in a
+	// report of an earlier behaves.
 	NetworkFiles NetworkFiles `json:"network_files"`
+	Runtime      string       `json:"runtime"`
+	// TmpfsBytes is every writable scratch mount the program got, by
+	// path, with its size in bytes: the profile's tmpfs and what the
+	// sandbox added (a tmpfs over each image VOLUME). nil in a report of
+	// an earlier behaves, which recorded the sizes only inside the
+	// engine's mount options (Container.Tmpfs).
+	TmpfsBytes map[string]int64 `json:"tmpfs_bytes"`
+	// ProgramDir is the folder inside the sandbox where the program's
+	// files are ("/program"), what a reader needs to tell the program's
+	// own file in a traceback. A report of an earlier behaves has none:
+	// readers take it from Container.ProgramMount (ProgramDirOf).
+	ProgramDir string   `json:"program_dir"`
+	Env        []string `json:"env"`
+	Container
+}
+
+// Container is a container engine's own settings, as it applied them
+// (Docker's names and units): what a reader checks the hardening against,
+// and nothing a key or a verdict depends on.
+type Container struct {
+	Hostname string `json:"hostname"`
 	// NetworkDisabled is set when the engine's network sandbox is skipped:
 	// the container then has no engine-managed /etc/hosts or
 	// /etc/resolv.conf, and DNS is empty (it would not apply).
@@ -224,17 +253,10 @@ type Settings struct {
 	IpcMode         string            `json:"ipc_mode"`
 	LogDriver       string            `json:"log_driver"`
 	Init            bool              `json:"init"`
-	Runtime         string            `json:"runtime"`
 	Tmpfs           map[string]string `json:"tmpfs"`
 	// ProgramMount describes the mounts that bring the program in
-	// ("volume:<name>:/program:ro"); ProgramDir is the folder inside the
-	// sandbox where the program's files are ("/program"), what a reader
-	// needs to tell the program's own file in a traceback. A report of an
-	// earlier behaves has no ProgramDir: readers take it from
-	// ProgramMount (ProgramDirOf).
-	ProgramMount string   `json:"program_mount"`
-	ProgramDir   string   `json:"program_dir"`
-	Env          []string `json:"env"`
+	// ("volume:<name>:/program:ro").
+	ProgramMount string `json:"program_mount"`
 }
 
 // ProgramPlaceholder, as a whole element of a build's command, is where

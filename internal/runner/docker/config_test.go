@@ -421,34 +421,46 @@ func TestSettingsAndLimitsFromConfig(t *testing.T) {
 	cfg, hc := containerConfig(prof, img, runcRuntime, "vol1", runner.Invocation{}, nil)
 	got := settingsFrom(prof, img, cfg, hc)
 	want := runner.Settings{
-		Image:           prof.Image,
-		ImageID:         testImageID,
-		RepoDigest:      img.RepoDigest,
-		ImageEnv:        []string{"PATH=/usr/bin:/bin", "FROM_IMAGE=1"},
-		Entrypoint:      []string{"python3", "-I"},
-		User:            "65534:65534",
-		Hostname:        "behaves",
-		NetworkMode:     "none",
-		NetworkFiles:    runner.NetworkFilesNone,
-		NetworkDisabled: true,
-		ReadonlyRootfs:  true,
-		CapDrop:         []string{"ALL"},
-		SecurityOpt:     []string{"no-new-privileges"},
-		Memory:          128 << 20,
-		MemorySwap:      128 << 20,
-		NanoCPUs:        500_000_000,
-		PidsLimit:       64,
-		Ulimits:         map[string]int64{"nofile": 256, "fsize": 64 << 20, "core": 0},
-		IpcMode:         "private",
-		LogDriver:       "none",
-		Init:            true,
-		Tmpfs:           map[string]string{"/tmp": "rw,nosuid,nodev,noexec,size=16777216", "/data": "rw,nosuid,nodev,noexec,size=67108864"},
-		ProgramMount:    "volume:vol1:/program:ro",
-		ProgramDir:      "/program",
-		Env:             []string{"A=1", "LANG=C.UTF-8"},
+		Image:        prof.Image,
+		ImageID:      testImageID,
+		RepoDigest:   img.RepoDigest,
+		ImageEnv:     []string{"PATH=/usr/bin:/bin", "FROM_IMAGE=1"},
+		Entrypoint:   []string{"python3", "-I"},
+		User:         "65534:65534",
+		NetworkMode:  "none",
+		NetworkFiles: runner.NetworkFilesNone,
+		TmpfsBytes:   map[string]int64{"/tmp": 16 << 20, "/data": 64 << 20},
+		ProgramDir:   "/program",
+		Env:          []string{"A=1", "LANG=C.UTF-8"},
+		Container: runner.Container{
+			Hostname:        "behaves",
+			NetworkDisabled: true,
+			ReadonlyRootfs:  true,
+			CapDrop:         []string{"ALL"},
+			SecurityOpt:     []string{"no-new-privileges"},
+			Memory:          128 << 20,
+			MemorySwap:      128 << 20,
+			NanoCPUs:        500_000_000,
+			PidsLimit:       64,
+			Ulimits:         map[string]int64{"nofile": 256, "fsize": 64 << 20, "core": 0},
+			IpcMode:         "private",
+			LogDriver:       "none",
+			Init:            true,
+			Tmpfs:           map[string]string{"/tmp": "rw,nosuid,nodev,noexec,size=16777216", "/data": "rw,nosuid,nodev,noexec,size=67108864"},
+			ProgramMount:    "volume:vol1:/program:ro",
+		},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("settings (-want +got):\n%s", diff)
+	}
+	// The neutral sizes are the tmpfs mounts the engine was given.
+	if len(got.TmpfsBytes) != len(hc.Tmpfs) {
+		t.Errorf("tmpfs_bytes %v, engine tmpfs %v: not the same mounts", got.TmpfsBytes, hc.Tmpfs)
+	}
+	for p, n := range got.TmpfsBytes {
+		if hc.Tmpfs[p] != tmpfsOptions(n) {
+			t.Errorf("tmpfs_bytes[%s] = %d, the engine mounts it %q", p, n, hc.Tmpfs[p])
+		}
 	}
 
 	wantLimits := runner.Limits{
