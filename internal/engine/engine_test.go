@@ -97,11 +97,15 @@ func (a scriptAttempt) Run(ctx context.Context, inv runner.Invocation) (runner.E
 		return runner.Event{SandboxError: "engine gone"}, runner.Lost(errors.New("engine gone"))
 	}
 	s.mu.Unlock()
-	zero := 0
+	code := 0
+	if a.script == "slow" {
+		code = 137 // killed at its timeout, as the Docker sandbox records it
+	}
 	p := a.req.Profile
 	sum := sha256.Sum256(inv.Stdin)
 	return runner.Event{
-		ExitCode:      &zero,
+		ExitCode:      &code,
+		TimedOut:      a.script == "slow",
 		Stdout:        runner.Stream{Data: []byte(out), Bytes: int64(len(out))},
 		Command:       append(append(slices.Clone(p.Command), runner.DefaultProgramDir+"/"+p.ProgramName), inv.Args...),
 		StdinSHA256:   hex.EncodeToString(sum[:]),
@@ -185,7 +189,7 @@ programs:
       - {name: heads, repeat: 4, expect: {stdout: {equals: "heads"}}}
 `
 
-var testFiles = map[string]string{"upper.txt": "upper", "echo.txt": "echo", "flip.txt": "flip", "lose.txt": "lose"}
+var testFiles = map[string]string{"upper.txt": "upper", "echo.txt": "echo", "flip.txt": "flip", "lose.txt": "lose", "slow.txt": "slow"}
 
 func verdicts(rep report.Report) []string {
 	var out []string

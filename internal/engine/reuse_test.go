@@ -157,6 +157,36 @@ func TestReuseRunsOnlyTheChangedProgram(t *testing.T) {
 	}
 }
 
+// TestReuseRunsATimeoutAgain: a stored run that timed out settled its case
+// false, but whether a run ends in time depends on the machine's load,
+// which its key does not hold: it runs again rather than carry one slow
+// moment's verdict from report to report.
+func TestReuseRunsATimeoutAgain(t *testing.T) {
+	spec := testSpec[:strings.Index(testSpec, "programs:")] + `programs:
+  - name: sleeper
+    file: slow.txt
+    profile: p
+    cases:
+      - {name: waits, expect: {stdout: {equals: ""}}}
+`
+	sp := loadSpec(t, spec, testFiles)
+	path, a := runTo(t, sp, &scriptSandbox{}, "first")
+	if c := a.Programs[0].Cases[0]; c.Verdict.String() != "false" || !strings.Contains(c.Reason, "timed out") {
+		t.Fatalf("first run: %s (%s), want false by the timeout", c.Verdict, c.Reason)
+	}
+	sb := &scriptSandbox{}
+	_, b := runTo(t, sp, sb, "second", path)
+	if got, want := reused(b), []string{"sleeper/waits ran: " + reuse.ReasonTimedOut}; !slices.Equal(got, want) {
+		t.Errorf("reuse %v, want %v", got, want)
+	}
+	if sb.ran["slow"] != 1 {
+		t.Errorf("the timed-out case ran %d times, want once again", sb.ran["slow"])
+	}
+	if d := b.Programs[0].Cases[0].NotReused; d == nil || !strings.Contains(d.Detail, "the stored run timed out") {
+		t.Errorf("not reused %+v: the detail does not say the stored run timed out", d)
+	}
+}
+
 func TestReuseJudgesStoredEvidenceAgainstTheNewExpectation(t *testing.T) {
 	sp := loadSpec(t, testSpec, testFiles)
 	path, _ := runTo(t, sp, &scriptSandbox{}, "first")

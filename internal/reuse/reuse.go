@@ -40,6 +40,7 @@ const (
 	ReasonRepeat      = "changed: repeat"
 	ReasonOmitted     = "output omitted"
 	ReasonSandbox     = "sandbox error"
+	ReasonTimedOut    = "timed out"
 	ReasonUndecided   = "undetermined"
 	ReasonInterrupted = "stored run interrupted"
 	ReasonFailed      = "stored run failed"
@@ -274,6 +275,10 @@ func (src *source) try(w wanted, a at) Answer {
 			return refuse(ReasonOmitted, "the stored report kept only a digest of its output (its size budget left the bytes out)")
 		case e.SandboxError != "":
 			return refuse(ReasonSandbox, "the stored run could not be observed: %s", e.SandboxError)
+		case e.TimedOut:
+			return refuse(ReasonTimedOut, "the stored run timed out; %s", timeoutRerun)
+		case e.BuildFailure != "" && op.Build != nil && op.Build.TimedOut:
+			return refuse(ReasonTimedOut, "the stored build timed out; %s", timeoutRerun)
 		}
 		res := verdict.JudgeRun(w.c.Expect, refs, e)
 		runs[r], results[r] = assemble.RunResult{Event: e, Result: res}, res
@@ -292,6 +297,12 @@ func (src *source) try(w wanted, a at) Answer {
 	}
 	return Answer{Runs: runs, Result: fold, References: refs, From: from, Attempt: op}
 }
+
+// timeoutRerun is why a stored timeout is not reused: whether a run ends
+// within its timeout depends on how busy the machine was, which no key
+// holds, and reused, one slow moment's false would be carried from report
+// to report.
+const timeoutRerun = "whether it ends in time depends on the machine's load, which the stored evidence cannot settle, so it runs again"
 
 // oneBuild makes a built program's cases all run when any of them must:
 // a new attempt builds the program again, and its cases are judged on
