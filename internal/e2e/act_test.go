@@ -394,54 +394,36 @@ func watchActObjects(t *testing.T, cl *client.Client) (snapshot, stop func() []d
 	if _, err := cl.VolumeInspect(context.Background(), actToolCache); err == nil {
 		keepVolumes = append(keepVolumes, actToolCache)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	msgs, errs := cl.Events(ctx, events.ListOptions{Filters: filters.NewArgs(
-		filters.Arg("type", string(events.ContainerEventType)),
-		filters.Arg("type", string(events.VolumeEventType)),
-		filters.Arg("type", string(events.NetworkEventType)),
-		filters.Arg("event", string(events.ActionCreate)),
-	)})
 	var (
 		mu   sync.Mutex
 		seen []daemonObject
 	)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case m := <-msgs:
-				name := m.Actor.Attributes["name"]
-				if m.Type == events.VolumeEventType {
-					name = m.Actor.ID // a volume's ID is its name
-				}
-				if strings.HasPrefix(name, "act-") {
-					o := daemonObject{kind: string(m.Type), id: m.Actor.ID, name: name}
-					mu.Lock()
-					if !slices.Contains(seen, o) { // a volume's create event comes with every use
-						seen = append(seen, o)
-					}
-					mu.Unlock()
-				}
-			case err := <-errs:
-				if !errors.Is(err, context.Canceled) {
-					t.Errorf("watching the daemon's events: %v", err)
-				}
-				return
-			}
+	stopFollowing := followEvents(t, cl, filters.NewArgs(
+		filters.Arg("type", string(events.ContainerEventType)),
+		filters.Arg("type", string(events.VolumeEventType)),
+		filters.Arg("type", string(events.NetworkEventType)),
+		filters.Arg("event", string(events.ActionCreate)),
+	), func(m events.Message) {
+		name := m.Actor.Attributes["name"]
+		if m.Type == events.VolumeEventType {
+			name = m.Actor.ID // a volume's ID is its name
 		}
-	}()
+		if strings.HasPrefix(name, "act-") {
+			o := daemonObject{kind: string(m.Type), id: m.Actor.ID, name: name}
+			mu.Lock()
+			if !slices.Contains(seen, o) { // a volume's create event comes with every use
+				seen = append(seen, o)
+			}
+			mu.Unlock()
+		}
+	})
 	snapshot = func() []daemonObject {
 		mu.Lock()
 		defer mu.Unlock()
 		return append([]daemonObject(nil), seen...)
 	}
-	var once sync.Once
 	stop = func() []daemonObject {
-		once.Do(func() {
-			cancel()
-			<-done
-		})
+		stopFollowing()
 		return snapshot()
 	}
 	t.Cleanup(func() {
@@ -598,41 +580,21 @@ func actBuildsDockerfile(t *testing.T, cl *client.Client, ws string) {
 // overwrites within seconds.
 func watchCreates(t *testing.T, cl *client.Client) (stop func() map[string][]time.Time) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	msgs, errs := cl.Events(ctx, events.ListOptions{Filters: filters.NewArgs(
+	seen := map[string][]time.Time{}
+	stopFollowing := followEvents(t, cl, filters.NewArgs(
 		filters.Arg("type", string(events.ContainerEventType)),
 		filters.Arg("event", string(events.ActionCreate)),
 		filters.Arg("label", "behaves.run-id"),
-	)})
-	seen := map[string][]time.Time{}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case m := <-msgs:
-				id := m.Actor.Attributes["behaves.run-id"]
-				seen[id] = append(seen[id], time.Unix(0, m.TimeNano))
-			case err := <-errs:
-				if !errors.Is(err, context.Canceled) {
-					t.Errorf("watching the daemon's events: %v", err)
-				}
-				return
-			}
-		}
-	}()
-	var once sync.Once
-	stop = func() map[string][]time.Time {
-		once.Do(func() {
-			// A container's create event is on the stream long before the
-			// run that made it removes it and returns.
-			cancel()
-			<-done
-		})
+	), func(m events.Message) {
+		id := m.Actor.Attributes["behaves.run-id"]
+		seen[id] = append(seen[id], time.Unix(0, m.TimeNano))
+	})
+	return func() map[string][]time.Time {
+		// A container's create event is on the stream long before the
+		// run that made it removes it and returns.
+		stopFollowing()
 		return seen
 	}
-	t.Cleanup(func() { stop() })
-	return stop
 }
 
 // actSavedRunID reads the run ID that behaves' main step saved as action

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -221,52 +220,36 @@ type seenContainer struct {
 // which returns them.
 func watchBehavesContainers(t *testing.T, cl *client.Client) func() []seenContainer {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	msgs, errs := cl.Events(ctx, events.ListOptions{Filters: filters.NewArgs(
-		filters.Arg("type", string(events.ContainerEventType)),
-		filters.Arg("event", string(events.ActionCreate)),
-		filters.Arg("label", "behaves.run-id"),
-	)})
 	var (
 		mu   sync.Mutex
 		seen []seenContainer
 		wg   sync.WaitGroup
 	)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case m := <-msgs:
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					c := seenContainer{id: m.Actor.ID, runID: m.Actor.Attributes["behaves.run-id"], role: m.Actor.Attributes["behaves.role"]}
-					ins, err := cl.ContainerInspect(context.Background(), m.Actor.ID)
-					switch {
-					case errdefs.IsNotFound(err):
-						c.gone = true
-					case err != nil:
-						t.Errorf("inspecting %s: %v", m.Actor.ID, err)
-					default:
-						c.mounts, c.binds = ins.Mounts, ins.HostConfig.Binds
-					}
-					mu.Lock()
-					seen = append(seen, c)
-					mu.Unlock()
-				}()
-			case err := <-errs:
-				if !errors.Is(err, context.Canceled) {
-					t.Errorf("watching the daemon's events: %v", err)
-				}
-				return
+	stop := followEvents(t, cl, filters.NewArgs(
+		filters.Arg("type", string(events.ContainerEventType)),
+		filters.Arg("event", string(events.ActionCreate)),
+		filters.Arg("label", "behaves.run-id"),
+	), func(m events.Message) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := seenContainer{id: m.Actor.ID, runID: m.Actor.Attributes["behaves.run-id"], role: m.Actor.Attributes["behaves.role"]}
+			ins, err := cl.ContainerInspect(context.Background(), m.Actor.ID)
+			switch {
+			case errdefs.IsNotFound(err):
+				c.gone = true
+			case err != nil:
+				t.Errorf("inspecting %s: %v", m.Actor.ID, err)
+			default:
+				c.mounts, c.binds = ins.Mounts, ins.HostConfig.Binds
 			}
-		}
-	}()
-	t.Cleanup(cancel)
+			mu.Lock()
+			seen = append(seen, c)
+			mu.Unlock()
+		}()
+	})
 	return func() []seenContainer {
-		cancel()
-		<-done
+		stop()
 		wg.Wait()
 		mu.Lock()
 		defer mu.Unlock()

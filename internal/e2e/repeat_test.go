@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -66,32 +64,18 @@ fi
 	// busy daemon overruns): the run's ID is chosen here so that the
 	// subscription can filter on its label.
 	runID := randomHex(t)[:16]
-	evCtx, stopEvents := context.WithCancel(context.Background())
-	defer stopEvents()
-	msgs, errc := cl.Events(evCtx, events.ListOptions{
-		Filters: filters.NewArgs(filters.Arg("type", "container"), filters.Arg("event", "start"), filters.Arg("event", "destroy"),
-			filters.Arg("label", "behaves.run-id="+runID)),
-	})
 	var mu sync.Mutex
 	started, destroyed := map[string]bool{}, map[string]bool{}
-	followed := make(chan error, 1)
-	go func() {
-		for {
-			select {
-			case m := <-msgs:
-				mu.Lock()
-				if m.Action == "start" {
-					started[m.Actor.ID] = true
-				} else {
-					destroyed[m.Actor.ID] = true
-				}
-				mu.Unlock()
-			case err := <-errc:
-				followed <- err
-				return
-			}
+	stopEvents := followEvents(t, cl, filters.NewArgs(filters.Arg("type", "container"), filters.Arg("event", "start"), filters.Arg("event", "destroy"),
+		filters.Arg("label", "behaves.run-id="+runID)), func(m events.Message) {
+		mu.Lock()
+		if m.Action == "start" {
+			started[m.Actor.ID] = true
+		} else {
+			destroyed[m.Actor.ID] = true
 		}
-	}()
+		mu.Unlock()
+	})
 	// 16 runs, above --max-repeat's default of 10: the ceiling is the
 	// workflow's to raise.
 	o := runBehaves(t, context.Background(), spec, files, "--fail-on", "false", "--max-repeat", "16", "--run-id", runID)
@@ -167,9 +151,6 @@ fi
 		time.Sleep(50 * time.Millisecond)
 	}
 	stopEvents()
-	if err := <-followed; err != nil && err != io.EOF && !errors.Is(err, context.Canceled) {
-		t.Fatalf("following the engine's events: %v", err)
-	}
 	mu.Lock()
 	n := len(started)
 	mu.Unlock()

@@ -8,13 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/docker/docker/api/types/events"
-	"github.com/docker/docker/api/types/filters"
 
 	"github.com/behaves-dev/behaves/internal/cli"
 	"github.com/behaves-dev/behaves/internal/dockertest"
@@ -26,9 +21,9 @@ import (
 // TestRescore runs a spec on the real daemon, then rescores its report
 // against edited expectations: the verdicts follow the new expectations,
 // the programs keep the stored execution IDs, nothing asks for a sandbox,
-// and the engine's event log shows no container or volume made in the
-// rescore's window with any label of it; an edited input is refused with
-// the spec's position.
+// and the daemon, followed live through the rescore, creates no container
+// with its run's label; an edited input is refused with the spec's
+// position.
 func TestRescore(t *testing.T) {
 	t.Parallel()
 	img := testImages(t)
@@ -56,9 +51,9 @@ programs:
 	}
 	_, rescore := rescorer(t, run, files)
 
-	since := time.Now()
+	creates := watchCreates(t, cl)
 	code, out, rep := rescore(spec("5", "2"))
-	until := time.Now()
+	made := creates()
 	if code != cli.ExitFalse {
 		t.Fatalf("rescore with expect 5: exit %d, want %d\n%s", code, cli.ExitFalse, indent(out))
 	}
@@ -69,24 +64,11 @@ programs:
 	if p.ExecutionID != run.report.Programs[0].ExecutionID || rep.RunID == run.report.RunID {
 		t.Errorf("execution %q (stored %q), run %q (stored %q): want the stored execution in a new run", p.ExecutionID, run.report.Programs[0].ExecutionID, rep.RunID, run.report.RunID)
 	}
-	// The engine's own log: nothing made with the rescore's labels.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	msgs, errc := cl.Events(ctx, events.ListOptions{
-		Since:   strconv.FormatInt(since.Add(-time.Second).Unix(), 10),
-		Until:   strconv.FormatInt(until.Add(time.Second).Unix(), 10),
-		Filters: filters.NewArgs(filters.Arg("label", "behaves.run-id="+rep.RunID)),
-	})
-	for done := false; !done; {
-		select {
-		case m := <-msgs:
-			t.Errorf("the engine logged %s %s of the rescore's run: %+v", m.Type, m.Action, m.Actor)
-		case err := <-errc:
-			if err != nil && err != io.EOF {
-				t.Fatalf("reading the engine's events: %v", err)
-			}
-			done = true
-		}
+	if n := len(made[rep.RunID]); n != 0 || rep.RunID == "" {
+		t.Errorf("the daemon created %d containers for the rescore's run %q, want none", n, rep.RunID)
+	}
+	if n := len(made[run.report.RunID]); n != 0 {
+		t.Errorf("the daemon created %d containers for the stored run %q during the rescore, want none", n, run.report.RunID)
 	}
 
 	// The stored expectation gives the stored verdicts back.
