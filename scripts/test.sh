@@ -5,7 +5,7 @@
 #   bash scripts/test.sh                                 # Docker, the images, every test
 #   bash scripts/test.sh -run TestJudge ./internal/verdict   # extra arguments go to go test
 #
-# Runs `go test -race -count=1 ./...` (or the packages/flags given as arguments).
+# Runs `go test -race -count=1 -timeout=30m ./...` (or the packages/flags given as arguments).
 # It first makes Docker available (scripts/docker-up.sh) and, unless
 # BEHAVES_IMAGE_BUSYBOX is already set, builds or reuses the local test images
 # (scripts/images.sh, cached by content) and loads their IDs. The integration
@@ -29,7 +29,12 @@ if [ -z "${BEHAVES_IMAGE_BUSYBOX:-}" ]; then
 	set +a
 fi
 
-flags=(-count=1)
+# -timeout: go test's default of 10 minutes a package is less than
+# internal/release needs on two busy cores (it builds behaves for two
+# architectures twice, the second time from an empty build cache, while the
+# other packages' tests run beside it). It is a guard against a hang, not a
+# timing check; a -timeout given as an argument comes later and wins.
+flags=(-count=1 -timeout=30m)
 if [ "${BEHAVES_RACE:-1}" != 0 ]; then
 	if [ "$(go env CGO_ENABLED)" = 1 ] && command -v "$(go env CC | cut -d' ' -f1)" >/dev/null 2>&1; then
 		flags=(-race "${flags[@]}")

@@ -122,7 +122,10 @@ func program(in Input, i int, sp spec.Program) report.Program {
 		Line:          sp.Pos.Line,
 		Col:           sp.Pos.Col,
 		ProgramSHA256: report.ProgramDigest(sp.Program),
-		Cases:         make([]report.Case, 0, len(sp.Cases)),
+		// Stored evidence is reused and rescored only under the format
+		// this behaves records, so every program's evidence is of it.
+		EvidenceFormat: report.EvidenceFormat,
+		Cases:          make([]report.Case, 0, len(sp.Cases)),
 	}
 	var obs runner.Observation
 	if i < len(in.Observations) {

@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -184,6 +186,41 @@ func TestReuseRunsATimeoutAgain(t *testing.T) {
 	}
 	if d := b.Programs[0].Cases[0].NotReused; d == nil || !strings.Contains(d.Detail, "the stored run timed out") {
 		t.Errorf("not reused %+v: the detail does not say the stored run timed out", d)
+	}
+}
+
+// TestReuseRefusesAnotherEvidenceFormat: evidence recorded under another
+// evidence format (a behaves whose sandbox runs programs otherwise), or
+// under none (an earlier behaves), is never reused.
+func TestReuseRefusesAnotherEvidenceFormat(t *testing.T) {
+	sp := loadSpec(t, testSpec, testFiles)
+	path, _ := runTo(t, sp, &scriptSandbox{}, "first")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	current := fmt.Sprintf(`"evidence_format": %d,`, report.EvidenceFormat)
+	for _, tc := range []struct{ format, reason string }{
+		{fmt.Sprintf(`"evidence_format": %d,`, report.EvidenceFormat+1), reuse.ReasonChanged + "format"},
+		{"", reuse.ReasonUnrecorded + "format"}, // the key left out, as an earlier behaves wrote it
+	} {
+		if bytes.Count(data, []byte(current)) != 3 {
+			t.Fatalf("the report does not record %s for each of its 3 programs", current)
+		}
+		stored := filepath.Join(t.TempDir(), "stored.json")
+		if err := os.WriteFile(stored, bytes.ReplaceAll(data, []byte(current), []byte(tc.format)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sb := &scriptSandbox{}
+		_, b := runTo(t, sp, sb, "second", stored)
+		for _, got := range reused(b)[:3] { // coin's undetermined case runs again anyway
+			if !strings.HasSuffix(got, " ran: "+tc.reason) {
+				t.Errorf("%q: %s, want it run for %q", tc.format, got, tc.reason)
+			}
+		}
+		if sb.ran["echo"] != 2 {
+			t.Errorf("%q: echo ran %d times, want both its cases again", tc.format, sb.ran["echo"])
+		}
 	}
 }
 

@@ -28,11 +28,7 @@ type Difference struct {
 // the program's parts first, then the run's, then the reference's
 // (their Part prefixed "reference.").
 func Diff(want, got Key) []Difference {
-	var d []Difference
-	if want.Format != got.Format {
-		d = append(d, Difference{Part: PartFormat, Msg: fmt.Sprintf("evidence format is %d, the stored run's is %d", want.Format, got.Format)})
-	}
-	d = append(d, DiffProgram(want.Program, got.Program)...)
+	d := DiffProgram(want.Program, got.Program)
 	d = append(d, DiffRun(want.Run, got.Run)...)
 	return append(d, DiffReference(want.References, got.References)...)
 }
@@ -70,6 +66,7 @@ func DiffReference(want, got []Key) []Difference {
 // from the spec's.
 func DiffProgram(want, got Program) []Difference {
 	c := &collector{unrecorded: got.unrecorded, by: "the stored run"}
+	c.add(PartFormat, want.Format != got.Format, "this behaves records evidence format %d, the stored run was recorded under format %d by another behaves", want.Format, got.Format)
 	c.add(PartProgram, want.SHA256 != got.SHA256, "changed since the stored run (sha256 %s, stored %s)", short(want.SHA256), short(got.SHA256))
 	if got.Image.Pin != "" {
 		c.add(PartImage, !sameImage(want.Image, got.Image), "image is %q, the stored run used %q", want.Image.Pin, got.Image.Pin)

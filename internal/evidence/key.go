@@ -22,16 +22,8 @@ import (
 	"github.com/behaves-dev/behaves/internal/runner"
 )
 
-// Format is the version of what a key names. It changes when a key starts
-// or stops naming something an outcome depends on, so that a key kept
-// under another format (a digest, a cache entry) is never taken for this
-// one's. A stored report is read under this format: a part it does not
-// record is unrecorded, never assumed.
-const Format = 1
-
 // Key is everything one invocation's outcome depends on.
 type Key struct {
-	Format  int
 	Program Program
 	Run     Run
 	// References, for a same_as case, are the keys of the reference's runs
@@ -43,6 +35,9 @@ type Key struct {
 // Program is what every invocation of one program attempt shares: the
 // program, the image and the settings of its profile, and its build.
 type Program struct {
+	// Format is the evidence format the attempt was recorded under
+	// (report.EvidenceFormat).
+	Format int
 	// SHA256 is the lowercase hex digest of the program file.
 	SHA256 string
 	Image  Image
@@ -129,7 +124,7 @@ const (
 // (whose ProgramName is set, as spec.Job sets it); ref is the reference's
 // key for a same_as case, with refRuns its runs of this input.
 func Want(prof runner.Profile, prog runner.Program, inv runner.Invocation, ref *Key, refRuns int) Key {
-	k := Key{Format: Format, Program: WantProgram(prof, prog), Run: WantRun(prof, inv)}
+	k := Key{Program: WantProgram(prof, prog), Run: WantRun(prof, inv)}
 	if ref != nil {
 		k.References = slices.Repeat([]Key{*ref}, max(refRuns, 1))
 	}
@@ -139,6 +134,7 @@ func Want(prof runner.Profile, prog runner.Program, inv runner.Invocation, ref *
 // WantProgram is the program part of the key of prog under prof.
 func WantProgram(prof runner.Profile, prog runner.Program) Program {
 	p := Program{
+		Format:       report.EvidenceFormat,
 		SHA256:       report.ProgramDigest(prog),
 		Image:        Image{Pin: prof.Image},
 		User:         prof.User,

@@ -136,7 +136,7 @@ func TestStoredIgnoresPerRunIdentifiers(t *testing.T) {
 	attempt := func(run string) (*report.Program, *report.Case) {
 		st := reporttest.Settings
 		st.ProgramMount = "volume:behaves-" + run + "-program:/program:ro"
-		op := &report.Program{ID: "p", ExecutionID: "exec-" + run, ProgramSHA256: report.ProgramDigest(prog), Settings: st}
+		op := &report.Program{ID: "p", ExecutionID: "exec-" + run, ProgramSHA256: report.ProgramDigest(prog), EvidenceFormat: report.EvidenceFormat, Settings: st}
 		w := WantRun(prof, inv)
 		oc := &report.Case{Name: "c", Args: inv.Args, Event: report.Event{Command: w.Command, StdinSHA256: w.StdinSHA256,
 			ImageDigest: st.ImageID, ProgramSHA256: op.ProgramSHA256, Limits: reporttest.Limits}}
@@ -157,7 +157,7 @@ func TestStoredIgnoresPerRunIdentifiers(t *testing.T) {
 // never taken as agreeing.
 func TestStoredUnrecorded(t *testing.T) {
 	t.Parallel()
-	op := &report.Program{ProgramSHA256: report.ProgramDigest(prog)} // stopped before anything ran
+	op := &report.Program{ProgramSHA256: report.ProgramDigest(prog), EvidenceFormat: report.EvidenceFormat} // stopped before anything ran
 	oc := &report.Case{Args: inv.Args, Event: report.Event{SandboxError: "image not present"}}
 	d := Diff(Want(profile(), prog, inv, nil, 0), Stored(op, oc, oc.Event, nil))
 	want := []Part{PartImage, PartUser, PartRuntime, PartNetworkFiles, PartEnv, PartTmpfs, PartStdin, PartCommand, PartLimits}
@@ -180,7 +180,7 @@ func TestStoredEarlierSettings(t *testing.T) {
 	prof := reporttest.Profile()
 	st := reporttest.Settings
 	st.TmpfsBytes, st.NetworkFiles = nil, ""
-	op := &report.Program{ProgramSHA256: report.ProgramDigest(prog), Settings: st}
+	op := &report.Program{ProgramSHA256: report.ProgramDigest(prog), EvidenceFormat: report.EvidenceFormat, Settings: st}
 	w := WantRun(prof, inv)
 	oc := &report.Case{Args: inv.Args, Event: report.Event{Command: w.Command, StdinSHA256: w.StdinSHA256,
 		ImageDigest: st.ImageID, ProgramSHA256: op.ProgramSHA256, Limits: reporttest.Limits}}
@@ -227,12 +227,28 @@ func TestDiffReference(t *testing.T) {
 	}
 }
 
-// TestFormat: a key of another evidence format never matches.
+// TestFormat: evidence recorded under another format never matches, and
+// a report of a behaves that recorded no format has it unrecorded.
 func TestFormat(t *testing.T) {
 	t.Parallel()
-	old := Want(profile(), prog, inv, nil, 0)
-	old.Format = Format - 1
-	if got := parts(Diff(Want(profile(), prog, inv, nil, 0), old)); !slices.Equal(got, []Part{PartFormat}) {
-		t.Errorf("parts %v, want format", got)
+	prof := reporttest.Profile()
+	w := WantRun(prof, inv)
+	oc := &report.Case{Args: inv.Args, Event: report.Event{Command: w.Command, StdinSHA256: w.StdinSHA256,
+		ImageDigest: reporttest.Settings.ImageID, ProgramSHA256: report.ProgramDigest(prog), Limits: reporttest.Limits}}
+	stored := func(format int) Key {
+		op := &report.Program{ProgramSHA256: report.ProgramDigest(prog), EvidenceFormat: format, Settings: reporttest.Settings}
+		return Stored(op, oc, oc.Event, nil)
+	}
+	want := Want(prof, prog, inv, nil, 0)
+	if d := Diff(want, stored(report.EvidenceFormat)); len(d) != 0 {
+		t.Fatalf("the same format differs: %+v", d)
+	}
+	d := Diff(want, stored(report.EvidenceFormat+1))
+	if got := parts(d); !slices.Equal(got, []Part{PartFormat}) || d[0].Unrecorded || !strings.Contains(d[0].Msg, "format") {
+		t.Errorf("another format: %+v, want one recorded difference of format", d)
+	}
+	d = Diff(want, stored(0))
+	if got := parts(d); !slices.Equal(got, []Part{PartFormat}) || !d[0].Unrecorded {
+		t.Errorf("no format recorded: %+v, want format unrecorded", d)
 	}
 }

@@ -15,6 +15,7 @@ import (
 func StoredProgram(op *report.Program) Program {
 	st := op.Settings
 	p := Program{
+		Format:       op.EvidenceFormat,
 		SHA256:       op.ProgramSHA256,
 		Image:        Image{Pin: st.Image, ID: st.ImageID, RepoDigest: st.RepoDigest},
 		User:         st.User,
@@ -23,8 +24,13 @@ func StoredProgram(op *report.Program) Program {
 		Env:          slices.Clone(st.Env),
 		Tmpfs:        maps.Clone(st.TmpfsBytes),
 	}
+	if op.EvidenceFormat == 0 {
+		// A report of an earlier behaves, written before each program
+		// recorded its format.
+		p.unrecorded = append(p.unrecorded, PartFormat)
+	}
 	if st.ImageID == "" && st.Image == "" {
-		p.unrecorded = []Part{PartImage, PartUser, PartRuntime, PartNetworkFiles, PartEnv, PartTmpfs}
+		p.unrecorded = append(p.unrecorded, PartImage, PartUser, PartRuntime, PartNetworkFiles, PartEnv, PartTmpfs)
 	} else {
 		// A report of an earlier behaves records what the network files
 		// did (NetworkDisabled), not what the profile asked for, and the
@@ -32,10 +38,10 @@ func StoredProgram(op *report.Program) Program {
 		// the backend's own and not read here: a sandbox records a size
 		// for every mount it gave, so fewer sizes than mounts is such a
 		// report.
-		p.unrecorded = unrecorded(map[Part]bool{
+		p.unrecorded = append(p.unrecorded, unrecorded(map[Part]bool{
 			PartNetworkFiles: st.NetworkFiles == "",
 			PartTmpfs:        len(st.TmpfsBytes) < len(st.Container.Tmpfs),
-		})
+		})...)
 	}
 	if ob := op.Build; ob != nil {
 		b := &Build{
@@ -81,7 +87,7 @@ func StoredRun(args []string, e report.Event) Run {
 // same report (nil when the report does not hold it; see
 // StoredReference).
 func Stored(op *report.Program, oc *report.Case, e report.Event, ref *report.Program) Key {
-	k := Key{Format: Format, Program: StoredProgram(op), Run: StoredRun(oc.Args, e)}
+	k := Key{Program: StoredProgram(op), Run: StoredRun(oc.Args, e)}
 	for _, re := range oc.ReferenceEvents {
 		k.References = append(k.References, StoredReference(oc.Args, re, ref))
 	}
@@ -103,14 +109,14 @@ func StoredReference(args []string, e report.Event, ref *report.Program) Key {
 		p = Program{
 			SHA256:     e.ProgramSHA256,
 			Image:      Image{ID: e.ImageDigest, RepoDigest: e.RepoDigest},
-			unrecorded: []Part{PartUser, PartRuntime, PartNetworkFiles, PartEnv, PartTmpfs, PartBuild},
+			unrecorded: []Part{PartFormat, PartUser, PartRuntime, PartNetworkFiles, PartEnv, PartTmpfs, PartBuild},
 		}
 	}
 	p.unrecorded = append(p.unrecorded, unrecorded(map[Part]bool{
 		PartProgram: e.ProgramSHA256 == "",
 		PartImage:   e.ImageDigest == "",
 	})...)
-	return Key{Format: Format, Program: p, Run: StoredRun(args, e)}
+	return Key{Program: p, Run: StoredRun(args, e)}
 }
 
 // profileLimits is l without the sandbox's own derived limits (nofile, and

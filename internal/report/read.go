@@ -304,8 +304,8 @@ func checkReference(c *Case) error {
 }
 
 func checkProgram(p *Program) error {
-	if p.Line < 0 || p.Col < 0 || p.DurationMS < 0 {
-		return errors.New("negative line, col or duration_ms")
+	if p.Line < 0 || p.Col < 0 || p.DurationMS < 0 || p.EvidenceFormat < 0 {
+		return errors.New("negative line, col, duration_ms or evidence_format")
 	}
 	switch p.Acquisition {
 	case runner.AcquisitionComplete, runner.AcquisitionPartial, runner.AcquisitionError, "":

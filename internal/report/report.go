@@ -16,6 +16,16 @@ import (
 // removes or changes the meaning of a field gets a new version.
 const Schema = "behaves.report/v1"
 
+// EvidenceFormat is the version of what a key of evidence (package
+// evidence) names and of the sandbox whose evidence it keys. It changes
+// when a key starts or stops naming something an outcome depends on, or
+// when the sandbox starts running programs in a way that can change what
+// they do (a new hardening, another way to deliver stdin), so that
+// evidence recorded under another format is never taken for this one's.
+// Each program of a report records the format its evidence was recorded
+// under (Program.EvidenceFormat).
+const EvidenceFormat = 1
+
 // ToolName is the tool's name in every report.
 const ToolName = "behaves"
 
@@ -151,8 +161,13 @@ type Program struct {
 	// ExecutionID is new for every attempt.
 	ExecutionID string `json:"execution_id"`
 	// ProgramSHA256 is the lowercase hex digest of the program file's bytes.
-	ProgramSHA256 string          `json:"program_sha256"`
-	Verdict       verdict.Verdict `json:"verdict"`
+	ProgramSHA256 string `json:"program_sha256"`
+	// EvidenceFormat is the format of the evidence key (package evidence)
+	// that this attempt's evidence was recorded under: rescore and reuse
+	// take it only under the same format. 0 in a report of an earlier
+	// behaves.
+	EvidenceFormat int             `json:"evidence_format"`
+	Verdict        verdict.Verdict `json:"verdict"`
 	// Reason is one line a person can read; "" when the program is true.
 	Reason             string             `json:"reason"`
 	Acquisition        runner.Acquisition `json:"acquisition"`

@@ -80,8 +80,16 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 		// What the stored attempt did not record (it stopped before
 		// running anything) is not held against it: its cases are
 		// undetermined, and stay so.
+		if op.EvidenceFormat == 0 {
+			// An unrecorded format is not "stopped early": the whole
+			// attempt is of a behaves that recorded none.
+			fail(p.Pos, "program %q: %s was written by an earlier behaves, which did not record its evidence format: run it again", p.Name, oldPath)
+			continue
+		}
 		for _, d := range recorded(evidence.DiffProgram(evidence.WantProgram(prof, p.Program), evidence.StoredProgram(op))) {
 			switch {
+			case d.Part == evidence.PartFormat:
+				fail(p.Pos, "program %q: %s: run it again", p.Name, d.Msg)
 			case d.Part == evidence.PartProgram:
 				fail(p.Pos, "program %q: %s %s: run it again", p.Name, p.File, d.Msg)
 			case strings.HasPrefix(string(d.Part), string(evidence.PartBuild)):

@@ -137,6 +137,10 @@ func TestMatchRefuses(t *testing.T) {
 			setProfile(sp, func(p *runner.Profile) { p.User = "1000:1000" })
 		}, 10, `user is "1000:1000"`},
 		{"runtime", func(sp *spec.Spec, _ *report.Report) { setProfile(sp, func(p *runner.Profile) { p.Runtime = "runsc" }) }, 10, `runtime is "runsc"`},
+		{"evidence format", func(_ *spec.Spec, old *report.Report) { old.Programs[0].EvidenceFormat = report.EvidenceFormat + 1 }, 10,
+			"recorded under format 2 by another behaves: run it again"},
+		{"no evidence format", func(_ *spec.Spec, old *report.Report) { old.Programs[0].EvidenceFormat = 0 }, 10,
+			"old.json was written by an earlier behaves, which did not record its evidence format"},
 		{"spec errors report", func(_ *spec.Spec, old *report.Report) {
 			old.SpecErrors = []report.SpecError{{File: "behaves.yml", Line: 1, Col: 1, Message: "bad"}}
 		}, 1, "ran nothing"},
