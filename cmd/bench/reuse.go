@@ -17,6 +17,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/runner/docker"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -210,39 +211,22 @@ func pair(s suite, first behavesRun, second reused) ReusePair {
 }
 
 // watchCreates counts, from now until the returned function is called,
-// the containers the daemon creates with a behaves run ID label, by run ID.
-// It reads the live event stream: a replay of the daemon's log since a time
-// holds only its last 256 events.
+// the containers the daemon creates with a behaves run ID label, by run ID,
+// from the live event stream (docker.Follow).
 func (e *engine) watchCreates(ctx context.Context) (stop func() (map[string]int, error)) {
-	ctx, cancel := context.WithCancel(ctx)
-	msgs, errc := e.cli.Events(ctx, events.ListOptions{Filters: filters.NewArgs(
+	seen := map[string]int{}
+	end := docker.Follow(ctx, e.cli, filters.NewArgs(
 		filters.Arg("type", string(events.ContainerEventType)),
 		filters.Arg("event", string(events.ActionCreate)),
 		filters.Arg("label", runner.LabelRunID),
-	)})
-	seen := map[string]int{}
-	var streamErr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case m := <-msgs:
-				seen[m.Actor.Attributes[runner.LabelRunID]]++
-			case err := <-errc:
-				if !errors.Is(err, context.Canceled) {
-					streamErr = fmt.Errorf("reading the engine's events: %w", err)
-				}
-				return
-			}
-		}
-	}()
+	), func(m events.Message) { seen[m.Actor.Attributes[runner.LabelRunID]]++ })
 	return func() (map[string]int, error) {
 		// A container's create event is on the stream long before the run
 		// that made it removes it and returns.
-		cancel()
-		<-done
-		return seen, streamErr
+		if err := end(); err != nil {
+			return seen, fmt.Errorf("reading the engine's events: %w", err)
+		}
+		return seen, nil
 	}
 }
 
