@@ -24,6 +24,7 @@ Judges the events an earlier run stored in OLD.json against the spec's
 current expectations, and writes a new report whose programs keep the stored
 execution_id. It never creates a container. The stored evidence must answer
 for the spec as it is now: programs are matched by id and cases by name, and
+the evidence format (a behaves whose sandbox runs programs otherwise differs),
 the program file, the profile's image, command, limits, env, tmpfs, user and
 runtime, and each case's args, stdin and repeat (the number of runs stored)
 must be what the stored run used; every stored run is judged again;

@@ -4,8 +4,9 @@
 // and from what a report recorded of a run (Stored). Where the two agree,
 // the stored evidence answers for the spec; where they differ, Diff names
 // each differing part in words a person can act on. rescore refuses on any
-// recorded difference; reuse of stored evidence (a later step) will also
-// refuse on any part the report did not record.
+// recorded difference, and on an unrecorded evidence format (a report of a
+// behaves that recorded none); reuse of stored evidence refuses on any
+// difference and on any part the report did not record.
 //
 // A key holds no per-run identifier (run, execution, container or volume
 // IDs): two runs of the same program on the same input under the same

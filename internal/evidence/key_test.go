@@ -171,34 +171,29 @@ func TestStoredUnrecorded(t *testing.T) {
 	}
 }
 
-// TestStoredEarlierSettings: a report of an earlier behaves recorded the
-// scratch sizes only inside Docker's mount options and not what the
-// profile's network_files was: both parts are unrecorded (the backend's
-// own strings are never parsed for a key), and the rest still agrees.
-func TestStoredEarlierSettings(t *testing.T) {
+// TestStoredReadsNoBackendField: the key is the sandbox's neutral
+// settings alone. Without runner.Container (what another backend records)
+// the stored key is the same; without tmpfs_bytes, the neutral sizes,
+// the tmpfs differs even though the engine's mount options are there.
+func TestStoredReadsNoBackendField(t *testing.T) {
 	t.Parallel()
 	prof := reporttest.Profile()
-	st := reporttest.Settings
-	st.TmpfsBytes, st.NetworkFiles = nil, ""
-	op := &report.Program{ProgramSHA256: report.ProgramDigest(prog), EvidenceFormat: report.EvidenceFormat, Settings: st}
 	w := WantRun(prof, inv)
-	oc := &report.Case{Args: inv.Args, Event: report.Event{Command: w.Command, StdinSHA256: w.StdinSHA256,
-		ImageDigest: st.ImageID, ProgramSHA256: op.ProgramSHA256, Limits: reporttest.Limits}}
-	d := Diff(Want(prof, prog, inv, nil, 0), Stored(op, oc, oc.Event, nil))
-	if got := parts(d); !slices.Equal(got, []Part{PartNetworkFiles, PartTmpfs}) {
-		t.Fatalf("parts %v, want network_files and tmpfs", got)
+	stored := func(st runner.Settings) Key {
+		op := &report.Program{ProgramSHA256: report.ProgramDigest(prog), EvidenceFormat: report.EvidenceFormat, Settings: st}
+		oc := &report.Case{Args: inv.Args, Event: report.Event{Command: w.Command, StdinSHA256: w.StdinSHA256,
+			ImageDigest: st.ImageID, ProgramSHA256: op.ProgramSHA256, Limits: reporttest.Limits}}
+		return Stored(op, oc, oc.Event, nil)
 	}
-	for _, x := range d {
-		if !x.Unrecorded {
-			t.Errorf("%s: %q is not marked unrecorded", x.Part, x.Msg)
-		}
+	st := reporttest.Settings
+	st.Container = runner.Container{}
+	if d := Diff(Want(prof, prog, inv, nil, 0), stored(st)); len(d) != 0 {
+		t.Errorf("without the backend's block: %+v", d)
 	}
-	// With no mounts at all there were no sizes to record.
-	st.Container.Tmpfs, st.NetworkFiles = map[string]string{}, runner.NetworkFilesNone
-	op.Settings = st
-	prof.Tmpfs = nil
-	if d := Diff(Want(prof, prog, inv, nil, 0), Stored(op, oc, oc.Event, nil)); len(d) != 0 {
-		t.Errorf("an attempt without scratch mounts: %+v", d)
+	st = reporttest.Settings
+	st.TmpfsBytes = nil
+	if got := parts(Diff(Want(prof, prog, inv, nil, 0), stored(st))); !slices.Equal(got, []Part{PartTmpfs}) {
+		t.Errorf("without tmpfs_bytes: parts %v, want tmpfs", got)
 	}
 }
 

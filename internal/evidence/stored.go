@@ -33,15 +33,13 @@ func StoredProgram(op *report.Program) Program {
 		p.unrecorded = append(p.unrecorded, PartImage, PartUser, PartRuntime, PartNetworkFiles, PartEnv, PartTmpfs)
 	} else {
 		// A report of an earlier behaves records what the network files
-		// did (NetworkDisabled), not what the profile asked for, and the
-		// scratch sizes only inside the engine's mount options, which are
-		// the backend's own and not read here: a sandbox records a size
-		// for every mount it gave, so fewer sizes than mounts is such a
-		// report.
-		p.unrecorded = append(p.unrecorded, unrecorded(map[Part]bool{
-			PartNetworkFiles: st.NetworkFiles == "",
-			PartTmpfs:        len(st.TmpfsBytes) < len(st.Container.Tmpfs),
-		})...)
+		// did (NetworkDisabled), not what the profile asked for. (One
+		// that recorded its scratch sizes only in the engine's mount
+		// options also recorded no evidence format: its key differs in
+		// that, and the backend's block is never read for a key.)
+		if st.NetworkFiles == "" {
+			p.unrecorded = append(p.unrecorded, PartNetworkFiles)
+		}
 	}
 	if ob := op.Build; ob != nil {
 		b := &Build{

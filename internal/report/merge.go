@@ -189,6 +189,9 @@ func missingProgram(t ShardProgram, count int) Program {
 	return Program{
 		ID: t.ID, Name: t.Name, Group: t.Group, File: t.File, Profile: t.Profile,
 		Line: t.Line, Col: t.Col,
+		// Nothing was observed, so nothing of another format: a rescore
+		// of the merge leaves it undetermined rather than refuse it.
+		EvidenceFormat:     EvidenceFormat,
 		Verdict:            verdict.Undetermined,
 		Reason:             why,
 		Acquisition:        runner.AcquisitionError,

@@ -194,6 +194,11 @@ func TestMergeAllowMissing(t *testing.T) {
 	if p.ID != "id-samples/wrong.py" || p.Reason != "shard 2/2 missing" || len(p.Cases) != 0 || p.Group != "samples" || p.Line != 30 {
 		t.Errorf("missing program %+v", p)
 	}
+	// Nothing of another evidence format: a rescore of the merge leaves it
+	// undetermined instead of refusing it as an earlier behaves' report.
+	if p.EvidenceFormat != report.EvidenceFormat {
+		t.Errorf("missing program's evidence_format %d, want %d", p.EvidenceFormat, report.EvidenceFormat)
+	}
 	if !reflect.DeepEqual(got.Shard.Missing, []int{2}) || !reflect.DeepEqual(got.Shard.Merged, []int{1}) {
 		t.Errorf("shard block %+v", got.Shard)
 	}

@@ -5,9 +5,11 @@
 // needs no container.
 //
 // It reuses only what settles a case as a new run would: never a run
-// whose key differs or left a part unrecorded, an undetermined or
-// sandbox-error run, output the stored report left out, fewer runs than
-// the case's repeat, or anything from an interrupted or failed run. Each
+// whose key differs (its evidence format among its parts) or left a part
+// unrecorded, an undetermined or sandbox-error run, a run or build that
+// timed out (whether it ends in time depends on the machine's load),
+// output the stored report left out, fewer runs than the case's repeat,
+// or anything from an interrupted or failed run. Each
 // refusal is a NotReused with a reason (counted in the report) and a
 // detail naming what to change.
 //

@@ -201,8 +201,9 @@ type Event struct {
 // settings came to. The limits an invocation ran under are each event's
 // Limits, in units of their own, not here. In a report (behaves.report/v1)
 // the two are one flat object: Container is embedded, so its fields keep
-// the names and place they had before the split, and a reader of an
-// earlier report reads this one.
+// their names, in the same object, as before the split, and a reader of
+// an earlier report reads this one. The evidence key reads only the
+// neutral fields.
 type Settings struct {
 	Image      string   `json:"image"`
 	ImageID    string   `json:"image_id"`

@@ -27,7 +27,8 @@ func (s *streamSource) Events(ctx context.Context, opt events.ListOptions) (<-ch
 }
 
 // TestFollow: every event reaches each before stop returns, stop ending
-// the stream is no error, and a stream that ends by itself is.
+// the stream is no error, and a stream that ends by itself, or by the
+// caller's context, is.
 func TestFollow(t *testing.T) {
 	t.Parallel()
 	src := &streamSource{msgs: make(chan events.Message), errs: make(chan error, 2)}
@@ -45,6 +46,9 @@ func TestFollow(t *testing.T) {
 	if src.got.Filters.Get("type")[0] != "container" {
 		t.Errorf("the subscription's filters %v are not the ones given", src.got.Filters)
 	}
+	if src.got.Since == "" {
+		t.Errorf("the subscription asks for no since: an event logged before the engine subscribed would be lost")
+	}
 
 	gone := errors.New("unexpected EOF")
 	ended := &streamSource{msgs: make(chan events.Message), errs: make(chan error, 2)}
@@ -52,5 +56,13 @@ func TestFollow(t *testing.T) {
 	stop = Follow(context.Background(), ended, args, func(events.Message) {})
 	if err := stop(); !errors.Is(err, gone) {
 		t.Errorf("a stream that ended by itself: stop returned %v, want %v", err, gone)
+	}
+
+	parent, cancel := context.WithCancel(context.Background())
+	cut := &streamSource{msgs: make(chan events.Message), errs: make(chan error, 2)}
+	stop = Follow(parent, cut, args, func(events.Message) {})
+	cancel()
+	if err := stop(); !errors.Is(err, context.Canceled) {
+		t.Errorf("a stream cut by the caller's context: stop returned %v, want it said", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -714,6 +715,7 @@ func (a *Attempt) Settings() runner.Settings {
 	st.SecurityOpt = slices.Clone(st.SecurityOpt)
 	st.Env = slices.Clone(st.Env)
 	st.Tmpfs = cloneMap(st.Tmpfs)
+	st.TmpfsBytes = maps.Clone(st.TmpfsBytes)
 	ul := make(map[string]int64, len(st.Ulimits))
 	for k, v := range st.Ulimits {
 		ul[k] = v
