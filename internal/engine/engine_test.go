@@ -38,6 +38,7 @@ type scriptSandbox struct {
 	// program attempts (each a container in a real sandbox).
 	ran      map[string]int
 	prepared int
+	builds   int
 }
 
 func (s *scriptSandbox) Prepare(ctx context.Context, batch []runner.Request) []runner.Prepared {
@@ -75,6 +76,34 @@ func (a scriptAttempt) Settings() runner.Settings {
 const scriptImageID = "sha256:1111111111111111111111111111111111111111111111111111111111111111"
 
 func (a scriptAttempt) Close(context.Context) error { return nil }
+
+// Build runs the profile's build stage: "slowbuild" is killed at its
+// timeout, as the Docker sandbox records it, "badbuild" exits 1 (a
+// compile error); any other script builds.
+func (a scriptAttempt) Build(ctx context.Context) (runner.Event, error) {
+	p := a.req.Profile
+	b := p.Build
+	a.sb.mu.Lock()
+	a.sb.builds++
+	a.sb.mu.Unlock()
+	code := 0
+	switch a.script {
+	case "slowbuild":
+		code = 137
+	case "badbuild":
+		code = 1
+	}
+	return runner.Event{
+		ExitCode:      &code,
+		TimedOut:      a.script == "slowbuild",
+		Command:       runner.BuildArgv(b.Command, runner.DefaultProgramDir+"/"+p.ProgramName),
+		ImageDigest:   b.Image,
+		ProgramSHA256: report.ProgramDigest(a.req.Program),
+		Limits: runner.Limits{TimeoutMS: b.Timeout.Milliseconds(), MemoryBytes: b.Memory, CPUs: b.CPUs, Pids: b.Pids,
+			OutputLimit: b.OutputLimit, OutputCeiling: b.OutputCeiling},
+		Duration: time.Millisecond,
+	}, nil
+}
 
 func (a scriptAttempt) Run(ctx context.Context, inv runner.Invocation) (runner.Event, error) {
 	s := a.sb
@@ -189,7 +218,7 @@ programs:
       - {name: heads, repeat: 4, expect: {stdout: {equals: "heads"}}}
 `
 
-var testFiles = map[string]string{"upper.txt": "upper", "echo.txt": "echo", "flip.txt": "flip", "lose.txt": "lose", "slow.txt": "slow"}
+var testFiles = map[string]string{"upper.txt": "upper", "echo.txt": "echo", "flip.txt": "flip", "lose.txt": "lose", "slow.txt": "slow", "slowbuild.txt": "slowbuild", "badbuild.txt": "badbuild"}
 
 func verdicts(rep report.Report) []string {
 	var out []string

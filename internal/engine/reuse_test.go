@@ -189,6 +189,83 @@ func TestReuseRunsATimeoutAgain(t *testing.T) {
 	}
 }
 
+// buildSpec is a spec of one program with a build stage, file file.
+func buildSpec(file string) string {
+	return testSpec[:strings.Index(testSpec, "programs:")] + `  c: {image: ` + pin + `, command: ["/build/main"], timeout: 1s, memory: 16MiB,
+      build: {command: ["cc", "-o", "/build/main"], timeout: 1s, memory: 16MiB}}
+programs:
+  - name: compiled
+    file: ` + file + `
+    profile: c
+    cases:
+      - {name: one, expect: {stdout: {equals: ""}}}
+      - {name: two, args: ["2"], expect: {stdout: {equals: ""}}}
+`
+}
+
+// TestReuseOfAFailedBuild: a case that never ran because its program did
+// not compile is settled false by the build alone, whatever its input: it
+// is reused while the program's part of the key holds (a changed case
+// input too), and runs again when the build changes.
+func TestReuseOfAFailedBuild(t *testing.T) {
+	spec := buildSpec("badbuild.txt")
+	path, a := runTo(t, loadSpec(t, spec, testFiles), &scriptSandbox{}, "first")
+	if n, _ := a.Programs[0].BuildFailed(); n != 2 {
+		t.Fatalf("first run: %d cases false by the build, want both", n)
+	}
+	for _, tc := range []struct {
+		name, from, to, reason string
+	}{
+		{"unchanged", "", "", ""},
+		{"other input", `args: ["2"]`, `args: ["3"], stdin: "x"`, ""},
+		{"build command", `["cc", "-o"`, `["cc", "-O2", "-o"`, reuse.ReasonChanged + "build.command"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			edited := strings.Replace(spec, tc.from, tc.to, 1)
+			sb := &scriptSandbox{}
+			_, b := runTo(t, loadSpec(t, edited, testFiles), sb, "second", path)
+			for _, c := range b.Programs[0].Cases {
+				switch {
+				case tc.reason == "" && (c.ReusedFrom == nil || c.ReusedFrom.RunID != "first" || c.Verdict.String() != "false"):
+					t.Errorf("%s: reused %v (%+v), %s; want reused from the first run, false", c.Name, c.ReusedFrom, c.NotReused, c.Verdict)
+				case tc.reason != "" && (c.NotReused == nil || c.NotReused.Reason != tc.reason):
+					t.Errorf("%s: not reused %+v, want it run for %q", c.Name, c.NotReused, tc.reason)
+				}
+			}
+			if want := map[bool]int{true: 0, false: 1}[tc.reason == ""]; sb.builds != want {
+				t.Errorf("built %d times, want %d", sb.builds, want)
+			}
+			if n, why := b.Programs[0].BuildFailed(); n != 2 || !strings.Contains(why, "exit 1") {
+				t.Errorf("%d cases false by the build (%q), want both, by its exit 1", n, why)
+			}
+		})
+	}
+}
+
+// TestReuseRunsATimedOutBuildAgain: a program whose build timed out is
+// false on every case, but a build's time depends on the machine's load
+// as a run's does: it is built again.
+func TestReuseRunsATimedOutBuildAgain(t *testing.T) {
+	spec := buildSpec("slowbuild.txt")
+	sp := loadSpec(t, spec, testFiles)
+	path, a := runTo(t, sp, &scriptSandbox{}, "first")
+	if n, why := a.Programs[0].BuildFailed(); n != 2 || !strings.Contains(why, "timed out") {
+		t.Fatalf("first run: %d cases false by the build (%q), want both, by its timeout", n, why)
+	}
+	sb := &scriptSandbox{}
+	_, b := runTo(t, sp, sb, "second", path)
+	want := []string{"compiled/one ran: " + reuse.ReasonTimedOut, "compiled/two ran: " + reuse.ReasonTimedOut}
+	if got := reused(b); !slices.Equal(got, want) {
+		t.Errorf("reuse %v, want %v", got, want)
+	}
+	if d := b.Programs[0].Cases[0].NotReused; d == nil || !strings.Contains(d.Detail, "the stored build timed out") {
+		t.Errorf("not reused %+v: the detail does not say the stored build timed out", d)
+	}
+	if sb.prepared != 1 {
+		t.Errorf("the program was prepared %d times, want once, to build it again", sb.prepared)
+	}
+}
+
 // TestReuseRefusesAnotherEvidenceFormat: evidence recorded under another
 // evidence format (a behaves whose sandbox runs programs otherwise), or
 // under none (an earlier behaves), is never reused.

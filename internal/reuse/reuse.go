@@ -9,7 +9,9 @@
 // unrecorded, an undetermined or sandbox-error run, a run or build that
 // timed out (whether it ends in time depends on the machine's load),
 // output the stored report left out, fewer runs than the case's repeat,
-// or anything from an interrupted or failed run. Each
+// or anything from an interrupted or failed run. A case that never ran
+// because its program's build failed is answered on the program's part
+// of the key alone (tryFailedBuild). Each
 // refusal is a NotReused with a reason (counted in the report) and a
 // detail naming what to change.
 //
@@ -244,21 +246,20 @@ func (src *source) try(w wanted, a at) Answer {
 			stored = append(stored, r.Event)
 		}
 	}
+	if failedBuild(stored) {
+		return src.tryFailedBuild(w, op, oc, stored, refuse)
+	}
 	var refAttempt *report.Program
 	if w.refID != "" {
 		refAttempt = src.byID[w.refID]
 	}
 	for _, se := range stored {
 		if d := evidence.Diff(w.key, evidence.Stored(op, oc, se, refAttempt)); len(d) > 0 {
-			reason := ReasonChanged + string(d[0].Part)
-			if d[0].Unrecorded {
-				reason = ReasonUnrecorded + string(d[0].Part)
-			}
-			return refuse(reason, "%s", d[0].Msg)
+			return refuse(keyReason(d[0]), "%s", d[0].Msg)
 		}
 	}
-	if want := max(w.c.Repeat, 1); len(stored) != want {
-		return refuse(ReasonRepeat, "repeat is %d, the stored case ran %d %s", want, len(stored), times(len(stored)))
+	if msg := repeatDiffers(w.c, len(stored)); msg != "" {
+		return refuse(ReasonRepeat, "%s", msg)
 	}
 	refs := make([]runner.Event, 0, len(oc.ReferenceEvents))
 	for _, re := range oc.ReferenceEvents {
@@ -279,8 +280,6 @@ func (src *source) try(w wanted, a at) Answer {
 			return refuse(ReasonSandbox, "the stored run could not be observed: %s", e.SandboxError)
 		case e.TimedOut:
 			return refuse(ReasonTimedOut, "the stored run timed out; %s", timeoutRerun)
-		case e.BuildFailure != "" && op.Build != nil && op.Build.TimedOut:
-			return refuse(ReasonTimedOut, "the stored build timed out; %s", timeoutRerun)
 		}
 		res := verdict.JudgeRun(w.c.Expect, refs, e)
 		runs[r], results[r] = assemble.RunResult{Event: e, Result: res}, res
@@ -289,15 +288,78 @@ func (src *source) try(w wanted, a at) Answer {
 	if fold.Verdict == verdict.Undetermined {
 		return refuse(ReasonUndecided, "its stored evidence does not settle the case: %s", fold.Reason)
 	}
-	from := &report.Origin{RunID: src.rep.RunID, ExecutionID: op.ExecutionID}
-	if oc.ReusedFrom != nil {
-		o := *oc.ReusedFrom
-		from = &o
-	}
 	if len(refs) == 0 {
 		refs = nil
 	}
-	return Answer{Runs: runs, Result: fold, References: refs, From: from, Attempt: op}
+	return Answer{Runs: runs, Result: fold, References: refs, From: src.origin(op, oc), Attempt: op}
+}
+
+// origin is the run and execution that ran stored case oc of op: where
+// reused evidence was reused from, the original.
+func (src *source) origin(op *report.Program, oc *report.Case) *report.Origin {
+	if oc.ReusedFrom != nil {
+		o := *oc.ReusedFrom
+		return &o
+	}
+	return &report.Origin{RunID: src.rep.RunID, ExecutionID: op.ExecutionID}
+}
+
+// keyReason is the reason counted for a part of the key that differs.
+func keyReason(d evidence.Difference) string {
+	if d.Unrecorded {
+		return ReasonUnrecorded + string(d.Part)
+	}
+	return ReasonChanged + string(d.Part)
+}
+
+// repeatDiffers says how n stored runs are not c's repeat ("" when they
+// are).
+func repeatDiffers(c spec.Case, n int) string {
+	if want := max(c.Repeat, 1); n != want {
+		return fmt.Sprintf("repeat is %d, the stored case ran %d %s", want, n, times(n))
+	}
+	return ""
+}
+
+// failedBuild is true when every stored run of a case is its program's
+// failed build (the case never ran).
+func failedBuild(stored []report.Event) bool {
+	for _, e := range stored {
+		if e.BuildFailure == "" || e.SandboxError != "" {
+			return false
+		}
+	}
+	return len(stored) > 0
+}
+
+// tryFailedBuild answers w with the stored runs of a case that never ran
+// because its program's build failed. That settles it false whatever the
+// case's input, limits or expectation, so only the program's part of the
+// key (the program file, its image and settings, and the build) must
+// agree; the runs recorded no input of their own to compare. A build that
+// timed out is built again, as a run that timed out runs again.
+func (src *source) tryFailedBuild(w wanted, op *report.Program, oc *report.Case, stored []report.Event, refuse func(reason, format string, args ...any) Answer) Answer {
+	if op.Build != nil && op.Build.TimedOut {
+		return refuse(ReasonTimedOut, "the stored build timed out; %s", timeoutRerun)
+	}
+	if d := evidence.DiffProgram(w.key.Program, evidence.StoredProgram(op)); len(d) > 0 {
+		return refuse(keyReason(d[0]), "%s", d[0].Msg)
+	}
+	if msg := repeatDiffers(w.c, len(stored)); msg != "" {
+		return refuse(ReasonRepeat, "%s", msg)
+	}
+	runs := make([]assemble.RunResult, len(stored))
+	results := make([]verdict.CaseResult, len(stored))
+	for r, se := range stored {
+		e, _ := se.RunnerEvent() // a build failure's own output is the build's, not the run's
+		res := verdict.JudgeRun(w.c.Expect, nil, e)
+		runs[r], results[r] = assemble.RunResult{Event: e, Result: res}, res
+	}
+	fold := verdict.Fold(results).CaseResult
+	if fold.Verdict != verdict.False {
+		return refuse(ReasonUndecided, "its stored evidence does not settle the case: %s", fold.Reason)
+	}
+	return Answer{Runs: runs, Result: fold, From: src.origin(op, oc), Attempt: op}
 }
 
 // timeoutRerun is why a stored timeout is not reused: whether a run ends
