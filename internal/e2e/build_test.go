@@ -138,7 +138,9 @@ int main(void) { puts(big[0] ? "ok" : "no"); return 0; }
 // makes every case false with gcc's message, a build past output_size is
 // false by the build_output limit, a build that times out is false, a
 // missing build image is undetermined; and nothing is left on the daemon.
-// (That the build runs once per attempt is the scheduler's test.)
+// A rerun with --reuse of the report makes only the timed-out build's
+// containers. (That the build runs once per attempt is the scheduler's
+// test.)
 func TestBuildStage(t *testing.T) {
 	t.Parallel()
 	gcc := dockertest.Image(t, "BEHAVES_IMAGE_GCC")
@@ -241,6 +243,36 @@ func TestBuildStage(t *testing.T) {
 	}
 	if _, err := report.Read(&buf, 64<<20); err != nil {
 		t.Errorf("report.Read: %v", err)
+	}
+
+	// Run again with --reuse of that report: what compiled and ran, and
+	// what failed to compile or passed output_size, is answered without a
+	// container; the build that timed out builds again (its time is the
+	// machine's), and the missing image's undetermined case runs again.
+	again := reuseRun(t, dockertest.Client(t), buildSpec(gcc, missing), buildFiles, saveReport(t, o))
+	for _, p := range again.report.Programs {
+		for _, c := range p.Cases {
+			switch p.Name {
+			case "slow", "missing":
+				if c.ReusedFrom != nil || c.NotReused == nil {
+					t.Errorf("rerun %s/%s: reused %v, want it run again", p.Name, c.Name, c.ReusedFrom)
+				}
+			default:
+				if c.ReusedFrom == nil || c.ReusedFrom.RunID != o.report.RunID {
+					t.Errorf("rerun %s/%s: not reused (%+v), want it from run %s", p.Name, c.Name, c.NotReused, o.report.RunID)
+				}
+			}
+		}
+	}
+	if c := again.program(t, "slow").Cases[0]; c.NotReused != nil && c.NotReused.Reason != "timed out" {
+		t.Errorf("rerun slow: ran for %q, want timed out", c.NotReused.Reason)
+	}
+	if got, want := caseVerdicts(again.report), caseVerdicts(o.report); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("rerun verdicts %v, want the first run's %v", got, want)
+	}
+	// slow's alone: the helper that delivers its file and its build.
+	if again.containers != 2 {
+		t.Errorf("the rerun created %d containers, want 2 (slow's delivery and build)", again.containers)
 	}
 }
 
