@@ -31,15 +31,10 @@ func StoredProgram(op *report.Program) Program {
 	}
 	if st.ImageID == "" && st.Image == "" {
 		p.unrecorded = append(p.unrecorded, PartImage, PartUser, PartRuntime, PartNetworkFiles, PartEnv, PartTmpfs)
-	} else {
+	} else if st.NetworkFiles == "" {
 		// A report of an earlier behaves records what the network files
-		// did (NetworkDisabled), not what the profile asked for. (One
-		// that recorded its scratch sizes only in the engine's mount
-		// options also recorded no evidence format: its key differs in
-		// that, and the backend's block is never read for a key.)
-		if st.NetworkFiles == "" {
-			p.unrecorded = append(p.unrecorded, PartNetworkFiles)
-		}
+		// did (NetworkDisabled), not what the profile asked for.
+		p.unrecorded = append(p.unrecorded, PartNetworkFiles)
 	}
 	if ob := op.Build; ob != nil {
 		b := &Build{

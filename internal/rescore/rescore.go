@@ -77,15 +77,15 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 		}
 		prof := sp.Job(p).Profile // ProgramName set as the run sets it
 		before := len(errs)
-		// What the stored attempt did not record (it stopped before
-		// running anything) is not held against it: its cases are
-		// undetermined, and stay so.
 		if op.EvidenceFormat == 0 {
 			// An unrecorded format is not "stopped early": the whole
 			// attempt is of a behaves that recorded none.
 			fail(p.Pos, "program %q: %s was written by an earlier behaves, which did not record its evidence format: run it again", p.Name, oldPath)
 			continue
 		}
+		// What the stored attempt did not record (it stopped before
+		// running anything) is not held against it: its cases are
+		// undetermined, and stay so.
 		for _, d := range recorded(evidence.DiffProgram(evidence.WantProgram(prof, p.Program), evidence.StoredProgram(op))) {
 			switch {
 			case d.Part == evidence.PartFormat:

@@ -228,6 +228,10 @@ func (src *source) candidates(w wanted) []at {
 	return out
 }
 
+// refusal says why a stored case cannot answer: its reason, and the
+// detail, which names the stored case.
+type refusal func(reason, format string, args ...any) Answer
+
 // try answers w with stored case a of src, or says why it cannot.
 func (src *source) try(w wanted, a at) Answer {
 	op := &src.rep.Programs[a.p]
@@ -269,8 +273,7 @@ func (src *source) try(w wanted, a at) Answer {
 		}
 		refs = append(refs, e)
 	}
-	runs := make([]assemble.RunResult, len(stored))
-	results := make([]verdict.CaseResult, len(stored))
+	events := make([]runner.Event, len(stored))
 	for r, se := range stored {
 		e, whole := se.RunnerEvent()
 		switch {
@@ -281,6 +284,18 @@ func (src *source) try(w wanted, a at) Answer {
 		case e.TimedOut:
 			return refuse(ReasonTimedOut, "the stored run timed out; %s", timeoutRerun)
 		}
+		events[r] = e
+	}
+	return src.judged(w, op, oc, events, refs, refuse)
+}
+
+// judged answers w with events, the stored runs of case oc of op (and
+// refs, a same_as case's stored reference runs), judged afresh against
+// w's expectation, unless they do not settle it.
+func (src *source) judged(w wanted, op *report.Program, oc *report.Case, events, refs []runner.Event, refuse refusal) Answer {
+	runs := make([]assemble.RunResult, len(events))
+	results := make([]verdict.CaseResult, len(events))
+	for r, e := range events {
 		res := verdict.JudgeRun(w.c.Expect, refs, e)
 		runs[r], results[r] = assemble.RunResult{Event: e, Result: res}, res
 	}
@@ -338,7 +353,7 @@ func failedBuild(stored []report.Event) bool {
 // key (the program file, its image and settings, and the build) must
 // agree; the runs recorded no input of their own to compare. A build that
 // timed out is built again, as a run that timed out runs again.
-func (src *source) tryFailedBuild(w wanted, op *report.Program, oc *report.Case, stored []report.Event, refuse func(reason, format string, args ...any) Answer) Answer {
+func (src *source) tryFailedBuild(w wanted, op *report.Program, oc *report.Case, stored []report.Event, refuse refusal) Answer {
 	if op.Build != nil && op.Build.TimedOut {
 		return refuse(ReasonTimedOut, "the stored build timed out; %s", timeoutRerun)
 	}
@@ -348,18 +363,11 @@ func (src *source) tryFailedBuild(w wanted, op *report.Program, oc *report.Case,
 	if msg := repeatDiffers(w.c, len(stored)); msg != "" {
 		return refuse(ReasonRepeat, "%s", msg)
 	}
-	runs := make([]assemble.RunResult, len(stored))
-	results := make([]verdict.CaseResult, len(stored))
+	events := make([]runner.Event, len(stored))
 	for r, se := range stored {
-		e, _ := se.RunnerEvent() // a build failure's own output is the build's, not the run's
-		res := verdict.JudgeRun(w.c.Expect, nil, e)
-		runs[r], results[r] = assemble.RunResult{Event: e, Result: res}, res
+		events[r], _ = se.RunnerEvent() // a build failure's output is the build's, not the run's
 	}
-	fold := verdict.Fold(results).CaseResult
-	if fold.Verdict != verdict.False {
-		return refuse(ReasonUndecided, "its stored evidence does not settle the case: %s", fold.Reason)
-	}
-	return Answer{Runs: runs, Result: fold, From: src.origin(op, oc), Attempt: op}
+	return src.judged(w, op, oc, events, nil, refuse)
 }
 
 // timeoutRerun is why a stored timeout is not reused: whether a run ends
