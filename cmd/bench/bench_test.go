@@ -382,6 +382,7 @@ func TestVariants(t *testing.T) {
 		{variant{IPC: "host"}, func(_ *container.Config, hc *container.HostConfig) { hc.IpcMode, hc.ShmSize = "host", 0 }},
 		{variant{NoVolume: true}, func(cfg *container.Config, hc *container.HostConfig) {
 			hc.Mounts, cfg.WorkingDir = nil, "/"
+			cfg.Entrypoint = []string{"python3", "-I"}
 			cfg.Cmd = []string{"-c", string(p.source), "p001-c00"}
 		}},
 		{variant{OOMWatch: true}, func(*container.Config, *container.HostConfig) {}},

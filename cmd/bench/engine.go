@@ -155,9 +155,10 @@ func (v variant) apply(cfg *container.Config, hc *container.HostConfig, p progra
 	if v.NoVolume {
 		hc.Mounts = nil
 		cfg.WorkingDir = "/"
-		// The command's first word is the program's path under /program;
-		// its arguments follow it.
-		cfg.Cmd = append([]string{"-c", string(p.source)}, cfg.Cmd[1:]...)
+		// The entrypoint's last word is the program's path under
+		// /program; the command is its arguments.
+		cfg.Entrypoint = cfg.Entrypoint[:len(cfg.Entrypoint)-1]
+		cfg.Cmd = append([]string{"-c", string(p.source)}, cfg.Cmd...)
 	}
 }
 

@@ -3,6 +3,7 @@ package assemble
 import (
 	"maps"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"time"
 
@@ -190,6 +191,7 @@ func program(in Input, i int, sp spec.Program) report.Program {
 				e.SetOutput(r.Stdout.Data, r.Stderr.Data)
 				c.ReferenceEvents = append(c.ReferenceEvents, e)
 			}
+			c.ReferenceApplied = referenceApplied(refs[j])
 		}
 		p.Cases = append(p.Cases, c)
 	}
@@ -332,4 +334,21 @@ func relSlash(root, path string) string {
 		return ""
 	}
 	return filepath.ToSlash(rel)
+}
+
+// referenceApplied is what a same_as case's reference runs were built
+// from: their attempt's, when every run recorded the same (nil when one
+// recorded none: the case's key then leaves the reference's settings
+// unrecorded, and it is never reused).
+func referenceApplied(refs []runner.Event) *runner.Applied {
+	if len(refs) == 0 || refs[0].Applied == nil {
+		return nil
+	}
+	for _, r := range refs[1:] {
+		if r.Applied == nil || !reflect.DeepEqual(*r.Applied, *refs[0].Applied) {
+			return nil
+		}
+	}
+	a := refs[0].Applied.Clone()
+	return &a
 }

@@ -69,6 +69,7 @@ func (w *Writer) AddCase(p, c int, k Case) {
 		e.ReferenceEvents = append(e.ReferenceEvents, report.EventOf(r))
 		streams = append(streams, r.Stdout.Data, r.Stderr.Data)
 	}
+	e.ReferenceApplied = referenceApplied(refs)
 	e.ReusedFrom, e.NotReused = k.ReusedFrom, k.NotReused
 	w.Add(p, c, e, streams)
 }

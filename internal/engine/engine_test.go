@@ -64,7 +64,7 @@ type scriptAttempt struct {
 func (a scriptAttempt) Settings() runner.Settings {
 	p := a.req.Profile
 	st := runner.Settings{Image: p.Image, ImageID: scriptImageID, User: p.User, Runtime: p.Runtime,
-		NetworkFiles: p.NetworkFiles.OrDefault(), TmpfsBytes: maps.Clone(p.Tmpfs)}
+		NetworkFiles: p.NetworkFiles.OrDefault(), TmpfsBytes: maps.Clone(p.Tmpfs), Applied: runner.Apply(p)}
 	for k, v := range p.Env {
 		st.Env = append(st.Env, k+"="+v)
 	}

@@ -328,7 +328,7 @@ func TestReuseRefusesWhatTheKeyDoesNotHold(t *testing.T) {
 		{"new case", `{name: plain, stdin: "same"`, `{name: new, stdin: "Same"`, reuse.ReasonNoStoredRun},
 		// A case renamed on the same input is the same invocation.
 		{"renamed", `{name: plain, stdin: "same"`, `{name: renamed, stdin: "same"`, ""},
-		{"limits", `timeout: 1s`, `timeout: 2s`, reuse.ReasonChanged + "limits"},
+		{"limits", `timeout: 1s`, `timeout: 2s`, reuse.ReasonChanged + "limits.timeout_ms"},
 		{"env", `memory: 16MiB}`, `memory: 16MiB, env: {A: "1"}}`, reuse.ReasonChanged + "env"},
 		{"repeat", `{name: plain, stdin: "same",`, `{name: plain, repeat: 2, stdin: "same",`, reuse.ReasonRepeat},
 	} {

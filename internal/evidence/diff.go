@@ -3,20 +3,19 @@ package evidence
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/behaves-dev/behaves/internal/runner"
-	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
 // Difference is one part in which stored evidence is not the spec's now.
 type Difference struct {
 	Part Part
 	// Msg says what the spec has now and what the stored run had, in words
-	// a person can act on ("limits are timeout 1s, …, the stored run had
-	// timeout 5s, …").
+	// a person can act on ("env is ["MODE=b"], the stored run had
+	// ["MODE=a"]").
 	Msg string
 	// Unrecorded is set when the stored run did not record the part (it
 	// stopped before it, or came from an earlier behaves): nothing says it
@@ -49,7 +48,7 @@ func DiffReference(want, got []Key) []Difference {
 	var d []Difference
 	if len(want) != len(got) {
 		d = append(d, Difference{Part: PartReferenceRuns, Msg: fmt.Sprintf("it runs %d %s for this input, the stored case has %d %s",
-			len(want), times(len(want)), len(got), times(len(got)))})
+			len(want), Times(len(want)), len(got), Times(len(got)))})
 	}
 	for i, k := range got {
 		for _, r := range Diff(want[min(i, len(want)-1)], k) {
@@ -63,74 +62,145 @@ func DiffReference(want, got []Key) []Difference {
 }
 
 // DiffProgram lists how a stored program attempt's part of the key differs
-// from the spec's.
+// from the spec's: its format, its file, its image, then every field of
+// the applied settings, both ways, its build's included.
 func DiffProgram(want, got Program) []Difference {
 	c := &collector{unrecorded: got.unrecorded, by: "the stored run"}
 	c.add(PartFormat, want.Format != got.Format, "this behaves records evidence format %d, the stored run was recorded under format %d by another behaves", want.Format, got.Format)
 	c.add(PartProgram, want.SHA256 != got.SHA256, "changed since the stored run (sha256 %s, stored %s)", short(want.SHA256), short(got.SHA256))
-	if got.Image.Pin != "" {
-		c.add(PartImage, !sameImage(want.Image, got.Image), "image is %q, the stored run used %q", want.Image.Pin, got.Image.Pin)
-	} else {
-		c.add(PartImage, !sameImage(want.Image, got.Image), "image is %q, the stored run ran %s", want.Image.Pin, got.Image.ID)
-	}
-	c.add(PartUser, want.User != got.User, "user is %q, the stored run used %q", want.User, got.User)
-	c.add(PartRuntime, want.Runtime != got.Runtime, "runtime is %q, the stored run used %q", want.Runtime, got.Runtime)
-	c.add(PartNetworkFiles, want.NetworkFiles != got.NetworkFiles, "network_files is %q, the stored run used %q", want.NetworkFiles, got.NetworkFiles)
-	c.add(PartEnv, !slices.Equal(want.Env, got.Env), "env is %q, the stored run used %q", want.Env, got.Env)
-	// The stored mounts may hold the image's VOLUME paths besides the
-	// profile's: only the profile's are compared (Image covers the rest).
-	if slices.Contains(got.unrecorded, PartTmpfs) {
-		c.add(PartTmpfs, false, "")
-	} else {
-		for _, path := range slices.Sorted(maps.Keys(want.Tmpfs)) {
-			if size, ok := got.Tmpfs[path]; !ok || size != want.Tmpfs[path] {
-				c.add(PartTmpfs, true, "tmpfs %s is %d bytes, the stored run had %s", path, want.Tmpfs[path], storedSize(size, ok))
-			}
-		}
-	}
-	if slices.Contains(got.unrecorded, PartBuild) {
-		c.add(PartBuild, false, "")
+	c.add(PartImage, !sameImage(want.Image, got.Image), "image is %q, the stored run ran %s", want.Image.Pin, storedImage(got.Image))
+	if slices.Contains(got.unrecorded, PartSettings) {
+		c.add(PartSettings, false, "")
 		return c.d
 	}
-	return append(c.d, diffBuild(want.Build, got.Build)...)
-}
-
-// diffBuild lists how a stored build stage differs from the profile's.
-func diffBuild(want, got *Build) []Difference {
+	diffApplied(c, "", reflect.ValueOf(want.Applied), reflect.ValueOf(got.Applied))
+	wb, gb := want.Applied.Build, got.Applied.Build
 	switch {
-	case want == nil && got == nil:
-		return nil
-	case want == nil:
-		return []Difference{{Part: PartBuild, Msg: fmt.Sprintf("stage is gone, the stored run built with %q", got.Command)}}
-	case got == nil:
-		return []Difference{{Part: PartBuild, Msg: "stage is new: the stored run had none"}}
+	case wb == nil && gb == nil:
+	case wb == nil:
+		c.add(PartBuild, true, "build is gone, the stored run built with %q", gb.Command)
+	case gb == nil:
+		c.add(PartBuild, true, "build is new: the stored run had none")
+	default:
+		c.add(PartBuildImage, !sameImage(want.BuildImage, got.BuildImage), "build.image is %q, the stored build ran %s", want.BuildImage.Pin, storedImage(got.BuildImage))
+		diffApplied(c, string(PartBuild)+".", reflect.ValueOf(*wb), reflect.ValueOf(*gb))
 	}
-	c := &collector{unrecorded: got.unrecorded, by: "the stored build"}
-	c.add(PartBuildCommand, !slices.Equal(want.Command, got.Command), "command is %q, the stored build ran %q", want.Command, got.Command)
-	c.add(PartBuildImage, !sameImage(want.Image, got.Image), "image is %q, the stored build ran %s", want.Image.Pin, got.Image.ID)
-	c.add(PartBuildLimits, want.Limits != got.Limits, "limits are %s, the stored build had %s", limits(want.Limits), limits(got.Limits))
-	c.add(PartBuildOutput, want.OutputSize != got.OutputSize, "output_size is %s, the stored build had %s",
-		verdict.FormatSize(want.OutputSize), verdict.FormatSize(got.OutputSize))
-	c.add(PartBuildTmpfs, !maps.Equal(want.Tmpfs, got.Tmpfs) && (len(want.Tmpfs) > 0 || len(got.Tmpfs) > 0),
-		"tmpfs is %v, the stored build had %v", want.Tmpfs, got.Tmpfs)
 	return c.d
 }
 
-// DiffRun lists how a stored invocation's part of the key differs from the
-// spec's. The stored command is compared with the spec's command for the
-// stored args, so that changed args are one difference, not two.
+// DiffRun lists how a stored invocation's input differs from the spec's.
 func DiffRun(want, got Run) []Difference {
 	c := &collector{unrecorded: got.unrecorded, by: "the stored run"}
 	c.add(PartArgs, !slices.Equal(want.Args, got.Args), "args are %q, the stored case had %q", want.Args, got.Args)
 	c.add(PartStdin, want.StdinSHA256 != got.StdinSHA256, "stdin changed (sha256 %s, stored %s)", short(want.StdinSHA256), short(got.StdinSHA256))
-	prefix := want.Command
-	if n := len(want.Command) - len(want.Args); n >= 0 {
-		prefix = want.Command[:n]
-	}
-	cmd := append(slices.Clone(prefix), got.Args...)
-	c.add(PartCommand, !slices.Equal(cmd, got.Command), "command is %q, the stored run ran %q", cmd, got.Command)
-	c.add(PartLimits, want.Limits != got.Limits, "limits are %s, the stored run had %s", limits(want.Limits), limits(got.Limits))
 	return c.d
+}
+
+// appliedSkip are the fields of runner.Applied that DiffProgram compares
+// itself: the image (a pin and the ID it resolved to) and the build (a
+// part of its own).
+var appliedSkip = []string{"image", "build"}
+
+// diffApplied adds a difference for each field of want (a runner.Applied,
+// or a struct inside one) that got does not hold alike, named prefix and
+// its JSON name. Structs are walked; maps and lists compare whole, both
+// ways, an empty one alike to none.
+func diffApplied(c *collector, prefix string, want, got reflect.Value) {
+	t := want.Type()
+	for i := range t.NumField() {
+		name := jsonName(t.Field(i))
+		if prefix == "" || prefix == string(PartBuild)+"." {
+			if slices.Contains(appliedSkip, name) {
+				continue
+			}
+		}
+		w, g := want.Field(i), got.Field(i)
+		if w.Kind() == reflect.Struct {
+			diffApplied(c, prefix+name+".", w, g)
+			continue
+		}
+		part := Part(prefix + name)
+		if !alike(w, g) {
+			c.add(part, true, "%s", describe(part, w, g))
+		}
+	}
+}
+
+// AppliedParts are the parts of a key that are fields of runner.Applied,
+// a build's included, in the order Diff compares them.
+func AppliedParts() []Part {
+	var out []Part
+	var walk func(prefix string, t reflect.Type)
+	walk = func(prefix string, t reflect.Type) {
+		for i := range t.NumField() {
+			name := jsonName(t.Field(i))
+			if (prefix == "" || prefix == string(PartBuild)+".") && slices.Contains(appliedSkip, name) {
+				continue
+			}
+			if t.Field(i).Type.Kind() == reflect.Struct {
+				walk(prefix+name+".", t.Field(i).Type)
+				continue
+			}
+			out = append(out, Part(prefix+name))
+		}
+	}
+	t := reflect.TypeFor[runner.Applied]()
+	walk("", t)
+	walk(string(PartBuild)+".", t)
+	return out
+}
+
+// jsonName is a field's name in a report.
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if name == "" {
+		return f.Name
+	}
+	return name
+}
+
+// alike is reflect.DeepEqual, with an empty map or list alike to none.
+func alike(w, g reflect.Value) bool {
+	switch w.Kind() {
+	case reflect.Map, reflect.Slice:
+		if w.Len() == 0 && g.Len() == 0 {
+			return true
+		}
+	}
+	return reflect.DeepEqual(w.Interface(), g.Interface())
+}
+
+// describe says how a field differs: for a map, each key added, removed
+// or changed; else both values.
+func describe(part Part, w, g reflect.Value) string {
+	if w.Kind() != reflect.Map {
+		return fmt.Sprintf("%s is %s, the stored run had %s", part, show(w), show(g))
+	}
+	keys := map[string]reflect.Value{}
+	for _, k := range append(w.MapKeys(), g.MapKeys()...) {
+		keys[fmt.Sprint(k.Interface())] = k
+	}
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(keys)) {
+		k := keys[name]
+		wv, gv := w.MapIndex(k), g.MapIndex(k)
+		switch {
+		case !gv.IsValid():
+			out = append(out, fmt.Sprintf("%s %s is %v now, the stored run had none", part, name, wv.Interface()))
+		case !wv.IsValid():
+			out = append(out, fmt.Sprintf("%s %s is gone, the stored run had it (%v)", part, name, gv.Interface()))
+		case !reflect.DeepEqual(wv.Interface(), gv.Interface()):
+			out = append(out, fmt.Sprintf("%s %s is %v, the stored run had %v", part, name, wv.Interface(), gv.Interface()))
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+func show(v reflect.Value) string {
+	if v.Kind() == reflect.Slice || v.Kind() == reflect.String {
+		return fmt.Sprintf("%q", v.Interface())
+	}
+	return fmt.Sprintf("%v", v.Interface())
 }
 
 // sameImage says whether a stored image is the one want pins: the same
@@ -151,21 +221,16 @@ func sameImage(want, got Image) bool {
 	return ok && ok2 && digest == stored
 }
 
-func storedSize(n int64, ok bool) string {
-	if !ok {
-		return "none"
+// storedImage names a stored image: its pin, else its ID.
+func storedImage(im Image) string {
+	if im.Pin != "" {
+		return fmt.Sprintf("%q", im.Pin)
 	}
-	return fmt.Sprintf("%d bytes", n)
+	return im.ID
 }
 
-func limits(l runner.Limits) string {
-	return fmt.Sprintf("timeout %s, memory %s, cpus %g, pids %d, output_limit %s, output_ceiling %s",
-		time.Duration(l.TimeoutMS)*time.Millisecond, verdict.FormatSize(l.MemoryBytes), l.CPUs, l.Pids,
-		verdict.FormatSize(l.OutputLimit), verdict.FormatSize(l.OutputCeiling))
-}
-
-// times is "time" or "times" for n.
-func times(n int) string {
+// Times is "time" or "times" for n.
+func Times(n int) string {
 	if n == 1 {
 		return "time"
 	}

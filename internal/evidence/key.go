@@ -8,6 +8,15 @@
 // behaves that recorded none); reuse of stored evidence refuses on any
 // difference and on any part the report did not record.
 //
+// The settings part of a key is runner.Applied: what the sandbox builds
+// every container from, computed by runner.Apply on both sides (the
+// sandbox records the value it built from; the spec's is computed now).
+// Diff walks its fields by reflection and compares each both ways (a map
+// or list entry added, changed or removed is a difference), so a setting
+// added to the sandbox is in the key without anyone remembering it here.
+// What the image contributes (its ENV, its VOLUMEs, its platform) is
+// recorded apart and stands behind the image ID.
+//
 // A key holds no per-run identifier (run, execution, container or volume
 // IDs): two runs of the same program on the same input under the same
 // settings have the same key.
@@ -16,7 +25,6 @@ package evidence
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"maps"
 	"slices"
 
 	"github.com/behaves-dev/behaves/internal/report"
@@ -42,18 +50,11 @@ type Program struct {
 	// SHA256 is the lowercase hex digest of the program file.
 	SHA256 string
 	Image  Image
-	User   string
-	// Runtime is the OCI runtime ("" for the engine's default).
-	Runtime      string
-	NetworkFiles runner.NetworkFiles
-	// Env is the profile's environment as sorted "K=V" (the image's own
-	// ENV is the image's, which Image covers).
-	Env []string
-	// Tmpfs is the profile's scratch mounts, path → bytes. A stored key
-	// may hold more: the image's VOLUME paths, which the sandbox covers
-	// with scratch mounts of its own and Image covers.
-	Tmpfs map[string]int64
-	Build *Build
+	// Applied is what every container of the attempt is built from, its
+	// build's included (Applied.Build).
+	Applied runner.Applied
+	// BuildImage is the build's image (zero without a build).
+	BuildImage Image
 	// unrecorded lists the parts a stored run did not record (it stopped
 	// before them, or came from an earlier behaves).
 	unrecorded []Part
@@ -69,54 +70,33 @@ type Image struct {
 	RepoDigest string
 }
 
-// Build is a profile's build stage. It compiles the program Program.SHA256
-// names, with the profile's user, env and runtime.
-type Build struct {
-	// Command is the build's argv, the program's path in place.
-	Command    []string
-	Image      Image
-	Limits     runner.Limits
-	OutputSize int64
-	Tmpfs      map[string]int64
-	unrecorded []Part
-}
-
-// Run is one invocation: its input and how it ran.
+// Run is one invocation's input. How it ran (its command and limits) is
+// the program's Applied: an invocation's argv is Applied.Command and its
+// args.
 type Run struct {
-	// Command is the full argv: the profile's command, the program's path
-	// (without a build), then Args.
-	Command     []string
 	Args        []string
 	StdinSHA256 string
-	// Limits are the profile's, without the sandbox's own derived ones
-	// (nofile, fsize), which the sandbox sets the same for every run.
-	Limits     runner.Limits
-	unrecorded []Part
+	unrecorded  []Part
 }
 
-// Part names one thing a key holds, as Diff reports it.
+// Part names one thing a key holds, as Diff reports it. Besides the
+// parts below, each field of runner.Applied is a part named by its JSON
+// name ("env", "tmpfs", "limits.timeout_ms"; a build's prefixed
+// "build."): AppliedParts lists them.
 type Part string
 
-// The parts of a key.
+// The parts of a key that are not fields of runner.Applied.
 const (
-	PartFormat        Part = "format"
-	PartProgram       Part = "program"
-	PartImage         Part = "image"
-	PartUser          Part = "user"
-	PartRuntime       Part = "runtime"
-	PartNetworkFiles  Part = "network_files"
-	PartEnv           Part = "env"
-	PartTmpfs         Part = "tmpfs"
+	PartFormat  Part = "format"
+	PartProgram Part = "program"
+	PartImage   Part = "image"
+	// PartSettings is every field of runner.Applied at once, when the
+	// stored run recorded none (it stopped before anything ran).
+	PartSettings      Part = "settings"
 	PartBuild         Part = "build"
-	PartBuildCommand  Part = "build.command"
 	PartBuildImage    Part = "build.image"
-	PartBuildLimits   Part = "build.limits"
-	PartBuildOutput   Part = "build.output_size"
-	PartBuildTmpfs    Part = "build.tmpfs"
 	PartArgs          Part = "args"
 	PartStdin         Part = "stdin"
-	PartCommand       Part = "command"
-	PartLimits        Part = "limits"
 	PartReference     Part = "reference"
 	PartReferenceRuns Part = "reference.runs"
 )
@@ -125,7 +105,7 @@ const (
 // (whose ProgramName is set, as spec.Job sets it); ref is the reference's
 // key for a same_as case, with refRuns its runs of this input.
 func Want(prof runner.Profile, prog runner.Program, inv runner.Invocation, ref *Key, refRuns int) Key {
-	k := Key{Program: WantProgram(prof, prog), Run: WantRun(prof, inv)}
+	k := Key{Program: WantProgram(prof, prog), Run: WantRun(inv)}
 	if ref != nil {
 		k.References = slices.Repeat([]Key{*ref}, max(refRuns, 1))
 	}
@@ -135,54 +115,20 @@ func Want(prof runner.Profile, prog runner.Program, inv runner.Invocation, ref *
 // WantProgram is the program part of the key of prog under prof.
 func WantProgram(prof runner.Profile, prog runner.Program) Program {
 	p := Program{
-		Format:       report.EvidenceFormat,
-		SHA256:       report.ProgramDigest(prog),
-		Image:        Image{Pin: prof.Image},
-		User:         prof.User,
-		Runtime:      prof.Runtime,
-		NetworkFiles: prof.NetworkFiles.OrDefault(),
-		Env:          envList(prof.Env),
-		Tmpfs:        maps.Clone(prof.Tmpfs),
+		Format:  report.EvidenceFormat,
+		SHA256:  report.ProgramDigest(prog),
+		Image:   Image{Pin: prof.Image},
+		Applied: runner.Apply(prof),
 	}
 	if b := prof.Build; b != nil {
-		p.Build = &Build{
-			Command:    runner.BuildArgv(b.Command, programPath(prof)),
-			Image:      Image{Pin: b.Image},
-			Limits:     runner.Limits{TimeoutMS: b.Timeout.Milliseconds(), MemoryBytes: b.Memory, CPUs: b.CPUs, Pids: b.Pids, OutputLimit: b.OutputLimit, OutputCeiling: b.OutputCeiling},
-			OutputSize: b.OutputSize,
-			Tmpfs:      maps.Clone(b.Tmpfs),
-		}
+		p.BuildImage = Image{Pin: b.Image}
 	}
 	return p
 }
 
-// WantRun is the run part of the key of inv under prof.
-func WantRun(prof runner.Profile, inv runner.Invocation) Run {
-	cmd := slices.Clone(prof.Command)
-	if prof.Build == nil { // with a build, the command is the full prefix
-		cmd = append(cmd, programPath(prof))
-	}
-	return Run{
-		Command:     append(cmd, inv.Args...),
-		Args:        slices.Clone(inv.Args),
-		StdinSHA256: digest(inv.Stdin),
-		Limits: runner.Limits{TimeoutMS: prof.Timeout.Milliseconds(), MemoryBytes: prof.Memory, CPUs: prof.CPUs, Pids: prof.Pids,
-			OutputLimit: prof.OutputLimit, OutputCeiling: prof.OutputCeiling},
-	}
-}
-
-// programPath is where the sandbox puts the program's entry file.
-func programPath(prof runner.Profile) string {
-	return runner.DefaultProgramDir + "/" + prof.ProgramName
-}
-
-// envList is env as sorted "K=V", as the sandbox applies it.
-func envList(env map[string]string) []string {
-	out := make([]string, 0, len(env))
-	for _, k := range slices.Sorted(maps.Keys(env)) {
-		out = append(out, k+"="+env[k])
-	}
-	return out
+// WantRun is the run part of the key of inv.
+func WantRun(inv runner.Invocation) Run {
+	return Run{Args: slices.Clone(inv.Args), StdinSHA256: digest(inv.Stdin)}
 }
 
 func digest(b []byte) string {

@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -32,16 +33,132 @@ func parts(d []Difference) []Part {
 	return out
 }
 
-// TestDiffNamesEachPart: each thing an outcome depends on, changed alone,
-// is one difference of its own part, in words that say what is now and
-// what was.
+// TestEveryProfileFieldIsInTheKey is generated from the types: every
+// field of runner.Profile and runner.Build, changed, and for a map or a
+// pointer also added and removed, changes the key, and Diff names the
+// part. A field added to either type fails here until the key holds it
+// (runner.Apply) or the test says why no outcome depends on it.
+func TestEveryProfileFieldIsInTheKey(t *testing.T) {
+	t.Parallel()
+	// notInKey are the fields no outcome depends on, and why.
+	notInKey := map[string]string{
+		"Name": "a name for messages; what the profile applies is compared",
+	}
+	base := func() runner.Profile {
+		p := profile()
+		p.Build = &runner.Build{Image: pin, Command: []string{"gcc", "-o", "/build/main"}, Timeout: time.Minute, Memory: 512 << 20, CPUs: 1, Pids: 64,
+			OutputLimit: 64 << 10, OutputCeiling: 4 << 20, OutputSize: 16 << 20, Tmpfs: map[string]int64{"/tmp": 1 << 20}}
+		return p
+	}
+	type variant struct {
+		name string
+		edit func(v reflect.Value) // v: the field, settable
+	}
+	variants := func(f reflect.StructField) []variant {
+		switch f.Type.Kind() {
+		case reflect.String:
+			return []variant{{"changed", func(v reflect.Value) { v.SetString(v.String() + "x") }}}
+		case reflect.Int64:
+			return []variant{{"changed", func(v reflect.Value) { v.SetInt(v.Int() + 1000) }}}
+		case reflect.Float64:
+			return []variant{{"changed", func(v reflect.Value) { v.SetFloat(v.Float() + 0.5) }}}
+		case reflect.Slice:
+			return []variant{
+				{"added", func(v reflect.Value) { v.Set(reflect.Append(v, reflect.ValueOf("--x"))) }},
+				{"changed", func(v reflect.Value) { v.Index(0).SetString("x") }},
+				{"removed", func(v reflect.Value) { v.Set(v.Slice(0, v.Len()-1)) }},
+			}
+		case reflect.Map:
+			key := func(v reflect.Value) reflect.Value { return v.MapKeys()[0] }
+			other := func(v reflect.Value) reflect.Value {
+				if v.Type().Key().Kind() == reflect.String && v.Type().Elem().Kind() == reflect.Int64 {
+					return reflect.ValueOf(int64(7 << 20))
+				}
+				return reflect.ValueOf("other")
+			}
+			return []variant{
+				{"added", func(v reflect.Value) {
+					m := reflect.MakeMap(v.Type())
+					for _, k := range v.MapKeys() {
+						m.SetMapIndex(k, v.MapIndex(k))
+					}
+					nk := "/added"
+					if v.Type().Elem().Kind() == reflect.String {
+						nk = "ADDED"
+					}
+					m.SetMapIndex(reflect.ValueOf(nk), other(v))
+					v.Set(m)
+				}},
+				{"changed", func(v reflect.Value) {
+					m := reflect.MakeMap(v.Type())
+					m.SetMapIndex(key(v), other(v))
+					v.Set(m)
+				}},
+				{"removed (all)", func(v reflect.Value) { v.Set(reflect.Zero(v.Type())) }},
+			}
+		case reflect.Pointer:
+			return []variant{{"removed", func(v reflect.Value) { v.Set(reflect.Zero(v.Type())) }}}
+		}
+		return nil
+	}
+	check := func(t *testing.T, where string, edit func(p *runner.Profile) reflect.Value, f reflect.StructField) {
+		if why, ok := notInKey[f.Name]; ok && where == "Profile" {
+			t.Logf("%s.%s: not in the key: %s", where, f.Name, why)
+			return
+		}
+		vs := variants(f)
+		if f.Type == reflect.TypeFor[time.Duration]() { // before Int64: a second, not a microsecond
+			vs = []variant{{"changed", func(v reflect.Value) { v.SetInt(v.Int() + int64(time.Second)) }}}
+		}
+		if f.Type == reflect.TypeFor[runner.NetworkFiles]() {
+			vs = []variant{{"changed", func(v reflect.Value) { v.SetString(string(runner.NetworkFilesManaged)) }}}
+		}
+		if len(vs) == 0 {
+			t.Fatalf("%s.%s (%s): the test has no way to change it: add one", where, f.Name, f.Type)
+		}
+		for _, vr := range vs {
+			p := base()
+			if f.Name == "Build" && where == "Profile" && vr.name == "removed" {
+				p.Command = []string{"/bin/sh"}
+			}
+			vr.edit(edit(&p))
+			before := WantProgram(base(), prog)
+			d := DiffProgram(WantProgram(p, prog), before)
+			if len(d) == 0 {
+				t.Errorf("%s.%s %s: the key does not change", where, f.Name, vr.name)
+				continue
+			}
+			for _, x := range d {
+				if x.Unrecorded || x.Msg == "" || !slices.Contains(append(AppliedParts(), PartImage, PartBuild, PartBuildImage), x.Part) {
+					t.Errorf("%s.%s %s: difference %+v", where, f.Name, vr.name, x)
+				}
+			}
+			// Both ways: the stored run had the change, the spec has not.
+			if len(DiffProgram(before, WantProgram(p, prog))) == 0 {
+				t.Errorf("%s.%s %s: the key does not change the other way round", where, f.Name, vr.name)
+			}
+		}
+	}
+	pt := reflect.TypeFor[runner.Profile]()
+	for i := range pt.NumField() {
+		f := pt.Field(i)
+		t.Run("Profile."+f.Name, func(t *testing.T) {
+			check(t, "Profile", func(p *runner.Profile) reflect.Value { return reflect.ValueOf(p).Elem().Field(i) }, f)
+		})
+	}
+	bt := reflect.TypeFor[runner.Build]()
+	for i := range bt.NumField() {
+		f := bt.Field(i)
+		t.Run("Build."+f.Name, func(t *testing.T) {
+			check(t, "Build", func(p *runner.Profile) reflect.Value { return reflect.ValueOf(p.Build).Elem().Field(i) }, f)
+		})
+	}
+}
+
+// TestDiffNamesEachPart: a change of one thing is one difference of its
+// own part, in words that say what is now and what was.
 func TestDiffNamesEachPart(t *testing.T) {
 	t.Parallel()
-	build := func(p *runner.Profile) {
-		p.Build = &runner.Build{Image: pin, Command: []string{"gcc", "-o", "/build/main"}, Timeout: time.Minute, Memory: 512 << 20, CPUs: 1, Pids: 64,
-			OutputLimit: 64 << 10, OutputCeiling: 4 << 20, OutputSize: 16 << 20}
-		p.Command = []string{"/build/main"}
-	}
 	for _, tt := range []struct {
 		name    string
 		profile func(p *runner.Profile)
@@ -52,17 +169,13 @@ func TestDiffNamesEachPart(t *testing.T) {
 	}{
 		{name: "program", prog: func(p *runner.Program) { p.Files = map[string][]byte{"main.sh": []byte("echo 4\n")} }, part: PartProgram, msg: "changed since the stored run"},
 		{name: "image", profile: func(p *runner.Profile) { p.Image = "sha256:" + strings.Repeat("c", 64) }, part: PartImage, msg: "image is"},
-		{name: "user", profile: func(p *runner.Profile) { p.User = "1000:1000" }, part: PartUser, msg: `user is "1000:1000"`},
-		{name: "runtime", profile: func(p *runner.Profile) { p.Runtime = "runsc" }, part: PartRuntime, msg: `runtime is "runsc"`},
-		{name: "network files", profile: func(p *runner.Profile) { p.NetworkFiles = runner.NetworkFilesManaged }, part: PartNetworkFiles, msg: `network_files is "managed"`},
-		{name: "env", profile: func(p *runner.Profile) { p.Env = map[string]string{"LANG": "C"} }, part: PartEnv, msg: `env is ["LANG=C"]`},
-		{name: "tmpfs", profile: func(p *runner.Profile) { p.Tmpfs = map[string]int64{"/tmp": 2 << 20} }, part: PartTmpfs, msg: "tmpfs /tmp is 2097152 bytes, the stored run had 1048576 bytes"},
+		{name: "env", profile: func(p *runner.Profile) { p.Env = map[string]string{"LANG": "C"} }, part: "env", msg: `env is ["LANG=C"], the stored run had ["LANG=C.UTF-8"]`},
+		{name: "tmpfs removed", profile: func(p *runner.Profile) { p.Tmpfs = nil }, part: "tmpfs", msg: "tmpfs /tmp is gone, the stored run had it (1048576)"},
+		{name: "tmpfs changed", profile: func(p *runner.Profile) { p.Tmpfs = map[string]int64{"/tmp": 2 << 20} }, part: "tmpfs", msg: "tmpfs /tmp is 2097152, the stored run had 1048576"},
 		{name: "args", inv: func(i *runner.Invocation) { i.Args = []string{"3"} }, part: PartArgs, msg: `args are ["3"], the stored case had ["2"]`},
 		{name: "stdin", inv: func(i *runner.Invocation) { i.Stdin = []byte("y\n") }, part: PartStdin, msg: "stdin changed"},
-		{name: "command", profile: func(p *runner.Profile) { p.Command = []string{"/bin/ash"} }, part: PartCommand, msg: `command is ["/bin/ash" "/program/main.sh" "2"]`},
-		{name: "timeout", profile: func(p *runner.Profile) { p.Timeout = time.Second }, part: PartLimits, msg: "limits are timeout 1s"},
-		{name: "memory", profile: func(p *runner.Profile) { p.Memory = 128 << 20 }, part: PartLimits, msg: "memory 128MiB"},
-		{name: "build added", profile: build, part: PartBuild, msg: "stage is new"},
+		{name: "command", profile: func(p *runner.Profile) { p.Command = []string{"/bin/ash"} }, part: "command", msg: `command is ["/bin/ash" "/program/main.sh"]`},
+		{name: "timeout", profile: func(p *runner.Profile) { p.Timeout = time.Second }, part: "limits.timeout_ms", msg: "limits.timeout_ms is 1000, the stored run had 5000"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -78,10 +191,6 @@ func TestDiffNamesEachPart(t *testing.T) {
 				tt.inv(&in)
 			}
 			d := Diff(Want(p, pr, in, nil, 0), stored)
-			if tt.name == "build added" {
-				// The command changed with it, as a build's does.
-				d = slices.DeleteFunc(d, func(x Difference) bool { return x.Part == PartCommand })
-			}
 			if len(d) != 1 || d[0].Part != tt.part || !strings.Contains(d[0].Msg, tt.msg) || d[0].Unrecorded {
 				t.Fatalf("differences %+v, want one %s containing %q", d, tt.part, tt.msg)
 			}
@@ -89,40 +198,6 @@ func TestDiffNamesEachPart(t *testing.T) {
 	}
 	if d := Diff(Want(profile(), prog, inv, nil, 0), Want(profile(), prog, inv, nil, 0)); len(d) != 0 {
 		t.Errorf("a key differs from itself: %+v", d)
-	}
-}
-
-// TestDiffBuild: a build's command, image, limits, output_size and tmpfs
-// are parts of their own.
-func TestDiffBuild(t *testing.T) {
-	t.Parallel()
-	withBuild := func(edit func(b *runner.Build)) runner.Profile {
-		p := profile()
-		p.Command = []string{"/build/main"}
-		p.Build = &runner.Build{Image: pin, Command: []string{"gcc", "-o", "/build/main"}, Timeout: time.Minute, Memory: 512 << 20, CPUs: 1, Pids: 64,
-			OutputLimit: 64 << 10, OutputCeiling: 4 << 20, OutputSize: 16 << 20}
-		if edit != nil {
-			edit(p.Build)
-		}
-		return p
-	}
-	stored := WantProgram(withBuild(nil), prog)
-	for _, tt := range []struct {
-		edit func(b *runner.Build)
-		part Part
-	}{
-		{func(b *runner.Build) { b.Command = []string{"cc", "-o", "/build/main"} }, PartBuildCommand},
-		{func(b *runner.Build) { b.Image = "sha256:" + strings.Repeat("d", 64) }, PartBuildImage},
-		{func(b *runner.Build) { b.Memory = 1 << 30 }, PartBuildLimits},
-		{func(b *runner.Build) { b.OutputSize = 1 << 20 }, PartBuildOutput},
-		{func(b *runner.Build) { b.Tmpfs = map[string]int64{"/tmp": 1 << 20} }, PartBuildTmpfs},
-	} {
-		if got := parts(DiffProgram(WantProgram(withBuild(tt.edit), prog), stored)); !slices.Equal(got, []Part{tt.part}) {
-			t.Errorf("%s: differences %v", tt.part, got)
-		}
-	}
-	if got := parts(DiffProgram(WantProgram(profile(), prog), stored)); !slices.Equal(got, []Part{PartBuild}) {
-		t.Errorf("build removed: differences %v, want build", got)
 	}
 }
 
@@ -137,14 +212,14 @@ func TestStoredIgnoresPerRunIdentifiers(t *testing.T) {
 		st := reporttest.Settings
 		st.ProgramMount = "volume:behaves-" + run + "-program:/program:ro"
 		op := &report.Program{ID: "p", ExecutionID: "exec-" + run, ProgramSHA256: report.ProgramDigest(prog), EvidenceFormat: report.EvidenceFormat, Settings: st}
-		w := WantRun(prof, inv)
-		oc := &report.Case{Name: "c", Args: inv.Args, Event: report.Event{Command: w.Command, StdinSHA256: w.StdinSHA256,
+		w := WantRun(inv)
+		oc := &report.Case{Name: "c", Args: inv.Args, Event: report.Event{StdinSHA256: w.StdinSHA256,
 			ImageDigest: st.ImageID, ProgramSHA256: op.ProgramSHA256, Limits: reporttest.Limits}}
 		return op, oc
 	}
 	op1, oc1 := attempt("run-1")
 	op2, oc2 := attempt("run-2")
-	k1, k2 := Stored(op1, oc1, oc1.Event, nil), Stored(op2, oc2, oc2.Event, nil)
+	k1, k2 := Stored(op1, oc1, oc1.Event), Stored(op2, oc2, oc2.Event)
 	if d := Diff(k1, k2); len(d) != 0 {
 		t.Errorf("two runs' keys differ: %+v", d)
 	}
@@ -159,8 +234,8 @@ func TestStoredUnrecorded(t *testing.T) {
 	t.Parallel()
 	op := &report.Program{ProgramSHA256: report.ProgramDigest(prog), EvidenceFormat: report.EvidenceFormat} // stopped before anything ran
 	oc := &report.Case{Args: inv.Args, Event: report.Event{SandboxError: "image not present"}}
-	d := Diff(Want(profile(), prog, inv, nil, 0), Stored(op, oc, oc.Event, nil))
-	want := []Part{PartImage, PartUser, PartRuntime, PartNetworkFiles, PartEnv, PartTmpfs, PartStdin, PartCommand, PartLimits}
+	d := Diff(Want(profile(), prog, inv, nil, 0), Stored(op, oc, oc.Event))
+	want := []Part{PartImage, PartSettings, PartStdin}
 	if got := parts(d); !slices.Equal(got, want) {
 		t.Fatalf("parts %v, want %v", got, want)
 	}
@@ -171,19 +246,20 @@ func TestStoredUnrecorded(t *testing.T) {
 	}
 }
 
-// TestStoredReadsNoBackendField: the key is the sandbox's neutral
+// TestStoredReadsNoBackendField: the key is the sandbox's applied
 // settings alone. Without runner.Container (what another backend records)
-// the stored key is the same; without tmpfs_bytes, the neutral sizes,
-// the tmpfs differs even though the engine's mount options are there.
+// the stored key is the same; with more scratch mounts than the profile
+// asked for (the image's VOLUMEs, in tmpfs_bytes) too; a tmpfs the stored
+// run applied that the spec no longer asks for is a difference.
 func TestStoredReadsNoBackendField(t *testing.T) {
 	t.Parallel()
 	prof := reporttest.Profile()
-	w := WantRun(prof, inv)
+	w := WantRun(inv)
 	stored := func(st runner.Settings) Key {
 		op := &report.Program{ProgramSHA256: report.ProgramDigest(prog), EvidenceFormat: report.EvidenceFormat, Settings: st}
-		oc := &report.Case{Args: inv.Args, Event: report.Event{Command: w.Command, StdinSHA256: w.StdinSHA256,
+		oc := &report.Case{Args: inv.Args, Event: report.Event{StdinSHA256: w.StdinSHA256,
 			ImageDigest: st.ImageID, ProgramSHA256: op.ProgramSHA256, Limits: reporttest.Limits}}
-		return Stored(op, oc, oc.Event, nil)
+		return Stored(op, oc, oc.Event)
 	}
 	st := reporttest.Settings
 	st.Container = runner.Container{}
@@ -191,9 +267,14 @@ func TestStoredReadsNoBackendField(t *testing.T) {
 		t.Errorf("without the backend's block: %+v", d)
 	}
 	st = reporttest.Settings
-	st.TmpfsBytes = nil
-	if got := parts(Diff(Want(prof, prog, inv, nil, 0), stored(st))); !slices.Equal(got, []Part{PartTmpfs}) {
-		t.Errorf("without tmpfs_bytes: parts %v, want tmpfs", got)
+	st.TmpfsBytes = map[string]int64{"/tmp": 16 << 20, "/data": 64 << 20}
+	if d := Diff(Want(prof, prog, inv, nil, 0), stored(st)); len(d) != 0 {
+		t.Errorf("with an image VOLUME's tmpfs: %+v", d)
+	}
+	noTmpfs := prof
+	noTmpfs.Tmpfs = nil
+	if got := parts(Diff(Want(noTmpfs, prog, inv, nil, 0), stored(reporttest.Settings))); !slices.Equal(got, []Part{"tmpfs"}) {
+		t.Errorf("tmpfs removed from the spec: parts %v, want tmpfs", got)
 	}
 }
 
@@ -227,12 +308,12 @@ func TestDiffReference(t *testing.T) {
 func TestFormat(t *testing.T) {
 	t.Parallel()
 	prof := reporttest.Profile()
-	w := WantRun(prof, inv)
-	oc := &report.Case{Args: inv.Args, Event: report.Event{Command: w.Command, StdinSHA256: w.StdinSHA256,
+	w := WantRun(inv)
+	oc := &report.Case{Args: inv.Args, Event: report.Event{StdinSHA256: w.StdinSHA256,
 		ImageDigest: reporttest.Settings.ImageID, ProgramSHA256: report.ProgramDigest(prog), Limits: reporttest.Limits}}
 	stored := func(format int) Key {
 		op := &report.Program{ProgramSHA256: report.ProgramDigest(prog), EvidenceFormat: format, Settings: reporttest.Settings}
-		return Stored(op, oc, oc.Event, nil)
+		return Stored(op, oc, oc.Event)
 	}
 	want := Want(prof, prog, inv, nil, 0)
 	if d := Diff(want, stored(report.EvidenceFormat)); len(d) != 0 {

@@ -24,7 +24,11 @@ const Schema = "behaves.report/v1"
 // evidence recorded under another format is never taken for this one's.
 // Each program of a report records the format its evidence was recorded
 // under (Program.EvidenceFormat).
-const EvidenceFormat = 1
+//
+// Format 2: the key is the sandbox's applied settings (runner.Applied),
+// compared both ways, and a same_as case records its reference's
+// (Case.ReferenceApplied).
+const EvidenceFormat = 2
 
 // ToolName is the tool's name in every report.
 const ToolName = "behaves"
@@ -238,6 +242,12 @@ type Case struct {
 	// order: what the case was compared with. [] for any other case, and
 	// Read accepts a case without it (a report of an earlier behaves).
 	ReferenceEvents []Event `json:"reference_events"`
+	// ReferenceApplied is, for a same_as case, what the containers of its
+	// reference runs were built from (runner.Apply of the reference's
+	// profile, as the sandbox applied it): the reference's settings are
+	// part of the case's evidence key. null for any other case, and in a
+	// report of an earlier behaves.
+	ReferenceApplied *runner.Applied `json:"reference_applied"`
 	// ReusedFrom names the run and execution whose stored evidence
 	// answered the case (behaves run --reuse): its events are theirs,
 	// judged again against this run's expectation. Null when it ran now.
@@ -680,7 +690,22 @@ func normalizeSettings(s runner.Settings) runner.Settings {
 	if s.TmpfsBytes == nil {
 		s.TmpfsBytes = map[string]int64{}
 	}
+	s.Applied = normalizeApplied(s.Applied)
 	return s
+}
+
+// normalizeApplied is a copy of a with its lists and maps never null.
+func normalizeApplied(a runner.Applied) runner.Applied {
+	a = a.Clone()
+	a.Command, a.Env = nonNil(a.Command), nonNil(a.Env)
+	if a.Tmpfs == nil {
+		a.Tmpfs = map[string]int64{}
+	}
+	if a.Build != nil {
+		b := normalizeApplied(*a.Build)
+		a.Build = &b
+	}
+	return a
 }
 
 func nonNil(s []string) []string {

@@ -47,7 +47,7 @@ func storedBuild() report.Report {
 		Spec: sp,
 		Observations: []runner.Observation{{ExecutionID: "exec-1", Acquisition: runner.AcquisitionComplete, Events: evs, Build: &build,
 			Settings: runner.Settings{Image: profile.Image, ImageID: profile.Image, User: profile.User, Env: []string{"LANG=C.UTF-8"},
-				TmpfsBytes: map[string]int64{"/tmp": 1 << 20}}}},
+				TmpfsBytes: map[string]int64{"/tmp": 1 << 20}, Applied: runner.Apply(sp.Job(p).Profile)}}},
 		Results: [][]verdict.CaseResult{res},
 		RunID:   "run-1",
 	})
@@ -72,12 +72,12 @@ func TestMatchBuild(t *testing.T) {
 		edit func(b *runner.Build)
 		want string
 	}{
-		{"command", func(b *runner.Build) { b.Command = []string{"gcc", "-O2", "-o", "/build/main"} }, "build command is"},
-		{"image", func(b *runner.Build) { b.Image = "sha256:" + strings.Repeat("e", 64) }, "build image is"},
-		{"timeout", func(b *runner.Build) { b.Timeout = 2 * time.Minute }, "build limits are timeout 2m0s"},
-		{"memory", func(b *runner.Build) { b.Memory = 1 << 30 }, "memory 1GiB"},
-		{"output_size", func(b *runner.Build) { b.OutputSize = 1 << 20 }, "build output_size is 1MiB"},
-		{"tmpfs", func(b *runner.Build) { b.Tmpfs = map[string]int64{"/tmp": 1 << 20} }, "build tmpfs is"},
+		{"command", func(b *runner.Build) { b.Command = []string{"gcc", "-O2", "-o", "/build/main"} }, "build.command is"},
+		{"image", func(b *runner.Build) { b.Image = "sha256:" + strings.Repeat("e", 64) }, "build.image is"},
+		{"timeout", func(b *runner.Build) { b.Timeout = 2 * time.Minute }, "build.limits.timeout_ms is 120000"},
+		{"memory", func(b *runner.Build) { b.Memory = 1 << 30 }, "build.limits.memory_bytes is 1073741824"},
+		{"output_size", func(b *runner.Build) { b.OutputSize = 1 << 20 }, "build.output_size is 1048576"},
+		{"tmpfs", func(b *runner.Build) { b.Tmpfs = map[string]int64{"/tmp": 1 << 20} }, "build.tmpfs /tmp is 1048576"},
 	} {
 		sp := buildSpec("4")
 		setProfile(sp, func(p *runner.Profile) { b := *p.Build; tt.edit(&b); p.Build = &b })
@@ -87,10 +87,10 @@ func TestMatchBuild(t *testing.T) {
 	}
 	sp := buildSpec("4")
 	setProfile(sp, func(p *runner.Profile) { p.Build = nil })
-	if _, errs := Match(sp, old, "old.json"); len(errs) == 0 || !strings.Contains(errs[0].Msg, "build stage is gone") {
+	if _, errs := Match(sp, old, "old.json"); !strings.Contains(errs.Error(), "build is gone") {
 		t.Errorf("a build stage removed: %v", errs)
 	}
-	if _, errs := Match(buildSpec("4"), stored(), "old.json"); len(errs) == 0 || !strings.Contains(errs[0].Msg, "build stage is new") {
+	if _, errs := Match(buildSpec("4"), stored(), "old.json"); !strings.Contains(errs.Error(), "build is new") {
 		t.Errorf("a build stage added: %v", errs)
 	}
 }

@@ -9,7 +9,6 @@ package rescore
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/behaves-dev/behaves/internal/assemble"
@@ -83,17 +82,21 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 			fail(p.Pos, "program %q: %s was written by an earlier behaves, which did not record its evidence format: run it again", p.Name, oldPath)
 			continue
 		}
-		// What the stored attempt did not record (it stopped before
-		// running anything) is not held against it: its cases are
-		// undetermined, and stay so.
-		for _, d := range recorded(evidence.DiffProgram(evidence.WantProgram(prof, p.Program), evidence.StoredProgram(op))) {
+		// What the stored attempt did not record because it stopped
+		// before running anything is not held against it: its cases are
+		// undetermined, and stay so. An attempt whose programs ran and
+		// that recorded no settings is refused: nothing says what they
+		// ran under.
+		diffs := evidence.DiffProgram(evidence.WantProgram(prof, p.Program), evidence.StoredProgram(op))
+		if !ranAny(op) {
+			diffs = recorded(diffs)
+		}
+		for _, d := range diffs {
 			switch {
 			case d.Part == evidence.PartFormat:
 				fail(p.Pos, "program %q: %s: run it again", p.Name, d.Msg)
 			case d.Part == evidence.PartProgram:
 				fail(p.Pos, "program %q: %s %s: run it again", p.Name, p.File, d.Msg)
-			case strings.HasPrefix(string(d.Part), string(evidence.PartBuild)):
-				fail(p.Pos, "program %q: profile %q's build %s: run it again", p.Name, p.Profile, d.Msg)
 			default:
 				fail(p.Pos, "program %q: profile %q's %s: run it again", p.Name, p.Profile, d.Msg)
 			}
@@ -124,10 +127,10 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 				continue
 			}
 			if want, got := max(c.Repeat, 1), oc.RunCount(); want != got {
-				fail(c.Pos, "case %q of program %q: repeat is %d, the stored case ran %d %s: run it again", c.Name, p.Name, want, got, times(got))
+				fail(c.Pos, "case %q of program %q: repeat is %d, the stored case ran %d %s: run it again", c.Name, p.Name, want, got, evidence.Times(got))
 				continue
 			}
-			for _, d := range caseDiff(prof, c, oc) {
+			for _, d := range caseDiff(c, oc) {
 				fail(c.Pos, "case %q of program %q: %s: run it again", c.Name, p.Name, d.Msg)
 			}
 			// A same_as case is judged against its stored reference runs,
@@ -142,7 +145,7 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 					continue
 				}
 				var d []evidence.Difference
-				refs, refsWhole, d = referenceDiff(sp, ref, inputs[in], c, oc, byID[ref.ID])
+				refs, refsWhole, d = referenceDiff(sp, ref, inputs[in], c, oc, op.EvidenceFormat)
 				for _, m := range d {
 					msg := m.Msg
 					if m.Part == evidence.PartReference+"."+evidence.PartProgram {
@@ -151,7 +154,7 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 					fail(c.Pos, "case %q of program %q: reference %q: %s: run it again", c.Name, p.Name, sa.Reference, msg)
 				}
 				refRuns[k] = refs
-			} else if d := evidence.DiffReference(nil, storedReferences(c.Invocation.Args, oc.ReferenceEvents, nil)); len(d) > 0 {
+			} else if d := evidence.DiffReference(nil, storedReferences(op.EvidenceFormat, c.Invocation.Args, oc)); len(d) > 0 {
 				fail(c.Pos, "case %q of program %q: %s: run it again", c.Name, p.Name, d[0].Msg)
 				continue
 			}
@@ -197,6 +200,16 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 	return ev, nil
 }
 
+// ranAny is true when a case of op ran (its event has an exit code).
+func ranAny(op *report.Program) bool {
+	for _, c := range op.Cases {
+		if c.Event.ExitCode != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // recorded is d without the parts the stored run did not record.
 func recorded(d []evidence.Difference) []evidence.Difference {
 	out := d[:0:0]
@@ -212,11 +225,12 @@ func recorded(d []evidence.Difference) []evidence.Difference {
 // reference's key now: its program, its image, as many runs as the
 // reference makes of this input (the largest repeat of the cases that
 // share it), and each run's input, command and limits under the
-// reference's profile. refAttempt is the reference program's attempt in
-// the stored report (nil when it holds none), whose settings the reference
-// runs had. It returns the runs as events, whether all of their output was
-// kept whole, and what differs.
-func referenceDiff(sp *spec.Spec, ref spec.Program, in spec.ReferenceInput, c spec.Case, oc *report.Case, refAttempt *report.Program) ([]runner.Event, bool, []evidence.Difference) {
+// reference's profile: the settings its runs were built from are the
+// case's own record (ReferenceApplied), never the reference program's
+// attempt, which is another attempt and may be another entry's. format is
+// the stored attempt's. It returns the runs as events, whether all of
+// their output was kept whole, and what differs.
+func referenceDiff(sp *spec.Spec, ref spec.Program, in spec.ReferenceInput, c spec.Case, oc *report.Case, format int) ([]runner.Event, bool, []evidence.Difference) {
 	want := slices.Repeat([]evidence.Key{evidence.Want(sp.Job(ref).Profile, ref.Program, c.Invocation, nil, 0)}, max(in.Repeat, 1))
 	if oc.Expect.SameAs == nil {
 		return nil, false, evidence.DiffReference(want, nil)
@@ -225,36 +239,28 @@ func referenceDiff(sp *spec.Spec, ref spec.Program, in spec.ReferenceInput, c sp
 	whole := true
 	for _, se := range oc.ReferenceEvents {
 		e, ok := se.RunnerEvent()
+		e.Applied = oc.ReferenceApplied // recorded again with the case
 		whole = whole && ok
 		events = append(events, e)
 	}
-	return events, whole, recorded(evidence.DiffReference(want, storedReferences(c.Invocation.Args, oc.ReferenceEvents, refAttempt)))
+	return events, whole, evidence.DiffReference(want, storedReferences(format, c.Invocation.Args, oc))
 }
 
-// storedReferences are the keys of a case's stored reference runs, taken
-// with the case's args now (a change of args is the case's own
-// difference, not its reference's), refAttempt as StoredReference takes it.
-func storedReferences(args []string, events []report.Event, refAttempt *report.Program) []evidence.Key {
-	keys := make([]evidence.Key, len(events))
-	for i, se := range events {
-		keys[i] = evidence.StoredReference(args, se, refAttempt)
+// storedReferences are the keys of a case's stored reference runs
+// (recorded under format), taken with the case's args now (a change of
+// args is the case's own difference, not its reference's).
+func storedReferences(format int, args []string, oc *report.Case) []evidence.Key {
+	keys := make([]evidence.Key, len(oc.ReferenceEvents))
+	for i, se := range oc.ReferenceEvents {
+		keys[i] = evidence.StoredReference(format, args, se, oc.ReferenceApplied)
 	}
 	return keys
 }
 
-// times is "time" or "times" for n.
-func times(n int) string {
-	if n == 1 {
-		return "time"
-	}
-	return "times"
-}
-
-// caseDiff lists how a case's input (args, stdin) and how it ran (the
-// command, the profile's limits) differ from the stored case's events (its
-// event and each run's), each difference once.
-func caseDiff(prof runner.Profile, c spec.Case, oc *report.Case) []evidence.Difference {
-	want := evidence.WantRun(prof, c.Invocation)
+// caseDiff lists how a case's input (args, stdin) differs from the stored
+// case's events (its event and each run's), each difference once.
+func caseDiff(c spec.Case, oc *report.Case) []evidence.Difference {
+	want := evidence.WantRun(c.Invocation)
 	events := []report.Event{oc.Event}
 	for _, r := range oc.Runs {
 		events = append(events, r.Event)

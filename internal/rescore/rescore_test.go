@@ -67,7 +67,7 @@ func stored() report.Report {
 		Spec: sp,
 		Observations: []runner.Observation{{ExecutionID: "exec-1", Acquisition: runner.AcquisitionComplete, Events: evs,
 			Settings: runner.Settings{Image: profile.Image, ImageID: profile.Image, User: profile.User, Env: []string{"LANG=C.UTF-8"},
-				TmpfsBytes: map[string]int64{"/tmp": 1 << 20, "/data": 64 << 10}}}},
+				TmpfsBytes: map[string]int64{"/tmp": 1 << 20, "/data": 64 << 10}, Applied: runner.Apply(sp.Job(p).Profile)}}},
 		Results: [][]verdict.CaseResult{res},
 		RunID:   "run-1",
 	})
@@ -120,25 +120,28 @@ func TestMatchRefuses(t *testing.T) {
 		}, 10, "image is"},
 		{"command", func(sp *spec.Spec, _ *report.Report) {
 			setProfile(sp, func(p *runner.Profile) { p.Command = []string{"/bin/ash"} })
-		}, 14, "command is"},
+		}, 10, `command is ["/bin/ash" "/program/main.sh"]`},
 		{"timeout", func(sp *spec.Spec, _ *report.Report) {
 			setProfile(sp, func(p *runner.Profile) { p.Timeout = time.Second })
-		}, 14, "limits are timeout 1s"},
+		}, 10, "limits.timeout_ms is 1000, the stored run had 5000"},
 		{"memory", func(sp *spec.Spec, _ *report.Report) {
 			setProfile(sp, func(p *runner.Profile) { p.Memory = 128 << 20 })
-		}, 14, "memory 128MiB"},
+		}, 10, "limits.memory_bytes is 134217728"},
 		{"env", func(sp *spec.Spec, _ *report.Report) {
 			setProfile(sp, func(p *runner.Profile) { p.Env = map[string]string{"LANG": "C"} })
 		}, 10, `env is ["LANG=C"]`},
 		{"tmpfs", func(sp *spec.Spec, _ *report.Report) {
 			setProfile(sp, func(p *runner.Profile) { p.Tmpfs = map[string]int64{"/tmp": 2 << 20} })
-		}, 10, "tmpfs /tmp is 2097152 bytes"},
+		}, 10, "tmpfs /tmp is 2097152, the stored run had 1048576"},
+		{"tmpfs removed", func(sp *spec.Spec, _ *report.Report) {
+			setProfile(sp, func(p *runner.Profile) { p.Tmpfs = nil })
+		}, 10, "tmpfs /tmp is gone, the stored run had it"},
 		{"user", func(sp *spec.Spec, _ *report.Report) {
 			setProfile(sp, func(p *runner.Profile) { p.User = "1000:1000" })
 		}, 10, `user is "1000:1000"`},
 		{"runtime", func(sp *spec.Spec, _ *report.Report) { setProfile(sp, func(p *runner.Profile) { p.Runtime = "runsc" }) }, 10, `runtime is "runsc"`},
 		{"evidence format", func(_ *spec.Spec, old *report.Report) { old.Programs[0].EvidenceFormat = report.EvidenceFormat + 1 }, 10,
-			"recorded under format 2 by another behaves: run it again"},
+			"by another behaves: run it again"},
 		{"no evidence format", func(_ *spec.Spec, old *report.Report) { old.Programs[0].EvidenceFormat = 0 }, 10,
 			"old.json was written by an earlier behaves, which did not record its evidence format"},
 		{"spec errors report", func(_ *spec.Spec, old *report.Report) {

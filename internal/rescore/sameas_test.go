@@ -37,16 +37,20 @@ func storedDiff() report.Report {
 	ownEv := event(sp, ref.Cases[0], "x\n")
 	refEv := event(sp, cand.Cases[0], "w\n")
 	refEv.ProgramSHA256 = report.ProgramDigest(ref.Program)
+	refApplied := runner.Apply(sp.Job(ref).Profile) // the reference's attempt's, as the runner stamps it
+	refEv.Applied = &refApplied
 	candEv := event(sp, cand.Cases[0], "W\n")
 	ownRes := verdict.Judge(ref.Cases[0].Expect, ownEv)
 	candRes := verdict.JudgeSameAs(*cand.Cases[0].Expect.SameAs, []runner.Event{refEv}, candEv)
-	settings := runner.Settings{Image: profile.Image, ImageID: profile.Image, User: profile.User, Env: []string{"LANG=C.UTF-8"},
-		TmpfsBytes: map[string]int64{"/tmp": 1 << 20}}
+	settings := func(p spec.Program) runner.Settings {
+		return runner.Settings{Image: profile.Image, ImageID: profile.Image, User: profile.User, Env: []string{"LANG=C.UTF-8"},
+			TmpfsBytes: map[string]int64{"/tmp": 1 << 20}, Applied: runner.Apply(sp.Job(p).Profile)}
+	}
 	return assemble.Report(assemble.Input{
 		Spec: sp,
 		Observations: []runner.Observation{
-			{ExecutionID: "exec-r", Acquisition: runner.AcquisitionComplete, Events: []runner.Event{ownEv}, Settings: settings},
-			{ExecutionID: "exec-c", Acquisition: runner.AcquisitionComplete, Events: []runner.Event{candEv}, Settings: settings},
+			{ExecutionID: "exec-r", Acquisition: runner.AcquisitionComplete, Events: []runner.Event{ownEv}, Settings: settings(ref)},
+			{ExecutionID: "exec-c", Acquisition: runner.AcquisitionComplete, Events: []runner.Event{candEv}, Settings: settings(cand)},
 		},
 		Results:    [][]verdict.CaseResult{{ownRes}, {candRes}},
 		References: [][][]runner.Event{nil, {{refEv}}},

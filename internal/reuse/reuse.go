@@ -66,7 +66,6 @@ type source struct {
 	// (inputKey); byName a program's case by program ID and case name.
 	byInput map[string][]at
 	byName  map[[2]string]at
-	byID    map[string]*report.Program
 }
 
 // at is case c of program p of a source's report.
@@ -91,7 +90,7 @@ func Load(paths []string, limit int64) (*Store, error) {
 }
 
 func newSource(path string, r report.Report) *source {
-	src := &source{path: path, rep: r, byInput: map[string][]at{}, byName: map[[2]string]at{}, byID: map[string]*report.Program{}}
+	src := &source{path: path, rep: r, byInput: map[string][]at{}, byName: map[[2]string]at{}}
 	switch {
 	case r.Interrupted:
 		src.why = report.NewNotReused(ReasonInterrupted, fmt.Sprintf("%s is of a run that was interrupted: none of its evidence is reused", path))
@@ -100,7 +99,6 @@ func newSource(path string, r report.Report) *source {
 	}
 	for p := range r.Programs {
 		op := &r.Programs[p]
-		src.byID[op.ID] = op
 		for c := range op.Cases {
 			oc := &op.Cases[c]
 			k := inputKey(op.ProgramSHA256, oc.Args, oc.Event.StdinSHA256)
@@ -167,10 +165,11 @@ func (s *Store) Match(sp *spec.Spec, all []spec.Program) [][]Answer {
 		for k, c := range p.Cases {
 			w := wanted{prog: p, c: c, key: evidence.Want(prof, p.Program, c.Invocation, nil, 0)}
 			if sa := c.Expect.SameAs; sa != nil {
+				// The reference's whole key as the spec resolves it now:
+				// its program, image, settings and build.
 				if ref, ok := byName[sa.Reference]; ok && inputOf[i][k] >= 0 {
 					rk := evidence.Want(sp.Job(ref).Profile, ref.Program, c.Invocation, nil, 0)
 					w.key = evidence.Want(prof, p.Program, c.Invocation, &rk, inputs[inputOf[i][k]].Repeat)
-					w.refID = ref.ID
 				}
 			}
 			answers[i][k] = s.answer(w)
@@ -184,10 +183,9 @@ func (s *Store) Match(sp *spec.Spec, all []spec.Program) [][]Answer {
 
 // wanted is one case of the spec as the store looks it up.
 type wanted struct {
-	prog  spec.Program
-	c     spec.Case
-	key   evidence.Key
-	refID string // a same_as case's reference program ("" otherwise)
+	prog spec.Program
+	c    spec.Case
+	key  evidence.Key
 }
 
 // answer looks w up in every source, in order: the first stored case that
@@ -253,12 +251,8 @@ func (src *source) try(w wanted, a at) Answer {
 	if failedBuild(stored) {
 		return src.tryFailedBuild(w, op, oc, stored, refuse)
 	}
-	var refAttempt *report.Program
-	if w.refID != "" {
-		refAttempt = src.byID[w.refID]
-	}
 	for _, se := range stored {
-		if d := evidence.Diff(w.key, evidence.Stored(op, oc, se, refAttempt)); len(d) > 0 {
+		if d := evidence.Diff(w.key, evidence.Stored(op, oc, se)); len(d) > 0 {
 			return refuse(keyReason(d[0]), "%s", d[0].Msg)
 		}
 	}
@@ -271,6 +265,7 @@ func (src *source) try(w wanted, a at) Answer {
 		if !whole {
 			return refuse(ReasonOmitted, "the stored report kept only a digest of its reference's output (its size budget left the bytes out)")
 		}
+		e.Applied = oc.ReferenceApplied // recorded again with the case
 		refs = append(refs, e)
 	}
 	events := make([]runner.Event, len(stored))
@@ -331,7 +326,7 @@ func keyReason(d evidence.Difference) string {
 // are).
 func repeatDiffers(c spec.Case, n int) string {
 	if want := max(c.Repeat, 1); n != want {
-		return fmt.Sprintf("repeat is %d, the stored case ran %d %s", want, n, times(n))
+		return fmt.Sprintf("repeat is %d, the stored case ran %d %s", want, n, evidence.Times(n))
 	}
 	return ""
 }
@@ -396,12 +391,4 @@ func oneBuild(p spec.Program, answers []Answer) {
 				fmt.Sprintf("case %q of this program runs now, so the program is built again, and every case of it is judged on the one build", p.Cases[runs].Name))}
 		}
 	}
-}
-
-// times is "time" or "times" for n.
-func times(n int) string {
-	if n == 1 {
-		return "time"
-	}
-	return "times"
 }

@@ -192,6 +192,12 @@ type Event struct {
 	// Past the build's output_size the count stops at the first file that
 	// passes it, so it is then more than output_size, not the whole.
 	BuildOutputBytes *int64
+	// Applied is what the invocation's container was built from (its
+	// attempt's Settings.Applied, shared by every event of the attempt:
+	// never changed through it). A same_as case records its reference
+	// runs' (report.Case.ReferenceApplied): they ran in an attempt of
+	// their own.
+	Applied *Applied
 }
 
 // Settings records the sandbox settings an attempt applied, for the
@@ -209,7 +215,10 @@ type Settings struct {
 	ImageID    string   `json:"image_id"`
 	RepoDigest string   `json:"repo_digest"`
 	ImageEnv   []string `json:"image_env"`
-	// Entrypoint is the profile's command, what runs the program.
+	// Entrypoint is the argv before an invocation's args (Applied's
+	// Command): the profile's command and, without a build, the
+	// program's path. An earlier behaves recorded the profile's command
+	// alone.
 	Entrypoint  []string `json:"entrypoint"`
 	User        string   `json:"user"`
 	NetworkMode string   `json:"network_mode"`
@@ -230,6 +239,10 @@ type Settings struct {
 	// readers take it from Container.ProgramMount (ProgramDirOf).
 	ProgramDir string   `json:"program_dir"`
 	Env        []string `json:"env"`
+	// Applied is what the attempt's containers were built from
+	// (runner.Apply, the build's included): what the evidence key
+	// compares. Zero in a report of an earlier behaves.
+	Applied Applied `json:"applied"`
 	Container
 }
 

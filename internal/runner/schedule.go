@@ -249,6 +249,8 @@ type jobState struct {
 	left      int    // invocations not yet finished
 	stopped   bool   // a container could not be removed: run no more
 	closed    bool
+	// appliedOf is the attempt's Settings().Applied, once an event needed it.
+	appliedOf *Applied
 
 	buildOnce sync.Once
 	// buildStop, once the build ran, is the event every invocation gets
@@ -351,7 +353,9 @@ func (s *jobState) runOne(ctx context.Context, k int) Event {
 		stop := s.buildStop
 		s.mu.Unlock()
 		if stop != nil {
-			return *stop
+			ev := *stop // a failed build's: the case is false on it
+			ev.Applied = s.applied(a)
+			return ev
 		}
 		if reason := s.notRunReason(); reason != "" {
 			return Event{SandboxError: reason}
@@ -359,7 +363,25 @@ func (s *jobState) runOne(ctx context.Context, k int) Event {
 	}
 	ev, err := a.Run(ctx, s.job.Invocations[k])
 	s.noteRunError(err)
+	if ev.Applied == nil {
+		ev.Applied = s.applied(a)
+	}
 	return ev
+}
+
+// applied is what attempt a's containers are built from, one copy for
+// every event of the job (nil when the sandbox recorded none).
+func (s *jobState) applied(a Attempt) *Applied {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.appliedOf == nil {
+		ap := a.Settings().Applied
+		if ap.Image == "" {
+			return nil
+		}
+		s.appliedOf = &ap
+	}
+	return s.appliedOf
 }
 
 // notRunReason says why an invocation must not start, or "" when it may.

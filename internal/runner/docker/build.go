@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -28,7 +27,9 @@ const buildVolumeMode = 0o755
 // runs under (the build's image, command and limits; the program's user,
 // env and runtime), its image, and the volume made for its output.
 type buildPlan struct {
-	prof       runner.Profile
+	// applied is what the build container is built from (runner.Apply's
+	// Build).
+	applied    runner.Applied
 	img        imageInfo
 	outputSize int64
 	volume     string
@@ -39,15 +40,7 @@ type buildPlan struct {
 // before anything is made for it.
 func (s *Sandbox) planBuild(ctx context.Context, prof runner.Profile) (*buildPlan, error) {
 	b := prof.Build
-	bp := prof
-	bp.Name = prof.Name + " (build)"
-	bp.Build = nil
-	bp.Image = b.Image
-	bp.Command = slices.Clone(b.Command)
-	bp.Timeout, bp.Memory, bp.CPUs, bp.Pids = b.Timeout, b.Memory, b.CPUs, b.Pids
-	bp.OutputLimit, bp.OutputCeiling = b.OutputLimit, b.OutputCeiling
-	bp.Tmpfs = b.Tmpfs
-	bp, err := checkProfile(bp, runner.Program{Entry: prof.ProgramName})
+	bp, err := checkProfile(runner.BuildProfile(prof), runner.Program{Entry: prof.ProgramName})
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +56,7 @@ func (s *Sandbox) planBuild(ctx context.Context, prof runner.Profile) (*buildPla
 	if err != nil {
 		return nil, fmt.Errorf("the build's image: %w", err)
 	}
-	return &buildPlan{prof: bp, img: img, outputSize: b.OutputSize}, nil
+	return &buildPlan{applied: *runner.Apply(prof).Build, img: img, outputSize: b.OutputSize}, nil
 }
 
 // buildVolumeLayout is the build volume's part of a delivery archive: its
@@ -78,12 +71,11 @@ func buildVolumeLayout(user string) []archiveEntry {
 }
 
 // runWithBuild adjusts an invocation's container to a profile with a build
-// stage: the command is the profile's argv prefix and the invocation's
-// args (no program path), and the build's output is mounted read-only at
-// /build.
+// stage: the build's output is mounted read-only at /build (the command is
+// the profile's argv prefix and the invocation's args, no program path:
+// runner.Apply).
 func runWithBuild(volume string) func(*container.Config, *container.HostConfig) {
 	return func(cfg *container.Config, hc *container.HostConfig) {
-		cfg.Cmd = slices.Clone(cfg.Cmd[1:])
 		hc.Mounts = append(hc.Mounts, mount.Mount{
 			Type:          mount.TypeVolume,
 			Source:        volume,
@@ -99,13 +91,6 @@ func runWithBuild(volume string) func(*container.Config, *container.HostConfig) 
 // hold, never more than the largest of that and the build's tmpfs).
 func buildMounts(b *buildPlan) func(*container.Config, *container.HostConfig) {
 	return func(cfg *container.Config, hc *container.HostConfig) {
-		// The program's path goes where the build's command says
-		// (runner.BuildArgv): containerConfig gave it as the command's
-		// first argument, after the entrypoint.
-		if slices.Contains(cfg.Entrypoint, runner.ProgramPlaceholder) && len(cfg.Cmd) > 0 {
-			cfg.Entrypoint = runner.BuildArgv(cfg.Entrypoint, cfg.Cmd[0])
-			cfg.Cmd = slices.Clone(cfg.Cmd[1:])
-		}
 		hc.Mounts = append(hc.Mounts, mount.Mount{
 			Type:          mount.TypeVolume,
 			Source:        b.volume,
@@ -134,7 +119,7 @@ func (a *Attempt) Build(ctx context.Context) (runner.Event, error) {
 	}
 	b := &Attempt{
 		sb:            a.sb,
-		prof:          a.build.prof,
+		applied:       a.build.applied,
 		img:           a.build.img,
 		rt:            a.rt,
 		volume:        a.volume,
@@ -158,7 +143,7 @@ func (a *Attempt) Build(ctx context.Context) (runner.Event, error) {
 		},
 	}
 	_, hc := b.config(runner.Invocation{})
-	b.limits = limitsFrom(b.prof, hc)
+	b.limits = limitsFrom(b.applied, hc)
 	return b.Run(ctx, runner.Invocation{})
 }
 

@@ -96,9 +96,11 @@ func TestBuildContainerConfigs(t *testing.T) {
 	prof := runner.Profile{
 		Name: "c", Image: "sha256:" + strings.Repeat("a", 64), Command: []string{"/build/main"}, ProgramName: "main.c",
 		Timeout: time.Second, Memory: 64 << 20, CPUs: 1, Pids: 64, OutputLimit: 1024, OutputCeiling: 4096, User: "65534:65534",
+		Build: &runner.Build{Image: "sha256:" + strings.Repeat("a", 64), Command: []string{"gcc", "-o", "/build/main"},
+			Timeout: time.Second, Memory: 64 << 20, CPUs: 1, Pids: 64, OutputSize: 256 << 20, Tmpfs: map[string]int64{"/tmp": 64 << 20}},
 	}
 	img := imageInfo{ID: prof.Image}
-	cfg, hc := containerConfig(prof, img, runcRuntime, "prog-vol", runner.Invocation{Args: []string{"2", "3"}}, nil)
+	cfg, hc := containerConfig(runner.Apply(prof), img, runcRuntime, "prog-vol", runner.Invocation{Args: []string{"2", "3"}}, nil)
 	runWithBuild("build-vol")(cfg, hc)
 	if got := strings.Join(append(append([]string{}, cfg.Entrypoint...), cfg.Cmd...), " "); got != "/build/main 2 3" {
 		t.Errorf("invocation argv %q, want /build/main 2 3", got)
@@ -107,10 +109,8 @@ func TestBuildContainerConfigs(t *testing.T) {
 		t.Errorf("invocation build mount %+v, want build-vol read-only at /build", m)
 	}
 
-	bp := &buildPlan{prof: prof, img: img, outputSize: 256 << 20, volume: "build-vol"}
-	bp.prof.Command = []string{"gcc", "-o", "/build/main"}
-	bp.prof.Tmpfs = map[string]int64{"/tmp": 64 << 20}
-	cfg, hc = containerConfig(bp.prof, img, runcRuntime, "prog-vol", runner.Invocation{}, nil)
+	bp := &buildPlan{applied: *runner.Apply(prof).Build, img: img, outputSize: 256 << 20, volume: "build-vol"}
+	cfg, hc = containerConfig(bp.applied, img, runcRuntime, "prog-vol", runner.Invocation{}, nil)
 	buildMounts(bp)(cfg, hc)
 	if got := strings.Join(append(append([]string{}, cfg.Entrypoint...), cfg.Cmd...), " "); got != "gcc -o /build/main /program/main.c" {
 		t.Errorf("build argv %q", got)
@@ -129,8 +129,9 @@ func TestBuildContainerConfigs(t *testing.T) {
 	}
 
 	// {program} says where the path goes: a flag may follow the source.
-	bp.prof.Command = []string{"g++", "-o", "/build/main", runner.ProgramPlaceholder, "-lcrypto"}
-	cfg, hc = containerConfig(bp.prof, img, runcRuntime, "prog-vol", runner.Invocation{}, nil)
+	prof.Build.Command = []string{"g++", "-o", "/build/main", runner.ProgramPlaceholder, "-lcrypto"}
+	bp.applied = *runner.Apply(prof).Build
+	cfg, hc = containerConfig(bp.applied, img, runcRuntime, "prog-vol", runner.Invocation{}, nil)
 	buildMounts(bp)(cfg, hc)
 	if got := strings.Join(append(append([]string{}, cfg.Entrypoint...), cfg.Cmd...), " "); got != "g++ -o /build/main /program/main.c -lcrypto" {
 		t.Errorf("build argv with {program} %q, want g++ -o /build/main /program/main.c -lcrypto", got)

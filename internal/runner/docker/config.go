@@ -5,7 +5,6 @@ import (
 	"math"
 	"path"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -73,28 +72,28 @@ type imageInfo struct {
 // charged to the container's memory cgroup, so the memory limit bounds all
 // scratch together; the cap keeps a volume nobody asked for from offering
 // more than a modest scratch area.
-func volumeTmpfsSize(prof runner.Profile) int64 {
-	if prof.Memory > 0 && prof.Memory < maxVolumeTmpfs {
-		return prof.Memory
+func volumeTmpfsSize(ap runner.Applied) int64 {
+	if m := ap.Limits.MemoryBytes; m > 0 && m < maxVolumeTmpfs {
+		return m
 	}
 	return maxVolumeTmpfs
 }
 
-// tmpfsSizes is every tmpfs a program container gets: the profile's, plus
+// tmpfsSizes is every tmpfs a program container gets: the profile's (ap's), plus
 // one per image VOLUME whose exact path the profile does not already mount
 // (the engine creates an anonymous, unsized volume for any VOLUME path
 // without a mount of its own, so a tmpfs on a parent path is not enough).
 // /program is skipped: the program volume is mounted there.
-func tmpfsSizes(prof runner.Profile, img imageInfo) map[string]int64 {
-	sizes := make(map[string]int64, len(prof.Tmpfs)+len(img.Volumes))
-	for p, size := range prof.Tmpfs {
+func tmpfsSizes(ap runner.Applied, img imageInfo) map[string]int64 {
+	sizes := make(map[string]int64, len(ap.Tmpfs)+len(img.Volumes))
+	for p, size := range ap.Tmpfs {
 		sizes[path.Clean(p)] = size
 	}
 	for _, v := range img.Volumes {
 		if _, ok := sizes[v]; ok || v == programDir {
 			continue
 		}
-		sizes[v] = volumeTmpfsSize(prof)
+		sizes[v] = volumeTmpfsSize(ap)
 	}
 	return sizes
 }
@@ -115,26 +114,14 @@ func fileSizeLimit(tmpfs map[string]int64) int64 {
 	return limit
 }
 
-// sortedEnv is the profile's environment as sorted "K=V" entries. Nothing of
-// behaves' own environment is added; the engine adds the image's ENV, PATH,
-// HOSTNAME and HOME itself.
-func sortedEnv(env map[string]string) []string {
-	out := make([]string, 0, len(env))
-	for k, v := range env {
-		out = append(out, k+"="+v)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // imageTmpfs is the tmpfs map that covers the image's volumes alone, for the
 // helper container (which is never started, but would otherwise get an
 // anonymous volume per VOLUME at create time).
-func imageTmpfs(prof runner.Profile, img imageInfo) map[string]string {
+func imageTmpfs(ap runner.Applied, img imageInfo) map[string]string {
 	out := map[string]string{}
 	for _, v := range img.Volumes {
 		if v != programDir {
-			out[v] = tmpfsOptions(volumeTmpfsSize(prof))
+			out[v] = tmpfsOptions(volumeTmpfsSize(ap))
 		}
 	}
 	return out
@@ -145,21 +132,23 @@ func imageTmpfs(prof runner.Profile, img imageInfo) map[string]string {
 // namespace, so that /etc/resolv.conf never names the host's resolvers.
 var dnsServers = []string{"127.0.0.1"}
 
-// skipNetworkSandbox says whether a program container of prof under rt is
+// skipNetworkSandbox says whether a program container applying ap under rt is
 // created with Config.NetworkDisabled: unless the profile asks for managed
 // network files, or the runtime would then leave the program without a
 // loopback that is up (see ociRuntime).
-func skipNetworkSandbox(prof runner.Profile, rt ociRuntime) bool {
-	return prof.NetworkFiles != runner.NetworkFilesManaged && rt.LoopbackWithoutSandbox
+func skipNetworkSandbox(ap runner.Applied, rt ociRuntime) bool {
+	return ap.NetworkFiles != runner.NetworkFilesManaged && rt.LoopbackWithoutSandbox
 }
 
 // containerConfig builds the configuration of the container that runs one
 // invocation under runtime rt. It is pure: everything it needs is an
-// argument.
+// argument. Of the profile it reads only ap (runner.Apply), what the
+// evidence key compares: a setting this function used from anywhere else
+// could change an outcome without changing the key.
 //
-// prof must have been checked by checkProfile (ProgramName set, Pids > 0).
-func containerConfig(prof runner.Profile, img imageInfo, rt ociRuntime, volume string, inv runner.Invocation, labels map[string]string) (*container.Config, *container.HostConfig) {
-	sizes := tmpfsSizes(prof, img)
+// ap must be of a profile checked by checkProfile (ProgramName set, Pids > 0).
+func containerConfig(ap runner.Applied, img imageInfo, rt ociRuntime, volume string, inv runner.Invocation, labels map[string]string) (*container.Config, *container.HostConfig) {
+	sizes := tmpfsSizes(ap, img)
 	tmpfs := make(map[string]string, len(sizes))
 	for p, size := range sizes {
 		tmpfs[p] = tmpfsOptions(size)
@@ -169,12 +158,15 @@ func containerConfig(prof runner.Profile, img imageInfo, rt ociRuntime, volume s
 	cfg := &container.Config{
 		Image:    img.ID,
 		Hostname: containerHostname,
-		User:     prof.User,
-		// The image ENTRYPOINT never applies: the profile's command is the
-		// entrypoint, the program and its arguments are the command.
-		Entrypoint:   slices.Clone(prof.Command),
-		Cmd:          append([]string{programDir + "/" + prof.ProgramName}, inv.Args...),
-		Env:          sortedEnv(prof.Env),
+		User:     ap.User,
+		// The image ENTRYPOINT never applies: the applied command (the
+		// profile's, with the program's path unless a build ran) is the
+		// entrypoint, the invocation's arguments are the command.
+		Entrypoint: slices.Clone(ap.Command),
+		Cmd:        slices.Clone(inv.Args),
+		// Nothing of behaves' own environment is added; the engine adds
+		// the image's ENV, PATH, HOSTNAME and HOME itself.
+		Env:          slices.Clone(ap.Env),
 		WorkingDir:   workingDir,
 		Healthcheck:  &container.HealthConfig{Test: []string{"NONE"}},
 		AttachStdin:  true,
@@ -196,7 +188,7 @@ func containerConfig(prof runner.Profile, img imageInfo, rt ociRuntime, volume s
 		// says network_files: managed, or when the runtime would leave no
 		// loopback up without it (gVisor not registered with
 		// --network=none; see skipNetworkSandbox).
-		NetworkDisabled: skipNetworkSandbox(prof, rt),
+		NetworkDisabled: skipNetworkSandbox(ap, rt),
 		Labels:          labels,
 	}
 
@@ -206,7 +198,7 @@ func containerConfig(prof runner.Profile, img imageInfo, rt ociRuntime, volume s
 		&container.Ulimit{Name: "fsize", Soft: fsize, Hard: fsize},
 		&container.Ulimit{Name: "core", Soft: 0, Hard: 0},
 	)
-	pids := prof.Pids
+	pids := ap.Limits.Pids
 	pidsLimit := &pids
 	if rt.GVisor {
 		// Under gVisor's runsc the profile's pids bound is RLIMIT_NPROC,
@@ -234,7 +226,7 @@ func containerConfig(prof runner.Profile, img imageInfo, rt ociRuntime, volume s
 		//     timeout or the program's end stops it.
 		// The recorded pids limit (limitsFrom) is the nproc value.
 		pidsLimit = nil
-		ulimits = append(ulimits, &container.Ulimit{Name: "nproc", Soft: prof.Pids, Hard: prof.Pids})
+		ulimits = append(ulimits, &container.Ulimit{Name: "nproc", Soft: pids, Hard: pids})
 	}
 
 	var dns []string
@@ -257,7 +249,7 @@ func containerConfig(prof runner.Profile, img imageInfo, rt ociRuntime, volume s
 		Init:       boolPtr(true),
 		AutoRemove: false,
 		Privileged: false,
-		Runtime:    prof.Runtime,
+		Runtime:    ap.Runtime,
 		Tmpfs:      tmpfs,
 		Mounts: []mount.Mount{{
 			Type:          mount.TypeVolume,
@@ -267,9 +259,9 @@ func containerConfig(prof runner.Profile, img imageInfo, rt ociRuntime, volume s
 			VolumeOptions: &mount.VolumeOptions{NoCopy: true},
 		}},
 		Resources: container.Resources{
-			Memory:     prof.Memory,
-			MemorySwap: prof.Memory, // equal: no swap on top
-			NanoCPUs:   nanoCPUs(prof.CPUs),
+			Memory:     ap.Limits.MemoryBytes,
+			MemorySwap: ap.Limits.MemoryBytes, // equal: no swap on top
+			NanoCPUs:   nanoCPUs(ap.Limits.CPUs),
 			PidsLimit:  pidsLimit,
 			Ulimits:    ulimits,
 		},
@@ -284,9 +276,9 @@ func containerConfig(prof runner.Profile, img imageInfo, rt ociRuntime, volume s
 // the destination itself is a volume, and one copy must reach every
 // volume: the copy writes nothing but the program files into the volumes
 // (the mount points are made by the engine), and the helper's own layer is
-// removed with it. prof and img give the tmpfs that covers the image's
+// removed with it. ap and img give the tmpfs that covers the image's
 // VOLUMEs, so that creating the helper makes no anonymous volume.
-func helperConfig(prof runner.Profile, img imageInfo, volumes []string, labels map[string]string) (*container.Config, *container.HostConfig) {
+func helperConfig(ap runner.Applied, img imageInfo, volumes []string, labels map[string]string) (*container.Config, *container.HostConfig) {
 	cfg := &container.Config{
 		Image: img.ID,
 		// A scratch image has no command, and create needs one; it never
@@ -310,7 +302,7 @@ func helperConfig(prof runner.Profile, img imageInfo, volumes []string, labels m
 		AutoRemove:     false,
 		// The default runtime: the helper never runs, and a profile's
 		// runtime problem belongs to the program's containers.
-		Tmpfs: imageTmpfs(prof, img),
+		Tmpfs: imageTmpfs(ap, img),
 	}
 	for k, v := range volumes {
 		hc.Mounts = append(hc.Mounts, mount.Mount{
@@ -342,8 +334,9 @@ func ulimit(hc *container.HostConfig, name string) (int64, bool) {
 }
 
 // settingsFrom derives the report's settings from a built configuration, so
-// that what is recorded is what is applied.
-func settingsFrom(prof runner.Profile, img imageInfo, cfg *container.Config, hc *container.HostConfig) runner.Settings {
+// that what is recorded is what is applied; ap is what it was built from
+// (containerConfig's), recorded whole for the evidence key.
+func settingsFrom(ap runner.Applied, img imageInfo, cfg *container.Config, hc *container.HostConfig) runner.Settings {
 	ul := make(map[string]int64, len(hc.Ulimits))
 	for _, u := range hc.Ulimits {
 		if u != nil {
@@ -363,16 +356,17 @@ func settingsFrom(prof runner.Profile, img imageInfo, cfg *container.Config, hc 
 		mounts = append(mounts, fmt.Sprintf("%s:%s:%s:%s", m.Type, m.Source, m.Target, mode))
 	}
 	return runner.Settings{
-		Image:        prof.Image,
+		Image:        ap.Image,
 		ImageID:      img.ID,
 		RepoDigest:   img.RepoDigest,
 		ImageEnv:     slices.Clone(img.Env),
 		Entrypoint:   slices.Clone([]string(cfg.Entrypoint)),
 		User:         cfg.User,
 		NetworkMode:  string(hc.NetworkMode),
-		NetworkFiles: prof.NetworkFiles.OrDefault(),
+		NetworkFiles: ap.NetworkFiles,
 		Runtime:      hc.Runtime,
-		TmpfsBytes:   tmpfsSizes(prof, img),
+		TmpfsBytes:   tmpfsSizes(ap, img),
+		Applied:      ap.Clone(),
 		ProgramDir:   programDir,
 		Env:          slices.Clone(cfg.Env),
 		Container: runner.Container{
@@ -397,8 +391,8 @@ func settingsFrom(prof runner.Profile, img imageInfo, cfg *container.Config, hc 
 }
 
 // limitsFrom derives the limits recorded in each event from a built
-// configuration.
-func limitsFrom(prof runner.Profile, hc *container.HostConfig) runner.Limits {
+// configuration and the applied settings it was built from.
+func limitsFrom(ap runner.Applied, hc *container.HostConfig) runner.Limits {
 	nofile, _ := ulimit(hc, "nofile")
 	fsize, _ := ulimit(hc, "fsize")
 	var pids int64
@@ -408,12 +402,12 @@ func limitsFrom(prof runner.Profile, hc *container.HostConfig) runner.Limits {
 		pids = n
 	}
 	return runner.Limits{
-		TimeoutMS:     prof.Timeout.Milliseconds(),
+		TimeoutMS:     ap.Limits.TimeoutMS,
 		MemoryBytes:   hc.Memory,
 		CPUs:          float64(hc.NanoCPUs) / 1e9,
 		Pids:          pids,
-		OutputLimit:   prof.OutputLimit,
-		OutputCeiling: prof.OutputCeiling,
+		OutputLimit:   ap.Limits.OutputLimit,
+		OutputCeiling: ap.Limits.OutputCeiling,
 		NoFile:        nofile,
 		FileSize:      fsize,
 	}

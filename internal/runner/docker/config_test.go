@@ -57,15 +57,15 @@ func testImage() imageInfo {
 func TestContainerConfig(t *testing.T) {
 	t.Parallel()
 	lbl := map[string]string{"behaves.run-id": "r1"}
-	cfg, hc := containerConfig(testProfile(), testImage(), runcRuntime, "vol1",
+	cfg, hc := containerConfig(runner.Apply(testProfile()), testImage(), runcRuntime, "vol1",
 		runner.Invocation{Args: []string{"5", "a b"}, Stdin: []byte("ignored here")}, lbl)
 
 	wantCfg := &container.Config{
 		Image:        testImageID,
 		Hostname:     "behaves",
 		User:         "65534:65534",
-		Entrypoint:   []string{"python3", "-I"},
-		Cmd:          []string{"/program/main.py", "5", "a b"},
+		Entrypoint:   []string{"python3", "-I", "/program/main.py"},
+		Cmd:          []string{"5", "a b"},
 		Env:          []string{"A=1", "LANG=C.UTF-8"},
 		WorkingDir:   "/program",
 		Healthcheck:  &container.HealthConfig{Test: []string{"NONE"}},
@@ -135,13 +135,13 @@ func TestContainerConfig(t *testing.T) {
 func TestContainerConfigDoesNotAliasProfile(t *testing.T) {
 	t.Parallel()
 	prof := testProfile()
-	cfg, _ := containerConfig(prof, testImage(), runcRuntime, "v", runner.Invocation{}, nil)
+	cfg, _ := containerConfig(runner.Apply(prof), testImage(), runcRuntime, "v", runner.Invocation{}, nil)
 	cfg.Entrypoint[0] = "changed"
 	if prof.Command[0] != "python3" {
 		t.Fatal("the config shares the profile's command slice")
 	}
-	if want := []string{"/program/main.py"}; !cmp.Equal([]string(cfg.Cmd), want) {
-		t.Errorf("Cmd with no args = %q, want %q", cfg.Cmd, want)
+	if len(cfg.Cmd) != 0 {
+		t.Errorf("Cmd with no args = %q, want none", cfg.Cmd)
 	}
 }
 
@@ -195,7 +195,7 @@ func TestContainerConfigSizes(t *testing.T) {
 			prof.Memory, prof.Tmpfs = tt.memory, tt.tmpfs
 			img := testImage()
 			img.Volumes = tt.volumes
-			_, hc := containerConfig(prof, img, runcRuntime, "v", runner.Invocation{}, nil)
+			_, hc := containerConfig(runner.Apply(prof), img, runcRuntime, "v", runner.Invocation{}, nil)
 			if diff := cmp.Diff(tt.wantTmpfs, hc.Tmpfs); diff != "" {
 				t.Errorf("tmpfs (-want +got):\n%s", diff)
 			}
@@ -210,7 +210,7 @@ func TestContainerConfigGVisor(t *testing.T) {
 	t.Parallel()
 	prof := testProfile()
 	prof.Runtime = "runsc"
-	_, hc := containerConfig(prof, testImage(), runscRuntime, "v", runner.Invocation{}, nil)
+	_, hc := containerConfig(runner.Apply(prof), testImage(), runscRuntime, "v", runner.Invocation{}, nil)
 	if hc.Runtime != "runsc" {
 		t.Errorf("Runtime = %q", hc.Runtime)
 	}
@@ -237,12 +237,12 @@ func TestContainerConfigGVisor(t *testing.T) {
 	if hc.Memory != prof.Memory || hc.MemorySwap != prof.Memory {
 		t.Errorf("memory %d, swap %d under runsc; want %d for both (it bounds the sandbox's host tasks)", hc.Memory, hc.MemorySwap, prof.Memory)
 	}
-	if got := limitsFrom(prof, hc).Pids; got != 64 {
+	if got := limitsFrom(runner.Apply(prof), hc).Pids; got != 64 {
 		t.Errorf("recorded pids = %d, want 64", got)
 	}
 	// Under the default runtime nproc is never set: it counts per uid
 	// across the whole host.
-	_, hc = containerConfig(testProfile(), testImage(), runcRuntime, "v", runner.Invocation{}, nil)
+	_, hc = containerConfig(runner.Apply(testProfile()), testImage(), runcRuntime, "v", runner.Invocation{}, nil)
 	if _, ok := ulimit(hc, "nproc"); ok {
 		t.Error("nproc set under runc")
 	}
@@ -271,13 +271,13 @@ func TestContainerConfigNetworkSandbox(t *testing.T) {
 		{"runsc default network, none", runner.NetworkFilesNone, "runsc-netstack", netstackRuntime, false, false},
 		{"runsc default network, managed", runner.NetworkFilesManaged, "runsc-netstack", netstackRuntime, false, false},
 	}
-	_, base := containerConfig(testProfile(), testImage(), runcRuntime, "v", runner.Invocation{}, nil)
+	_, base := containerConfig(runner.Apply(testProfile()), testImage(), runcRuntime, "v", runner.Invocation{}, nil)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			prof, img := testProfile(), testImage()
 			prof.NetworkFiles, prof.Runtime = tt.files, tt.runtime
-			cfg, hc := containerConfig(prof, img, tt.rt, "v", runner.Invocation{}, nil)
+			cfg, hc := containerConfig(runner.Apply(prof), img, tt.rt, "v", runner.Invocation{}, nil)
 			var wantDNS []string
 			if !tt.skipped {
 				wantDNS = []string{"127.0.0.1"}
@@ -298,7 +298,7 @@ func TestContainerConfigNetworkSandbox(t *testing.T) {
 			if diff := cmp.Diff(base, &other); diff != "" {
 				t.Errorf("other host settings changed (-runc default +%s):\n%s", tt.name, diff)
 			}
-			st := settingsFrom(prof, img, cfg, hc)
+			st := settingsFrom(runner.Apply(prof), img, cfg, hc)
 			if st.NetworkDisabled != tt.skipped || !cmp.Equal(st.DNS, wantDNS) || st.NetworkMode != "none" {
 				t.Errorf("settings: network_disabled %v, dns %q, network_mode %q; want %v, %q, none", st.NetworkDisabled, st.DNS, st.NetworkMode, tt.skipped, wantDNS)
 			}
@@ -390,7 +390,7 @@ func TestProgramContainerConfigByName(t *testing.T) {
 func TestHelperConfig(t *testing.T) {
 	t.Parallel()
 	lbl := map[string]string{"behaves.role": "helper"}
-	cfg, hc := helperConfig(testProfile(), testImage(), []string{"vol1", "vol2"}, lbl)
+	cfg, hc := helperConfig(runner.Apply(testProfile()), testImage(), []string{"vol1", "vol2"}, lbl)
 	if !cmp.Equal([]string(cfg.Entrypoint), []string{"/nonexistent"}) || cfg.Image != testImageID || !cmp.Equal(cfg.Labels, lbl) {
 		t.Errorf("helper config = %+v", cfg)
 	}
@@ -418,20 +418,26 @@ func TestHelperConfig(t *testing.T) {
 func TestSettingsAndLimitsFromConfig(t *testing.T) {
 	t.Parallel()
 	prof, img := testProfile(), testImage()
-	cfg, hc := containerConfig(prof, img, runcRuntime, "vol1", runner.Invocation{}, nil)
-	got := settingsFrom(prof, img, cfg, hc)
+	cfg, hc := containerConfig(runner.Apply(prof), img, runcRuntime, "vol1", runner.Invocation{}, nil)
+	got := settingsFrom(runner.Apply(prof), img, cfg, hc)
 	want := runner.Settings{
 		Image:        prof.Image,
 		ImageID:      testImageID,
 		RepoDigest:   img.RepoDigest,
 		ImageEnv:     []string{"PATH=/usr/bin:/bin", "FROM_IMAGE=1"},
-		Entrypoint:   []string{"python3", "-I"},
+		Entrypoint:   []string{"python3", "-I", "/program/main.py"},
 		User:         "65534:65534",
 		NetworkMode:  "none",
 		NetworkFiles: runner.NetworkFilesNone,
 		TmpfsBytes:   map[string]int64{"/tmp": 16 << 20, "/data": 64 << 20},
 		ProgramDir:   "/program",
 		Env:          []string{"A=1", "LANG=C.UTF-8"},
+		// The profile's tmpfs alone: /data is the image's VOLUME's.
+		Applied: runner.Applied{
+			Image: prof.Image, Command: []string{"python3", "-I", "/program/main.py"}, User: "65534:65534",
+			Env: []string{"A=1", "LANG=C.UTF-8"}, Tmpfs: map[string]int64{"/tmp": 16 << 20}, NetworkFiles: runner.NetworkFilesNone,
+			Limits: runner.Limits{TimeoutMS: 5000, MemoryBytes: 128 << 20, CPUs: 0.5, Pids: 64, OutputLimit: 65536, OutputCeiling: 4 << 20},
+		},
 		Container: runner.Container{
 			Hostname:        "behaves",
 			NetworkDisabled: true,
@@ -473,7 +479,7 @@ func TestSettingsAndLimitsFromConfig(t *testing.T) {
 		NoFile:        256,
 		FileSize:      64 << 20,
 	}
-	if diff := cmp.Diff(wantLimits, limitsFrom(prof, hc)); diff != "" {
+	if diff := cmp.Diff(wantLimits, limitsFrom(runner.Apply(prof), hc)); diff != "" {
 		t.Errorf("limits (-want +got):\n%s", diff)
 	}
 }
@@ -566,11 +572,11 @@ func TestReportFixtureIsTheSandboxs(t *testing.T) {
 	t.Parallel()
 	prof := reporttest.Profile()
 	img := imageInfo{Ref: prof.Image, ID: reporttest.Settings.ImageID, Env: reporttest.Settings.ImageEnv}
-	cfg, hc := containerConfig(prof, img, runcRuntime, "behaves-run-0001-program", runner.Invocation{}, nil)
-	if diff := cmp.Diff(settingsFrom(prof, img, cfg, hc), reporttest.Settings); diff != "" {
+	cfg, hc := containerConfig(runner.Apply(prof), img, runcRuntime, "behaves-run-0001-program", runner.Invocation{}, nil)
+	if diff := cmp.Diff(settingsFrom(runner.Apply(prof), img, cfg, hc), reporttest.Settings); diff != "" {
 		t.Errorf("reporttest.Settings is not what the sandbox records (-sandbox +fixture):\n%s", diff)
 	}
-	if diff := cmp.Diff(limitsFrom(prof, hc), reporttest.Limits); diff != "" {
+	if diff := cmp.Diff(limitsFrom(runner.Apply(prof), hc), reporttest.Limits); diff != "" {
 		t.Errorf("reporttest.Limits is not what the sandbox records (-sandbox +fixture):\n%s", diff)
 	}
 }

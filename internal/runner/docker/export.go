@@ -17,13 +17,13 @@ import (
 // engine for its registration: "runsc" is gVisor in an unknown network mode
 // (the network sandbox is kept), anything else is taken as runc.
 func ProgramContainerConfig(prof runner.Profile, imageID string, imageVolumes []string, volume string, inv runner.Invocation, labels map[string]string) (*container.Config, *container.HostConfig) {
-	return containerConfig(prof, imageInfo{ID: imageID, Volumes: imageVolumes}, runtimeNameOnly(prof.Runtime), volume, inv, labels)
+	return containerConfig(runner.Apply(prof), imageInfo{ID: imageID, Volumes: imageVolumes}, runtimeNameOnly(prof.Runtime), volume, inv, labels)
 }
 
 // HelperContainerConfig is the configuration of the never-started helper
 // container that fills program volumes (volume k at HelperDir/k).
 func HelperContainerConfig(prof runner.Profile, imageID string, imageVolumes []string, volumes []string, labels map[string]string) (*container.Config, *container.HostConfig) {
-	return helperConfig(prof, imageInfo{ID: imageID, Volumes: imageVolumes}, volumes, labels)
+	return helperConfig(runner.Apply(prof), imageInfo{ID: imageID, Volumes: imageVolumes}, volumes, labels)
 }
 
 // HelperDir is where the helper mounts the volumes it fills: the

@@ -119,8 +119,9 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 		default:
 		}
 	}
-	stdout := newBoundedWriter(a.prof.OutputLimit, a.prof.OutputCeiling, onCeiling)
-	stderr := newBoundedWriter(a.prof.OutputLimit, a.prof.OutputCeiling, onCeiling)
+	lim := a.applied.Limits
+	stdout := newBoundedWriter(lim.OutputLimit, lim.OutputCeiling, onCeiling)
+	stderr := newBoundedWriter(lim.OutputLimit, lim.OutputCeiling, onCeiling)
 	res := pump(ctx, pumpInput{
 		conn:     conn,
 		stdin:    inv.Stdin,
@@ -129,7 +130,7 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 		ceiling:  ceiling,
 		waitC:    waitC,
 		waitErrC: waitErrC,
-		timeout:  a.prof.Timeout,
+		timeout:  a.timeout(),
 		grace:    s.opt.Grace,
 		kill:     func() (bool, error) { return s.kill(ctx, created.ID) },
 		inspect: func(pctx context.Context) (container.InspectResponse, error) {
@@ -167,7 +168,7 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 		ev.SandboxError = faultText(ctx, "inspecting container", err, s.opt.EngineTimeout)
 		return ev, nil
 	}
-	judge(&ev, info.State, res, startedAt, a.prof.Timeout)
+	judge(&ev, info.State, res, startedAt, a.timeout())
 	if a.afterExit != nil && ev.SandboxError == "" && info.State.Status == container.StateExited {
 		a.afterExit(ctx, created.ID, &ev)
 	}
@@ -268,11 +269,16 @@ func (a *Attempt) config(inv runner.Invocation) (*container.Config, *container.H
 	if role == "" {
 		role = RoleProgram
 	}
-	cfg, hc := containerConfig(a.prof, a.img, a.rt, a.volume, inv, labels(a.sb.opt, role))
+	cfg, hc := containerConfig(a.applied, a.img, a.rt, a.volume, inv, labels(a.sb.opt, role))
 	if a.adjust != nil {
 		a.adjust(cfg, hc)
 	}
 	return cfg, hc
+}
+
+// timeout bounds a run of the attempt's containers.
+func (a *Attempt) timeout() time.Duration {
+	return time.Duration(a.applied.Limits.TimeoutMS) * time.Millisecond
 }
 
 func (a *Attempt) newEvent(cfg *container.Config, inv runner.Invocation) runner.Event {

@@ -455,7 +455,7 @@ func TestRunHangingEngineIsASandboxError(t *testing.T) {
 		eng := &hangingEngine{createOK: createOK}
 		s := testSandbox(eng)
 		s.opt.EngineTimeout = 50 * time.Millisecond
-		a := &Attempt{sb: s, prof: testProfile(), img: testImage(), volume: "v"}
+		a := &Attempt{sb: s, applied: runner.Apply(testProfile()), img: testImage(), volume: "v"}
 		ev, err := a.Run(context.Background(), runner.Invocation{})
 		if err != nil {
 			t.Fatalf("createOK=%v: cleanup error %v", createOK, err)
@@ -489,7 +489,7 @@ func TestRunRemovalFailureAndAbandonedCleanup(t *testing.T) {
 	// deadline, even though the run context is cancelled.
 	s := testSandbox(&stuckRemoval{hangingEngine{createOK: true}})
 	s.opt.EngineTimeout, s.opt.CleanupTimeout = 20*time.Millisecond, 30*time.Millisecond
-	a := &Attempt{sb: s, prof: testProfile(), img: testImage(), volume: "v"}
+	a := &Attempt{sb: s, applied: runner.Apply(testProfile()), img: testImage(), volume: "v"}
 	ev, err := a.Run(context.Background(), runner.Invocation{})
 	if err == nil || !strings.HasPrefix(err.Error(), "removing container behaves-test-1: ") || ev.SandboxError == "" {
 		t.Errorf("event %+v, err %v", ev, err)
@@ -501,7 +501,7 @@ func TestRunRemovalFailureAndAbandonedCleanup(t *testing.T) {
 	abandon()
 	s = testSandbox(&stuckRemoval{hangingEngine{createOK: true}})
 	s.opt.EngineTimeout, s.opt.CleanupTimeout, s.opt.Cleanup = 20*time.Millisecond, time.Hour, abandoned
-	a = &Attempt{sb: s, prof: testProfile(), img: testImage(), volume: "v"}
+	a = &Attempt{sb: s, applied: runner.Apply(testProfile()), img: testImage(), volume: "v"}
 	if _, err := a.Run(context.Background(), runner.Invocation{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("abandoned cleanup: err = %v", err)
 	}

@@ -381,9 +381,10 @@ func (s *Sandbox) Prepare(ctx context.Context, batch []runner.Request) []runner.
 			out[d.index].Err = d.err
 			continue
 		}
+		applied := runner.Apply(d.prof)
 		a := &Attempt{
 			sb:            s,
-			prof:          d.prof,
+			applied:       applied,
 			img:           d.img,
 			rt:            d.rt,
 			volume:        d.volume,
@@ -395,8 +396,8 @@ func (s *Sandbox) Prepare(ctx context.Context, batch []runner.Request) []runner.
 			a.adjust = runWithBuild(d.build.volume)
 		}
 		cfg, hc := a.config(runner.Invocation{})
-		a.settings = settingsFrom(d.prof, d.img, cfg, hc)
-		a.limits = limitsFrom(d.prof, hc)
+		a.settings = settingsFrom(applied, d.img, cfg, hc)
+		a.limits = limitsFrom(applied, hc)
 		out[d.index].Attempt = a
 	}
 	if lost := s.lostErr(); lost != nil {
@@ -507,7 +508,7 @@ func (s *Sandbox) deliver(ctx context.Context, group []*delivery) {
 			volumes, programs = append(volumes, d.build.volume), append(programs, buildVolumeLayout(d.prof.User))
 		}
 	}
-	err := s.fillVolumes(ctx, made[0].prof, made[0].img, volumes, programs)
+	err := s.fillVolumes(ctx, runner.Apply(made[0].prof), made[0].img, volumes, programs)
 	if err == nil {
 		return
 	}
@@ -544,13 +545,13 @@ func (s *Sandbox) createVolume(ctx context.Context, suffix, role string) (string
 // fillVolumes copies programs[k] into volumes[k] through a helper
 // container (created from img, never started) that mounts volume k at
 // helperDir/k, with one copy of one archive; then removes the helper.
-func (s *Sandbox) fillVolumes(ctx context.Context, prof runner.Profile, img imageInfo, volumes []string, programs [][]archiveEntry) (err error) {
+func (s *Sandbox) fillVolumes(ctx context.Context, ap runner.Applied, img imageInfo, volumes []string, programs [][]archiveEntry) (err error) {
 	archive, err := deliveryTar(programs)
 	if err != nil {
 		return fmt.Errorf("packing the programs: %w", err)
 	}
 	name := s.nextName("-helper")
-	cfg, hc := helperConfig(prof, img, volumes, labels(s.opt, RoleHelper))
+	cfg, hc := helperConfig(ap, img, volumes, labels(s.opt, RoleHelper))
 	cctx, cancel := s.createCtx(ctx)
 	created, err := s.cli.ContainerCreate(cctx, cfg, hc, nil, nil, name)
 	cancel()
@@ -678,8 +679,10 @@ func (s *Sandbox) removeVolume(parent context.Context, vol string) error {
 // every invocation's container gets. It implements runner.Attempt and is safe
 // for concurrent use.
 type Attempt struct {
-	sb            *Sandbox
-	prof          runner.Profile
+	sb *Sandbox
+	// applied is what its containers are built from (runner.Apply of the
+	// profile, or its build's part).
+	applied       runner.Applied
 	img           imageInfo
 	rt            ociRuntime
 	volume        string
@@ -716,6 +719,7 @@ func (a *Attempt) Settings() runner.Settings {
 	st.Env = slices.Clone(st.Env)
 	st.Tmpfs = cloneMap(st.Tmpfs)
 	st.TmpfsBytes = maps.Clone(st.TmpfsBytes)
+	st.Applied = st.Applied.Clone()
 	ul := make(map[string]int64, len(st.Ulimits))
 	for k, v := range st.Ulimits {
 		ul[k] = v
