@@ -10,6 +10,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"syscall"
 
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -51,6 +52,47 @@ func ReadFile(path string, limit int64) (Report, error) {
 		return Report{}, fmt.Errorf("reading report %s: %w", path, err)
 	}
 	return r, nil
+}
+
+// ReadRegularFile is ReadFile of a path that must name a regular file (a
+// symbolic link to one is followed). Anything else (a FIFO, a device, a
+// socket, a folder) is refused without waiting on it: the file is opened
+// non-blocking, so that opening a FIFO with no writer returns at once, and
+// its type is checked on the open file, so that a path swapped after a
+// check is caught too.
+func ReadRegularFile(path string, limit int64) (Report, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return Report{}, fmt.Errorf("reading report %s: %w", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return Report{}, fmt.Errorf("reading report %s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return Report{}, fmt.Errorf("reading report %s: it is not a regular file (%s)", path, fileKind(st.Mode()))
+	}
+	r, err := read(f, limit, st.Size())
+	if err != nil {
+		return Report{}, fmt.Errorf("reading report %s: %w", path, err)
+	}
+	return r, nil
+}
+
+// fileKind names the type of a file that is not regular.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.Type().String()
 }
 
 // Read decodes a report from untrusted input and checks it: at most limit

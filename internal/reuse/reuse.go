@@ -81,7 +81,9 @@ func Load(paths []string, limit int64) (*Store, error) {
 	}
 	s := &Store{}
 	for _, path := range paths {
-		r, err := report.ReadFile(path, limit)
+		// A regular file only (a symlink to one is followed): a FIFO or a
+		// device would block the run before it replaces its report.
+		r, err := report.ReadRegularFile(path, limit)
 		if err != nil {
 			return nil, fmt.Errorf("--reuse: %w", err)
 		}
