@@ -83,6 +83,75 @@ func readChecked(t *testing.T, path string) report.Report {
 	return r
 }
 
+// TestReuseOfTheReportBeingReplaced: --reuse X --report X reuses X (it
+// is read before the run replaces it), also through a symbolic link. A
+// run interrupted by Ctrl-C replaces X, but what it reused from the
+// completed run stays reusable, and the next run reuses it from X.
+func TestReuseOfTheReportBeingReplaced(t *testing.T) {
+	t.Parallel()
+	path := shSpec(t, `[{name: a, stdin: "x", expect: {stdout: {equals: "x"}}}, {name: b, stdin: "y", expect: {stdout: {equals: "y"}}}]`)
+	x := filepath.Join(t.TempDir(), "behaves-report.json")
+	first := &echoKeyedSandbox{}
+	if r := runMain(t, context.Background(), fixed(first), "run", "--spec", path, "--report", x); r.code != ExitTrue || first.ran != 2 {
+		t.Fatalf("first run: exit %d, %d runs; want 0 and 2\n%s", r.code, first.ran, r.stderr)
+	}
+	a := readChecked(t, x)
+
+	again := &echoKeyedSandbox{}
+	if r := runMain(t, context.Background(), fixed(again), "run", "--spec", path, "--reuse", x, "--report", x); r.code != ExitTrue {
+		t.Fatalf("--reuse X --report X: exit %d, want 0\n%s", r.code, r.stderr)
+	}
+	b := readChecked(t, x)
+	if again.ran != 0 || b.RunID == a.RunID || b.Reuse == nil || b.Reuse.Reused != 2 {
+		t.Errorf("--reuse X --report X: %d runs, report of run %s with reuse %+v; want none run, a new report, both reused", again.ran, b.RunID, b.Reuse)
+	}
+
+	link := filepath.Join(t.TempDir(), "link.json")
+	if err := os.Symlink(x, link); err != nil {
+		t.Fatal(err)
+	}
+	if r := runMain(t, context.Background(), fixed(&echoKeyedSandbox{}), "run", "--spec", path, "--reuse", link, "--report", x); r.code != ExitTrue {
+		t.Errorf("--reuse of a symbolic link to a report: exit %d, want 0 (the link is followed)\n%s", r.code, r.stderr)
+	}
+
+	// A new case c must run; Ctrl-C interrupts the run while it does.
+	grown := strings.Replace(string(mustRead(t, path)), `"y"}}}]}`, `"y"}}}, {name: c, stdin: "z", expect: {stdout: {equals: "z"}}}]}`, 1)
+	if err := os.WriteFile(path, []byte(grown), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stopped := &echoKeyedSandbox{onRun: cancel}
+	if r := runMain(t, ctx, fixed(stopped), "run", "--spec", path, "--reuse", x, "--report", x); r.code != ExitRunFailed {
+		t.Fatalf("interrupted: exit %d, want %d\n%s", r.code, ExitRunFailed, r.stderr)
+	}
+	if c := readChecked(t, x); !c.Interrupted && c.Error == "" {
+		t.Fatalf("the interrupted run's report says it completed")
+	}
+
+	last := &echoKeyedSandbox{}
+	if r := runMain(t, context.Background(), fixed(last), "run", "--spec", path, "--reuse", x, "--report", x); r.code != ExitTrue {
+		t.Fatalf("after the interrupted run: exit %d, want 0\n%s", r.code, r.stderr)
+	}
+	d := readChecked(t, x)
+	var got []string
+	for _, c := range d.Programs[0].Cases {
+		switch {
+		case c.ReusedFrom != nil:
+			got = append(got, c.Name+" from "+c.ReusedFrom.RunID)
+		case c.NotReused != nil:
+			got = append(got, c.Name+" ran: "+c.NotReused.Reason)
+		}
+	}
+	want := []string{"a from " + a.RunID, "b from " + a.RunID, "c ran: stored run interrupted"}
+	if !slices.Equal(got, want) || last.ran != 1 {
+		t.Errorf("after the interrupted run: %v (%d runs), want %v (1 run)", got, last.ran, want)
+	}
+	if len(d.Reuse.Sources) != 1 || d.Reuse.Sources[0].RunID != a.RunID {
+		t.Errorf("sources %+v, want only the completed first run", d.Reuse.Sources)
+	}
+}
+
 // TestReuseOfAFIFORefusedAtOnce: --reuse of a FIFO that no one writes is
 // refused without waiting on it (exit 2), and the report path, which held
 // an earlier run's report, then holds that refusal.
