@@ -102,8 +102,10 @@ func fileKind(m os.FileMode) string {
 // resource limits among the known values; lines and counts not negative;
 // the run ID and the github block in their forms; every program's verdict
 // and reason, the counts, the groups and the overall verdict equal to what
-// the cases fold to; and kept output equal to its recorded size and
-// digest. It returns the first problem found. Its memory and time are
+// the cases fold to; every reused case's reused_from a run the reuse
+// block lists; every event of a program of the current evidence format
+// with the digests of its streams (checkDigests); and kept output equal to
+// its recorded size and digest. It returns the first problem found. Its memory and time are
 // bounded by the input's size (docs/security.md).
 func Read(rd io.Reader, limit int64) (Report, error) { return read(rd, limit, 0) }
 
@@ -187,8 +189,68 @@ func checkReport(r *Report) error {
 	if err := checkReuse(r); err != nil {
 		return err
 	}
+	if err := checkDigests(r); err != nil {
+		return err
+	}
 	if want := overall(*r); r.Verdict != want {
 		return fmt.Errorf("verdict %s is not what the programs fold to (%s)", r.Verdict, want)
+	}
+	return nil
+}
+
+// sha256Pattern is a SHA-256 as an event records one: 64 lowercase hex
+// digits.
+var sha256Pattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// checkDigests holds every event of a program recorded under the current
+// evidence format to the digests its writer always records (EventOf):
+// stdout_sha256 and stderr_sha256, also for a stream that kept nothing
+// (the digest of no bytes) and for output omitted from the report. Without
+// them checkKept would take the kept output as it is, and reuse would
+// judge bytes that no digest vouches for. A program of an earlier format
+// (0: an earlier behaves, some of which wrote no digests) is read as it
+// is; stdin_sha256 and program_sha256 may be "" in any format (a run that
+// stopped before it had them), which the evidence key counts as
+// unrecorded.
+func checkDigests(r *Report) error {
+	for i := range r.Programs {
+		p := &r.Programs[i]
+		if p.EvidenceFormat != EvidenceFormat {
+			continue
+		}
+		if p.Build != nil {
+			if err := eventDigests(fmt.Sprintf("programs[%d].build", i), &p.Build.Event); err != nil {
+				return err
+			}
+		}
+		for k := range p.Cases {
+			c := &p.Cases[k]
+			at := fmt.Sprintf("programs[%d].cases[%d]", i, k)
+			if err := eventDigests(at+".event", &c.Event); err != nil {
+				return err
+			}
+			for j := range c.Runs {
+				if err := eventDigests(fmt.Sprintf("%s.runs[%d].event", at, j), &c.Runs[j].Event); err != nil {
+					return err
+				}
+			}
+			for j := range c.ReferenceEvents {
+				if err := eventDigests(fmt.Sprintf("%s.reference_events[%d]", at, j), &c.ReferenceEvents[j]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// eventDigests checks that the event at path records the digest of each
+// of its streams.
+func eventDigests(path string, e *Event) error {
+	for _, d := range [...]struct{ field, sum string }{{"stdout_sha256", e.StdoutSHA256}, {"stderr_sha256", e.StderrSHA256}} {
+		if !sha256Pattern.MatchString(d.sum) {
+			return fmt.Errorf("%s.%s %s is not a SHA-256: evidence_format %d records the digest of every stream", path, d.field, quote(shorten(d.sum, 70)), EvidenceFormat)
+		}
 	}
 	return nil
 }

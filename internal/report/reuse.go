@@ -135,8 +135,9 @@ func reuseOf(r *Report) *Reuse {
 }
 
 // checkReuse checks a report's reuse block: its sources in their forms (the
-// shape pass bounds them to MaxReuseRuns), and its counts what the cases
-// fold to; without one, no case may say it was reused or why not.
+// shape pass bounds them to MaxReuseRuns), every case's reused_from one of
+// them, and its counts what the cases fold to; without one, no case may
+// say it was reused or why not.
 func checkReuse(r *Report) error {
 	if r.Reuse == nil {
 		for _, p := range r.Programs {
@@ -148,9 +149,21 @@ func checkReuse(r *Report) error {
 		}
 		return nil
 	}
+	listed := make(map[string]bool, len(r.Reuse.Sources))
 	for i, s := range r.Reuse.Sources {
 		if err := checkSource(s); err != nil {
 			return fmt.Errorf("reuse: source %d: %w", i+1, err)
+		}
+		listed[s.RunID] = true
+	}
+	// A reused case names the run its evidence came from, and the block
+	// lists that run (its start, commit and Actions run): provenance that
+	// names nothing the report can show is refused.
+	for i := range r.Programs {
+		for k := range r.Programs[i].Cases {
+			if o := r.Programs[i].Cases[k].ReusedFrom; o != nil && !listed[o.RunID] {
+				return fmt.Errorf("programs[%d].cases[%d].reused_from.run_id %s is no run of reuse.sources: a reused case names a run the report lists", i, k, quote(o.RunID))
+			}
 		}
 	}
 	want := reuseOf(r)
