@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"github.com/behaves-dev/behaves/internal/assemble"
+	"github.com/behaves-dev/behaves/internal/publish"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reuse"
 	"github.com/behaves-dev/behaves/internal/spec"
+	"github.com/behaves-dev/behaves/internal/terminal"
 )
 
 // provenanceRun runs sp as behaves run does under Actions run ghRun (its
@@ -92,6 +94,19 @@ func TestReuseChainNamesTheOriginalRun(t *testing.T) {
 	}
 	if got := sourceOf(b, "run-a"); got == nil || got.GitHub != a.GitHub {
 		t.Errorf("B's source run-a is %+v, want A's %+v", got, a.GitHub)
+	}
+
+	// The terminal and the job summary name A, its commit and its
+	// Actions run.
+	var term bytes.Buffer
+	if err := terminal.Write(&term, c, terminal.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "reused 3 of 7 invocations from run run-a (commit 1111111, Actions run 111) +1 more"; !strings.Contains(term.String(), want) {
+		t.Errorf("the terminal does not say %q:\n%s", want, term.String())
+	}
+	if sum, want := publish.Summary(c, publish.Options{}), "from run `run-a` (commit `1111111`, Actions run `111`) and 1 more run"; !strings.Contains(sum, want) {
+		t.Errorf("the summary does not say %q:\n%s", want, sum)
 	}
 }
 
