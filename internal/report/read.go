@@ -37,22 +37,7 @@ var (
 
 // ReadFile reads and checks the report at path (see Read), reading at most
 // limit bytes of it.
-func ReadFile(path string, limit int64) (Report, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Report{}, fmt.Errorf("reading report %s: %w", path, err)
-	}
-	defer f.Close()
-	var size int64
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		size = st.Size()
-	}
-	r, err := read(f, limit, size)
-	if err != nil {
-		return Report{}, fmt.Errorf("reading report %s: %w", path, err)
-	}
-	return r, nil
-}
+func ReadFile(path string, limit int64) (Report, error) { return readPath(path, limit, false) }
 
 // ReadRegularFile is ReadFile of a path that must name a regular file (a
 // symbolic link to one is followed). Anything else (a FIFO, a device, a
@@ -60,20 +45,30 @@ func ReadFile(path string, limit int64) (Report, error) {
 // non-blocking, so that opening a FIFO with no writer returns at once, and
 // its type is checked on the open file, so that a path swapped after a
 // check is caught too.
-func ReadRegularFile(path string, limit int64) (Report, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+func ReadRegularFile(path string, limit int64) (Report, error) { return readPath(path, limit, true) }
+
+// readPath is ReadFile, or with regularOnly ReadRegularFile.
+func readPath(path string, limit int64, regularOnly bool) (Report, error) {
+	flag := os.O_RDONLY
+	if regularOnly {
+		flag |= syscall.O_NONBLOCK
+	}
+	f, err := os.OpenFile(path, flag, 0)
 	if err != nil {
 		return Report{}, fmt.Errorf("reading report %s: %w", path, err)
 	}
 	defer f.Close()
+	var size int64
 	st, err := f.Stat()
-	if err != nil {
+	switch {
+	case err == nil && st.Mode().IsRegular():
+		size = st.Size()
+	case regularOnly && err != nil:
 		return Report{}, fmt.Errorf("reading report %s: %w", path, err)
-	}
-	if !st.Mode().IsRegular() {
+	case regularOnly:
 		return Report{}, fmt.Errorf("reading report %s: it is not a regular file (%s)", path, fileKind(st.Mode()))
 	}
-	r, err := read(f, limit, st.Size())
+	r, err := read(f, limit, size)
 	if err != nil {
 		return Report{}, fmt.Errorf("reading report %s: %w", path, err)
 	}
