@@ -10,6 +10,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"syscall"
 
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -36,21 +37,57 @@ var (
 
 // ReadFile reads and checks the report at path (see Read), reading at most
 // limit bytes of it.
-func ReadFile(path string, limit int64) (Report, error) {
-	f, err := os.Open(path)
+func ReadFile(path string, limit int64) (Report, error) { return readPath(path, limit, false) }
+
+// ReadRegularFile is ReadFile of a path that must name a regular file (a
+// symbolic link to one is followed). Anything else (a FIFO, a device, a
+// socket, a folder) is refused without waiting on it: the file is opened
+// non-blocking, so that opening a FIFO with no writer returns at once, and
+// its type is checked on the open file, so that a path swapped after a
+// check is caught too.
+func ReadRegularFile(path string, limit int64) (Report, error) { return readPath(path, limit, true) }
+
+// readPath is ReadFile, or with regularOnly ReadRegularFile.
+func readPath(path string, limit int64, regularOnly bool) (Report, error) {
+	flag := os.O_RDONLY
+	if regularOnly {
+		flag |= syscall.O_NONBLOCK
+	}
+	f, err := os.OpenFile(path, flag, 0)
 	if err != nil {
 		return Report{}, fmt.Errorf("reading report %s: %w", path, err)
 	}
 	defer f.Close()
 	var size int64
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+	st, err := f.Stat()
+	switch {
+	case err == nil && st.Mode().IsRegular():
 		size = st.Size()
+	case regularOnly && err != nil:
+		return Report{}, fmt.Errorf("reading report %s: %w", path, err)
+	case regularOnly:
+		return Report{}, fmt.Errorf("reading report %s: it is not a regular file (%s)", path, fileKind(st.Mode()))
 	}
 	r, err := read(f, limit, size)
 	if err != nil {
 		return Report{}, fmt.Errorf("reading report %s: %w", path, err)
 	}
 	return r, nil
+}
+
+// fileKind names the type of a file that is not regular.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.Type().String()
 }
 
 // Read decodes a report from untrusted input and checks it: at most limit
@@ -60,8 +97,10 @@ func ReadFile(path string, limit int64) (Report, error) {
 // resource limits among the known values; lines and counts not negative;
 // the run ID and the github block in their forms; every program's verdict
 // and reason, the counts, the groups and the overall verdict equal to what
-// the cases fold to; and kept output equal to its recorded size and
-// digest. It returns the first problem found. Its memory and time are
+// the cases fold to; every reused case's reused_from a run the reuse
+// block lists; every event of a program of the current evidence format
+// with the digests of its streams (checkDigests); and kept output equal to
+// its recorded size and digest. It returns the first problem found. Its memory and time are
 // bounded by the input's size (docs/security.md).
 func Read(rd io.Reader, limit int64) (Report, error) { return read(rd, limit, 0) }
 
@@ -145,8 +184,68 @@ func checkReport(r *Report) error {
 	if err := checkReuse(r); err != nil {
 		return err
 	}
+	if err := checkDigests(r); err != nil {
+		return err
+	}
 	if want := overall(*r); r.Verdict != want {
 		return fmt.Errorf("verdict %s is not what the programs fold to (%s)", r.Verdict, want)
+	}
+	return nil
+}
+
+// sha256Pattern is a SHA-256 as an event records one: 64 lowercase hex
+// digits.
+var sha256Pattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// checkDigests holds every event of a program recorded under the current
+// evidence format to the digests its writer always records (EventOf):
+// stdout_sha256 and stderr_sha256, also for a stream that kept nothing
+// (the digest of no bytes) and for output omitted from the report. Without
+// them checkKept would take the kept output as it is, and reuse would
+// judge bytes that no digest vouches for. A program of an earlier format
+// (0: an earlier behaves, some of which wrote no digests) is read as it
+// is; stdin_sha256 and program_sha256 may be "" in any format (a run that
+// stopped before it had them), which the evidence key counts as
+// unrecorded.
+func checkDigests(r *Report) error {
+	for i := range r.Programs {
+		p := &r.Programs[i]
+		if p.EvidenceFormat != EvidenceFormat {
+			continue
+		}
+		if p.Build != nil {
+			if err := eventDigests(fmt.Sprintf("programs[%d].build", i), &p.Build.Event); err != nil {
+				return err
+			}
+		}
+		for k := range p.Cases {
+			c := &p.Cases[k]
+			at := fmt.Sprintf("programs[%d].cases[%d]", i, k)
+			if err := eventDigests(at+".event", &c.Event); err != nil {
+				return err
+			}
+			for j := range c.Runs {
+				if err := eventDigests(fmt.Sprintf("%s.runs[%d].event", at, j), &c.Runs[j].Event); err != nil {
+					return err
+				}
+			}
+			for j := range c.ReferenceEvents {
+				if err := eventDigests(fmt.Sprintf("%s.reference_events[%d]", at, j), &c.ReferenceEvents[j]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// eventDigests checks that the event at path records the digest of each
+// of its streams.
+func eventDigests(path string, e *Event) error {
+	for _, d := range [...]struct{ field, sum string }{{"stdout_sha256", e.StdoutSHA256}, {"stderr_sha256", e.StderrSHA256}} {
+		if !sha256Pattern.MatchString(d.sum) {
+			return fmt.Errorf("%s.%s %s is not a SHA-256: evidence_format %d records the digest of every stream", path, d.field, quote(shorten(d.sum, 70)), EvidenceFormat)
+		}
 	}
 	return nil
 }

@@ -16,9 +16,12 @@ import (
 // but Sources folds from the cases (their reused_from and not_reused), and
 // Read recomputes it.
 type Reuse struct {
-	// Sources are the reports the run was given, in the order given (where
-	// several hold a match, the first wins); a merge holds every shard's,
-	// each run once.
+	// Sources are the runs the run's evidence came from: first those its
+	// reused cases name (the original run of evidence reused again), then
+	// the other reports it was given whose runs completed, each run once;
+	// a merge holds every shard's. Every run listed completed, so a case
+	// that names one (reused_from) is reusable also from a report of an
+	// interrupted or failed run (package reuse).
 	Sources []ReuseSource `json:"sources"`
 	// Reused counts the invocations answered by stored evidence (a case
 	// that runs k times counts k), Ran those that ran now.
@@ -62,9 +65,14 @@ type NotReused struct {
 	Detail string `json:"detail"`
 }
 
-// MaxReuseSources bounds the reports one run takes evidence from (and a
-// merge's sources).
+// MaxReuseSources bounds the reports one run is given (--reuse).
 const MaxReuseSources = 32
+
+// MaxReuseRuns bounds the runs a report's reuse.sources list (Read
+// refuses more), a merge's too. Evidence reused again names its original
+// run, so a report given one stored report may name many: one for each
+// run that last ran one of its programs.
+const MaxReuseRuns = 1024
 
 // MaxReuseDetail bounds a not_reused detail, in bytes.
 const MaxReuseDetail = 1024
@@ -127,8 +135,9 @@ func reuseOf(r *Report) *Reuse {
 }
 
 // checkReuse checks a report's reuse block: its sources in their forms (the
-// shape pass bounds them to MaxReuseSources), and its counts what the cases
-// fold to; without one, no case may say it was reused or why not.
+// shape pass bounds them to MaxReuseRuns), every case's reused_from one of
+// them, and its counts what the cases fold to; without one, no case may
+// say it was reused or why not.
 func checkReuse(r *Report) error {
 	if r.Reuse == nil {
 		for _, p := range r.Programs {
@@ -140,9 +149,21 @@ func checkReuse(r *Report) error {
 		}
 		return nil
 	}
+	listed := make(map[string]bool, len(r.Reuse.Sources))
 	for i, s := range r.Reuse.Sources {
 		if err := checkSource(s); err != nil {
 			return fmt.Errorf("reuse: source %d: %w", i+1, err)
+		}
+		listed[s.RunID] = true
+	}
+	// A reused case names the run its evidence came from, and the block
+	// lists that run (its start, commit and Actions run): provenance that
+	// names nothing the report can show is refused.
+	for i := range r.Programs {
+		for k := range r.Programs[i].Cases {
+			if o := r.Programs[i].Cases[k].ReusedFrom; o != nil && !listed[o.RunID] {
+				return fmt.Errorf("programs[%d].cases[%d].reused_from.run_id %s is no run of reuse.sources: a reused case names a run the report lists", i, k, quote(o.RunID))
+			}
 		}
 	}
 	want := reuseOf(r)
@@ -214,8 +235,8 @@ func mergeSources(reports []Report) (*Reuse, error) {
 			}
 		}
 	}
-	if out != nil && len(out.Sources) > MaxReuseSources {
-		return nil, refuse("the shards took evidence from %d runs, more than a report names (%d)", len(out.Sources), MaxReuseSources)
+	if out != nil && len(out.Sources) > MaxReuseRuns {
+		return nil, refuse("the shards took evidence from %d runs, more than a report names (%d)", len(out.Sources), MaxReuseRuns)
 	}
 	return out, nil
 }

@@ -27,8 +27,8 @@ func TestReadRefusesForgedReuse(t *testing.T) {
 		}},
 		{"a bad execution ID", "must be IDs", func(r *report.Report) { r.Programs[0].Cases[0].ReusedFrom.ExecutionID = "a b" }},
 		{"a bad source", "commit IDs", func(r *report.Report) { r.Reuse.Sources[0].GitHub.SHA = "main" }},
-		{"too many sources", "more than 32 entries", func(r *report.Report) {
-			for range report.MaxReuseSources {
+		{"too many sources", "more than 1024 entries", func(r *report.Report) {
+			for range report.MaxReuseRuns {
 				r.Reuse.Sources = append(r.Reuse.Sources, r.Reuse.Sources[0])
 			}
 		}},

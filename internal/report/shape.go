@@ -358,7 +358,7 @@ func (w *walker) limitOf(t reflect.Type, name string) (int, string) {
 	case t == reflect.TypeFor[Group]() && name == "pass_at_reasons":
 		return verdict.MaxPassAtKs, "the values of k a run asks for"
 	case t == reflect.TypeFor[Reuse]() && name == "sources":
-		return MaxReuseSources, "the reports a run takes evidence from"
+		return MaxReuseRuns, "the runs a report names as where its evidence came from"
 	}
 	return 0, ""
 }

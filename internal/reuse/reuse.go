@@ -9,11 +9,17 @@
 // unrecorded, an undetermined or sandbox-error run, a run or build that
 // timed out (whether it ends in time depends on the machine's load),
 // output the stored report left out, fewer runs than the case's repeat,
-// or anything from an interrupted or failed run. A case that never ran
-// because its program's build failed is answered on the program's part
-// of the key alone (tryFailedBuild). Each
-// refusal is a NotReused with a reason (counted in the report) and a
-// detail naming what to change.
+// or anything an interrupted or failed run ran (what such a run reused
+// from a completed one stays reusable: see Sources). A case that never
+// ran because its program's build failed is answered on the program's
+// part of the key alone (tryFailedBuild). Each refusal is a NotReused
+// with a reason (counted in the report) and a detail naming what to
+// change.
+//
+// Reused evidence names the run that recorded it (report.Origin), also
+// when it is reused again: the original run, whose ID, start, commit and
+// Actions run the new report's reuse.sources list (report.Read refuses a
+// reused_from that names no listed run).
 //
 // A stored report is hostile input (report.ReadFile bounds and checks it),
 // and its evidence is exactly as trustworthy as whoever could write it:
@@ -24,6 +30,8 @@ package reuse
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/behaves-dev/behaves/internal/assemble"
@@ -49,19 +57,34 @@ const (
 	ReasonInterrupted = "stored run interrupted"
 	ReasonFailed      = "stored run failed"
 	ReasonBuild       = "build runs again"
+	ReasonSources     = "too many source runs"
 )
 
 // Store is the evidence of the stored reports a run was given, in order:
 // where several hold a match, the first wins.
 type Store struct {
 	sources []*source
+	// listed are the runs the store's answers took evidence from, each
+	// once, in the order first answered (origin adds them), at most
+	// maxListed: what Sources lists first.
+	listed    []report.ReuseSource
+	isListed  map[string]bool
+	maxListed int
 }
 
 type source struct {
 	path string
 	rep  report.Report
-	// why is set when nothing in the report may be reused.
+	// store is the Store the source belongs to (its listed runs).
+	store *Store
+	// why is set when the report's run was interrupted or failed: none of
+	// the evidence that run recorded may be reused; the cases it reused
+	// from a completed run still may (refused).
 	why *report.NotReused
+	// runs are the completed runs whose evidence the report holds, by run
+	// ID: its own (unless why is set) and every run its reuse.sources
+	// list, with their start, commit and Actions run.
+	runs map[string]report.ReuseSource
 	// byInput finds the stored cases of a program file on one input
 	// (inputKey); byName a program's case by program ID and case name.
 	byInput map[string][]at
@@ -78,24 +101,44 @@ func Load(paths []string, limit int64) (*Store, error) {
 	if len(paths) > report.MaxReuseSources {
 		return nil, fmt.Errorf("--reuse: %d reports given, at most %d", len(paths), report.MaxReuseSources)
 	}
-	s := &Store{}
+	s := &Store{maxListed: report.MaxReuseRuns}
 	for _, path := range paths {
-		r, err := report.ReadFile(path, limit)
+		// A regular file only (a symlink to one is followed): a FIFO or a
+		// device would block the run before it replaces its report.
+		r, err := report.ReadRegularFile(path, limit)
 		if err != nil {
 			return nil, fmt.Errorf("--reuse: %w", err)
 		}
-		s.sources = append(s.sources, newSource(path, r))
+		s.sources = append(s.sources, newSource(s, path, r))
 	}
 	return s, nil
 }
 
-func newSource(path string, r report.Report) *source {
-	src := &source{path: path, rep: r, byInput: map[string][]at{}, byName: map[[2]string]at{}}
+// newSource indexes report r, read from path, for store s.
+func newSource(s *Store, path string, r report.Report) *source {
+	src := &source{path: path, rep: r, store: s, runs: map[string]report.ReuseSource{},
+		byInput: map[string][]at{}, byName: map[[2]string]at{}}
+	const kept = "only the cases it reused from a completed run are reused"
 	switch {
 	case r.Interrupted:
-		src.why = report.NewNotReused(ReasonInterrupted, fmt.Sprintf("%s is of a run that was interrupted: none of its evidence is reused", path))
+		src.why = report.NewNotReused(ReasonInterrupted, fmt.Sprintf("%s is of a run that was interrupted: none of what it ran is reused, %s", path, kept))
 	case r.Error != "":
-		src.why = report.NewNotReused(ReasonFailed, fmt.Sprintf("%s is of a run that failed (%s): none of its evidence is reused", path, r.Error))
+		src.why = report.NewNotReused(ReasonFailed, fmt.Sprintf("%s is of a run that failed (%s): none of what it ran is reused, %s", path, r.Error, kept))
+	default:
+		src.runs[r.RunID] = report.ReuseSource{RunID: r.RunID, StartedAt: r.StartedAt, GitHub: r.GitHub}
+	}
+	// Every run a report's reuse.sources lists completed: a store lists
+	// only the runs its answers came from (origin), each of them a
+	// completed run's own evidence or one that such a run, in turn, was
+	// listed for; and report.Read refuses a reused_from that names no
+	// listed run. So a case that a failed or interrupted run reused names
+	// a completed run, and stays reusable.
+	if r.Reuse != nil {
+		for _, rs := range r.Reuse.Sources {
+			if _, ok := src.runs[rs.RunID]; !ok {
+				src.runs[rs.RunID] = rs
+			}
+		}
 	}
 	for p := range r.Programs {
 		op := &r.Programs[p]
@@ -114,13 +157,46 @@ func inputKey(programSHA256 string, args []string, stdinSHA256 string) string {
 	return programSHA256 + "\x00" + stdinSHA256 + "\x00" + strings.Join(args, "\x00")
 }
 
-// Sources are the stored reports' runs, in order, as a report names them.
+// Sources are the runs a report of the store's answers names, at most
+// report.MaxReuseRuns: first the runs whose evidence Match's answers
+// reuse (the original run of evidence reused again, with its own start,
+// commit and Actions run), in the order first answered; then the runs of
+// the other stored reports that completed, in the order given. It lists
+// only completed runs: an interrupted or failed report's own run never
+// answers a case. Call it after Match.
 func (s *Store) Sources() []report.ReuseSource {
-	out := make([]report.ReuseSource, 0, len(s.sources))
+	out := slices.Clone(s.listed)
+	seen := maps.Clone(s.isListed)
+	if seen == nil {
+		seen = map[string]bool{}
+	}
 	for _, src := range s.sources {
-		out = append(out, report.ReuseSource{RunID: src.rep.RunID, StartedAt: src.rep.StartedAt, GitHub: src.rep.GitHub})
+		if src.why == nil && !seen[src.rep.RunID] && len(out) < s.maxListed {
+			seen[src.rep.RunID] = true
+			out = append(out, src.runs[src.rep.RunID])
+		}
+	}
+	if out == nil {
+		out = []report.ReuseSource{}
 	}
 	return out
+}
+
+// list adds run to the runs the store's answers came from, unless it is
+// there already; false when it is not there and the list is full.
+func (s *Store) list(run report.ReuseSource) bool {
+	if s.isListed[run.RunID] {
+		return true
+	}
+	if len(s.listed) >= s.maxListed {
+		return false
+	}
+	if s.isListed == nil {
+		s.isListed = map[string]bool{}
+	}
+	s.isListed[run.RunID] = true
+	s.listed = append(s.listed, run)
+	return true
 }
 
 // Answer is what the store says of one case of the spec: its stored runs,
@@ -238,8 +314,8 @@ func (src *source) try(w wanted, a at) Answer {
 		where := fmt.Sprintf("%s, program %q case %q: ", src.path, op.Name, oc.Name)
 		return Answer{NotReused: report.NewNotReused(reason, where+fmt.Sprintf(format, args...))}
 	}
-	if src.why != nil {
-		return Answer{NotReused: src.why}
+	if why := src.refused(oc); why != nil {
+		return Answer{NotReused: why}
 	}
 	stored := []report.Event{oc.Event}
 	if len(oc.Runs) > 1 {
@@ -301,17 +377,40 @@ func (src *source) judged(w wanted, op *report.Program, oc *report.Case, events,
 	if len(refs) == 0 {
 		refs = nil
 	}
-	return Answer{Runs: runs, Result: fold, References: refs, From: src.origin(op, oc), Attempt: op}
+	from, msg := src.origin(op, oc)
+	if from == nil {
+		return refuse(ReasonSources, "%s", msg)
+	}
+	return Answer{Runs: runs, Result: fold, References: refs, From: from, Attempt: op}
 }
 
-// origin is the run and execution that ran stored case oc of op: where
-// reused evidence was reused from, the original.
-func (src *source) origin(op *report.Program, oc *report.Case) *report.Origin {
-	if oc.ReusedFrom != nil {
-		o := *oc.ReusedFrom
-		return &o
+// refused says why no evidence of stored case oc may be reused (nil when
+// it may): a case that an interrupted or failed run ran. One that such a
+// run reused names a completed run (see newSource), and may.
+func (src *source) refused(oc *report.Case) *report.NotReused {
+	if src.why != nil && oc.ReusedFrom == nil {
+		return src.why
 	}
-	return &report.Origin{RunID: src.rep.RunID, ExecutionID: op.ExecutionID}
+	return nil
+}
+
+// origin is the run and execution that ran stored case oc of op (where
+// reused evidence was reused from, the original), listed among the runs
+// the store's answers came from. It is nil, with why, when that run
+// cannot be listed: the list is full, or the report does not name it.
+func (src *source) origin(op *report.Program, oc *report.Case) (*report.Origin, string) {
+	o := report.Origin{RunID: src.rep.RunID, ExecutionID: op.ExecutionID}
+	if oc.ReusedFrom != nil {
+		o = *oc.ReusedFrom
+	}
+	run, ok := src.runs[o.RunID]
+	switch {
+	case !ok:
+		return nil, fmt.Sprintf("its evidence names run %s, which the stored report does not list as a completed run", o.RunID)
+	case !src.store.list(run):
+		return nil, fmt.Sprintf("its evidence came from run %s, and this run's evidence already comes from %d other runs, the most a report names: it runs now, and its evidence is this run's", o.RunID, src.store.maxListed)
+	}
+	return &o, ""
 }
 
 // keyReason is the reason counted for a part of the key that differs.
