@@ -1,9 +1,13 @@
 // Command release builds a release of behaves from the checked-out commit
 // and pushes its action image (package release says how and what):
 //
-//	go run ./cmd/release --registry HOST[:PORT] --out DIR [--name behaves] [--repo .]
+//	go run ./cmd/release --registry HOST[:PORT] --out DIR [--name behaves] [--repo .] [--allow-dirty]
 //
-// The pushed reference is the last line of stdout; logs go to stderr.
+// Run it through scripts/release.sh, which builds this program from a clone
+// of HEAD in a pinned environment: `go run` in a work tree would let
+// uncommitted code and the caller's Go settings shape the program that
+// makes the release. The pushed reference is the last line of stdout; logs
+// go to stderr.
 package main
 
 import (
@@ -34,6 +38,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&opt.Out, "out", "", "the folder to write action.yml, the binaries, SHA256SUMS and the SBOM into (required; created)")
 	fs.StringVar(&opt.Name, "name", "behaves", "the image's repository name in the registry (lower case)")
 	fs.StringVar(&opt.Repo, "repo", ".", "the git work tree whose HEAD is released")
+	fs.BoolVar(&opt.AllowDirty, "allow-dirty", false, "release HEAD although the work tree has changes or untracked files (not released either way); the version is marked +dirty")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -41,7 +46,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if opt.Registry == "" || opt.Out == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "release: usage: release --registry HOST[:PORT] --out DIR [--name behaves] [--repo .]")
+		fmt.Fprintln(stderr, "release: usage: release --registry HOST[:PORT] --out DIR [--name behaves] [--repo .] [--allow-dirty]")
 		return 2
 	}
 	opt.Log = func(format string, a ...any) { fmt.Fprintf(stderr, "release: "+format+"\n", a...) }

@@ -1,33 +1,59 @@
 // Package release builds a release of behaves from a git work tree's
 // commit and pushes its action image (cmd/release and scripts/release.sh
-// are its command line):
+// are its command line; scripts/release.sh is the way to run it):
 //
-//	go run ./cmd/release --registry HOST[:PORT] --out DIR [--name behaves]
+//	bash scripts/release.sh --registry HOST[:PORT] --out DIR [--name behaves] [--allow-dirty]
 //
-// It builds from a clone of HEAD (so a dirty tree, untracked files or the
-// checkout's path cannot reach the release), with every input pinned:
-// the Go toolchain of go.mod (GOTOOLCHAIN=local: a machine with another Go
-// fails instead of building something else), -trimpath, -buildvcs=false
-// and the commit stamped with -X, the CA bundle from the Go module
-// golang.org/x/crypto/x509roots/fallback at the version go.sum pins, and
-// every file time and the image's created time set to the commit's time.
-// The same commit therefore gives the same binaries and the same image
-// digest on any machine (TestReleaseIsReproducible builds one twice).
+// A release is a function of its commit alone: the same commit gives the
+// same binaries, bills of materials, action.yml and image digest on any
+// machine with go.mod's Go, whatever the machine's settings. So:
+//
+//   - It builds from a clone of HEAD without tags, so a dirty tree,
+//     untracked files, tags or the checkout's path cannot reach the
+//     release, and refuses a work tree with changes or untracked files
+//     unless Options.AllowDirty (then the version ends in +dirty; the
+//     changes are still not released).
+//   - Every git command ignores the user's and the system's git
+//     configuration and GIT_* variables (core.autocrlf would check the
+//     embedded templates out with CRLF, and so change the binary).
+//   - Every go command runs in a cleared environment: PATH, HOME, TMPDIR,
+//     the caller's caches and module sources (goLocations: none of them
+//     can change a byte, since -mod=readonly holds every module to go.sum),
+//     and pinned settings (pinnedGo: GOENV=off against `go env -w`,
+//     GOTOOLCHAIN=local, GOFLAGS=-mod=readonly, CGO_ENABLED=0, GOAMD64=v1,
+//     GOARM64=v8.0, no GOEXPERIMENT, GOFIPS140=off).
+//   - It refuses a Go other than go.mod's toolchain (or go) line, older or
+//     newer, both the go command on PATH and the Go this program was built
+//     with (it compresses the image's layers), with an error naming both.
+//   - Binaries: -trimpath, -buildvcs=false and the version and commit
+//     stamped with -X; the CA bundle from the Go module
+//     golang.org/x/crypto/x509roots/fallback at the version go.sum pins;
+//     every file time and the image's created time the commit's time.
+//   - Bills of materials: one per Linux build, by cyclonedx-gomod (the
+//     go.mod tool, built for the host, run with GOOS=linux and the build's
+//     GOARCH), without a serial number, with the commit's time as its
+//     timestamp, without the hashes of the host's build of the tool.
+//
+// TestRelease releases one commit twice, the second by scripts/release.sh
+// under GOAMD64=v3, a GOEXPERIMENT, a `go env -w` GOFLAGS and a global
+// core.autocrlf=true, and compares everything byte for byte.
 //
 // The image is built from the binaries directly (go-containerregistry),
 // not by a Docker build: one layer holding what the Dockerfile's final
 // stage holds (/usr/local/bin/behaves, the behaves-post link, /tmp with
 // mode 1777, the CA bundle), its PATH, SSL_CERT_FILE and entry point, in
 // an index for linux/amd64 and linux/arm64. It is pushed as NAME:<version>
-// (credentials from the Docker config, as docker login writes them; a
-// loopback registry is spoken to over plain HTTP).
+// (+ written _, which a tag cannot hold; credentials from the Docker
+// config, as docker login writes them; a loopback registry is spoken to
+// over plain HTTP), after every file is written: the digest is computed
+// before the push.
 //
-// Into DIR it writes the release's action.yml (the repository's, with
-// `image: docker://HOST[:PORT]/NAME@sha256:DIGEST`), behaves-linux-amd64,
-// behaves-linux-arm64, SHA256SUMS over them, and sbom.cdx.json, the
-// CycloneDX bill of materials of the modules linked into behaves (by
-// cyclonedx-gomod, the go.mod tool). The pushed reference is the last line
-// of stdout; logs go to stderr.
+// Into DIR it writes behaves-linux-amd64, behaves-linux-arm64, SHA256SUMS
+// over them, their CycloneDX bills of materials behaves-linux-amd64.cdx.json
+// and behaves-linux-arm64.cdx.json (the modules and the standard library
+// linked into each), and the release's action.yml (the repository's, with
+// `image: docker://HOST[:PORT]/NAME@sha256:DIGEST`). The pushed reference
+// is the last line of stdout; logs go to stderr.
 package release
 
 import (
@@ -44,6 +70,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -68,6 +95,10 @@ const cliPackage = "github.com/behaves-dev/behaves/internal/cli"
 // Options are what Build releases and where.
 type Options struct {
 	Registry, Out, Name, Repo string
+	// AllowDirty releases HEAD although the work tree has changes or
+	// untracked files (they are not released either way); the version
+	// then ends in +dirty. Without it such a tree is refused.
+	AllowDirty bool
 	// GoCache, when set, is the Go build cache the builds use (a fresh
 	// one shows that nothing cached on this machine reaches the release).
 	GoCache string
@@ -80,27 +111,28 @@ type Release struct {
 	Reference string
 	Digest    string
 	Commit    string
-	Version   string
+	// Version is internal/cli/VERSION's, with +dirty for a release of a
+	// work tree with changes (Options.AllowDirty).
+	Version string
 	// Time is the commit's time: every file's and the image's.
 	Time time.Time
 	// Out is the folder the release's files are in (Options.Out).
 	Out string
 }
 
-// Build releases opt.Repo's HEAD (see the package comment).
-func Build(ctx context.Context, opt Options) (*Release, error) {
-	if opt.Log == nil {
-		opt.Log = func(string, ...any) {}
-	}
-	if !repoName.MatchString(opt.Name) {
-		return nil, fmt.Errorf("--name %q: a registry repository name is lower case letters, digits and . _ - /", opt.Name)
-	}
-	rel := &Release{Out: opt.Out}
+// Tag is the image's tag: the version, with + (not allowed in a tag) as _.
+func (r *Release) Tag() string { return strings.ReplaceAll(r.Version, "+", "_") }
+
+// describe is what a release of repo's HEAD is: its commit, the commit's
+// time and the version. A work tree with changes or untracked files is
+// refused unless allowDirty, and then marked +dirty in the version.
+func describe(ctx context.Context, repo string, allowDirty bool) (*Release, error) {
+	rel := &Release{}
 	var err error
-	if rel.Commit, err = git(ctx, opt.Repo, "rev-parse", "HEAD"); err != nil {
+	if rel.Commit, err = git(ctx, repo, "rev-parse", "HEAD"); err != nil {
 		return nil, err
 	}
-	ct, err := git(ctx, opt.Repo, "show", "-s", "--format=%ct", "HEAD")
+	ct, err := git(ctx, repo, "show", "-s", "--format=%ct", "HEAD")
 	if err != nil {
 		return nil, err
 	}
@@ -109,13 +141,52 @@ func Build(ctx context.Context, opt Options) (*Release, error) {
 		return nil, fmt.Errorf("the commit's time %q: %w", ct, err)
 	}
 	rel.Time = time.Unix(secs, 0).UTC()
-	if rel.Version, err = git(ctx, opt.Repo, "show", "HEAD:internal/cli/VERSION"); err != nil {
+	if rel.Version, err = git(ctx, repo, "show", "HEAD:internal/cli/VERSION"); err != nil {
 		return nil, err
 	}
-	if dirty, _ := git(ctx, opt.Repo, "status", "--porcelain"); dirty != "" {
-		opt.Log("the work tree has changes: they are not released (the release is HEAD's, %s)", rel.Commit[:12])
+	dirty, err := git(ctx, repo, "status", "--porcelain", "--untracked-files=normal")
+	if err != nil {
+		return nil, err
 	}
-	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+	if dirty != "" {
+		if !allowDirty {
+			return nil, fmt.Errorf("the work tree %s has changes or untracked files, which a release of its HEAD (%s) would not hold; "+
+				"commit or remove them, or release HEAD anyway, marked %s+dirty, with --allow-dirty:\n%s", repo, rel.Commit[:12], rel.Version, dirty)
+		}
+		rel.Version += "+dirty"
+	}
+	return rel, nil
+}
+
+// Build releases opt.Repo's HEAD (see the package comment). Every file is
+// written into opt.Out before anything is pushed.
+func Build(ctx context.Context, opt Options) (*Release, error) {
+	if opt.Log == nil {
+		opt.Log = func(string, ...any) {}
+	}
+	if !repoName.MatchString(opt.Name) {
+		return nil, fmt.Errorf("--name %q: a registry repository name is lower case letters, digits and . _ - /", opt.Name)
+	}
+	rel, err := describe(ctx, opt.Repo, opt.AllowDirty)
+	if err != nil {
+		return nil, err
+	}
+	rel.Out = opt.Out
+	if strings.HasSuffix(rel.Version, "+dirty") {
+		opt.Log("the work tree has changes: they are not released (the release is HEAD's, %s, as %s)", rel.Commit[:12], rel.Version)
+	}
+	repo := opt.Registry + "/" + opt.Name
+	tag, err := name.NewTag(repo+":"+rel.Tag(), nameOptions(opt.Registry)...)
+	if err != nil {
+		return nil, fmt.Errorf("--registry %q, --name %q, version %q: %w", opt.Registry, opt.Name, rel.Version, err)
+	}
+	goMod, err := git(ctx, opt.Repo, "show", "HEAD:go.mod")
+	if err != nil {
+		return nil, err
+	}
+	// This program compresses the image's layers: its Go must be go.mod's
+	// too (and built without experiments).
+	if err := CheckGo([]byte(goMod), runtime.Version(), "the Go this release program was built with"); err != nil {
 		return nil, err
 	}
 	work, err := os.MkdirTemp("", "behaves-release-")
@@ -123,6 +194,20 @@ func Build(ctx context.Context, opt Options) (*Release, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(work)
+	env, err := goEnv(ctx, work, opt.GoCache)
+	if err != nil {
+		return nil, err
+	}
+	v, err := goVersion(ctx, work, env)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckGo([]byte(goMod), v, "the go command on PATH"); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+		return nil, err
+	}
 	src := filepath.Join(work, "src")
 	opt.Log("%s (%s, %s): cloning it", rel.Commit[:12], rel.Version, rel.Time.Format(time.RFC3339))
 	if err := cloneHEAD(ctx, opt.Repo, src, rel.Commit); err != nil {
@@ -134,7 +219,7 @@ func Build(ctx context.Context, opt Options) (*Release, error) {
 	for _, arch := range Arches {
 		out := filepath.Join(opt.Out, "behaves-linux-"+arch)
 		opt.Log("building %s", filepath.Base(out))
-		if err := buildBinary(ctx, src, out, arch, rel, opt.GoCache); err != nil {
+		if err := buildBinary(ctx, src, out, arch, rel, env); err != nil {
 			return nil, err
 		}
 		b, err := os.ReadFile(out)
@@ -148,6 +233,16 @@ func Build(ctx context.Context, opt Options) (*Release, error) {
 	if err := os.WriteFile(filepath.Join(opt.Out, "SHA256SUMS"), []byte(sums.String()), 0o644); err != nil {
 		return nil, err
 	}
+	tool, err := buildSBOMTool(ctx, src, work, env)
+	if err != nil {
+		return nil, err
+	}
+	for _, arch := range Arches {
+		opt.Log("writing %s", SBOMName(arch))
+		if err := sbom(ctx, tool, src, filepath.Join(opt.Out, SBOMName(arch)), arch, env, rel.Time); err != nil {
+			return nil, err
+		}
+	}
 
 	idx, err := Index(bins, CABundle(), rel)
 	if err != nil {
@@ -158,17 +253,7 @@ func Build(ctx context.Context, opt Options) (*Release, error) {
 		return nil, err
 	}
 	rel.Digest = d.String()
-	repo := opt.Registry + "/" + opt.Name
-	tag, err := name.NewTag(repo+":"+rel.Version, nameOptions(opt.Registry)...)
-	if err != nil {
-		return nil, fmt.Errorf("--registry %q, --name %q: %w", opt.Registry, opt.Name, err)
-	}
-	opt.Log("pushing %s (%s)", tag, rel.Digest)
-	if err := remote.WriteIndex(tag, idx, remote.WithContext(ctx), remote.WithAuthFromKeychain(authn.DefaultKeychain)); err != nil {
-		return nil, fmt.Errorf("pushing %s: %w", tag, err)
-	}
 	rel.Reference = repo + "@" + rel.Digest
-
 	action, err := git(ctx, opt.Repo, "show", "HEAD:action.yml")
 	if err != nil {
 		return nil, err
@@ -180,9 +265,10 @@ func Build(ctx context.Context, opt Options) (*Release, error) {
 	if err := os.WriteFile(filepath.Join(opt.Out, "action.yml"), []byte(released), 0o644); err != nil {
 		return nil, err
 	}
-	opt.Log("writing sbom.cdx.json")
-	if err := sbom(ctx, src, filepath.Join(opt.Out, "sbom.cdx.json"), opt.GoCache); err != nil {
-		return nil, err
+
+	opt.Log("pushing %s (%s)", tag, rel.Digest)
+	if err := remote.WriteIndex(tag, idx, remote.WithContext(ctx), remote.WithAuthFromKeychain(authn.DefaultKeychain)); err != nil {
+		return nil, fmt.Errorf("pushing %s: %w", tag, err)
 	}
 	return rel, nil
 }
@@ -200,63 +286,27 @@ func nameOptions(registry string) []name.Option {
 	return nil
 }
 
-// git runs git in repo and returns its stdout, trimmed.
-func git(ctx context.Context, repo string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", repo}, args...)...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
-	}
-	return strings.TrimSpace(out.String()), nil
-}
-
-// cloneHEAD clones repo into dir at commit: the committed files only, with
-// the history the bill of materials names the main module's version from.
+// cloneHEAD clones repo into dir at commit: the committed files only (as
+// committed: git's configuration is ignored), without tags (so the bill
+// of materials names the main module by the commit's pseudo-version,
+// whatever tags the repository has by then).
 func cloneHEAD(ctx context.Context, repo, dir, commit string) error {
-	if _, err := git(ctx, ".", "clone", "--quiet", "--no-checkout", repo, dir); err != nil {
+	if _, err := git(ctx, ".", "clone", "--quiet", "--no-checkout", "--no-tags", repo, dir); err != nil {
 		return err
 	}
 	_, err := git(ctx, dir, "checkout", "--quiet", "--detach", commit)
 	return err
 }
 
-// buildEnv is the environment of the release's go commands: this
-// process's, with the build's own settings last (they win).
-func buildEnv(extra ...string) []string {
-	env := os.Environ()
-	env = append(env, "CGO_ENABLED=0", "GOOS=linux", "GOTOOLCHAIN=local", "GOFLAGS=-mod=readonly", "GOWORK=off")
-	return append(env, extra...)
-}
-
-// buildBinary builds behaves for linux/arch from src into out.
-func buildBinary(ctx context.Context, src, out, arch string, rel *Release, gocache string) error {
+// buildBinary builds behaves for linux/arch from src into out, in env
+// (goEnv's).
+func buildBinary(ctx context.Context, src, out, arch string, rel *Release, env []string) error {
 	ldflags := fmt.Sprintf("-s -w -buildid= -X %s.Version=%s -X %s.Commit=%s", cliPackage, rel.Version, cliPackage, rel.Commit)
 	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-buildvcs=false", "-ldflags", ldflags, "-o", out, ".")
 	cmd.Dir = src
-	extra := []string{"GOARCH=" + arch}
-	if gocache != "" {
-		extra = append(extra, "GOCACHE="+gocache)
-	}
-	cmd.Env = buildEnv(extra...)
+	cmd.Env = append(env, "GOOS=linux", "GOARCH="+arch)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build (linux/%s): %v\n%s", arch, err, b)
-	}
-	return nil
-}
-
-// sbom writes the CycloneDX bill of materials of the modules linked into
-// behaves (cyclonedx-gomod app, the version go.mod's tool line pins).
-func sbom(ctx context.Context, src, out, gocache string) error {
-	cmd := exec.CommandContext(ctx, "go", "tool", "cyclonedx-gomod", "app", "-json", "-licenses=false", "-output", out, "-main", ".", ".")
-	cmd.Dir = src
-	var extra []string
-	if gocache != "" {
-		extra = append(extra, "GOCACHE="+gocache)
-	}
-	cmd.Env = buildEnv(extra...)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("cyclonedx-gomod: %v\n%s", err, b)
 	}
 	return nil
 }

@@ -46,11 +46,20 @@ func gitOut(t *testing.T, dir string, args ...string) string {
 }
 
 // TestRelease releases this checkout's HEAD twice, from two clones in
-// different folders, seconds apart, the second by scripts/release.sh with
-// an empty Go build cache, to the loopback registry: one image digest, identical binaries and
-// checksums. The release's action.yml names the pushed index by digest,
-// the registry holds it, the binary names its commit, the bill of
-// materials lists the modules, and the image holds what the Dockerfile's
+// different folders, seconds apart, to the loopback registry. The second
+// is made as a workflow makes it, by scripts/release.sh, and from a machine
+// set up to build otherwise: an empty Go build cache, GOAMD64=v3,
+// GOEXPERIMENT=nogreenteagc, a `go env -w` file with
+// GOFLAGS=-gcflags=all=-N (each of these changes behaves' binary when it
+// reaches the build), a global git config with core.autocrlf=true (which
+// would check the embedded HTML templates out with CRLF), and a tag on
+// HEAD. Both give one image digest and byte-identical binaries, checksums,
+// action.yml and bills of materials. A dirty tree is then refused by
+// scripts/release.sh, with a change to cmd/release that would not even
+// compile (the script builds cmd/release from HEAD, not the work tree).
+// The release's action.yml names the pushed index by digest, the registry
+// holds it, the binary names its commit, the bills of materials describe
+// the Linux builds reproducibly, and the image holds what the Dockerfile's
 // image holds (BEHAVES_IMAGE_ACTION), with the same configuration.
 func TestRelease(t *testing.T) {
 	registry := loopbackRegistry(t)
@@ -75,12 +84,14 @@ func TestRelease(t *testing.T) {
 			rels, outs = append(rels, rel), append(outs, out)
 			continue
 		}
-		// The second as a workflow makes it: scripts/release.sh in the
-		// clone, with an empty build cache, a second later.
+		// The second as a workflow makes it, on a machine set up to build
+		// something else, a second later.
 		time.Sleep(1100 * time.Millisecond)
+		gitOut(t, clone, "tag", "v0.0.1")
 		cmd := exec.CommandContext(ctx, "bash", filepath.Join(clone, "scripts", "release.sh"),
 			"--registry", registry, "--out", out, "--name", "behaves-test/release")
-		cmd.Env = append(os.Environ(), "GOCACHE="+t.TempDir())
+		gocache := t.TempDir()
+		cmd.Env = hostileEnv(t, gocache)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		stdout, err := cmd.Output()
@@ -91,11 +102,33 @@ func TestRelease(t *testing.T) {
 			t.Fatalf("scripts/release.sh: %v; its last line %q is not the pushed reference\n%s", err, last, stderr.String())
 		}
 		rels, outs = append(rels, &Release{Reference: last, Digest: digest, Commit: head}), append(outs, out)
+
+		// A dirty tree is refused, and scripts/release.sh runs cmd/release
+		// as committed: this change does not compile.
+		f, err := os.OpenFile(filepath.Join(clone, "cmd", "release", "main.go"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintln(f, "this is not Go")
+		f.Close()
+		dirtyOut := filepath.Join(t.TempDir(), "dirty")
+		cmd = exec.CommandContext(ctx, "bash", filepath.Join(clone, "scripts", "release.sh"),
+			"--registry", registry, "--out", dirtyOut, "--name", "behaves-test/release")
+		cmd.Env = append(os.Environ(), "GOCACHE="+gocache)
+		stderr.Reset()
+		cmd.Stderr = &stderr
+		stdout, err = cmd.Output()
+		if err == nil || len(stdout) > 0 || !strings.Contains(stderr.String(), "--allow-dirty") || strings.Contains(stderr.String(), "this is not Go") {
+			t.Errorf("scripts/release.sh in a dirty tree: %v, stdout %q; want a refusal naming --allow-dirty from HEAD's cmd/release\n%s", err, stdout, stderr.String())
+		}
+		if _, err := os.Stat(dirtyOut); !os.IsNotExist(err) {
+			t.Errorf("the refused release made %s (%v)", dirtyOut, err)
+		}
 	}
 	if rels[0].Digest != rels[1].Digest || rels[0].Commit != head {
 		t.Errorf("one commit gave digests %s and %s (commit %s, HEAD %s)", rels[0].Digest, rels[1].Digest, rels[0].Commit, head)
 	}
-	for _, f := range []string{"behaves-linux-amd64", "behaves-linux-arm64", "SHA256SUMS", "action.yml"} {
+	for _, f := range []string{"behaves-linux-amd64", "behaves-linux-arm64", "SHA256SUMS", "action.yml", SBOMName("amd64"), SBOMName("arm64")} {
 		a, err1 := os.ReadFile(filepath.Join(outs[0], f))
 		b, err2 := os.ReadFile(filepath.Join(outs[1], f))
 		if err1 != nil || err2 != nil || !bytes.Equal(a, b) || len(a) == 0 {
@@ -132,21 +165,17 @@ func TestRelease(t *testing.T) {
 	if wantV := "behaves " + rel.Version + " (commit " + head + ")\n"; err != nil || string(out) != wantV {
 		t.Errorf("behaves version: %q (%v), want %q", out, err, wantV)
 	}
-	// The bill of materials, by cyclonedx-gomod, lists behaves' modules.
-	var bom struct {
-		BOMFormat  string `json:"bomFormat"`
-		Components []struct {
-			Name string `json:"name"`
-		} `json:"components"`
+	// The bills of materials, by cyclonedx-gomod: of the Linux builds,
+	// behaves' modules and the standard library, nothing of the machine or
+	// the moment (no serial number, the commit's time, the main module's
+	// version the commit's, whatever the tags).
+	goMod, _ := os.ReadFile(filepath.Join(root, "go.mod"))
+	wantGo, err := WantGo(goMod)
+	if err != nil {
+		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(outs[0], "sbom.cdx.json"))
-	if err != nil || json.Unmarshal(b, &bom) != nil || bom.BOMFormat != "CycloneDX" ||
-		!slices.ContainsFunc(bom.Components, func(c struct {
-			Name string `json:"name"`
-		}) bool {
-			return c.Name == "github.com/docker/docker"
-		}) {
-		t.Errorf("sbom.cdx.json is not a CycloneDX bill of materials listing github.com/docker/docker (%v)", err)
+	for _, arch := range Arches {
+		checkSBOM(t, filepath.Join(outs[0], SBOMName(arch)), arch, wantGo, rel.Time, head)
 	}
 
 	// The image holds what the Dockerfile's image holds.
@@ -178,6 +207,75 @@ func TestRelease(t *testing.T) {
 	if !gc.Created.Time.Equal(rel.Time) {
 		t.Errorf("the image was created %v, want the commit's time %v", gc.Created.Time, rel.Time)
 	}
+}
+
+// checkSBOM checks the bill of materials of behaves-linux-arch.
+func checkSBOM(t *testing.T, file, arch, goVersion string, at time.Time, commit string) {
+	t.Helper()
+	type property struct{ Name, Value string }
+	var bom struct {
+		BOMFormat    string `json:"bomFormat"`
+		SerialNumber *string
+		Metadata     struct {
+			Timestamp string
+			Tools     []map[string]any
+			Component struct {
+				Version    string
+				Properties []property
+			}
+		}
+		Components []struct{ Name, Version string }
+	}
+	b, err := os.ReadFile(file)
+	if err != nil || json.Unmarshal(b, &bom) != nil || bom.BOMFormat != "CycloneDX" {
+		t.Fatalf("%s is not a CycloneDX bill of materials (%v)", file, err)
+	}
+	if bom.SerialNumber != nil || bom.Metadata.Timestamp != at.Format(time.RFC3339) {
+		t.Errorf("%s: serial number %v, timestamp %q; want none and the commit's time %s", file, bom.SerialNumber, bom.Metadata.Timestamp, at.Format(time.RFC3339))
+	}
+	for _, tool := range bom.Metadata.Tools {
+		if _, ok := tool["hashes"]; ok || tool["name"] != "cyclonedx-gomod" {
+			t.Errorf("%s: tool %v; want cyclonedx-gomod without the hashes of this host's build", file, tool)
+		}
+	}
+	if v := bom.Metadata.Component.Version; !strings.HasPrefix(v, "v0.0.0-") || !strings.HasSuffix(v, "-"+commit[:12]) {
+		t.Errorf("%s: the main module's version is %q, want the commit's pseudo-version", file, v)
+	}
+	for _, p := range []property{{"cdx:gomod:build:env:GOOS", "linux"}, {"cdx:gomod:build:env:GOARCH", arch}, {"cdx:gomod:build:env:GOVERSION", goVersion}, {"cdx:gomod:build:env:CGO_ENABLED", "0"}} {
+		if !slices.Contains(bom.Metadata.Component.Properties, p) {
+			t.Errorf("%s: no property %s=%s in %v", file, p.Name, p.Value, bom.Metadata.Component.Properties)
+		}
+	}
+	var names []string
+	for _, c := range bom.Components {
+		names = append(names, c.Name+"@"+c.Version)
+	}
+	if !slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "github.com/docker/docker@") }) || !slices.Contains(names, "std@"+goVersion) {
+		t.Errorf("%s lists %v, want github.com/docker/docker and std@%s among them", file, names, goVersion)
+	}
+}
+
+// hostileEnv is this process's environment with everything that would
+// change a release if it reached the build: a fresh Go build cache, the
+// GOAMD64 level and an experiment, a `go env -w` file with GOFLAGS, and
+// a global git config with core.autocrlf=true.
+func hostileEnv(t *testing.T, gocache string) []string {
+	t.Helper()
+	dir := t.TempDir()
+	goenv, gitconfig := filepath.Join(dir, "goenv"), filepath.Join(dir, "gitconfig")
+	if err := os.WriteFile(goenv, []byte("GOFLAGS=-gcflags=all=-N\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(gitconfig, []byte("[core]\n\tautocrlf = true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GOFLAGS=") { // the go env -w file's would not count
+			env = append(env, kv)
+		}
+	}
+	return append(env, "GOCACHE="+gocache, "GOAMD64=v3", "GOEXPERIMENT=nogreenteagc", "GOENV="+goenv, "GIT_CONFIG_GLOBAL="+gitconfig)
 }
 
 // dockerImage reads an image of the local daemon (docker save).
