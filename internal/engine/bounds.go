@@ -24,7 +24,7 @@ const (
 	// reportPerCase bounds a case's entry in the report without its
 	// output, and its share of its program's entry (settings), beyond the
 	// spec's own text the entry repeats (args, names, expected values).
-	reportPerCase = 6 << 10
+	reportPerCase = 8 << 10
 	// reportBase is the report's header.
 	reportBase = 4 << 10
 )
