@@ -117,7 +117,7 @@ func (p *Plan) Run(ctx context.Context, sb runner.Sandbox, opt Options, sink Sin
 	var answers [][]reuse.Answer
 	var sources *report.Reuse
 	if opt.Reuse != nil {
-		answers = opt.Reuse.Match(sp, p.all)
+		answers = opt.Reuse.Match(sp, p.all, imageResolver(ctx, sb))
 		sources = &report.Reuse{Sources: opt.Reuse.Sources()}
 	}
 	sub := subsetOf(sp, answers)
@@ -382,4 +382,14 @@ func CheckCPUs(ctx context.Context, sb runner.Sandbox, sp *spec.Spec) error {
 		return err
 	}
 	return sp.CheckCPUs(n)
+}
+
+// imageResolver asks sb which image it runs for a pin, for reuse (nil
+// when sb cannot say: stored evidence then answers no registry digest).
+func imageResolver(ctx context.Context, sb runner.Sandbox) func(pin string) (string, error) {
+	r, ok := sb.(runner.ImageResolver)
+	if !ok {
+		return nil
+	}
+	return func(pin string) (string, error) { return r.ResolveImage(ctx, pin) }
 }

@@ -72,8 +72,9 @@ func (a scriptAttempt) Settings() runner.Settings {
 	return st
 }
 
-// scriptImageID is the image ID the script sandbox says it ran.
-const scriptImageID = "sha256:1111111111111111111111111111111111111111111111111111111111111111"
+// scriptImageID is the image ID the script sandbox says it ran: the
+// specs' pin, an image ID, as the Docker sandbox says for an ID pin.
+const scriptImageID = "sha256:0000000000000000000000000000000000000000000000000000000000000000"
 
 func (a scriptAttempt) Close(context.Context) error { return nil }
 

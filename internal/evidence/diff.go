@@ -68,7 +68,7 @@ func DiffProgram(want, got Program) []Difference {
 	c := &collector{unrecorded: got.unrecorded, by: "the stored run"}
 	c.add(PartFormat, want.Format != got.Format, "this behaves records evidence format %d, the stored run was recorded under format %d by another behaves", want.Format, got.Format)
 	c.add(PartProgram, want.SHA256 != got.SHA256, "changed since the stored run (sha256 %s, stored %s)", short(want.SHA256), short(got.SHA256))
-	c.add(PartImage, !sameImage(want.Image, got.Image), "image is %q, the stored run ran %s", want.Image.Pin, storedImage(got.Image))
+	c.add(PartImage, !sameImage(want.Image, got.Image), "image is %q%s, the stored run ran %s", want.Image.Pin, resolved(want.Image), storedImage(got.Image))
 	if slices.Contains(got.unrecorded, PartSettings) {
 		c.add(PartSettings, false, "")
 		return c.d
@@ -82,7 +82,7 @@ func DiffProgram(want, got Program) []Difference {
 	case gb == nil:
 		c.add(PartBuild, true, "build is new: the stored run had none")
 	default:
-		c.add(PartBuildImage, !sameImage(want.BuildImage, got.BuildImage), "build.image is %q, the stored build ran %s", want.BuildImage.Pin, storedImage(got.BuildImage))
+		c.add(PartBuildImage, !sameImage(want.BuildImage, got.BuildImage), "build.image is %q%s, the stored build ran %s", want.BuildImage.Pin, resolved(want.BuildImage), storedImage(got.BuildImage))
 		diffApplied(c, string(PartBuild)+".", reflect.ValueOf(*wb), reflect.ValueOf(*gb))
 	}
 	return c.d
@@ -207,6 +207,9 @@ func show(v reflect.Value) string {
 // pin, or the pin names the image ID or registry digest the run recorded.
 // Where both image IDs are known, they decide.
 func sameImage(want, got Image) bool {
+	if want.Unresolved != "" {
+		return false
+	}
 	if want.ID != "" && got.ID != "" {
 		return want.ID == got.ID
 	}
@@ -219,6 +222,18 @@ func sameImage(want, got Image) bool {
 	_, digest, ok := strings.Cut(want.Pin, "@")
 	_, stored, ok2 := strings.Cut(got.RepoDigest, "@")
 	return ok && ok2 && digest == stored
+}
+
+// resolved says what the spec's pin is here: the image this engine runs
+// for it, or why that is not known.
+func resolved(im Image) string {
+	switch {
+	case im.Unresolved != "":
+		return fmt.Sprintf(" (which this engine could not resolve: %s; a registry digest may name an image per platform, and only the one run here answers)", im.Unresolved)
+	case im.ID != "" && im.ID != im.Pin:
+		return " (" + im.ID + " on this engine)"
+	}
+	return ""
 }
 
 // storedImage names a stored image: its pin, else its ID.

@@ -26,6 +26,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
+	"strings"
 
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/runner"
@@ -68,6 +69,46 @@ type Image struct {
 	Pin        string
 	ID         string
 	RepoDigest string
+	// Unresolved, on the spec's side, says why a registry digest could
+	// not be resolved to the image this engine runs (ResolveImages): no
+	// stored run then answers for it.
+	Unresolved string
+}
+
+// ResolveImages sets, on the spec's side of k (its program's image, its
+// build's and its references'), the image ID each pin names here: an ID
+// pin is its own; a registry digest is what resolve says this engine
+// runs for it (nil resolve: there is no engine to ask). A digest of an
+// index names one image per platform, so only the image actually run
+// can stand for it: a stored run on another platform never answers.
+func ResolveImages(k *Key, resolve func(pin string) (string, error)) {
+	for _, p := range append([]*Program{&k.Program}, references(k)...) {
+		for _, im := range []*Image{&p.Image, &p.BuildImage} {
+			switch {
+			case im.Pin == "" || im.ID != "":
+				// nothing to resolve
+			case !strings.Contains(im.Pin, "@"):
+				im.ID = im.Pin
+			case resolve == nil:
+				im.Unresolved = "no engine to resolve it on"
+			default:
+				if id, err := resolve(im.Pin); err != nil {
+					im.Unresolved = err.Error()
+				} else {
+					im.ID = id
+				}
+			}
+		}
+	}
+}
+
+// references are the program parts of k's reference keys.
+func references(k *Key) []*Program {
+	out := make([]*Program, len(k.References))
+	for i := range k.References {
+		out[i] = &k.References[i].Program
+	}
+	return out
 }
 
 // Run is one invocation's input. How it ran (its command and limits) is

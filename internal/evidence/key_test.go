@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -326,5 +327,43 @@ func TestFormat(t *testing.T) {
 	d = Diff(want, stored(0))
 	if got := parts(d); !slices.Equal(got, []Part{PartFormat}) || !d[0].Unrecorded {
 		t.Errorf("no format recorded: %+v, want format unrecorded", d)
+	}
+}
+
+// TestRegistryDigestIsTheImageRunHere: a registry digest may name an
+// index, one image per platform. Stored evidence answers for it only when
+// this engine runs the image the stored run ran; without an engine to ask,
+// or when it cannot resolve the pin, never.
+func TestRegistryDigestIsTheImageRunHere(t *testing.T) {
+	t.Parallel()
+	index := "registry.example/python@sha256:" + strings.Repeat("e", 64)
+	amd64, arm64 := "sha256:"+strings.Repeat("1", 64), "sha256:"+strings.Repeat("2", 64)
+	prof := profile()
+	prof.Image = index
+	stored := Want(prof, prog, inv, nil, 0)
+	stored.Program.Image = Image{Pin: index, ID: amd64, RepoDigest: index} // what an amd64 run records
+	for _, tt := range []struct {
+		name    string
+		resolve func(string) (string, error)
+		want    []Part
+		msg     string
+	}{
+		{"the same platform's image", func(string) (string, error) { return amd64, nil }, nil, ""},
+		{"another platform's image", func(string) (string, error) { return arm64, nil }, []Part{PartImage}, arm64 + " on this engine"},
+		{"no engine", nil, []Part{PartImage}, "no engine to resolve it on"},
+		{"not on this engine", func(string) (string, error) { return "", errors.New("image not present") }, []Part{PartImage}, "image not present"},
+	} {
+		want := Want(prof, prog, inv, nil, 0)
+		ResolveImages(&want, tt.resolve)
+		d := Diff(want, stored)
+		if got := parts(d); !slices.Equal(got, tt.want) || (tt.msg != "" && !strings.Contains(d[0].Msg, tt.msg)) {
+			t.Errorf("%s: differences %+v, want %v naming %q", tt.name, d, tt.want, tt.msg)
+		}
+	}
+	// An ID pin is its own image: nothing to ask.
+	want := Want(profile(), prog, inv, nil, 0)
+	ResolveImages(&want, nil)
+	if want.Program.Image.ID != pin || want.Program.Image.Unresolved != "" {
+		t.Errorf("an ID pin resolved to %+v", want.Program.Image)
 	}
 }

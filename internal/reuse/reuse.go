@@ -225,7 +225,11 @@ func (a Answer) Reused() bool { return a.Runs != nil }
 // spec's programs, where same_as cases find their reference (a shard's
 // run passes the whole spec's). A program with a build reuses all of its
 // cases or none: its cases are judged on one build.
-func (s *Store) Match(sp *spec.Spec, all []spec.Program) [][]Answer {
+//
+// resolve says which image this engine runs for a registry digest (nil:
+// there is no engine): stored evidence answers a case only for the image
+// that would run it now (evidence.ResolveImages).
+func (s *Store) Match(sp *spec.Spec, all []spec.Program, resolve func(pin string) (string, error)) [][]Answer {
 	if all == nil {
 		all = sp.Programs
 	}
@@ -248,6 +252,7 @@ func (s *Store) Match(sp *spec.Spec, all []spec.Program) [][]Answer {
 					w.key = evidence.Want(prof, p.Program, c.Invocation, &rk, inputs[inputOf[i][k]].Repeat)
 				}
 			}
+			evidence.ResolveImages(&w.key, resolve)
 			answers[i][k] = s.answer(w)
 		}
 		if prof.Build != nil {

@@ -335,6 +335,15 @@ type Sandbox interface {
 	Prepare(ctx context.Context, batch []Request) []Prepared
 }
 
+// ImageResolver is a sandbox that can say which image it runs for a pin
+// without running anything. Stored evidence answers for a registry
+// digest only through it: a digest of an index names one image per
+// platform, and the image actually run is the key's.
+type ImageResolver interface {
+	// ResolveImage is the image ID this sandbox runs for pin.
+	ResolveImage(ctx context.Context, pin string) (string, error)
+}
+
 // Request is one program to prepare, with the profile it runs under.
 type Request struct {
 	Program Program

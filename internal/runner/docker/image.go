@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/behaves-dev/behaves/internal/runner"
 	"path"
 	"regexp"
 	"slices"
@@ -184,3 +185,13 @@ func checkImage(ref string, resp image.InspectResponse) (imageInfo, error) {
 	}
 	return info, nil
 }
+
+// ResolveImage is the ID of the image this engine runs for pin (checked
+// as every program's image is, never pulled): for a registry digest that
+// names an index, the image of the engine's platform.
+func (s *Sandbox) ResolveImage(ctx context.Context, pin string) (string, error) {
+	img, err := s.image(ctx, pin)
+	return img.ID, err
+}
+
+var _ runner.ImageResolver = (*Sandbox)(nil)
