@@ -153,6 +153,12 @@ func (p *Plan) Run(ctx context.Context, sb runner.Sandbox, opt Options, sink Sin
 		r := ranAt[i]
 		if r >= 0 {
 			obs[i] = ran.obs[r]
+			if obs[i].Settings.Applied.Image == "" && i < len(answers) {
+				// Its attempt never started (the run stopped first): the
+				// entry's settings are those of the stored attempt its
+				// reused cases came from, so that they stay reusable.
+				obs[i].Settings = storedObservation(answers[i]).Settings
+			}
 			programs[i] = ran.programs[r]
 			for rc, c := range sub.cases[r] {
 				events[c] = ran.obs[r].Events[rc]

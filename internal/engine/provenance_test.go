@@ -168,3 +168,33 @@ func TestReuseOfAnInterruptedRunKeepsWhatItReused(t *testing.T) {
 		t.Errorf("D's sources %v, want none: the interrupted run answered nothing", got)
 	}
 }
+
+// TestReuseOfAnEarlyInterruptedRunKeepsAPartlyReusedProgram: a run
+// interrupted before a program's container started, with some of that
+// program's cases reused, records the stored attempt's settings for the
+// program (its reused cases' key held them equal to the spec's), so the
+// next run reuses those cases again.
+func TestReuseOfAnEarlyInterruptedRunKeepsAPartlyReusedProgram(t *testing.T) {
+	sp := loadSpec(t, testSpec, testFiles)
+	pathA, _ := provenanceRun(t, t.Context(), sp, "run-a", "111")
+
+	withNew := strings.Replace(testSpec, `      - {name: differs,`, `      - {name: new, stdin: "new", expect: {stdout: {equals: "new"}}}
+      - {name: differs,`, 1)
+	spB := loadSpec(t, withNew, testFiles)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	pathB, b := provenanceRun(t, ctx, spB, "run-b", "222", pathA)
+	if !b.Interrupted {
+		t.Fatal("B was not interrupted")
+	}
+	echo := b.Programs[1]
+	if echo.Settings.Applied.Image == "" || echo.Settings.ImageID == "" {
+		t.Fatalf("B's echo (partly reused, interrupted before it ran) records no settings: %+v", echo.Settings)
+	}
+
+	_, c := provenanceRun(t, t.Context(), spB, "run-c", "333", pathB)
+	want := []string{"ref/shout from run-a", "echo/plain from run-a", "echo/new ran: " + reuse.ReasonInterrupted, "echo/differs from run-a", "coin/heads ran: " + reuse.ReasonInterrupted}
+	if got := reused(c); !slices.Equal(got, want) {
+		t.Errorf("C: %v, want %v", got, want)
+	}
+}

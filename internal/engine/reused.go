@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"slices"
+
 	"github.com/google/uuid"
 
 	"github.com/behaves-dev/behaves/internal/assemble"
@@ -101,8 +103,8 @@ func (s *subSink) AddCase(r, k int, kc assemble.Case) {
 
 // storedObservation is the observation of a program none of whose cases
 // ran now: a new execution ID (this run's attempt, which ran nothing), and
-// the settings and build of the stored attempt its first case came from
-// (the key held them equal to the spec's). Its events are filled in by
+// the settings and build of the stored attempt its first reused case came
+// from (the key held them equal to the spec's). Its events are filled in by
 // the caller.
 func storedObservation(answers []reuse.Answer) runner.Observation {
 	obs := runner.Observation{
@@ -111,10 +113,11 @@ func storedObservation(answers []reuse.Answer) runner.Observation {
 		Reasons:         []string{},
 		SandboxWarnings: []string{},
 	}
-	if len(answers) == 0 || answers[0].Attempt == nil {
+	i := slices.IndexFunc(answers, func(a reuse.Answer) bool { return a.Reused() && a.Attempt != nil })
+	if i < 0 {
 		return obs
 	}
-	at := answers[0].Attempt
+	at := answers[i].Attempt
 	obs.Settings = at.Settings
 	if at.Build != nil {
 		b, _ := at.Build.RunnerEvent()
