@@ -2,11 +2,16 @@ package e2e
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
+	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
 // TestReuseWorkflowIsTheSafePattern reads every example workflow and holds
@@ -100,5 +105,88 @@ func TestReuseWorkflowIsTheSafePattern(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Error("no example workflow shows reuse (examples/workflows/reuse.yml)")
+	}
+}
+
+// TestReuseWorkflowKeepsOnlyCompletedReports runs the example's keep step
+// (its run: script, under bash, with jq as on a GitHub runner) on the
+// report of a run that completed (false verdicts included: evidence too),
+// of one that was interrupted, of one that failed, and on none: only the
+// first is copied for actions/cache/save, whose condition is that step's
+// output.
+func TestReuseWorkflowKeepsOnlyCompletedReports(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("jq"); err != nil {
+		if os.Getenv("BEHAVES_REQUIRE_DOCKER") == "1" { // CI: .ci/run's runsc step needs jq too
+			t.Fatal("jq is not installed (apt-get install jq)")
+		}
+		t.Skip("jq is not installed (a GitHub runner has it; apt-get install jq)")
+	}
+	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "workflows", "reuse.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				ID   string `yaml:"id"`
+				If   string `yaml:"if"`
+				Uses string `yaml:"uses"`
+				Run  string `yaml:"run"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(b, &wf); err != nil {
+		t.Fatal(err)
+	}
+	var keep string
+	for _, job := range wf.Jobs {
+		for _, st := range job.Steps {
+			if st.ID == "keep" {
+				keep = st.Run
+			}
+			if strings.HasPrefix(st.Uses, "actions/cache/save@") && !strings.Contains(st.If, "steps.keep.outputs.completed == 'true'") {
+				t.Errorf("actions/cache/save runs if %q: not only when the keep step found a completed run", st.If)
+			}
+		}
+	}
+	if keep == "" {
+		t.Fatal("reuse.yml has no step with id keep")
+	}
+	completed := reporttest.Report()
+	if completed.Interrupted || completed.Error != "" || completed.Verdict == verdict.True {
+		t.Fatalf("the fixture report should be a completed run with a false or undetermined verdict: %v, %q, %s", completed.Interrupted, completed.Error, completed.Verdict)
+	}
+	interrupted, failed := reporttest.Report(), reporttest.Report()
+	interrupted.Interrupted = true
+	failed.Error = "the sandbox was lost"
+	for _, tc := range []struct {
+		name string
+		rep  *report.Report
+		kept bool
+	}{
+		{"completed", &completed, true},
+		{"interrupted", &interrupted, false},
+		{"failed", &failed, false},
+		{"no report", nil, false},
+	} {
+		dir, temp := t.TempDir(), t.TempDir()
+		if tc.rep != nil {
+			if err := report.WriteJSON(filepath.Join(dir, "behaves-report.json"), *tc.rep); err != nil {
+				t.Fatal(err)
+			}
+		}
+		output := filepath.Join(temp, "output")
+		cmd := exec.Command("bash", "-e", "-c", keep)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "RUNNER_TEMP="+temp, "GITHUB_OUTPUT="+output)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: the keep step failed: %v\n%s", tc.name, err, out)
+		}
+		_, statErr := os.Stat(filepath.Join(temp, "behaves-stored", "behaves-report.json"))
+		said, _ := os.ReadFile(output)
+		if kept := statErr == nil; kept != tc.kept || strings.Contains(string(said), "completed=true") != tc.kept {
+			t.Errorf("%s: kept %v, output %q; want kept %v", tc.name, kept, said, tc.kept)
+		}
 	}
 }
