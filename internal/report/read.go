@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"syscall"
 
+	"github.com/behaves-dev/behaves/internal/filekind"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -66,28 +67,13 @@ func readPath(path string, limit int64, regularOnly bool) (Report, error) {
 	case regularOnly && err != nil:
 		return Report{}, fmt.Errorf("reading report %s: %w", path, err)
 	case regularOnly:
-		return Report{}, fmt.Errorf("reading report %s: it is not a regular file (%s)", path, fileKind(st.Mode()))
+		return Report{}, fmt.Errorf("reading report %s: it is not a regular file (%s)", path, filekind.Of(st.Mode()))
 	}
 	r, err := read(f, limit, size)
 	if err != nil {
 		return Report{}, fmt.Errorf("reading report %s: %w", path, err)
 	}
 	return r, nil
-}
-
-// fileKind names the type of a file that is not regular.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&os.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	}
-	return "mode " + m.Type().String()
 }
 
 // Read decodes a report from untrusted input and checks it: at most limit

@@ -13,6 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/behaves-dev/behaves/internal/filekind"
 	"github.com/behaves-dev/behaves/internal/gitindex"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -224,7 +225,7 @@ func (l *loader) resolve(n *yaml.Node, key, shown, joined, rel string) (fileRef,
 		return fileRef{}, false
 	}
 	if !fi.Mode().IsRegular() {
-		l.errorf(n, "%s %q is %s, not a regular file", key, short(shown), fileKind(fi.Mode()))
+		l.errorf(n, "%s %q is %s, not a regular file", key, short(shown), filekind.Of(fi.Mode()))
 		return fileRef{}, false
 	}
 	if fi.Size() > l.opt.MaxFileSize {
@@ -368,24 +369,4 @@ func unwrapPathError(err error) error {
 		return pe.Err
 	}
 	return err
-}
-
-// fileKind names a non-regular file's type for messages.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSymlink != 0:
-		return "a symlink"
-	default:
-		return "a special file"
-	}
 }
