@@ -1,18 +1,20 @@
 // Package rescore judges stored evidence again: the events of an earlier
 // report against the spec's current expectations, without running
-// anything. It owns the rule of when stored evidence can answer: the
-// program, how it ran and each case's input must be what the spec says
-// now; anything else is an error that names what differs, never a silent
-// re-run.
+// anything. Whether a stored case answers a case of the spec now is
+// package match's to say; rescore's policy is that every case must be
+// answered: anything that differs is an error at the spec's position that
+// names it, never a silent re-run.
 package rescore
 
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/evidence"
+	"github.com/behaves-dev/behaves/internal/match"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
@@ -63,18 +65,13 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 		References:   make([][][]runner.Event, len(sp.Programs)),
 		Programs:     make([]assemble.ProgramResult, len(sp.Programs)),
 	}
-	inputs, inputOf := sp.References(nil)
-	byName := make(map[string]spec.Program, len(sp.Programs))
-	for _, p := range sp.Programs {
-		byName[p.Name] = p
-	}
+	wants := match.Wants(sp, nil, nil)
 	for i, p := range sp.Programs {
 		op := byID[p.ID]
 		if op == nil {
 			fail(p.Pos, "program %q (%s): %s has no evidence for it (id %s): run it with behaves run", p.Name, p.File, oldPath, p.ID)
 			continue
 		}
-		prof := sp.Job(p).Profile // ProgramName set as the run sets it
 		before := len(errs)
 		if op.EvidenceFormat == 0 {
 			// An unrecorded format is not "stopped early": the whole
@@ -82,28 +79,9 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 			fail(p.Pos, "program %q: %s was written by an earlier behaves, which did not record its evidence format: run it again", p.Name, oldPath)
 			continue
 		}
-		// What the stored attempt did not record because it stopped
-		// before running anything is not held against it: its cases are
-		// undetermined, and stay so. An attempt whose programs ran and
-		// that recorded no settings is refused: nothing says what they
-		// ran under.
-		diffs := evidence.DiffProgram(evidence.WantProgram(prof, p.Program), evidence.StoredProgram(op))
-		if !ranAny(op) {
-			diffs = recorded(diffs)
-		}
-		for _, d := range diffs {
-			switch {
-			case d.Part == evidence.PartFormat:
-				fail(p.Pos, "program %q: %s: run it again", p.Name, d.Msg)
-			case d.Part == evidence.PartProgram:
-				fail(p.Pos, "program %q: %s %s: run it again", p.Name, p.File, d.Msg)
-			default:
-				fail(p.Pos, "program %q: profile %q's %s: run it again", p.Name, p.Profile, d.Msg)
-			}
-		}
-		stored := make(map[string]*report.Case, len(op.Cases))
+		byName := make(map[string]*report.Case, len(op.Cases))
 		for k := range op.Cases {
-			stored[op.Cases[k].Name] = &op.Cases[k]
+			byName[op.Cases[k].Name] = &op.Cases[k]
 		}
 		obs := runner.Observation{
 			ExecutionID:     op.ExecutionID,
@@ -120,69 +98,62 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 		results := make([]verdict.CaseResult, len(p.Cases))
 		runs := make([][]assemble.RunResult, len(p.Cases))
 		refRuns := make([][]runner.Event, len(p.Cases))
+		atProgram := map[string]bool{} // the program's differences, each named once
 		for k, c := range p.Cases {
-			oc := stored[c.Name]
+			oc := byName[c.Name]
 			if oc == nil {
 				fail(c.Pos, "case %q of program %q: %s has no such case: run it with behaves run", c.Name, p.Name, oldPath)
 				continue
 			}
-			if want, got := max(c.Repeat, 1), oc.RunCount(); want != got {
-				fail(c.Pos, "case %q of program %q: repeat is %d, the stored case ran %d %s: run it again", c.Name, p.Name, want, got, evidence.Times(got))
-				continue
-			}
-			for _, d := range caseDiff(c, oc) {
-				fail(c.Pos, "case %q of program %q: %s: run it again", c.Name, p.Name, d.Msg)
-			}
-			// A same_as case is judged against its stored reference runs,
-			// which must be the reference's as the spec has it now.
-			var refs []runner.Event
-			refsWhole := true
-			if sa := c.Expect.SameAs; sa != nil {
-				in := inputOf[i][k]
-				ref, ok := byName[sa.Reference]
-				if in < 0 || !ok {
-					fail(c.Pos, "case %q of program %q: its reference %q is not in the spec", c.Name, p.Name, sa.Reference)
+			f := match.Check(wants[i][k], op, oc)
+			differs := false
+			for _, d := range f.Differences {
+				// What a stored case did not record because it never ran
+				// is not held against it: it is undetermined, and stays
+				// so. A case that ran and left a part unrecorded is
+				// refused: nothing says what it ran under.
+				if d.Unrecorded && !ran(f.Runs) {
 					continue
 				}
-				var d []evidence.Difference
-				refs, refsWhole, d = referenceDiff(sp, ref, inputs[in], c, oc, op.EvidenceFormat)
-				for _, m := range d {
-					msg := m.Msg
-					if m.Part == evidence.PartReference+"."+evidence.PartProgram {
-						msg = ref.File + " " + msg
+				differs = true
+				switch where := caseLevel(d.Part); {
+				case where == "":
+					if !atProgram[d.Msg] {
+						atProgram[d.Msg] = true
+						fail(p.Pos, "%s: run it again", programMsg(p, d))
 					}
-					fail(c.Pos, "case %q of program %q: reference %q: %s: run it again", c.Name, p.Name, sa.Reference, msg)
+				case where == "reference" && c.Expect.SameAs != nil:
+					msg := d.Msg
+					if d.Part == evidence.PartReference+"."+evidence.PartProgram {
+						msg = referenceFile(sp, c) + " " + msg
+					}
+					fail(c.Pos, "case %q of program %q: reference %q: %s: run it again", c.Name, p.Name, c.Expect.SameAs.Reference, msg)
+				default:
+					fail(c.Pos, "case %q of program %q: %s: run it again", c.Name, p.Name, d.Msg)
 				}
-				refRuns[k] = refs
-			} else if d := evidence.DiffReference(nil, storedReferences(op.EvidenceFormat, c.Invocation.Args, oc)); len(d) > 0 {
-				fail(c.Pos, "case %q of program %q: %s: run it again", c.Name, p.Name, d[0].Msg)
+			}
+			if differs {
 				continue
 			}
-			// Every stored run is judged again; the case's event is the
-			// first run's.
-			stored := []report.Event{oc.Event}
-			if len(oc.Runs) > 1 {
-				stored = stored[:0]
-				for _, r := range oc.Runs {
-					stored = append(stored, r.Event)
-				}
+			// Every stored run is judged again, as the run engine judges
+			// runs, unless its output (or the reference's) was left out.
+			var judged []verdict.CaseResult
+			if f.Whole && f.ReferencesWhole {
+				judged, results[k] = verdict.JudgeRuns(c.Expect, f.References, f.Runs)
+			} else {
+				judged = slices.Repeat([]verdict.CaseResult{{Verdict: verdict.Undetermined, Reason: ReasonOmitted}}, len(f.Runs))
+				results[k] = verdict.Fold(judged).CaseResult
 			}
-			rs := make([]assemble.RunResult, len(stored))
-			judged := make([]verdict.CaseResult, len(stored))
-			for r, se := range stored {
-				e, whole := se.RunnerEvent()
-				// Judged as the run engine judges a run, unless the stored
-				// output (or the reference's) was left out.
-				res := verdict.CaseResult{Verdict: verdict.Undetermined, Reason: ReasonOmitted}
-				if whole && refsWhole {
-					res = verdict.JudgeRun(c.Expect, refs, e)
-				}
-				rs[r], judged[r] = assemble.RunResult{Event: e, Result: res}, res
+			rs := make([]assemble.RunResult, len(f.Runs))
+			for r, e := range f.Runs {
+				rs[r] = assemble.RunResult{Event: e, Result: judged[r]}
 			}
 			obs.Events[k] = rs[0].Event
-			results[k] = verdict.Fold(judged).CaseResult
 			if len(rs) > 1 {
 				runs[k] = rs
+			}
+			if c.Expect.SameAs != nil {
+				refRuns[k] = f.References
 			}
 		}
 		if len(errs) > before {
@@ -200,78 +171,42 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 	return ev, nil
 }
 
-// ranAny is true when a case of op ran (its event has an exit code).
-func ranAny(op *report.Program) bool {
-	for _, c := range op.Cases {
-		if c.Event.ExitCode != nil {
-			return true
+// ran is true when a stored run of the case ran (it has an exit code).
+func ran(runs []runner.Event) bool {
+	return slices.ContainsFunc(runs, func(e runner.Event) bool { return e.ExitCode != nil })
+}
+
+// caseLevel says where a difference belongs: "" for the program's (its
+// file, image, settings and build: the same for every case), "reference"
+// for a same_as case's reference, "case" for the case's own input and
+// repeat.
+func caseLevel(part evidence.Part) string {
+	switch {
+	case part == evidence.PartArgs || part == evidence.PartStdin || part == match.PartRepeat:
+		return "case"
+	case part == evidence.PartReference || strings.HasPrefix(string(part), string(evidence.PartReference)+"."):
+		return "reference"
+	}
+	return ""
+}
+
+// programMsg says how the program's part of the key differs.
+func programMsg(p spec.Program, d evidence.Difference) string {
+	switch d.Part {
+	case evidence.PartFormat:
+		return fmt.Sprintf("program %q: %s", p.Name, d.Msg)
+	case evidence.PartProgram:
+		return fmt.Sprintf("program %q: %s %s", p.Name, p.File, d.Msg)
+	}
+	return fmt.Sprintf("program %q: profile %q's %s", p.Name, p.Profile, d.Msg)
+}
+
+// referenceFile is the file of a same_as case's reference program.
+func referenceFile(sp *spec.Spec, c spec.Case) string {
+	for _, p := range sp.Programs {
+		if p.Name == c.Expect.SameAs.Reference {
+			return p.File
 		}
 	}
-	return false
-}
-
-// recorded is d without the parts the stored run did not record.
-func recorded(d []evidence.Difference) []evidence.Difference {
-	out := d[:0:0]
-	for _, x := range d {
-		if !x.Unrecorded {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-// referenceDiff checks a same_as case's stored reference runs against the
-// reference's key now: its program, its image, as many runs as the
-// reference makes of this input (the largest repeat of the cases that
-// share it), and each run's input, command and limits under the
-// reference's profile: the settings its runs were built from are the
-// case's own record (ReferenceApplied), never the reference program's
-// attempt, which is another attempt and may be another entry's. format is
-// the stored attempt's. It returns the runs as events, whether all of
-// their output was kept whole, and what differs.
-func referenceDiff(sp *spec.Spec, ref spec.Program, in spec.ReferenceInput, c spec.Case, oc *report.Case, format int) ([]runner.Event, bool, []evidence.Difference) {
-	want := slices.Repeat([]evidence.Key{evidence.Want(sp.Job(ref).Profile, ref.Program, c.Invocation, nil, 0)}, max(in.Repeat, 1))
-	if oc.Expect.SameAs == nil {
-		return nil, false, evidence.DiffReference(want, nil)
-	}
-	events := make([]runner.Event, 0, len(oc.ReferenceEvents))
-	whole := true
-	for _, se := range oc.ReferenceEvents {
-		e, ok := se.RunnerEvent()
-		e.Applied = oc.ReferenceApplied // recorded again with the case
-		whole = whole && ok
-		events = append(events, e)
-	}
-	return events, whole, evidence.DiffReference(want, storedReferences(format, c.Invocation.Args, oc))
-}
-
-// storedReferences are the keys of a case's stored reference runs
-// (recorded under format), taken with the case's args now (a change of
-// args is the case's own difference, not its reference's).
-func storedReferences(format int, args []string, oc *report.Case) []evidence.Key {
-	keys := make([]evidence.Key, len(oc.ReferenceEvents))
-	for i, se := range oc.ReferenceEvents {
-		keys[i] = evidence.StoredReference(format, args, se, oc.ReferenceApplied)
-	}
-	return keys
-}
-
-// caseDiff lists how a case's input (args, stdin) differs from the stored
-// case's events (its event and each run's), each difference once.
-func caseDiff(c spec.Case, oc *report.Case) []evidence.Difference {
-	want := evidence.WantRun(c.Invocation)
-	events := []report.Event{oc.Event}
-	for _, r := range oc.Runs {
-		events = append(events, r.Event)
-	}
-	var d []evidence.Difference
-	for _, e := range events {
-		for _, m := range recorded(evidence.DiffRun(want, evidence.StoredRun(oc.Args, e))) {
-			if !slices.ContainsFunc(d, func(o evidence.Difference) bool { return o.Msg == m.Msg }) {
-				d = append(d, m)
-			}
-		}
-	}
-	return d
+	return c.Expect.SameAs.Reference
 }

@@ -1,18 +1,18 @@
 // Package reuse answers cases from stored evidence (behaves run --reuse):
-// a case whose every run's key (package evidence) equals a stored case's
-// is not run again; the stored runs are judged afresh against the spec's
-// expectation now, so that a changed expectation on an unchanged program
-// needs no container.
+// a case that a stored case answers (package match: every run's key, and
+// its repeat) is not run again; the stored runs are judged afresh against
+// the spec's expectation now, so that a changed expectation on an
+// unchanged program needs no container.
 //
-// It reuses only what settles a case as a new run would: never a run
-// whose key differs (its evidence format among its parts) or left a part
+// Its policy: it reuses only what settles a case as a new run would:
+// never a stored case that match finds differs, or that left a part
 // unrecorded, an undetermined or sandbox-error run, a run or build that
 // timed out (whether it ends in time depends on the machine's load),
 // output the stored report left out, fewer runs than the case's repeat,
 // or anything an interrupted or failed run ran (what such a run reused
 // from a completed one stays reusable: see Sources). A case that never
 // ran because its program's build failed is answered on the program's
-// part of the key alone (tryFailedBuild). Each refusal is a NotReused
+// part of the key alone (match.Found.FailedBuild). Each refusal is a NotReused
 // with a reason (counted in the report) and a detail naming what to
 // change.
 //
@@ -36,6 +36,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/evidence"
+	"github.com/behaves-dev/behaves/internal/match"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
@@ -230,32 +231,14 @@ func (a Answer) Reused() bool { return a.Runs != nil }
 // there is no engine): stored evidence answers a case only for the image
 // that would run it now (evidence.ResolveImages).
 func (s *Store) Match(sp *spec.Spec, all []spec.Program, resolve func(pin string) (string, error)) [][]Answer {
-	if all == nil {
-		all = sp.Programs
-	}
-	inputs, inputOf := sp.References(all)
-	byName := make(map[string]spec.Program, len(all))
-	for _, p := range all {
-		byName[p.Name] = p
-	}
+	wants := match.Wants(sp, all, resolve)
 	answers := make([][]Answer, len(sp.Programs))
 	for i, p := range sp.Programs {
-		prof := sp.Job(p).Profile // ProgramName set as the run sets it
 		answers[i] = make([]Answer, len(p.Cases))
 		for k, c := range p.Cases {
-			w := wanted{prog: p, c: c, key: evidence.Want(prof, p.Program, c.Invocation, nil, 0)}
-			if sa := c.Expect.SameAs; sa != nil {
-				// The reference's whole key as the spec resolves it now:
-				// its program, image, settings and build.
-				if ref, ok := byName[sa.Reference]; ok && inputOf[i][k] >= 0 {
-					rk := evidence.Want(sp.Job(ref).Profile, ref.Program, c.Invocation, nil, 0)
-					w.key = evidence.Want(prof, p.Program, c.Invocation, &rk, inputs[inputOf[i][k]].Repeat)
-				}
-			}
-			evidence.ResolveImages(&w.key, resolve)
-			answers[i][k] = s.answer(w)
+			answers[i][k] = s.answer(wanted{prog: p, c: c, Want: wants[i][k]})
 		}
-		if prof.Build != nil {
+		if sp.Profiles[p.Profile].Runtime.Build != nil {
 			oneBuild(p, answers[i])
 		}
 	}
@@ -266,7 +249,7 @@ func (s *Store) Match(sp *spec.Spec, all []spec.Program, resolve func(pin string
 type wanted struct {
 	prog spec.Program
 	c    spec.Case
-	key  evidence.Key
+	match.Want
 }
 
 // answer looks w up in every source, in order: the first stored case that
@@ -299,7 +282,7 @@ func (src *source) candidates(w wanted) []at {
 	if ok {
 		out = append(out, named)
 	}
-	for _, a := range src.byInput[inputKey(w.key.Program.SHA256, w.c.Invocation.Args, w.key.Run.StdinSHA256)] {
+	for _, a := range src.byInput[inputKey(w.Key.Program.SHA256, w.c.Invocation.Args, w.Key.Run.StdinSHA256)] {
 		if !ok || a != named {
 			out = append(out, a)
 		}
@@ -322,60 +305,45 @@ func (src *source) try(w wanted, a at) Answer {
 	if why := src.refused(oc); why != nil {
 		return Answer{NotReused: why}
 	}
-	stored := []report.Event{oc.Event}
-	if len(oc.Runs) > 1 {
-		stored = stored[:0]
-		for _, r := range oc.Runs {
-			stored = append(stored, r.Event)
-		}
+	f := match.Check(w.Want, op, oc)
+	if f.FailedBuild && op.Build != nil && op.Build.TimedOut {
+		return refuse(ReasonTimedOut, "the stored build timed out; %s", timeoutRerun)
 	}
-	if failedBuild(stored) {
-		return src.tryFailedBuild(w, op, oc, stored, refuse)
+	if len(f.Differences) > 0 {
+		d := f.Differences[0]
+		return refuse(keyReason(d), "%s", d.Msg)
 	}
-	for _, se := range stored {
-		if d := evidence.Diff(w.key, evidence.Stored(op, oc, se)); len(d) > 0 {
-			return refuse(keyReason(d[0]), "%s", d[0].Msg)
-		}
+	if f.FailedBuild {
+		// The case never ran: its program's build failed, which settles
+		// it false whatever its input (a build failure's output is the
+		// build's, not the run's, and there is no reference to compare).
+		return src.judged(w, op, oc, f.Runs, nil, refuse)
 	}
-	if msg := repeatDiffers(w.c, len(stored)); msg != "" {
-		return refuse(ReasonRepeat, "%s", msg)
+	if !f.ReferencesWhole {
+		return refuse(ReasonOmitted, "the stored report kept only a digest of its reference's output (its size budget left the bytes out)")
 	}
-	refs := make([]runner.Event, 0, len(oc.ReferenceEvents))
-	for _, re := range oc.ReferenceEvents {
-		e, whole := re.RunnerEvent()
-		if !whole {
-			return refuse(ReasonOmitted, "the stored report kept only a digest of its reference's output (its size budget left the bytes out)")
-		}
-		e.Applied = oc.ReferenceApplied // recorded again with the case
-		refs = append(refs, e)
-	}
-	events := make([]runner.Event, len(stored))
-	for r, se := range stored {
-		e, whole := se.RunnerEvent()
+	for _, e := range f.Runs {
 		switch {
-		case !whole:
+		case !f.Whole:
 			return refuse(ReasonOmitted, "the stored report kept only a digest of its output (its size budget left the bytes out)")
 		case e.SandboxError != "":
 			return refuse(ReasonSandbox, "the stored run could not be observed: %s", e.SandboxError)
 		case e.TimedOut:
 			return refuse(ReasonTimedOut, "the stored run timed out; %s", timeoutRerun)
 		}
-		events[r] = e
 	}
-	return src.judged(w, op, oc, events, refs, refuse)
+	return src.judged(w, op, oc, f.Runs, f.References, refuse)
 }
 
 // judged answers w with events, the stored runs of case oc of op (and
 // refs, a same_as case's stored reference runs), judged afresh against
 // w's expectation, unless they do not settle it.
 func (src *source) judged(w wanted, op *report.Program, oc *report.Case, events, refs []runner.Event, refuse refusal) Answer {
+	results, fold := verdict.JudgeRuns(w.c.Expect, refs, events)
 	runs := make([]assemble.RunResult, len(events))
-	results := make([]verdict.CaseResult, len(events))
 	for r, e := range events {
-		res := verdict.JudgeRun(w.c.Expect, refs, e)
-		runs[r], results[r] = assemble.RunResult{Event: e, Result: res}, res
+		runs[r] = assemble.RunResult{Event: e, Result: results[r]}
 	}
-	fold := verdict.Fold(results).CaseResult
 	if fold.Verdict == verdict.Undetermined {
 		return refuse(ReasonUndecided, "its stored evidence does not settle the case: %s", fold.Reason)
 	}
@@ -424,49 +392,6 @@ func keyReason(d evidence.Difference) string {
 		return ReasonUnrecorded + string(d.Part)
 	}
 	return ReasonChanged + string(d.Part)
-}
-
-// repeatDiffers says how n stored runs are not c's repeat ("" when they
-// are).
-func repeatDiffers(c spec.Case, n int) string {
-	if want := max(c.Repeat, 1); n != want {
-		return fmt.Sprintf("repeat is %d, the stored case ran %d %s", want, n, evidence.Times(n))
-	}
-	return ""
-}
-
-// failedBuild is true when every stored run of a case is its program's
-// failed build (the case never ran).
-func failedBuild(stored []report.Event) bool {
-	for _, e := range stored {
-		if e.BuildFailure == "" || e.SandboxError != "" {
-			return false
-		}
-	}
-	return len(stored) > 0
-}
-
-// tryFailedBuild answers w with the stored runs of a case that never ran
-// because its program's build failed. That settles it false whatever the
-// case's input, limits or expectation, so only the program's part of the
-// key (the program file, its image and settings, and the build) must
-// agree; the runs recorded no input of their own to compare. A build that
-// timed out is built again, as a run that timed out runs again.
-func (src *source) tryFailedBuild(w wanted, op *report.Program, oc *report.Case, stored []report.Event, refuse refusal) Answer {
-	if op.Build != nil && op.Build.TimedOut {
-		return refuse(ReasonTimedOut, "the stored build timed out; %s", timeoutRerun)
-	}
-	if d := evidence.DiffProgram(w.key.Program, evidence.StoredProgram(op)); len(d) > 0 {
-		return refuse(keyReason(d[0]), "%s", d[0].Msg)
-	}
-	if msg := repeatDiffers(w.c, len(stored)); msg != "" {
-		return refuse(ReasonRepeat, "%s", msg)
-	}
-	events := make([]runner.Event, len(stored))
-	for r, se := range stored {
-		events[r], _ = se.RunnerEvent() // a build failure's output is the build's, not the run's
-	}
-	return src.judged(w, op, oc, events, nil, refuse)
 }
 
 // timeoutRerun is why a stored timeout is not reused: whether a run ends

@@ -201,6 +201,17 @@ func cutReferenceCheck(name string, m Matcher, rs runner.Stream, limits runner.L
 	return ch
 }
 
+// JudgeRuns judges every run of a case (JudgeRun) and folds them (Fold),
+// as the run engine does for runs it holds: what rescore and reuse give
+// stored runs.
+func JudgeRuns(exp Expectation, refs []runner.Event, runs []runner.Event) ([]CaseResult, CaseResult) {
+	results := make([]CaseResult, len(runs))
+	for r, ev := range runs {
+		results[r] = JudgeRun(exp, refs, ev)
+	}
+	return results, Fold(results).CaseResult
+}
+
 // JudgeRun judges one run of a case, the one way the run engine and
 // rescore both do: a same_as case against its reference's runs
 // (JudgeSameAs), any other against its own expectation (Judge).

@@ -1,0 +1,148 @@
+// Package match answers one question for both users of stored evidence
+// (behaves rescore and behaves run --reuse): does this stored case answer
+// this case of the spec as it is now, and if not, which part differs?
+//
+// Wants computes each case's evidence key from the spec (package
+// evidence), Check holds a stored case against it: every part of the key
+// in which one of its stored runs differs or that it did not record, its
+// number of runs against the case's repeat, and what its runs and its
+// reference's runs hold. It decides nothing: the policies are its
+// callers'. rescore must answer every case, so any recorded difference is
+// an error at the spec's position (and an unrecorded part only where the
+// stored attempt ran); reuse runs whatever a stored case does not settle
+// as a new run would.
+package match
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/behaves-dev/behaves/internal/evidence"
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/spec"
+)
+
+// PartRepeat is the number of runs of a case (its repeat), as Check
+// reports a stored case that ran another number of times.
+const PartRepeat evidence.Part = "repeat"
+
+// Want is a case of the spec as stored evidence must answer it.
+type Want struct {
+	Key    evidence.Key
+	Repeat int
+}
+
+// Wants are the wanted keys of every case of sp's programs (wants[p][c]).
+// all are the spec's programs, where same_as cases find their reference
+// (nil: sp's own; a shard's run passes the whole spec's); resolve is
+// evidence.ResolveImages's (nil: no engine to ask).
+func Wants(sp *spec.Spec, all []spec.Program, resolve func(pin string) (string, error)) [][]Want {
+	if all == nil {
+		all = sp.Programs
+	}
+	inputs, inputOf := sp.References(all)
+	byName := make(map[string]spec.Program, len(all))
+	for _, p := range all {
+		byName[p.Name] = p
+	}
+	wants := make([][]Want, len(sp.Programs))
+	for i, p := range sp.Programs {
+		prof := sp.Job(p).Profile // ProgramName set as the run sets it
+		wants[i] = make([]Want, len(p.Cases))
+		for k, c := range p.Cases {
+			var ref *evidence.Key
+			refRuns := 0
+			if sa := c.Expect.SameAs; sa != nil {
+				// The reference's whole key as the spec resolves it now:
+				// its program, image, settings and build.
+				if r, ok := byName[sa.Reference]; ok && inputOf[i][k] >= 0 {
+					rk := evidence.Want(sp.Job(r).Profile, r.Program, c.Invocation, nil, 0)
+					ref, refRuns = &rk, inputs[inputOf[i][k]].Repeat
+				}
+			}
+			w := Want{Key: evidence.Want(prof, p.Program, c.Invocation, ref, refRuns), Repeat: max(c.Repeat, 1)}
+			evidence.ResolveImages(&w.Key, resolve)
+			wants[i][k] = w
+		}
+	}
+	return wants
+}
+
+// Found is what a stored case holds for a wanted case.
+type Found struct {
+	// Differences are every part in which the stored case does not stand
+	// for the wanted one, each once: the key's (evidence.Diff; marked
+	// Unrecorded where the stored report did not record the part), then
+	// PartRepeat.
+	Differences []evidence.Difference
+	// Runs are its stored runs, in order (the case's event for a case
+	// that ran once), and Whole is false when a run's output was left
+	// out of the report (its size budget): the digest cannot be judged.
+	Runs  []runner.Event
+	Whole bool
+	// References are a same_as case's stored reference runs, each with
+	// the settings they were built from, and ReferencesWhole is false
+	// when one's output was left out.
+	References      []runner.Event
+	ReferencesWhole bool
+	// FailedBuild is set when every run is its program's failed build:
+	// the case never ran, and the build's failure settles it false
+	// whatever its input, so only the program's part of the key (the
+	// program file, its image and settings, and the build) and the
+	// repeat are compared.
+	FailedBuild bool
+}
+
+// Check holds stored case oc of program attempt op against w.
+func Check(w Want, op *report.Program, oc *report.Case) Found {
+	events := []report.Event{oc.Event}
+	if len(oc.Runs) > 1 {
+		events = events[:0]
+		for _, r := range oc.Runs {
+			events = append(events, r.Event)
+		}
+	}
+	f := Found{Whole: true, ReferencesWhole: true, FailedBuild: failedBuild(events)}
+	add := func(d []evidence.Difference) {
+		for _, x := range d {
+			if !slices.ContainsFunc(f.Differences, func(o evidence.Difference) bool { return o.Part == x.Part && o.Msg == x.Msg }) {
+				f.Differences = append(f.Differences, x)
+			}
+		}
+	}
+	if f.FailedBuild {
+		add(evidence.DiffProgram(w.Key.Program, evidence.StoredProgram(op)))
+	} else {
+		for _, e := range events {
+			add(evidence.Diff(w.Key, evidence.Stored(op, oc, e)))
+		}
+	}
+	if n := len(events); n != w.Repeat {
+		f.Differences = append(f.Differences, evidence.Difference{Part: PartRepeat,
+			Msg: fmt.Sprintf("repeat is %d, the stored case ran %d %s", w.Repeat, n, evidence.Times(n))})
+	}
+	for _, e := range events {
+		ev, whole := e.RunnerEvent()
+		f.Whole = f.Whole && whole
+		f.Runs = append(f.Runs, ev)
+	}
+	for _, e := range oc.ReferenceEvents {
+		ev, whole := e.RunnerEvent()
+		ev.Applied = oc.ReferenceApplied // recorded again with the case
+		f.ReferencesWhole = f.ReferencesWhole && whole
+		f.References = append(f.References, ev)
+	}
+	return f
+}
+
+// failedBuild is true when every stored run of a case is its program's
+// failed build (the case never ran).
+func failedBuild(events []report.Event) bool {
+	for _, e := range events {
+		if e.BuildFailure == "" || e.SandboxError != "" {
+			return false
+		}
+	}
+	return len(events) > 0
+}
