@@ -629,7 +629,7 @@ func TestActionMalformedInputs(t *testing.T) {
 		"comment":              "sometimes",
 		"check-run":            "yes",
 		"annotations":          "1",
-		"parallel":             "0",
+		"parallel":             "-1",
 		"command":              "build",
 		"images":               "python",
 		"allow-untracked":      "/abs/**",

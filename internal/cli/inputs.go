@@ -16,16 +16,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
 
 	gh "github.com/behaves-dev/behaves/internal/publish/github"
 	"github.com/behaves-dev/behaves/internal/report"
-	"github.com/behaves-dev/behaves/internal/shard"
-	"github.com/behaves-dev/behaves/internal/spec"
-	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
 // The action's commands (the command input).
@@ -131,10 +127,18 @@ func readInputs(env Env) (actionInputs, error) {
 		}
 	}
 
-	// The spec flags, each set and checked by run's own flag.Value.
+	// The spec's flags and run's own, each set and checked by the
+	// flag.Value that behaves run parses it with.
 	sf := &in.run.spec
 	fs := flag.NewFlagSet("action", flag.ContinueOnError)
 	sf.register(fs)
+	in.run.registerRun(fs)
+	setFlag := func(name, flagName, v string) error {
+		if err := fs.Set(flagName, v); err != nil {
+			return fmt.Errorf("input %s: %v", name, err)
+		}
+		return nil
+	}
 	sf.path = specPath
 	for _, si := range specInputs {
 		v := input(env, si.input)
@@ -162,19 +166,17 @@ func readInputs(env Env) (actionInputs, error) {
 		sf.pull = true
 	}
 	if v := input(env, "pass-at"); v != "" {
-		if in.run.passAt, err = verdict.ParsePassAt(v); err != nil {
-			return in, fmt.Errorf("input pass-at: %v", err)
+		if err := setFlag("pass-at", "pass-at", v); err != nil {
+			return in, err
 		}
 	}
 	if v := input(env, "shard"); v != "" {
 		if in.command != actionRun {
 			return in, fmt.Errorf("input shard: only command run runs a shard, not %s", in.command)
 		}
-		ref, err := shard.Parse(v)
-		if err != nil {
-			return in, fmt.Errorf("input shard: %v", err)
+		if err := setFlag("shard", "shard", v); err != nil {
+			return in, err
 		}
-		in.run.shard = &ref
 	}
 	for _, r := range lines(input(env, "reuse")) {
 		if in.command != actionRun {
@@ -186,17 +188,17 @@ func readInputs(env Env) (actionInputs, error) {
 			in.notices = append(in.notices, fmt.Sprintf("input reuse: no report at %s (a cache that missed?): its cases run", r))
 			continue
 		}
-		in.run.reuse = append(in.run.reuse, path)
+		if err := setFlag("reuse", "reuse", path); err != nil {
+			return in, err
+		}
 	}
 	if len(in.run.reuse) > report.MaxReuseSources {
 		return in, fmt.Errorf("input reuse: %d reports, at most %d", len(in.run.reuse), report.MaxReuseSources)
 	}
 	if v := input(env, "parallel"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return in, fmt.Errorf("input parallel: want a number of 1 or more, not %q", v)
+		if err := setFlag("parallel", "parallel", v); err != nil {
+			return in, err
 		}
-		in.run.parallel = n
 	}
 
 	p := publishConfig{reportPath: reportPath, maxReportSize: DefaultMaxReadReport, failOn: FailOnUndetermined, comment: gh.CommentUpdate,
@@ -210,19 +212,17 @@ func readInputs(env Env) (actionInputs, error) {
 		p.junitPath = junitPath
 	}
 	if v := input(env, "fail-on"); v != "" {
-		if p.failOn, err = parseFailOn(v); err != nil {
-			return in, fmt.Errorf("input fail-on: %v", err)
+		if err := setFlag("fail-on", "fail-on", v); err != nil {
+			return in, err
 		}
 	}
-	in.run.failOn = p.failOn
+	p.failOn = in.run.failOn
 	if v := input(env, "max-report-size"); v != "" {
-		n, err := spec.ParseSize(v)
-		if err != nil || n <= 0 {
-			return in, fmt.Errorf("input max-report-size: want a size such as 256MiB, not %q", v)
+		if err := setFlag("max-report-size", "max-report-size", v); err != nil {
+			return in, err
 		}
-		in.run.maxReport = n
 		// The report holds more than its cases' budget: room for the rest.
-		p.maxReportSize = max(p.maxReportSize, n+reportReadSlack)
+		p.maxReportSize = max(p.maxReportSize, in.run.maxReport+reportReadSlack)
 	}
 	if v := input(env, "comment"); v != "" {
 		if p.comment, err = gh.ParseCommentMode(v); err != nil {
@@ -271,10 +271,7 @@ func readMergeInputs(env Env, in *actionInputs) error {
 		return errors.New("input reports: command merge needs the shard reports: a folder (or lines of files and folders) relative to the workspace")
 	}
 	m := mergeConfig{reportPath: in.publish.reportPath, allowMissing: allowMissing, failOn: in.publish.failOn,
-		maxReportSize: in.publish.maxReportSize, passAt: []int{1}}
-	if v := input(env, "pass-at"); v != "" {
-		m.passAt, _ = verdict.ParsePassAt(v) // checked above
-	}
+		maxReportSize: in.publish.maxReportSize, passAt: in.run.passAt}
 	for _, r := range reports {
 		m.inputs = append(m.inputs, inWorkspace(env, r))
 	}

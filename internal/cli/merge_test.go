@@ -213,7 +213,7 @@ func TestRunShardFlag(t *testing.T) {
 	specPath := shardSpec(t, "")
 	for _, bad := range []string{"0/3", "4/3", "x", "1/300"} {
 		r := runMain(t, context.Background(), nil, "run", "--spec", specPath, "--report", filepath.Join(t.TempDir(), "r.json"), "--shard", bad)
-		if r.code != ExitUsage || !strings.Contains(r.stderr, "--shard") {
+		if r.code != ExitUsage || !strings.Contains(r.stderr, "-shard") {
 			t.Errorf("--shard %s: exit %d %q", bad, r.code, r.stderr)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/behaves-dev/behaves/internal/assemble"
@@ -45,6 +47,23 @@ func newRunConfig() runConfig {
 		maxReuse: DefaultMaxReadReport}
 }
 
+// registerRun registers behaves run's own flags on fs, writing into cfg.
+// Each parses and checks its value as it is set, and the action's inputs
+// are set through the very same flags (readInputs), so a value is accepted
+// or refused alike whether it comes as a flag or as an input.
+func (cfg *runConfig) registerRun(fs *flag.FlagSet) {
+	fs.StringVar(&cfg.reportPath, "report", cfg.reportPath, "where to write the JSON report")
+	fs.StringVar(&cfg.junitPath, "junit", cfg.junitPath, "also write the report as JUnit XML to this file")
+	fs.StringVar(&cfg.htmlPath, "html", cfg.htmlPath, "also write the report as one self-contained HTML page to this file (as behaves html does)")
+	fs.Var((*parallelFlag)(&cfg.parallel), "parallel", "invocations at once (0, the default: fits the CPUs and the profiles' memory)")
+	fs.Var((*failOnFlag)(&cfg.failOn), "fail-on", "which verdicts fail the command: false or undetermined")
+	fs.Var((*positiveSizeFlag)(&cfg.maxReport), "max-report-size", "the most bytes the report's cases take; past it, output is left out (true cases' first) (KiB, MiB, GiB)")
+	fs.Var((*passAtFlag)(&cfg.passAt), "pass-at", "K,…: the k of pass@k for each files: entry's samples, e.g. 1,5,10")
+	fs.Var(shardFlag{&cfg.shard}, "shard", "i/N: run only shard i of N (a deterministic, balanced slice of the programs; see behaves merge)")
+	fs.Var((*pathsFlag)(&cfg.reuse), "reuse", "REPORT: answer the cases whose stored evidence in REPORT still holds (same program, input and settings) without running them; repeatable, the first match wins (docs/cli.md: only reuse reports you trust)")
+	fs.Var((*positiveSizeFlag)(&cfg.maxReuse), "max-reuse-size", "the largest --reuse report read (KiB, MiB, GiB)")
+}
+
 // runCommand is `behaves run`: its flags, then runSpec.
 func runCommand(ctx context.Context, args []string, env Env) int {
 	cfg := newRunConfig()
@@ -53,18 +72,7 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	cfg.spec.registerPullImages(fs)
 	pullTimeout := registerPullTimeout(fs)
 	chosenID := registerRunID(fs)
-	fs.StringVar(&cfg.reportPath, "report", cfg.reportPath, "where to write the JSON report")
-	fs.StringVar(&cfg.junitPath, "junit", "", "also write the report as JUnit XML to this file")
-	fs.StringVar(&cfg.htmlPath, "html", "", "also write the report as one self-contained HTML page to this file (as behaves html does)")
-	fs.IntVar(&cfg.parallel, "parallel", 0, "invocations at once (default: fits the CPUs and the profiles' memory)")
-	failOn := fs.String("fail-on", string(FailOnUndetermined), "which verdicts fail the command: false or undetermined")
-	maxReport := sizeFlag(cfg.maxReport)
-	fs.Var(&maxReport, "max-report-size", "the most bytes the report's cases take; past it, output is left out (true cases' first) (KiB, MiB, GiB)")
-	passAt := fs.String("pass-at", "1", "K,…: the k of pass@k for each files: entry's samples, e.g. 1,5,10")
-	shardFlag := fs.String("shard", "", "i/N: run only shard i of N (a deterministic, balanced slice of the programs; see behaves merge)")
-	fs.Var((*pathsFlag)(&cfg.reuse), "reuse", "REPORT: answer the cases whose stored evidence in REPORT still holds (same program, input and settings) without running them; repeatable, the first match wins (docs/cli.md: only reuse reports you trust)")
-	maxReuse := sizeFlag(cfg.maxReuse)
-	fs.Var(&maxReuse, "max-reuse-size", "the largest --reuse report read (KiB, MiB, GiB)")
+	cfg.registerRun(fs)
 	cfg.terminal.register(fs)
 	if !parse(fs, args, env) {
 		return ExitUsage
@@ -76,35 +84,96 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	if err := cfg.terminal.check(); err != nil {
 		return usageErr("%v", err)
 	}
-	var err error
-	if cfg.passAt, err = verdict.ParsePassAt(*passAt); err != nil {
-		return usageErr("--pass-at: %v", err)
-	}
-	if *shardFlag != "" {
-		ref, err := shard.Parse(*shardFlag)
-		if err != nil {
-			return usageErr("--shard: %v", err)
-		}
-		cfg.shard = &ref
-	}
-	if cfg.maxReuse = int64(maxReuse); cfg.maxReuse <= 0 {
-		return usageErr("--max-reuse-size must be greater than 0")
-	}
-	if cfg.maxReport = int64(maxReport); cfg.maxReport <= 0 {
-		return usageErr("--max-report-size must be greater than 0")
-	}
-	if cfg.failOn, err = parseFailOn(*failOn); err != nil {
-		return usageErr("--fail-on must be false or undetermined, not %q", *failOn)
-	}
-	if cfg.parallel < 0 {
-		return usageErr("--parallel must be 1 or more, not %d", cfg.parallel)
-	}
 	if msg := cfg.spec.checkPull("run", "--pull-images"); msg != "" {
 		fmt.Fprintln(env.Stderr, msg)
 		return ExitUsage
 	}
 	cfg.pullTimeout, cfg.runID = *pullTimeout, string(*chosenID)
 	return runSpec(ctx, env, cfg)
+}
+
+// parallelFlag is --parallel: 0 (the engine's default) or more.
+type parallelFlag int
+
+func (f *parallelFlag) String() string { return strconv.Itoa(int(*f)) }
+
+func (f *parallelFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return fmt.Errorf("want a number of 0 (the default: fits the CPUs and the profiles' memory) or more, not %q", s)
+	}
+	*f = parallelFlag(n)
+	return nil
+}
+
+// failOnFlag is --fail-on: false or undetermined.
+type failOnFlag FailOn
+
+func (f *failOnFlag) String() string { return string(*f) }
+
+func (f *failOnFlag) Set(s string) error {
+	v, err := parseFailOn(s)
+	*f = failOnFlag(v)
+	return err
+}
+
+// positiveSizeFlag is a size greater than 0 (KiB, MiB, GiB).
+type positiveSizeFlag int64
+
+func (f *positiveSizeFlag) String() string { return verdict.FormatSize(int64(*f)) }
+
+func (f *positiveSizeFlag) Set(s string) error {
+	n, err := spec.ParseSize(s)
+	if err != nil {
+		return err
+	}
+	if n <= 0 {
+		return fmt.Errorf("must be greater than 0, not %s", s)
+	}
+	*f = positiveSizeFlag(n)
+	return nil
+}
+
+// passAtFlag is --pass-at: K,… (verdict.ParsePassAt).
+type passAtFlag []int
+
+func (f *passAtFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	parts := make([]string, len(*f))
+	for i, k := range *f {
+		parts[i] = strconv.Itoa(k)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (f *passAtFlag) Set(s string) error {
+	ks, err := verdict.ParsePassAt(s)
+	if err != nil {
+		return err
+	}
+	*f = ks
+	return nil
+}
+
+// shardFlag is --shard: i/N (shard.Parse); unset, every program runs.
+type shardFlag struct{ ref **shard.Ref }
+
+func (f shardFlag) String() string {
+	if f.ref == nil || *f.ref == nil {
+		return ""
+	}
+	return (*f.ref).String()
+}
+
+func (f shardFlag) Set(s string) error {
+	ref, err := shard.Parse(s)
+	if err != nil {
+		return err
+	}
+	*f.ref = &ref
+	return nil
 }
 
 // runSpec runs what cfg asks for: it replaces the report, loads the spec,
