@@ -93,7 +93,7 @@ func TestCheckRunRequestCeiling(t *testing.T) {
 		t.Fatalf("publish: exit %d, want %d\n%s", r.code, ExitFalse, r.stdout)
 	}
 
-	// The ceiling is the (#24), not the package's constant: one
+	// The ceiling is the one docs/security.md promises, not the package's constant: one
 	// create and 24 updates.
 	const maxRequests = 25
 	// Every false program and every false case is an annotation.

@@ -11,7 +11,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
-// TestCasesFile runs programs whose cases come from cases files (issue 17)
+// TestCasesFile runs programs whose cases come from cases files
 // on real containers: a files glob sharing one JSON Lines file, and a YAML
 // one. The stdin a stdin_file in a cases file names is read from the cases
 // file's folder and reaches the program; every case is reported at its

@@ -26,7 +26,7 @@ const (
 )
 
 // TestForgedReportsCostLittle guards `behaves publish` in the fork-safe
-// pattern (issue 24): under a workflow_run event whose provenance the
+// pattern, where the report is an attacker's: under a workflow_run event whose provenance the
 // forged reports match, each shape that once cost gigabytes (a pass@k
 // bomb, a reference_events bomb of `{}`) and a pass_at_reasons key that
 // once reached the comment is refused with exit 4, naming the field, with

@@ -1,6 +1,6 @@
 package e2e
 
-// The hostile-output rows of issue 9: output floods and bytes that are not
+// The hostile-output rows: output floods and bytes that are not
 // text, behaves' own environment as a secret the program must not see, and
 // output that imitates the GitHub Actions runner's workflow commands.
 

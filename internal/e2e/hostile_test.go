@@ -1,6 +1,6 @@
 package e2e
 
-// The hostile-program suite (issue 9): whole `behaves run`s of programs that
+// The hostile-program suite: whole `behaves run`s of programs that
 // try to outlast, exhaust, escape or fool the sandbox, each asserting the
 // verdict a person reads and the event fields that prove the protection held.
 // Every row says in a comment what it guards: removing that protection makes

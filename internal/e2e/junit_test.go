@@ -1,6 +1,6 @@
 package e2e
 
-// JUnit from a real run (issue 18): programs in real containers print what
+// JUnit from a real run: programs in real containers print what
 // XML 1.0 cannot carry, and the JUnit file behaves writes from the report
 // must still be well-formed, read by a JUnit consumer's parser with the
 // verdicts mapped (true passes, false fails, undetermined is an error) and

@@ -1,6 +1,6 @@
 package e2e
 
-// gVisor (issue 9, "Stronger isolation, optional"): a profile with
+// gVisor, the stronger isolation a profile may ask for: a profile with
 // `runtime: runsc` runs its containers under gVisor's runsc, and the hostile
 // rows that matter most (network, memory, timeout, processes) must give the
 // same verdicts under both runtimes. Each program below runs twice in one

@@ -1,6 +1,6 @@
 package e2e
 
-// The soak test of issue 9: one generated spec of N invocations (1,000 by
+// The soak test: one generated spec of N invocations (1,000 by
 // default) mixing correct and wrong programs with the hostile ones (endless
 // loops, memory and fork bombs, output floods, daemonised children, stdin
 // games, self-kills, network inspection), run with parallelism, and then:

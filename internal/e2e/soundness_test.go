@@ -73,7 +73,7 @@ echo "stdin $(cat)"
 ls /build 2>/dev/null || true
 `
 
-// TestReuseIsSound is the soundness table of issue 35: for every key of a
+// TestReuseIsSound is the soundness table of reuse (a reused verdict must be a fresh run's): for every key of a
 // profile, a build, a program entry and a case (from the spec's own
 // schema: a key added later fails here until a row covers it), a program
 // whose output depends on it is run, then the key is added, changed or

@@ -10,8 +10,9 @@ import (
 )
 
 // TestTracebackAnnotationLine guards the annotation in a Python program's
-// own file (issue 25): a program that raises at its line 3, run in a real
-// container, gets its annotation at line 3, from the action under GitHub
+// own file (a hand-written fixture once hid that every annotation was at
+// line 1): a program that raises at its line 3, run in a real container,
+// gets its annotation at line 3, from the action under GitHub
 // Actions (`run` itself never publishes: TestRunNeverPublishes) and from
 // `publish` of its report under workflow_run. Every real run once put it at line 1:
 // the reader took the mount description in settings.program_mount for the

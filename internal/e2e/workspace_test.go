@@ -40,7 +40,7 @@ func runIn(t *testing.T, specPath string, args ...string) (code int, stdout, std
 	return code, out.String(), errOut.String(), data
 }
 
-// Issue 14, item 1: actions/checkout leaves the job's token in .git/config
+// The workspace holds secrets: actions/checkout leaves the job's token in .git/config
 // as an extraheader, and earlier steps leave untracked credential files.
 // A spec that names them, directly or through a symlink, is refused with
 // exit 2 before anything runs, and the secret appears nowhere: not in the
@@ -104,8 +104,8 @@ programs:
 			t.Errorf("the canary reached the %s", what)
 		}
 	}
-	// behaves replaces the report before it reads the spec (issue 14,
-	// item 7): a spec error leaves one that says so, and holds no canary.
+	// behaves replaces the report before it reads the spec (a stale
+	// report must not pass for this run's): a spec error leaves one that says so, and holds no canary.
 	if data == nil {
 		t.Fatal("a spec error left no report")
 	}

@@ -266,7 +266,7 @@ func TestProgramFileLine(t *testing.T) {
 }
 
 // TestProgramFileLineFromRealSettings guards where the program's folder
-// comes from (issue 25): every real report held program_mount as a mount
+// comes from, which a hand-written fixture once hid: every real report held program_mount as a mount
 // description, which locate read as a path, so every annotation was at
 // line 1. program_dir says it; a report without it (an earlier behaves) is
 // read through the mount description; a bare path still reads.

@@ -221,7 +221,7 @@ type hostileSeed struct {
 	accepted bool
 }
 
-// hostileSeeds are the forgeries of issue 24: a key pass_at does not hold
+// hostileSeeds are forgeries that once got through Read: a key pass_at does not hold
 // in pass_at_reasons, carrying mentions, an image beacon, a link, a forged
 // table row and a second sticky marker with raw tabs and newlines (Read
 // refuses it since f904720; before, it reached the summary, the comment and

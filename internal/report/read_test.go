@@ -155,7 +155,7 @@ func TestReadRefusesForgery(t *testing.T) {
 			m["groups"].([]any)[0].(map[string]any)["pass_at_reasons"] = map[string]any{}
 		}, "pass_at_reasons has no reason for k = 2"},
 		{"pass@k reason for a k pass_at lacks", func(m map[string]any) {
-			// Issue 24: a key missing from pass_at read as nil and was
+			// A forged report: a key missing from pass_at read as nil and was
 			// accepted whatever it held, and renderers printed it raw.
 			m["groups"].([]any)[0].(map[string]any)["pass_at_reasons"].(map[string]any)["1 @org/team ![x](http://127.0.0.1/b.png)"] = "x"
 		}, `pass_at_reasons has a key "1 @org/team`},
@@ -175,7 +175,7 @@ func TestReadRefusesForgery(t *testing.T) {
 			m["groups"].([]any)[0].(map[string]any)["pass_at"].(map[string]any)["01"] = 0.0
 		}, `groups[0].pass_at: key "01" is not a k`},
 		{"kept output rewritten", func(m map[string]any) {
-			// Issue 24: a false program's output replaced with the right
+			// A forged report: a false program's output replaced with the right
 			// text rescored as true. A forger can recompute the digest;
 			// damage on the way cannot.
 			e := program(m, 1)["cases"].([]any)[0].(map[string]any)["event"].(map[string]any)

@@ -17,7 +17,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
-// TestShapeRefuses guards the shape pass (issue 24): each edit of a report
+// TestShapeRefuses guards the shape pass against forged reports: each edit of a report
 // behaves wrote is refused before anything is decoded, with a message
 // naming the field. The edits are small; their large forms (a pass@k bomb,
 // a reference_events bomb) are what TestForgedReportsCostLittle reads.

@@ -31,7 +31,7 @@ type ociRuntime struct {
 	//   - gVisor in any other network mode (its default, "sandbox", copies
 	//     the namespace's interfaces into its own network stack): the
 	//     fresh namespace's lo is down, and gVisor then gives the program
-	//     no loopback (as measured for issue 16; Debian bookworm's runsc
+	//     no loopback (as measured on this engine; Debian bookworm's runsc
 	//     cannot start a container in that mode on this machine's kernel
 	//     at all), so the sandbox is kept. So is it for a shim v2
 	//     registration, whose runsc flags are in a file behaves cannot
