@@ -129,7 +129,7 @@ func TestCheckImage(t *testing.T) {
 // fakeEngine implements engine with the methods a test sets; any other
 // call panics (the embedded interface is nil).
 type fakeEngine struct {
-	engine
+	dockerAPI
 	imageInspect func(ctx context.Context, ref string) (image.InspectResponse, error)
 }
 
@@ -137,7 +137,7 @@ func (f *fakeEngine) ImageInspect(ctx context.Context, ref string, _ ...client.I
 	return f.imageInspect(ctx, ref)
 }
 
-func testSandbox(cli engine) *Sandbox {
+func testSandbox(cli dockerAPI) *Sandbox {
 	return &Sandbox{
 		cli:    cli,
 		opt:    Options{RunID: "test", EngineTimeout: 5 * time.Second, Grace: time.Second, CleanupTimeout: time.Second},

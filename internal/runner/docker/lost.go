@@ -70,7 +70,7 @@ func (s *Sandbox) lostErr() error {
 // sandbox, a failure to reach it. The streams that deliver errors later
 // (the wait's answer, the events) are checked where they are read.
 type watchedEngine struct {
-	engine
+	dockerAPI
 	sb *Sandbox
 }
 
@@ -80,66 +80,66 @@ func (w watchedEngine) note(what string, err error) error {
 }
 
 func (w watchedEngine) Ping(ctx context.Context) (types.Ping, error) {
-	p, err := w.engine.Ping(ctx)
+	p, err := w.dockerAPI.Ping(ctx)
 	return p, w.note("pinging", err)
 }
 
 func (w watchedEngine) Info(ctx context.Context) (system.Info, error) {
-	i, err := w.engine.Info(ctx)
+	i, err := w.dockerAPI.Info(ctx)
 	return i, w.note("asking for the engine's information", err)
 }
 
 func (w watchedEngine) ImageInspect(ctx context.Context, ref string, opts ...client.ImageInspectOption) (image.InspectResponse, error) {
-	r, err := w.engine.ImageInspect(ctx, ref, opts...)
+	r, err := w.dockerAPI.ImageInspect(ctx, ref, opts...)
 	return r, w.note("inspecting an image", err)
 }
 
 func (w watchedEngine) VolumeCreate(ctx context.Context, options volume.CreateOptions) (volume.Volume, error) {
-	v, err := w.engine.VolumeCreate(ctx, options)
+	v, err := w.dockerAPI.VolumeCreate(ctx, options)
 	return v, w.note("creating a volume", err)
 }
 
 func (w watchedEngine) VolumeRemove(ctx context.Context, volumeID string, force bool) error {
-	return w.note("removing a volume", w.engine.VolumeRemove(ctx, volumeID, force))
+	return w.note("removing a volume", w.dockerAPI.VolumeRemove(ctx, volumeID, force))
 }
 
 func (w watchedEngine) VolumeInspect(ctx context.Context, volumeID string) (volume.Volume, error) {
-	v, err := w.engine.VolumeInspect(ctx, volumeID)
+	v, err := w.dockerAPI.VolumeInspect(ctx, volumeID)
 	return v, w.note("inspecting a volume", err)
 }
 
 func (w watchedEngine) ContainerCreate(ctx context.Context, config *container.Config, hostConfig *container.HostConfig, networkingConfig *network.NetworkingConfig, platform *ocispec.Platform, containerName string) (container.CreateResponse, error) {
-	r, err := w.engine.ContainerCreate(ctx, config, hostConfig, networkingConfig, platform, containerName)
+	r, err := w.dockerAPI.ContainerCreate(ctx, config, hostConfig, networkingConfig, platform, containerName)
 	return r, w.note("creating a container", err)
 }
 
 func (w watchedEngine) CopyToContainer(ctx context.Context, containerID, dstPath string, content io.Reader, options container.CopyToContainerOptions) error {
-	return w.note("copying into a container", w.engine.CopyToContainer(ctx, containerID, dstPath, content, options))
+	return w.note("copying into a container", w.dockerAPI.CopyToContainer(ctx, containerID, dstPath, content, options))
 }
 
 func (w watchedEngine) CopyFromContainer(ctx context.Context, containerID, srcPath string) (io.ReadCloser, container.PathStat, error) {
-	r, st, err := w.engine.CopyFromContainer(ctx, containerID, srcPath)
+	r, st, err := w.dockerAPI.CopyFromContainer(ctx, containerID, srcPath)
 	return r, st, w.note("copying from a container", err)
 }
 
 func (w watchedEngine) ContainerAttach(ctx context.Context, containerID string, options container.AttachOptions) (types.HijackedResponse, error) {
-	r, err := w.engine.ContainerAttach(ctx, containerID, options)
+	r, err := w.dockerAPI.ContainerAttach(ctx, containerID, options)
 	return r, w.note("attaching to a container", err)
 }
 
 func (w watchedEngine) ContainerStart(ctx context.Context, containerID string, options container.StartOptions) error {
-	return w.note("starting a container", w.engine.ContainerStart(ctx, containerID, options))
+	return w.note("starting a container", w.dockerAPI.ContainerStart(ctx, containerID, options))
 }
 
 func (w watchedEngine) ContainerKill(ctx context.Context, containerID, signal string) error {
-	return w.note("killing a container", w.engine.ContainerKill(ctx, containerID, signal))
+	return w.note("killing a container", w.dockerAPI.ContainerKill(ctx, containerID, signal))
 }
 
 func (w watchedEngine) ContainerInspect(ctx context.Context, containerID string) (container.InspectResponse, error) {
-	r, err := w.engine.ContainerInspect(ctx, containerID)
+	r, err := w.dockerAPI.ContainerInspect(ctx, containerID)
 	return r, w.note("inspecting a container", err)
 }
 
 func (w watchedEngine) ContainerRemove(ctx context.Context, containerID string, options container.RemoveOptions) error {
-	return w.note("removing a container", w.engine.ContainerRemove(ctx, containerID, options))
+	return w.note("removing a container", w.dockerAPI.ContainerRemove(ctx, containerID, options))
 }

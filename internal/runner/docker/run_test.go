@@ -400,7 +400,7 @@ func TestFaultText(t *testing.T) {
 // hangingEngine is an engine whose container calls hang until their
 // context ends, except those a test makes answer.
 type hangingEngine struct {
-	engine
+	dockerAPI
 	createOK bool
 	removed  atomic.Int32
 }

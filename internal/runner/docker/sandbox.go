@@ -79,9 +79,9 @@ type Options struct {
 	Cleanup context.Context
 }
 
-// engine is the part of the Engine API client the sandbox uses;
+// dockerAPI is the part of the Docker Engine API client the sandbox uses;
 // *client.Client implements it.
-type engine interface {
+type dockerAPI interface {
 	Ping(ctx context.Context) (types.Ping, error)
 	Info(ctx context.Context) (system.Info, error)
 	ImageInspect(ctx context.Context, ref string, opts ...client.ImageInspectOption) (image.InspectResponse, error)
@@ -105,7 +105,7 @@ type engine interface {
 // Sandbox runs programs in Docker containers. It implements runner.Sandbox.
 // It is safe for concurrent use.
 type Sandbox struct {
-	cli    engine
+	cli    dockerAPI
 	opt    Options
 	prefix string // name prefix: "behaves-" + shortRunID + "-"
 	seq    atomic.Uint64
@@ -151,7 +151,7 @@ func New(ctx context.Context, opt Options) (*Sandbox, error) {
 	return s, nil
 }
 
-func newSandbox(ctx context.Context, cli engine, opt Options) (*Sandbox, error) {
+func newSandbox(ctx context.Context, cli dockerAPI, opt Options) (*Sandbox, error) {
 	if opt.RunID == "" {
 		return nil, errors.New("docker sandbox: a run ID is required")
 	}
@@ -183,7 +183,7 @@ func newSandbox(ctx context.Context, cli engine, opt Options) (*Sandbox, error) 
 
 		pullFailures: map[string]string{},
 	}
-	s.cli = watchedEngine{engine: cli, sb: s}
+	s.cli = watchedEngine{dockerAPI: cli, sb: s}
 	pctx, cancel := context.WithTimeout(ctx, opt.EngineTimeout)
 	defer cancel()
 	if _, err := cli.Ping(pctx); err != nil {
