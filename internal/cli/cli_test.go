@@ -519,6 +519,14 @@ func TestSchemaCommand(t *testing.T) {
 	if r.stdout != string(want) {
 		t.Errorf("behaves schema does not print docs/behaves.schema.json")
 	}
+	r = runMain(t, context.Background(), nil, "schema", "--report")
+	want, err = os.ReadFile(filepath.Join("..", "..", "docs", "behaves.report.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.code != ExitTrue || r.stdout != string(want) {
+		t.Errorf("behaves schema --report: exit %d, and it does not print docs/behaves.report.schema.json", r.code)
+	}
 	if r := runMain(t, context.Background(), nil, "schema", "extra"); r.code != ExitUsage {
 		t.Errorf("behaves schema extra: exit %d, want %d", r.code, ExitUsage)
 	}

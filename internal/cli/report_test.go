@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/behaves-dev/behaves/internal/actionstest"
+	"github.com/behaves-dev/behaves/internal/reportschema/schematest"
 	"github.com/behaves-dev/behaves/internal/runner"
 )
 
@@ -37,6 +38,7 @@ func readReport(t *testing.T, path string) map[string]any {
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatalf("the report is not JSON: %v\n%s", err, b)
 	}
+	schematest.Check(t, path, b)
 	return r
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/cli"
 	"github.com/behaves-dev/behaves/internal/dockertest"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportschema/schematest"
 )
 
 // images are the locally built test images (scripts/images.sh).
@@ -99,6 +100,7 @@ func runSpec(tb testing.TB, ctx context.Context, spec string, files map[string]s
 	if err := json.Unmarshal(b, &o.report); err != nil {
 		tb.Fatalf("the report is not valid JSON: %v", err)
 	}
+	schematest.Check(tb, "the report of behaves run", b)
 	return o
 }
 

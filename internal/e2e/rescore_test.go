@@ -14,6 +14,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/cli"
 	"github.com/behaves-dev/behaves/internal/dockertest"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportschema/schematest"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -116,6 +117,9 @@ func rescorer(t *testing.T, run outcome, files map[string]string) (string, func(
 		if _, err := os.Stat(out); err == nil {
 			if rep, err = report.ReadFile(out, report.DefaultMaxReportSize); err != nil {
 				t.Fatalf("the rescored report does not read: %v", err)
+			}
+			if b, err := os.ReadFile(out); err == nil {
+				schematest.Check(t, "the rescored report", b)
 			}
 		}
 		return code, stdout.String() + stderr.String(), rep

@@ -24,6 +24,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/dockertest"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportschema/schematest"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -276,6 +277,7 @@ func readReport(t *testing.T, path string, stderr *syncBuffer) report.Report {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatalf("the report is not valid JSON: %v", err)
 	}
+	schematest.Check(t, path, b)
 	return rep
 }
 
