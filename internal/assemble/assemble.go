@@ -135,7 +135,7 @@ func program(in Input, i int, sp spec.Program) report.Program {
 		p.Acquisition = obs.Acquisition
 		p.AcquisitionReasons = append([]string{}, obs.Reasons...)
 		p.SandboxWarnings = append([]string{}, obs.SandboxWarnings...)
-		p.Settings = obs.Settings
+		p.Settings = report.SettingsOf(obs.Settings)
 		if obs.Build != nil {
 			b := report.BuildStage{Event: report.EventOf(*obs.Build), Tmpfs: map[string]int64{}}
 			if n := obs.Build.BuildOutputBytes; n != nil {
@@ -340,7 +340,7 @@ func relSlash(root, path string) string {
 // from: their attempt's, when every run recorded the same (nil when one
 // recorded none: the case's key then leaves the reference's settings
 // unrecorded, and it is never reused).
-func referenceApplied(refs []runner.Event) *runner.Applied {
+func referenceApplied(refs []runner.Event) *report.Applied {
 	if len(refs) == 0 || refs[0].Applied == nil {
 		return nil
 	}
@@ -349,6 +349,6 @@ func referenceApplied(refs []runner.Event) *runner.Applied {
 			return nil
 		}
 	}
-	a := refs[0].Applied.Clone()
+	a := report.AppliedOf(refs[0].Applied.Clone())
 	return &a
 }

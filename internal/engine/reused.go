@@ -118,7 +118,7 @@ func storedObservation(answers []reuse.Answer) runner.Observation {
 		return obs
 	}
 	at := answers[i].Attempt
-	obs.Settings = at.Settings
+	obs.Settings = at.Settings.Runner()
 	if at.Build != nil {
 		b, _ := at.Build.RunnerEvent()
 		obs.Build = &b

@@ -212,10 +212,10 @@ func TestStoredIgnoresPerRunIdentifiers(t *testing.T) {
 	attempt := func(run string) (*report.Program, *report.Case) {
 		st := reporttest.Settings
 		st.ProgramMount = "volume:behaves-" + run + "-program:/program:ro"
-		op := &report.Program{ID: "p", ExecutionID: "exec-" + run, ProgramSHA256: report.ProgramDigest(prog), EvidenceFormat: report.EvidenceFormat, Settings: st}
+		op := &report.Program{ID: "p", ExecutionID: "exec-" + run, ProgramSHA256: report.ProgramDigest(prog), EvidenceFormat: report.EvidenceFormat, Settings: report.SettingsOf(st)}
 		w := WantRun(inv)
 		oc := &report.Case{Name: "c", Args: inv.Args, Event: report.Event{StdinSHA256: w.StdinSHA256,
-			ImageDigest: st.ImageID, ProgramSHA256: op.ProgramSHA256, Limits: reporttest.Limits}}
+			ImageDigest: st.ImageID, ProgramSHA256: op.ProgramSHA256, Limits: report.LimitsOf(reporttest.Limits)}}
 		return op, oc
 	}
 	op1, oc1 := attempt("run-1")
@@ -257,9 +257,9 @@ func TestStoredReadsNoBackendField(t *testing.T) {
 	prof := reporttest.Profile()
 	w := WantRun(inv)
 	stored := func(st runner.Settings) Key {
-		op := &report.Program{ProgramSHA256: report.ProgramDigest(prog), EvidenceFormat: report.EvidenceFormat, Settings: st}
+		op := &report.Program{ProgramSHA256: report.ProgramDigest(prog), EvidenceFormat: report.EvidenceFormat, Settings: report.SettingsOf(st)}
 		oc := &report.Case{Args: inv.Args, Event: report.Event{StdinSHA256: w.StdinSHA256,
-			ImageDigest: st.ImageID, ProgramSHA256: op.ProgramSHA256, Limits: reporttest.Limits}}
+			ImageDigest: st.ImageID, ProgramSHA256: op.ProgramSHA256, Limits: report.LimitsOf(reporttest.Limits)}}
 		return Stored(op, oc, oc.Event)
 	}
 	st := reporttest.Settings
@@ -311,9 +311,9 @@ func TestFormat(t *testing.T) {
 	prof := reporttest.Profile()
 	w := WantRun(inv)
 	oc := &report.Case{Args: inv.Args, Event: report.Event{StdinSHA256: w.StdinSHA256,
-		ImageDigest: reporttest.Settings.ImageID, ProgramSHA256: report.ProgramDigest(prog), Limits: reporttest.Limits}}
+		ImageDigest: reporttest.Settings.ImageID, ProgramSHA256: report.ProgramDigest(prog), Limits: report.LimitsOf(reporttest.Limits)}}
 	stored := func(format int) Key {
-		op := &report.Program{ProgramSHA256: report.ProgramDigest(prog), EvidenceFormat: format, Settings: reporttest.Settings}
+		op := &report.Program{ProgramSHA256: report.ProgramDigest(prog), EvidenceFormat: format, Settings: report.SettingsOf(reporttest.Settings)}
 		return Stored(op, oc, oc.Event)
 	}
 	want := Want(prof, prog, inv, nil, 0)

@@ -2,7 +2,6 @@ package evidence
 
 import (
 	"github.com/behaves-dev/behaves/internal/report"
-	"github.com/behaves-dev/behaves/internal/runner"
 )
 
 // StoredProgram is the program part of the key of a stored program
@@ -16,7 +15,7 @@ func StoredProgram(op *report.Program) Program {
 		Format:  op.EvidenceFormat,
 		SHA256:  op.ProgramSHA256,
 		Image:   Image{Pin: st.Image, ID: st.ImageID, RepoDigest: st.RepoDigest},
-		Applied: st.Applied.Clone(),
+		Applied: st.Applied.Runner().Clone(),
 	}
 	if op.EvidenceFormat == 0 {
 		// A report of an earlier behaves, written before each program
@@ -64,14 +63,14 @@ func Stored(op *report.Program, oc *report.Case, e report.Event) Key {
 // reference ran in an attempt of its own (not its program's): applied is
 // what that attempt's containers were built from, as the case recorded
 // it (nil when it did not: every setting is then unrecorded).
-func StoredReference(format int, args []string, e report.Event, applied *runner.Applied) Key {
+func StoredReference(format int, args []string, e report.Event, applied *report.Applied) Key {
 	p := Program{
 		Format: format,
 		SHA256: e.ProgramSHA256,
 		Image:  Image{ID: e.ImageDigest, RepoDigest: e.RepoDigest},
 	}
 	if applied != nil && applied.Image != "" {
-		p.Applied = applied.Clone()
+		p.Applied = applied.Runner().Clone()
 		p.Image.Pin = applied.Image
 		if b := applied.Build; b != nil {
 			p.BuildImage = Image{Pin: b.Image}

@@ -46,7 +46,7 @@ func kase(name string, v verdict.Verdict, reason, want, stdout, stderr string, a
 			ExitCode: intp(0), StdoutBytes: int64(len(stdout)), StderrBytes: int64(len(stderr)),
 			StdoutKeptBytes: int64(len(stdout)), StderrKeptBytes: int64(len(stderr)),
 			Command: []string{"python3", "-I", "/program/main.py"}, DurationMS: 42,
-			Limits: runner.Limits{TimeoutMS: 5000, MemoryBytes: 128 << 20},
+			Limits: report.Limits{TimeoutMS: 5000, MemoryBytes: 128 << 20},
 		},
 	}
 	c.Event.Stdout, c.Event.StdoutBase64 = encode(stdout)

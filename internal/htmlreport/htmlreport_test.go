@@ -12,7 +12,6 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"github.com/behaves-dev/behaves/internal/report"
-	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -318,7 +317,7 @@ func TestFailedBuildShown(t *testing.T) {
 	b := report.BuildStage{Tmpfs: map[string]int64{}, Event: report.Event{
 		ExitCode: intp(1), Command: []string{"gcc", "-O2", "-o", "/build/main", "main.c"},
 		StderrBytes: int64(len(stderr)), StderrKeptBytes: int64(len(stderr)), DurationMS: 80,
-		Limits: runner.Limits{TimeoutMS: 60000},
+		Limits: report.Limits{TimeoutMS: 60000},
 	}}
 	b.Stderr = stderr
 	p.Build = &b

@@ -127,9 +127,14 @@ func Check(w Want, op *report.Program, oc *report.Case) Found {
 		f.Whole = f.Whole && whole
 		f.Runs = append(f.Runs, ev)
 	}
+	var refApplied *runner.Applied
+	if oc.ReferenceApplied != nil {
+		a := oc.ReferenceApplied.Runner()
+		refApplied = &a
+	}
 	for _, e := range oc.ReferenceEvents {
 		ev, whole := e.RunnerEvent()
-		ev.Applied = oc.ReferenceApplied // recorded again with the case
+		ev.Applied = refApplied // recorded again with the case
 		f.ReferencesWhole = f.ReferencesWhole && whole
 		f.References = append(f.References, ev)
 	}

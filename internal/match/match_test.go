@@ -129,7 +129,7 @@ func TestCheck(t *testing.T) {
 			same: []evidence.Part{"reference.program"}, whole: true},
 		{name: "format", store: func(r *report.Report) { r.Programs[1].EvidenceFormat++ },
 			plain: []evidence.Part{evidence.PartFormat}, same: []evidence.Part{evidence.PartFormat, "reference.format"}, whole: true},
-		{name: "settings unrecorded", store: func(r *report.Report) { r.Programs[1].Settings.Applied = runner.Applied{} },
+		{name: "settings unrecorded", store: func(r *report.Report) { r.Programs[1].Settings.Applied = report.Applied{} },
 			plain: []evidence.Part{evidence.PartSettings}, same: []evidence.Part{evidence.PartSettings}, whole: true},
 		{name: "reference settings unrecorded", store: func(r *report.Report) { r.Programs[1].Cases[1].ReferenceApplied = nil },
 			same: []evidence.Part{"reference.settings"}, whole: true},

@@ -288,7 +288,7 @@ func TestProgramFileLineFromRealSettings(t *testing.T) {
 		c := kase("c", 14, verdict.False, "wrong", intp(1), "", "", stderr)
 		c.Event.Command = []string{"python3", "-I", tt.dir + "/main.py"}
 		p := program("p", "src/p.py", 10, c)
-		p.Settings = tt.settings
+		p.Settings = report.SettingsOf(tt.settings)
 		if a, _, ok := programAnnotation(&p, AnnotationOptions{}); !ok || a.StartLine != 3 {
 			t.Errorf("%s: line %d (%v), want 3", tt.name, a.StartLine, ok)
 		}

@@ -18,7 +18,7 @@ func program(name, file string, line int, cases ...report.Case) report.Program {
 	p := report.Program{
 		ID: "id-" + name, Name: name, File: file, Profile: "python", Line: line, Col: 5,
 		Acquisition: runner.AcquisitionComplete,
-		Settings:    runner.Settings{Image: testImage, ProgramDir: "/program", Container: runner.Container{ProgramMount: "volume:behaves-run-0001-program:/program:ro"}},
+		Settings:    report.Settings{Image: testImage, ProgramDir: "/program", Container: report.Container{ProgramMount: "volume:behaves-run-0001-program:/program:ro"}},
 		DurationMS:  int64(100 * len(cases)),
 		Verdict:     verdict.True,
 		Cases:       cases,
@@ -58,7 +58,7 @@ func kase(name string, line int, v verdict.Verdict, reason string, code *int, wa
 			StdoutBytes: int64(len(stdout)), StderrBytes: int64(len(stderr)),
 			Command:    append([]string{"python3", "-I", "/program/main.py"}, args...),
 			DurationMS: 42,
-			Limits:     runner.Limits{TimeoutMS: 5000, MemoryBytes: 128 << 20},
+			Limits:     report.Limits{TimeoutMS: 5000, MemoryBytes: 128 << 20},
 		},
 	}
 }
@@ -139,7 +139,7 @@ func fixture() report.Report {
 	r.Programs[2].Acquisition = runner.AcquisitionPartial
 	r.Programs[2].AcquisitionReasons = []string{"create fails: creating container: connection reset"}
 	r.Programs[2].SandboxWarnings = []string{"volume behaves-333 not removed: device busy"}
-	r.Programs[3].Settings = runner.Settings{}
+	r.Programs[3].Settings = report.Settings{}
 	r.Programs[3].Acquisition = runner.AcquisitionError
 	r.Programs[3].AcquisitionReasons = []string{"image not present: pull it before scoring"}
 	return finish(r)

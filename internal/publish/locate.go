@@ -75,7 +75,7 @@ func entryName(p *report.Program) string {
 // mount is the folder where the program's files were inside the sandbox
 // ("/program"), without a trailing slash.
 func mount(p *report.Program) string {
-	return strings.TrimRight(runner.ProgramDirOf(p.Settings), "/")
+	return strings.TrimRight(runner.ProgramDirOf(p.Settings.Runner()), "/")
 }
 
 // number parses a decimal position; 0 when absent or too large.

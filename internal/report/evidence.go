@@ -16,7 +16,7 @@ func (e Event) Stopped() string {
 		ExitCode:      e.ExitCode,
 		TimedOut:      e.TimedOut,
 		ResourceLimit: e.ResourceLimit,
-		Limits:        e.Limits,
+		Limits:        e.Limits.Runner(),
 		Stdout:        runner.Stream{Bytes: e.StdoutBytes},
 		Stderr:        runner.Stream{Bytes: e.StderrBytes},
 	})
@@ -40,7 +40,7 @@ func EventOf(ev runner.Event) Event {
 		RepoDigest:      ev.RepoDigest,
 		DurationMS:      ev.Duration.Milliseconds(),
 		ProgramSHA256:   ev.ProgramSHA256,
-		Limits:          ev.Limits,
+		Limits:          LimitsOf(ev.Limits),
 		SandboxError:    ev.SandboxError,
 		BuildFailure:    ev.BuildFailure,
 	}
@@ -77,7 +77,7 @@ func (e Event) RunnerEvent() (ev runner.Event, ok bool) {
 		RepoDigest:    e.RepoDigest,
 		Duration:      time.Duration(e.DurationMS) * time.Millisecond,
 		ProgramSHA256: e.ProgramSHA256,
-		Limits:        e.Limits,
+		Limits:        e.Limits.Runner(),
 		SandboxError:  e.SandboxError,
 		BuildFailure:  e.BuildFailure,
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"maps"
 	"slices"
 	"time"
 	"unicode/utf8"
@@ -179,7 +180,7 @@ type Program struct {
 	SandboxWarnings    []string           `json:"sandbox_warnings"`
 	// Settings are the container settings applied (zero when the attempt
 	// stopped before running anything).
-	Settings runner.Settings `json:"settings"`
+	Settings Settings `json:"settings"`
 	// Build is the evidence of the profile's build stage (null without
 	// one; absent from reports of an earlier behaves): the event of the build
 	// container, its output kept like a case's (as text or base64, at most
@@ -247,7 +248,7 @@ type Case struct {
 	// profile, as the sandbox applied it): the reference's settings are
 	// part of the case's evidence key. null for any other case, and in a
 	// report of an earlier behaves.
-	ReferenceApplied *runner.Applied `json:"reference_applied"`
+	ReferenceApplied *Applied `json:"reference_applied"`
 	// ReusedFrom names the run and execution whose stored evidence
 	// answered the case (behaves run --reuse): its events are theirs,
 	// judged again against this run's expectation. Null when it ran now.
@@ -366,11 +367,11 @@ type Event struct {
 	// Command is the full argv that ran.
 	Command []string `json:"command"`
 	// ImageDigest is the image ID; RepoDigest the registry digest, if any.
-	ImageDigest   string        `json:"image_digest"`
-	RepoDigest    string        `json:"repo_digest"`
-	DurationMS    int64         `json:"duration_ms"`
-	ProgramSHA256 string        `json:"program_sha256"`
-	Limits        runner.Limits `json:"limits"`
+	ImageDigest   string `json:"image_digest"`
+	RepoDigest    string `json:"repo_digest"`
+	DurationMS    int64  `json:"duration_ms"`
+	ProgramSHA256 string `json:"program_sha256"`
+	Limits        Limits `json:"limits"`
 	// SandboxError says why the evidence is incomplete ("" when the run was
 	// observed to its end).
 	SandboxError string `json:"sandbox_error"`
@@ -674,7 +675,7 @@ func normalize(r Report) Report {
 	return r
 }
 
-func normalizeSettings(s runner.Settings) runner.Settings {
+func normalizeSettings(s Settings) Settings {
 	s.ImageEnv = nonNil(s.ImageEnv)
 	s.Entrypoint = nonNil(s.Entrypoint)
 	s.DNS = nonNil(s.DNS)
@@ -695,9 +696,9 @@ func normalizeSettings(s runner.Settings) runner.Settings {
 }
 
 // normalizeApplied is a copy of a with its lists and maps never null.
-func normalizeApplied(a runner.Applied) runner.Applied {
-	a = a.Clone()
-	a.Command, a.Env = nonNil(a.Command), nonNil(a.Env)
+func normalizeApplied(a Applied) Applied {
+	a.Command, a.Env = slices.Clone(nonNil(a.Command)), slices.Clone(nonNil(a.Env))
+	a.Tmpfs = maps.Clone(a.Tmpfs)
 	if a.Tmpfs == nil {
 		a.Tmpfs = map[string]int64{}
 	}

@@ -88,7 +88,7 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 			Acquisition:     op.Acquisition,
 			Reasons:         slices.Clone(op.AcquisitionReasons),
 			SandboxWarnings: slices.Clone(op.SandboxWarnings),
-			Settings:        op.Settings,
+			Settings:        op.Settings.Runner(),
 			Events:          make([]runner.Event, len(p.Cases)),
 		}
 		if op.Build != nil {
