@@ -19,5 +19,6 @@
 // the list of programs, in linear time.
 //
 // It reads a report and nothing else: a test keeps its imports to report,
-// verdict, runner and the standard library.
+// verdict, linediff and the standard library (the evidence types reach it
+// through verdict, never runner directly).
 package htmlreport

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/behaves-dev/behaves/internal/report"
-	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -75,7 +74,7 @@ func entryName(p *report.Program) string {
 // mount is the folder where the program's files were inside the sandbox
 // ("/program"), without a trailing slash.
 func mount(p *report.Program) string {
-	return strings.TrimRight(runner.ProgramDirOf(p.Settings.Runner()), "/")
+	return strings.TrimRight(p.Settings.ProgramDirOf(), "/")
 }
 
 // number parses a decimal position; 0 when absent or too large.

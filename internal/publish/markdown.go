@@ -10,7 +10,6 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/ghlimits"
 	"github.com/behaves-dev/behaves/internal/report"
-	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -467,7 +466,7 @@ func (d *doc) notes() {
 	headed := false
 	for i := range d.r.Programs {
 		p := &d.r.Programs[i]
-		incomplete := p.Acquisition != "" && p.Acquisition != runner.AcquisitionComplete
+		incomplete := p.Incomplete()
 		if _, n := p.SharedNoEvidenceReason(); n > 1 || (!incomplete && len(p.SandboxWarnings) == 0) {
 			continue
 		}
@@ -640,7 +639,7 @@ func (d *doc) programBlock(p *report.Program, reason string, n int) string {
 // programNotes lists what the sandbox said about the whole program when
 // it did not observe everything, and what it could not clean up.
 func (d *doc) programNotes(sb *strings.Builder, p *report.Program) {
-	if p.Acquisition != "" && p.Acquisition != runner.AcquisitionComplete {
+	if p.Incomplete() {
 		fmt.Fprintf(sb, "- acquisition: %s\n", code(string(p.Acquisition), 20))
 		for k, a := range p.AcquisitionReasons {
 			if k == notesMax {

@@ -194,6 +194,12 @@ type Program struct {
 	Cases      []Case `json:"cases"`
 }
 
+// Incomplete is true when the attempt's evidence was not all observed:
+// its acquisition is known and not complete.
+func (p Program) Incomplete() bool {
+	return p.Acquisition != "" && p.Acquisition != runner.AcquisitionComplete
+}
+
 // Case is one judged case: where it is in the spec, what it expected, what
 // happened and the verdict.
 type Case struct {

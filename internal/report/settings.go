@@ -120,6 +120,11 @@ func (a Applied) Runner() runner.Applied {
 	return out
 }
 
+// ProgramDir is the folder where the program's files were inside the
+// sandbox (runner.ProgramDirOf): never "", and never ending in "/" but
+// for the root.
+func (s Settings) ProgramDirOf() string { return runner.ProgramDirOf(s.Runner()) }
+
 // LimitsOf is l as a report records it.
 func LimitsOf(l runner.Limits) Limits { return Limits(l) }
 
