@@ -216,3 +216,50 @@ func caseVerdicts(r report.Report) []string {
 	}
 	return out
 }
+
+// TestReuseOfARegistryDigestIsTheImageRunHere: a profile pinned by
+// registry digest (which may name an index, one image per platform) is
+// resolved on the run's own engine: a stored run of the image this engine
+// runs for the pin is reused; one that recorded another image for the
+// same pin (as a run on another platform records) runs again, saying why.
+func TestReuseOfARegistryDigestIsTheImageRunHere(t *testing.T) {
+	t.Parallel()
+	ref := dockertest.RegistryDigest(t)
+	cl := dockertest.Client(t)
+	specText := fmt.Sprintf(`version: 1
+profiles:
+  sh: {image: %q, command: ["/bin/sh"], timeout: 20s}
+programs:
+  - name: hi
+    file: hi.sh
+    profile: sh
+    cases:
+      - {name: says, expect: {stdout: {equals: "hi"}}}
+`, ref)
+	files := map[string]string{"hi.sh": "echo hi\n"}
+	first := runBehaves(t, context.Background(), specText, files)
+	if first.code != 0 {
+		t.Fatalf("first run: exit %d\n%s", first.code, indent(first.stderr))
+	}
+	again := reuseRun(t, cl, specText, files, saveReport(t, first))
+	if c := again.report.Programs[0].Cases[0]; c.ReusedFrom == nil || again.containers != 0 {
+		t.Errorf("the same image for the pin: reused %+v (%+v), %d containers; want it reused, none made", c.ReusedFrom, c.NotReused, again.containers)
+	}
+
+	// The same pin, another image: as a report made on another platform.
+	other := first
+	other.report.Programs = slices.Clone(first.report.Programs)
+	p := &other.report.Programs[0]
+	p.Cases = slices.Clone(p.Cases)
+	elsewhere := "sha256:" + strings.Repeat("f", 64)
+	p.Settings.ImageID = elsewhere
+	p.Cases[0].Event.ImageDigest = elsewhere
+	ran := reuseRun(t, cl, specText, files, saveReport(t, other))
+	c := ran.report.Programs[0].Cases[0]
+	if c.ReusedFrom != nil || c.NotReused == nil || c.NotReused.Reason != reuse.ReasonChanged+"image" || !strings.Contains(c.NotReused.Detail, "on this engine") {
+		t.Errorf("another image for the pin: reused %+v, not reused %+v; want it run for %q, naming this engine's image", c.ReusedFrom, c.NotReused, reuse.ReasonChanged+"image")
+	}
+	if c.Verdict.String() != "true" {
+		t.Errorf("run again: %s, want true", c.Verdict)
+	}
+}
