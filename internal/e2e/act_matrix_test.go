@@ -13,7 +13,6 @@ import (
 	"github.com/behaves-dev/behaves/internal/cli"
 	"github.com/behaves-dev/behaves/internal/dockertest"
 	"github.com/behaves-dev/behaves/internal/publish"
-	"github.com/behaves-dev/behaves/internal/report"
 )
 
 // actMatrixWorkflow is TestActMatrix's workflow, relative to this package:
@@ -57,7 +56,7 @@ func TestActMatrix(t *testing.T) {
 	// shard's report names its run from the moment the run starts.
 	t.Cleanup(func() {
 		for i := 1; i <= 3; i++ {
-			r, err := report.ReadFile(filepath.Join(shards, fmt.Sprintf("shard-%d.json", i)), cli.DefaultMaxReadReport)
+			r, err := readWritten(t, filepath.Join(shards, fmt.Sprintf("shard-%d.json", i)), cli.DefaultMaxReadReport)
 			if err == nil {
 				sweepRun(t, cl, r.RunID)
 			}
@@ -81,7 +80,7 @@ func TestActMatrix(t *testing.T) {
 	// every program in exactly one shard.
 	ran := map[string]int{}
 	for i := 1; i <= 3; i++ {
-		r, err := report.ReadFile(filepath.Join(shards, fmt.Sprintf("shard-%d.json", i)), cli.DefaultMaxReadReport)
+		r, err := readWritten(t, filepath.Join(shards, fmt.Sprintf("shard-%d.json", i)), cli.DefaultMaxReadReport)
 		if err != nil {
 			t.Fatalf("shard %d/3: %v\n%s", i, err, dump())
 		}
@@ -104,13 +103,13 @@ func TestActMatrix(t *testing.T) {
 		"--image", "python="+python, "--image", "shell="+busybox); code != cli.ExitFalse {
 		t.Fatalf("unsharded run: exit %d, want 1\n%s", code, indent(errOut))
 	}
-	want, err := report.ReadFile(whole, cli.DefaultMaxReadReport)
+	want, err := readWritten(t, whole, cli.DefaultMaxReadReport)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dockertest.AssertNothingLeft(t, cl, want.RunID)
 
-	got, err := report.ReadFile(filepath.Join(ws, "behaves-merged.json"), cli.DefaultMaxReadReport)
+	got, err := readWritten(t, filepath.Join(ws, "behaves-merged.json"), cli.DefaultMaxReadReport)
 	if err != nil {
 		t.Fatalf("the merged report: %v\n%s", err, dump())
 	}

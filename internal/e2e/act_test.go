@@ -37,6 +37,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/publish"
 	"github.com/behaves-dev/behaves/internal/release"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportschema/schematest"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -855,6 +856,7 @@ func actSelfTest(t *testing.T, rel *release.Release, build bool) {
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatalf("the report is not valid JSON: %v", err)
 	}
+	schematest.Check(t, "the report the action wrote", data)
 	dockertest.AssertNothingLeft(t, cl, rep.RunID)
 	path := "image: Dockerfile (the image built already)"
 	switch {

@@ -28,6 +28,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/gittest"
 	"github.com/behaves-dev/behaves/internal/publish"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportschema/schematest"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/runner/docker"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -325,6 +326,7 @@ func checkActionRun(t *testing.T, cl *client.Client, ws, head, reportName string
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatalf("the report is not valid JSON: %v\n%s", err, logs)
 	}
+	schematest.Check(t, "the report the action wrote", data)
 	dockertest.AssertNothingLeft(t, cl, rep.RunID)
 
 	if run.code != 1 {

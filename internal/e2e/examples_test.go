@@ -95,7 +95,7 @@ func TestExamples(t *testing.T) {
 				Stdout: &stdout, Stderr: &stderr, Getenv: os.Getenv,
 				NewSandbox: cli.DockerSandbox(context.Background()),
 			})
-			rep, err := report.ReadFile(reportPath, report.DefaultMaxReportSize)
+			rep, err := readWritten(t, reportPath, report.DefaultMaxReportSize)
 			if err != nil {
 				t.Fatalf("exit %d, no report: %v\nstdout:\n%s\nstderr:\n%s", code, err, indent(stdout.String()), indent(stderr.String()))
 			}
@@ -153,7 +153,7 @@ func TestExamples(t *testing.T) {
 				if code != want.Rescore.ExitCode {
 					t.Errorf("rescore: exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, want.Rescore.ExitCode, indent(rout.String()), indent(rerr.String()))
 				}
-				rep, err := report.ReadFile(out, report.DefaultMaxReportSize)
+				rep, err := readWritten(t, out, report.DefaultMaxReportSize)
 				if err != nil {
 					t.Fatalf("rescore wrote no report: %v", err)
 				}

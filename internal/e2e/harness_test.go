@@ -108,3 +108,13 @@ func runSpec(tb testing.TB, ctx context.Context, spec string, files map[string]s
 func indent(s string) string {
 	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
 }
+
+// readWritten reads a report behaves wrote, as behaves reads one
+// (report.ReadFile), after checking it against the strict schema.
+func readWritten(tb testing.TB, path string, limit int64) (report.Report, error) {
+	tb.Helper()
+	if b, err := os.ReadFile(path); err == nil {
+		schematest.Check(tb, path, b)
+	}
+	return report.ReadFile(path, limit)
+}

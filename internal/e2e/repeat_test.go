@@ -177,7 +177,7 @@ fi
 		var rep report.Report
 		if code != cli.ExitUsage {
 			var err error
-			if rep, err = report.ReadFile(out, 64<<20); err != nil {
+			if rep, err = readWritten(t, out, 64<<20); err != nil {
 				t.Fatalf("the rescored report does not read: %v", err)
 			}
 		}

@@ -84,7 +84,7 @@ programs:
 	if err := report.WriteJSON(path, o.report); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := report.ReadFile(path, 1<<30); err != nil {
+	if _, err := readWritten(t, path, 1<<30); err != nil {
 		t.Errorf("the run's report does not read back: %v", err)
 	}
 	_ = os.Remove(path)

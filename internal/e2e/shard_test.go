@@ -86,7 +86,7 @@ func TestShardsMergeOnTheRealDaemon(t *testing.T) {
 
 	read := func(path string) report.Report {
 		t.Helper()
-		r, err := report.ReadFile(path, cli.DefaultMaxReadReport)
+		r, err := readWritten(t, path, cli.DefaultMaxReadReport)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +132,7 @@ func TestShardsMergeOnTheRealDaemon(t *testing.T) {
 	if code, stderr := mainIn(ctx, "merge", "--report", merged, "--pass-at", "1,2", shards); code != cli.ExitFalse {
 		t.Fatalf("merge: exit %d, want 1 (the unsharded run's)\n%s", code, indent(stderr))
 	}
-	got, err := report.ReadFile(merged, cli.DefaultMaxReadReport)
+	got, err := readWritten(t, merged, cli.DefaultMaxReadReport)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestShardsMergeOnTheRealDaemon(t *testing.T) {
 	if code != cli.ExitFalse && code != cli.ExitUndetermined {
 		t.Fatalf("merge --allow-missing: exit %d\n%s", code, indent(stderr))
 	}
-	p, err := report.ReadFile(partial, cli.DefaultMaxReadReport)
+	p, err := readWritten(t, partial, cli.DefaultMaxReadReport)
 	if err != nil {
 		t.Fatal(err)
 	}
