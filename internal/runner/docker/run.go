@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"slices"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/docker/docker/api/types"
@@ -569,6 +571,9 @@ loop:
 			kill("output ceiling")
 		case err := <-copyDone:
 			streamsDone = true
+			if resetAtClose(in.conn.Conn, err) {
+				err = nil // an end like EOF: the inspect below settles it
+			}
 			if err != nil && res.fault == "" {
 				res.fault = "reading the output: " + err.Error()
 			}
@@ -638,6 +643,21 @@ loop:
 	}
 	res.stdinBytes = delivered.Load()
 	return res
+}
+
+// resetAtClose says whether err, ending the output streams, is the
+// engine closing a Unix socket that still held stdin the program never
+// read (it exited without reading it all). Linux then reports ECONNRESET
+// to this side instead of end-of-file, but only once every byte the
+// engine sent before closing has been read: unix_stream_read_generic
+// returns the socket's error only when its receive queue is empty. So
+// such a reset ends the streams as an end-of-file does, and is settled
+// the same way: the container is inspected, and the output is complete
+// only if it has exited. Over TCP a reset may drop bytes already
+// received, so there it stays a fault.
+func resetAtClose(conn net.Conn, err error) bool {
+	return err != nil && errors.Is(err, syscall.ECONNRESET) && conn != nil &&
+		conn.RemoteAddr() != nil && conn.RemoteAddr().Network() == "unix"
 }
 
 // stdinChunk is the size of each stdin write, so that the count of bytes
