@@ -26,9 +26,6 @@ import (
 	"github.com/behaves-dev/behaves/internal/runner/docker"
 )
 
-// programDir is where behaves mounts the program volume.
-const programDir = "/program"
-
 // imageInfo is what an image inspect tells the container settings.
 type imageInfo struct {
 	ID      string

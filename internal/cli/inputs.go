@@ -133,8 +133,9 @@ func readInputs(env Env) (actionInputs, error) {
 	fs := flag.NewFlagSet("action", flag.ContinueOnError)
 	sf.register(fs)
 	in.run.registerRun(fs)
-	setFlag := func(name, flagName, v string) error {
-		if err := fs.Set(flagName, v); err != nil {
+	// Each of run's inputs is the flag of its name.
+	setFlag := func(name, v string) error {
+		if err := fs.Set(name, v); err != nil {
 			return fmt.Errorf("input %s: %v", name, err)
 		}
 		return nil
@@ -166,7 +167,7 @@ func readInputs(env Env) (actionInputs, error) {
 		sf.pull = true
 	}
 	if v := input(env, "pass-at"); v != "" {
-		if err := setFlag("pass-at", "pass-at", v); err != nil {
+		if err := setFlag("pass-at", v); err != nil {
 			return in, err
 		}
 	}
@@ -174,7 +175,7 @@ func readInputs(env Env) (actionInputs, error) {
 		if in.command != actionRun {
 			return in, fmt.Errorf("input shard: only command run runs a shard, not %s", in.command)
 		}
-		if err := setFlag("shard", "shard", v); err != nil {
+		if err := setFlag("shard", v); err != nil {
 			return in, err
 		}
 	}
@@ -188,7 +189,7 @@ func readInputs(env Env) (actionInputs, error) {
 			in.notices = append(in.notices, fmt.Sprintf("input reuse: no report at %s (a cache that missed?): its cases run", r))
 			continue
 		}
-		if err := setFlag("reuse", "reuse", path); err != nil {
+		if err := setFlag("reuse", path); err != nil {
 			return in, err
 		}
 	}
@@ -196,7 +197,7 @@ func readInputs(env Env) (actionInputs, error) {
 		return in, fmt.Errorf("input reuse: %d reports, at most %d", len(in.run.reuse), report.MaxReuseSources)
 	}
 	if v := input(env, "parallel"); v != "" {
-		if err := setFlag("parallel", "parallel", v); err != nil {
+		if err := setFlag("parallel", v); err != nil {
 			return in, err
 		}
 	}
@@ -212,13 +213,13 @@ func readInputs(env Env) (actionInputs, error) {
 		p.junitPath = junitPath
 	}
 	if v := input(env, "fail-on"); v != "" {
-		if err := setFlag("fail-on", "fail-on", v); err != nil {
+		if err := setFlag("fail-on", v); err != nil {
 			return in, err
 		}
 	}
 	p.failOn = in.run.failOn
 	if v := input(env, "max-report-size"); v != "" {
-		if err := setFlag("max-report-size", "max-report-size", v); err != nil {
+		if err := setFlag("max-report-size", v); err != nil {
 			return in, err
 		}
 		// The report holds more than its cases' budget: room for the rest.

@@ -117,14 +117,14 @@ func (f *failOnFlag) Set(s string) error {
 	return err
 }
 
-// positiveSizeFlag is a size greater than 0 (KiB, MiB, GiB).
+// positiveSizeFlag is a sizeFlag greater than 0.
 type positiveSizeFlag int64
 
-func (f *positiveSizeFlag) String() string { return verdict.FormatSize(int64(*f)) }
+func (f *positiveSizeFlag) String() string { return (*sizeFlag)(f).String() }
 
 func (f *positiveSizeFlag) Set(s string) error {
-	n, err := spec.ParseSize(s)
-	if err != nil {
+	var n sizeFlag
+	if err := n.Set(s); err != nil {
 		return err
 	}
 	if n <= 0 {

@@ -101,6 +101,12 @@ func DiffRun(want, got Run) []Difference {
 // part of its own).
 var appliedSkip = []string{"image", "build"}
 
+// skipped says whether DiffProgram compares field name of runner.Applied
+// (under prefix) itself rather than through diffApplied.
+func skipped(prefix, name string) bool {
+	return (prefix == "" || prefix == string(PartBuild)+".") && slices.Contains(appliedSkip, name)
+}
+
 // diffApplied adds a difference for each field of want (a runner.Applied,
 // or a struct inside one) that got does not hold alike, named prefix and
 // its JSON name. Structs are walked; maps and lists compare whole, both
@@ -109,10 +115,8 @@ func diffApplied(c *collector, prefix string, want, got reflect.Value) {
 	t := want.Type()
 	for i := range t.NumField() {
 		name := jsonName(t.Field(i))
-		if prefix == "" || prefix == string(PartBuild)+"." {
-			if slices.Contains(appliedSkip, name) {
-				continue
-			}
+		if skipped(prefix, name) {
+			continue
 		}
 		w, g := want.Field(i), got.Field(i)
 		if w.Kind() == reflect.Struct {
@@ -134,7 +138,7 @@ func AppliedParts() []Part {
 	walk = func(prefix string, t reflect.Type) {
 		for i := range t.NumField() {
 			name := jsonName(t.Field(i))
-			if (prefix == "" || prefix == string(PartBuild)+".") && slices.Contains(appliedSkip, name) {
+			if skipped(prefix, name) {
 				continue
 			}
 			if t.Field(i).Type.Kind() == reflect.Struct {

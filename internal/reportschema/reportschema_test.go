@@ -98,15 +98,7 @@ func validatePublished(data []byte) error {
 	if err != nil {
 		return err
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(sch))
-	if err != nil {
-		return err
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(reportschema.ID, doc); err != nil {
-		return err
-	}
-	compiled, err := c.Compile(reportschema.ID)
+	compiled, err := schematest.Compile(sch, reportschema.ID)
 	if err != nil {
 		return err
 	}

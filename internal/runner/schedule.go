@@ -249,8 +249,10 @@ type jobState struct {
 	left      int    // invocations not yet finished
 	stopped   bool   // a container could not be removed: run no more
 	closed    bool
-	// appliedOf is the attempt's Settings().Applied, once an event needed it.
-	appliedOf *Applied
+	// applied is the attempt's Settings().Applied (nil when it recorded
+	// none), set with attempt before ready closes: every event of the job
+	// shares it, read-only.
+	applied *Applied
 
 	buildOnce sync.Once
 	// buildStop, once the build ran, is the event every invocation gets
@@ -291,6 +293,9 @@ func (s *jobState) settle(ctx context.Context, r Prepared) {
 	s.mu.Lock()
 	if a != nil {
 		s.obs.Settings = a.Settings()
+		if ap := s.obs.Settings.Applied; ap.Image != "" {
+			s.applied = &ap
+		}
 	}
 	if err != nil && s.job.Profile.Build != nil {
 		// The build was due but never ran: the report says why.
@@ -354,7 +359,7 @@ func (s *jobState) runOne(ctx context.Context, k int) Event {
 		s.mu.Unlock()
 		if stop != nil {
 			ev := *stop // a failed build's: the case is false on it
-			ev.Applied = s.applied(a)
+			ev.Applied = s.applied
 			return ev
 		}
 		if reason := s.notRunReason(); reason != "" {
@@ -364,24 +369,9 @@ func (s *jobState) runOne(ctx context.Context, k int) Event {
 	ev, err := a.Run(ctx, s.job.Invocations[k])
 	s.noteRunError(err)
 	if ev.Applied == nil {
-		ev.Applied = s.applied(a)
+		ev.Applied = s.applied
 	}
 	return ev
-}
-
-// applied is what attempt a's containers are built from, one copy for
-// every event of the job (nil when the sandbox recorded none).
-func (s *jobState) applied(a Attempt) *Applied {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.appliedOf == nil {
-		ap := a.Settings().Applied
-		if ap.Image == "" {
-			return nil
-		}
-		s.appliedOf = &ap
-	}
-	return s.appliedOf
 }
 
 // notRunReason says why an invocation must not start, or "" when it may.

@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +17,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
+
+	"github.com/behaves-dev/behaves/internal/reportschema/schematest"
 )
 
 // compiledSchema compiles Schema() with santhosh-tekuri/jsonschema, a
@@ -27,25 +28,8 @@ var compiledSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	// No loader: a $ref that does not resolve inside the document fails
-	// the compile instead of fetching anything.
-	c.UseLoader(noLoader{})
-	if err := c.AddResource(SchemaID, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(SchemaID)
+	return schematest.Compile(data, SchemaID)
 })
-
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("the schema refers to %s, outside itself", url)
-}
 
 func mustSchema(t testing.TB) *jsonschema.Schema {
 	t.Helper()

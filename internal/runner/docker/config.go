@@ -2,8 +2,8 @@ package docker
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -86,9 +86,7 @@ func volumeTmpfsSize(ap runner.Applied) int64 {
 // /program is skipped: the program volume is mounted there.
 func tmpfsSizes(ap runner.Applied, img imageInfo) map[string]int64 {
 	sizes := make(map[string]int64, len(ap.Tmpfs)+len(img.Volumes))
-	for p, size := range ap.Tmpfs {
-		sizes[path.Clean(p)] = size
-	}
+	maps.Copy(sizes, ap.Tmpfs) // cleaned by runner.Apply
 	for _, v := range img.Volumes {
 		if _, ok := sizes[v]; ok || v == programDir {
 			continue
