@@ -256,21 +256,20 @@ func reuseBig(ctx context.Context, log logger, bin, work, shellImage string, cas
 	for i := range flood {
 		flood[i] = 1
 	}
-	obs := make([]runner.Observation, len(sp.Programs))
-	results := make([][]verdict.CaseResult, len(sp.Programs))
+	records := make([]assemble.Program, len(sp.Programs))
 	zero := 0
 	for i, p := range sp.Programs {
-		obs[i] = runner.Observation{ExecutionID: randomHex(16), Acquisition: runner.AcquisitionComplete, Events: make([]runner.Event, len(p.Cases))}
-		results[i] = make([]verdict.CaseResult, len(p.Cases))
+		records[i] = assemble.Program{Spec: p, Attempt: runner.Observation{ExecutionID: randomHex(16), Acquisition: runner.AcquisitionComplete}}
 		for c, sc := range p.Cases {
 			ev := runner.Event{ExitCode: &zero, Duration: time.Millisecond,
 				Stdout: runner.Stream{Data: flood, Bytes: int64(len(flood))}, Stderr: runner.Stream{Data: flood, Bytes: int64(len(flood))}}
 			res := verdict.Judge(sc.Expect, ev)
-			w.AddCase(i, c, assemble.Case{Spec: sc, Runs: []assemble.RunResult{{Event: ev, Result: res}}, Result: res})
-			obs[i].Events[c], results[i][c] = ev, res
+			k := assemble.Case{Spec: sc, Runs: []assemble.RunResult{{Event: ev, Result: res}}, Result: res}
+			w.AddCase(i, c, k)
+			records[i].Cases = append(records[i].Cases, k.WithoutOutput())
 		}
 	}
-	if _, err := w.Commit(assemble.Report(assemble.Input{Spec: sp, Observations: obs, Results: results, RunID: randomHex(8), StartedAt: time.Now()})); err != nil {
+	if _, err := w.Commit(assemble.Report(assemble.Input{Spec: sp, Programs: records, RunID: randomHex(8), StartedAt: time.Now()})); err != nil {
 		return out, err
 	}
 	out.WriteMS = ms(time.Since(t0))

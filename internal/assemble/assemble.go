@@ -20,35 +20,32 @@ type RunResult struct {
 	Result verdict.CaseResult
 }
 
-// ProgramResult is what a program's attempt adds to its cases. Its
-// verdict and reason are not here: Report folds them from the cases
-// (report.Folded), as report.Read recomputes them, so that no caller can
-// give a program a verdict its cases do not give.
-type ProgramResult struct {
+// Program is the record of one program of the spec: its attempt and one
+// record per case, in the spec's order. The run engine, reuse and rescore
+// make it; Report and Writer.AddCase consume it. Its verdict and reason
+// are not here: Report folds them from the cases (report.Folded), as
+// report.Read recomputes them, so that no caller can give a program a
+// verdict its cases do not give.
+type Program struct {
+	// Spec is the spec's program.
+	Spec spec.Program
+	// Attempt is what the program's attempt came to: its execution ID,
+	// acquisition, sandbox warnings, settings and build. Its Events are
+	// not read: each case holds its own runs.
+	Attempt runner.Observation
 	// Duration is the attempt's wall time; when zero, the report uses the
 	// sum of the cases' run times.
 	Duration time.Duration
+	// Cases are the program's cases, one per case of Spec, in its order.
+	Cases []Case
 }
 
-// Input is everything Report assembles. Observations, Results and
-// Programs are index-aligned with Spec.Programs (and
-// Observations[i].Events and Results[i] with the program's cases); a
-// missing entry (a run stopped before reaching it) makes that program or
-// case undetermined with a reason saying so.
+// Input is everything Report assembles. Programs are the spec's programs'
+// records, in the spec's order; a case record without runs or verdict (a
+// run stopped before reaching it) is undetermined with a reason saying so.
 type Input struct {
-	Spec         *spec.Spec
-	Observations []runner.Observation
-	// Results are the cases' verdicts: for a case that ran more than once,
-	// the fold of its runs (verdict.Fold).
-	Results [][]verdict.CaseResult
-	// Runs[i][j] are the runs of case j of program i when it ran more than
-	// once (nil otherwise); Observations[i].Events[j] is then the first
-	// run's event.
-	Runs [][][]RunResult
-	// References[i][j] are the reference's runs of case j of program i
-	// when it is same_as (nil otherwise): its reference_events.
-	References  [][][]runner.Event
-	Programs    []ProgramResult
+	Spec        *spec.Spec
+	Programs    []Program
 	RunID       string
 	StartedAt   time.Time
 	Duration    time.Duration
@@ -103,97 +100,60 @@ func Report(in Input) report.Report {
 	if in.Spec != nil {
 		r.Spec = in.Spec.Path
 		r.SpecFile = relSlash(in.Spec.Root, in.Spec.Path)
-		r.Programs = make([]report.Program, 0, len(in.Spec.Programs))
-		for i, sp := range in.Spec.Programs {
-			r.Programs = append(r.Programs, program(in, i, sp))
+		r.Programs = make([]report.Program, 0, len(in.Programs))
+		for _, p := range in.Programs {
+			r.Programs = append(r.Programs, program(in.Spec, p))
 		}
 	}
 	return report.Folded(r, in.PassAt)
 }
 
-// program assembles program i of the spec, without its verdict and
-// reason (report.Folded folds them from its cases).
-func program(in Input, i int, sp spec.Program) report.Program {
+// program assembles a program's record, without its verdict and reason
+// (report.Folded folds them from its cases).
+func program(sp *spec.Spec, rec Program) report.Program {
+	prog, obs := rec.Spec, rec.Attempt
 	p := report.Program{
-		ID:            sp.ID,
-		Name:          sp.Name,
-		Group:         sp.Group,
-		File:          sp.File,
-		Profile:       sp.Profile,
-		Line:          sp.Pos.Line,
-		Col:           sp.Pos.Col,
-		ProgramSHA256: report.ProgramDigest(sp.Program),
+		ID:            prog.ID,
+		Name:          prog.Name,
+		Group:         prog.Group,
+		File:          prog.File,
+		Profile:       prog.Profile,
+		Line:          prog.Pos.Line,
+		Col:           prog.Pos.Col,
+		ProgramSHA256: report.ProgramDigest(prog.Program),
 		// Stored evidence is reused and rescored only under the format
 		// this behaves records, so every program's evidence is of it.
-		EvidenceFormat: report.EvidenceFormat,
-		Cases:          make([]report.Case, 0, len(sp.Cases)),
+		EvidenceFormat:     report.EvidenceFormat,
+		Cases:              make([]report.Case, 0, len(rec.Cases)),
+		ExecutionID:        obs.ExecutionID,
+		Acquisition:        obs.Acquisition,
+		AcquisitionReasons: append([]string{}, obs.Reasons...),
+		SandboxWarnings:    append([]string{}, obs.SandboxWarnings...),
+		Settings:           report.SettingsOf(obs.Settings),
+		DurationMS:         rec.Duration.Milliseconds(),
 	}
-	var obs runner.Observation
-	if i < len(in.Observations) {
-		obs = in.Observations[i]
-		p.ExecutionID = obs.ExecutionID
-		p.Acquisition = obs.Acquisition
-		p.AcquisitionReasons = append([]string{}, obs.Reasons...)
-		p.SandboxWarnings = append([]string{}, obs.SandboxWarnings...)
-		p.Settings = report.SettingsOf(obs.Settings)
-		if obs.Build != nil {
-			b := report.BuildStage{Event: report.EventOf(*obs.Build), Tmpfs: map[string]int64{}}
-			if n := obs.Build.BuildOutputBytes; n != nil {
-				b.OutputBytes = new(*n)
-			}
-			b.SetOutput(obs.Build.Stdout.Data, obs.Build.Stderr.Data)
-			if in.Spec != nil {
-				if bs := in.Spec.Profiles[sp.Profile].Runtime.Build; bs != nil {
-					b.OutputSize = bs.OutputSize
-					maps.Copy(b.Tmpfs, bs.Tmpfs)
-				}
-			}
-			p.Build = &b
-		}
-	} else {
+	if p.Acquisition == "" {
 		p.Acquisition = runner.AcquisitionError
 		p.AcquisitionReasons = []string{reasonNotRun}
 	}
-	if i < len(in.Programs) {
-		p.DurationMS = in.Programs[i].Duration.Milliseconds()
-	}
-	var results []verdict.CaseResult
-	if i < len(in.Results) {
-		results = in.Results[i]
-	}
-	var runs [][]RunResult
-	if i < len(in.Runs) {
-		runs = in.Runs[i]
-	}
-	var refs [][]runner.Event
-	if i < len(in.References) {
-		refs = in.References[i]
+	if obs.Build != nil {
+		b := report.BuildStage{Event: report.EventOf(*obs.Build), Tmpfs: map[string]int64{}}
+		if n := obs.Build.BuildOutputBytes; n != nil {
+			b.OutputBytes = new(*n)
+		}
+		b.SetOutput(obs.Build.Stdout.Data, obs.Build.Stderr.Data)
+		if bs := sp.Profiles[prog.Profile].Runtime.Build; bs != nil {
+			b.OutputSize = bs.OutputSize
+			maps.Copy(b.Tmpfs, bs.Tmpfs)
+		}
+		p.Build = &b
 	}
 	var sum time.Duration
-	for j, sc := range sp.Cases {
-		var ev *runner.Event
-		if j < len(obs.Events) {
-			ev = &obs.Events[j]
-			sum += ev.Duration
+	for _, k := range rec.Cases {
+		if len(k.Runs) > 0 {
+			sum += k.Runs[0].Event.Duration
 		}
-		var res *verdict.CaseResult
-		if j < len(results) {
-			res = &results[j]
-		}
-		var rs []RunResult
-		if j < len(runs) {
-			rs = runs[j]
-		}
-		c := caseWithOutput(sc, ev, res, rs)
-		if j < len(refs) {
-			for _, r := range refs[j] {
-				e := report.EventOf(r)
-				e.SetOutput(r.Stdout.Data, r.Stderr.Data)
-				c.ReferenceEvents = append(c.ReferenceEvents, e)
-			}
-			c.ReferenceApplied = referenceApplied(refs[j])
-		}
-		p.Cases = append(p.Cases, c)
+		p.Cases = append(p.Cases, caseWithOutput(k))
 	}
 	if p.DurationMS == 0 {
 		p.DurationMS = sum.Milliseconds()
@@ -201,16 +161,20 @@ func program(in Input, i int, sp spec.Program) report.Program {
 	return p
 }
 
-// caseWithOutput assembles one case from the spec, its event, its result
-// and, when it ran more than once, its runs; a nil event or result (the
-// run stopped before it) makes it undetermined with a reason saying so.
-func caseWithOutput(sc spec.Case, ev *runner.Event, res *verdict.CaseResult, runs []RunResult) report.Case {
-	c := entry(sc, ev, res, runs)
-	if ev != nil {
+// caseWithOutput assembles one case from its record; a record without
+// runs or verdict (the run stopped before it) is undetermined with a
+// reason saying so.
+func caseWithOutput(k Case) report.Case {
+	c := entry(k)
+	if len(k.Runs) > 0 {
+		ev := k.Runs[0].Event
 		c.Event.SetOutput(ev.Stdout.Data, ev.Stderr.Data)
 	}
-	for k := range c.Runs {
-		c.Runs[k].Event.SetOutput(runs[k].Event.Stdout.Data, runs[k].Event.Stderr.Data)
+	for r := range c.Runs {
+		c.Runs[r].Event.SetOutput(k.Runs[r].Event.Stdout.Data, k.Runs[r].Event.Stderr.Data)
+	}
+	for r, ev := range k.References {
+		c.ReferenceEvents[r].SetOutput(ev.Stdout.Data, ev.Stderr.Data)
 	}
 	return c
 }
@@ -219,7 +183,18 @@ func caseWithOutput(sc spec.Case, ev *runner.Event, res *verdict.CaseResult, run
 // and digests of it are there): what a report.Writer spools the output
 // into. With more than one run, the case holds every run's event and
 // verdict, and is nondeterministic as their fold says.
-func entry(sc spec.Case, ev *runner.Event, res *verdict.CaseResult, runs []RunResult) report.Case {
+func entry(k Case) report.Case {
+	sc, runs := k.Spec, k.Runs
+	var ev *runner.Event
+	if len(runs) > 0 {
+		ev = &runs[0].Event
+	}
+	// A zero result (undetermined, with no reason) is one not given: the
+	// case did not run, or was not judged.
+	var res *verdict.CaseResult
+	if k.Result.Verdict != verdict.Undetermined || k.Result.Reason != "" {
+		res = &k.Result
+	}
 	c := report.Case{
 		Name:      sc.Name,
 		File:      sc.File,
@@ -266,6 +241,11 @@ func entry(sc spec.Case, ev *runner.Event, res *verdict.CaseResult, runs []RunRe
 		}
 		c.Nondeterministic = verdict.Fold(results).Nondeterministic
 	}
+	for _, r := range k.References {
+		c.ReferenceEvents = append(c.ReferenceEvents, report.EventOf(r))
+	}
+	c.ReferenceApplied = referenceApplied(k.References)
+	c.ReusedFrom, c.NotReused = k.ReusedFrom, k.NotReused
 	return c
 }
 

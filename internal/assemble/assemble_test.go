@@ -87,9 +87,9 @@ func TestBuildVerdict(t *testing.T) {
 	one := func(vs ...verdict.Verdict) assemble.Input {
 		in := assemble.Input{Spec: &spec.Spec{Path: "behaves.yml"}}
 		for i, v := range vs {
-			in.Spec.Programs = append(in.Spec.Programs, reporttest.Program(string(rune('a'+i)), "p.py", 1, reporttest.Case("c", 2, verdict.Expectation{})))
-			in.Observations = append(in.Observations, runner.Observation{Acquisition: runner.AcquisitionComplete, Events: []runner.Event{{}}})
-			in.Results = append(in.Results, []verdict.CaseResult{{Verdict: v}})
+			p := reporttest.Program(string(rune('a'+i)), "p.py", 1, reporttest.Case("c", 2, verdict.Expectation{}))
+			in.Spec.Programs = append(in.Spec.Programs, p)
+			in.Programs = append(in.Programs, reporttest.Ran(p, runner.Observation{Acquisition: runner.AcquisitionComplete, Events: []runner.Event{{}}}, 0, verdict.CaseResult{Verdict: v, Reason: "r"}))
 		}
 		return in
 	}
@@ -126,13 +126,18 @@ func TestBuildMissingEntries(t *testing.T) {
 	t.Parallel()
 	// An interrupted run: the second program never started, the first one
 	// has an event for its first case only and no verdicts at all.
+	pa := reporttest.Program("a", "a.py", 1, reporttest.Case("one", 2, verdict.Expectation{}), reporttest.Case("two", 3, verdict.Expectation{}))
+	pb := reporttest.Program("b", "b.py", 4, reporttest.Case("one", 5, verdict.Expectation{Stdout: reporttest.Equals("x")}))
 	in := assemble.Input{
-		Spec: &spec.Spec{Path: "behaves.yml", Programs: []spec.Program{
-			reporttest.Program("a", "a.py", 1, reporttest.Case("one", 2, verdict.Expectation{}), reporttest.Case("two", 3, verdict.Expectation{})),
-			reporttest.Program("b", "b.py", 4, reporttest.Case("one", 5, verdict.Expectation{Stdout: reporttest.Equals("x")})),
-		}},
-		Observations: []runner.Observation{{Acquisition: runner.AcquisitionPartial, Events: []runner.Event{{SandboxError: "interrupted"}}}},
-		Interrupted:  true,
+		Spec: &spec.Spec{Path: "behaves.yml", Programs: []spec.Program{pa, pb}},
+		Programs: []assemble.Program{
+			{Spec: pa, Attempt: runner.Observation{Acquisition: runner.AcquisitionPartial}, Cases: []assemble.Case{
+				{Spec: pa.Cases[0], Runs: []assemble.RunResult{{Event: runner.Event{SandboxError: "interrupted"}}}},
+				{Spec: pa.Cases[1]},
+			}},
+			{Spec: pb, Cases: []assemble.Case{{Spec: pb.Cases[0]}}},
+		},
+		Interrupted: true,
 	}
 	r := assemble.Report(in)
 	a, b := r.Programs[0], r.Programs[1]
@@ -162,7 +167,7 @@ func TestBuildDoesNotAlias(t *testing.T) {
 	t.Parallel()
 	in := reporttest.Input()
 	r := assemble.Report(in)
-	in.Observations[0].Events[0].Command[0] = "changed"
+	in.Programs[0].Cases[0].Runs[0].Event.Command[0] = "changed"
 	in.Spec.Programs[0].Cases[0].Invocation.Args[0] = "changed"
 	if r.Programs[0].Cases[0].Event.Command[0] != "python3" || r.Programs[0].Cases[0].Args[0] != "5" {
 		t.Errorf("the report shares slices with its input")

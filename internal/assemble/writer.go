@@ -1,6 +1,8 @@
 package assemble
 
 import (
+	"slices"
+
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
@@ -47,29 +49,45 @@ type Case struct {
 // report.Writer.Add). It may be called from several goroutines; the
 // output goes to the spool straight from the events, without a copy.
 func (w *Writer) AddCase(p, c int, k Case) {
-	runs, refs := k.Runs, k.References
-	var ev *runner.Event
-	if len(runs) > 0 {
-		ev = &runs[0].Event
-	}
 	// Each event's stdout and stderr, in the order the entry holds the
 	// events: the case's, each run's (when it ran more than once), each
 	// reference's.
+	runs, refs := k.Runs, k.References
 	streams := make([][]byte, 0, 2+2*len(runs)+2*len(refs))
-	if ev != nil {
-		streams = append(streams, ev.Stdout.Data, ev.Stderr.Data)
+	if len(runs) > 0 {
+		streams = append(streams, runs[0].Event.Stdout.Data, runs[0].Event.Stderr.Data)
 	}
 	if len(runs) > 1 {
-		for k := range runs {
-			streams = append(streams, runs[k].Event.Stdout.Data, runs[k].Event.Stderr.Data)
+		for r := range runs {
+			streams = append(streams, runs[r].Event.Stdout.Data, runs[r].Event.Stderr.Data)
 		}
 	}
-	e := entry(k.Spec, ev, &k.Result, runs)
 	for _, r := range refs {
-		e.ReferenceEvents = append(e.ReferenceEvents, report.EventOf(r))
 		streams = append(streams, r.Stdout.Data, r.Stderr.Data)
 	}
-	e.ReferenceApplied = referenceApplied(refs)
-	e.ReusedFrom, e.NotReused = k.ReusedFrom, k.NotReused
-	w.Add(p, c, e, streams)
+	w.Add(p, c, entry(k), streams)
+}
+
+// WithoutOutput is k with its events' output dropped (their counts and
+// digests stay): what a run keeps of a case once a Writer has spooled it,
+// so that its memory does not grow with the output of every case.
+func (k Case) WithoutOutput() Case {
+	k.Runs = slices.Clone(k.Runs)
+	for r := range k.Runs {
+		k.Runs[r].Event = dropOutput(k.Runs[r].Event)
+	}
+	refs := make([]runner.Event, len(k.References))
+	for r, ev := range k.References {
+		refs[r] = dropOutput(ev)
+	}
+	if k.References == nil {
+		refs = nil
+	}
+	k.References = refs
+	return k
+}
+
+func dropOutput(ev runner.Event) runner.Event {
+	ev.Stdout.Data, ev.Stderr.Data = nil, nil
+	return ev
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/behaves-dev/behaves/internal/goldentest"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reporttest"
-	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -65,7 +64,7 @@ func TestRepeatReport(t *testing.T) {
 // output is left out, not only the first's, and the report still reads.
 func TestRepeatWriter(t *testing.T) {
 	t.Parallel()
-	in, runs := reporttest.RepeatInput()
+	in, _ := reporttest.RepeatInput()
 	want, err := os.ReadFile(filepath.Join("testdata", "report_repeat.golden.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -78,14 +77,8 @@ func TestRepeatWriter(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer w.Close()
-		for j, c := range in.Spec.Programs[0].Cases {
-			w.AddCase(0, j, assemble.Case{Spec: c, Runs: runs[j], Result: in.Results[0][j]})
-		}
-		dropped := in
-		dropped.Observations = []runner.Observation{in.Observations[0]}
-		dropped.Observations[0].Events = nil // the runner kept no output: the writer has it
-		dropped.Runs = nil
-		if _, err := w.Commit(assemble.Report(dropped)); err != nil {
+		// The run keeps no output once the writer has it.
+		if _, err := w.Commit(assemble.Report(reporttest.AddAll(w, in))); err != nil {
 			t.Fatal(err)
 		}
 		b, err := os.ReadFile(path)

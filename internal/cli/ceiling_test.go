@@ -13,6 +13,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/ghlimits"
 	gh "github.com/behaves-dev/behaves/internal/publish/github"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -59,9 +60,7 @@ func manyCasesReport(t *testing.T, ws string) string {
 			obs.Events = append(obs.Events, ev)
 			results = append(results, verdict.Judge(c.Expect, ev))
 		}
-		in.Observations = append(in.Observations, obs)
-		in.Results = append(in.Results, results)
-		in.Programs = append(in.Programs, assemble.ProgramResult{Duration: time.Duration(len(p.Cases)) * time.Millisecond})
+		in.Programs = append(in.Programs, reporttest.Ran(p, obs, time.Duration(len(p.Cases))*time.Millisecond, results...))
 	}
 	path := filepath.Join(t.TempDir(), "behaves-report.json")
 	f, err := os.Create(path)

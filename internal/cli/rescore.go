@@ -95,7 +95,7 @@ func rescoreCommand(args []string, env Env) int {
 		printMessages(env.Stderr, env, specErrorLines(err)...)
 		return ExitUsage
 	}
-	ev, errs := rescore.Match(sp, old, *oldPath)
+	records, errs := rescore.Match(sp, old, *oldPath)
 	if errs != nil {
 		lines := specErrorLines(spec.Errors(errs))
 		lines = append(lines, fmt.Sprintf("behaves: %d problem(s): the stored evidence in %s cannot answer for this spec; nothing was judged", len(errs), *oldPath))
@@ -103,18 +103,14 @@ func rescoreCommand(args []string, env Env) int {
 		return ExitUsage
 	}
 	rep := assemble.Report(assemble.Input{
-		Spec:         sp,
-		Observations: ev.Observations,
-		Results:      ev.Results,
-		Runs:         ev.Runs,
-		References:   ev.References,
-		Programs:     ev.Programs,
-		RunID:        newRunID(),
-		StartedAt:    started,
-		Duration:     time.Since(started),
-		Version:      version(),
-		GitHub:       origin, // the new report is this run's
-		PassAt:       ks,
+		Spec:      sp,
+		Programs:  records,
+		RunID:     newRunID(),
+		StartedAt: started,
+		Duration:  time.Since(started),
+		Version:   version(),
+		GitHub:    origin, // the new report is this run's
+		PassAt:    ks,
 	})
 	code := exitCode(rep.Verdict, false, fo, rep.Counts.Cases.Nondeterministic > 0)
 	werr := report.WriteJSON(*outPath, rep)

@@ -109,7 +109,6 @@ type Outcome struct {
 // to sink first and does not run; a program none of whose cases runs gets
 // no container at all.
 func (p *Plan) Run(ctx context.Context, sb runner.Sandbox, opt Options, sink Sink) Outcome {
-	sp := p.Spec
 	onCase := opt.OnCase
 	if onCase == nil {
 		onCase = func(verdict.Verdict) {}
@@ -117,136 +116,62 @@ func (p *Plan) Run(ctx context.Context, sb runner.Sandbox, opt Options, sink Sin
 	var answers [][]reuse.Answer
 	var sources *report.Reuse
 	if opt.Reuse != nil {
-		answers = opt.Reuse.Match(sp, p.all, imageResolver(ctx, sb))
+		answers = opt.Reuse.Match(p.Spec, p.all, imageResolver(ctx, sb))
 		sources = &report.Reuse{Sources: opt.Reuse.Sources()}
 	}
-	sub := subsetOf(sp, answers)
-	results := make([][]verdict.CaseResult, len(sp.Programs))
-	for i, prog := range sp.Programs {
-		results[i] = make([]verdict.CaseResult, len(prog.Cases))
-		for c, sc := range prog.Cases {
-			if a := answerOf(answers, i, c); a.Reused() {
-				sink.AddCase(i, c, assemble.Case{Spec: sc, Runs: a.Runs, Result: a.Result, References: a.References, ReusedFrom: a.From})
-				results[i][c] = a.Result
-				onCase(a.Result.Verdict)
+	w := newWork(p.Spec, p.all, answers)
+	for _, pr := range w.programs {
+		for _, cr := range pr.cases {
+			if cr.done { // stored evidence answered it
+				sink.AddCase(pr.at, cr.at, *cr.rec)
+				*cr.rec = cr.rec.WithoutOutput()
+				onCase(cr.rec.Result.Verdict)
 			}
 		}
 	}
-	refInputs, refOf := sub.references(sp, p.all)
-	ran := p.execute(ctx, sb, opt, sub.spec, refInputs, refOf, &subSink{sink: sink, sub: sub, answers: answers}, onCase)
-
-	// Every program's observation at its own cases: the run's, with the
-	// reused cases' stored events in place, or, for a program none of
-	// whose cases ran, its stored attempt's settings and build under a
-	// new execution ID.
-	obs := make([]runner.Observation, len(sp.Programs))
-	programs := make([]assemble.ProgramResult, len(sp.Programs))
-	ranAt := make([]int, len(sp.Programs))
-	for i := range ranAt {
-		ranAt[i] = -1
-	}
-	for r, i := range sub.program {
-		ranAt[i] = r
-	}
-	for i, prog := range sp.Programs {
-		events := make([]runner.Event, len(prog.Cases))
-		r := ranAt[i]
-		if r >= 0 {
-			obs[i] = ran.obs[r]
-			if obs[i].Settings.Applied.Image == "" && i < len(answers) {
-				// Its attempt never started (the run stopped first): the
-				// entry's settings are those of the stored attempt its
-				// reused cases came from, so that they stay reusable.
-				obs[i].Settings = storedObservation(answers[i]).Settings
-			}
-			programs[i] = ran.programs[r]
-			for rc, c := range sub.cases[r] {
-				events[c] = ran.obs[r].Events[rc]
-				results[i][c] = ran.results[r][rc]
-			}
-		} else {
-			obs[i] = storedObservation(answers[i])
-		}
-		for c := range prog.Cases {
-			if a := answerOf(answers, i, c); a.Reused() {
-				events[c] = a.Runs[0].Event
-			}
-		}
-		obs[i].Events = events
-	}
-
+	err, interrupted := w.execute(ctx, sb, opt, p.Parallel, sink, onCase)
 	rep := assemble.Report(assemble.Input{
-		Spec:         sp,
-		Observations: obs,
-		Results:      results,
-		Programs:     programs,
-		RunID:        opt.RunID,
-		StartedAt:    opt.StartedAt,
-		Duration:     time.Since(opt.StartedAt),
-		Interrupted:  ran.interrupted,
-		Err:          ran.err,
-		Version:      opt.Version,
-		GitHub:       opt.GitHub,
-		PassAt:       opt.PassAt,
-		Shard:        p.shard,
-		Reuse:        sources,
+		Spec:        p.Spec,
+		Programs:    w.records(),
+		RunID:       opt.RunID,
+		StartedAt:   opt.StartedAt,
+		Duration:    time.Since(opt.StartedAt),
+		Interrupted: interrupted,
+		Err:         err,
+		Version:     opt.Version,
+		GitHub:      opt.GitHub,
+		PassAt:      opt.PassAt,
+		Shard:       p.shard,
+		Reuse:       sources,
 	})
-	return Outcome{Report: rep, Err: ran.err}
+	return Outcome{Report: rep, Err: err}
 }
 
-// executed is what running a spec's invocations came to, index-aligned
-// with its programs: each observation's events one per case (its first
-// run's).
-type executed struct {
-	obs         []runner.Observation
-	results     [][]verdict.CaseResult
-	programs    []assemble.ProgramResult
-	err         error
-	interrupted bool
-}
-
-// execute runs every invocation of sp on sb (refInputs, with refOf[p][c]
-// the input of program p's case c, are the reference runs its same_as
-// cases need) and judges each case, which goes to sink.
-func (p *Plan) execute(ctx context.Context, sb runner.Sandbox, opt Options, sp *spec.Spec, refInputs []spec.ReferenceInput, refOf [][]int, sink Sink, onCase func(verdict.Verdict)) executed {
-	jobs := jobsOf(sp)
-	// Each job's invocations are its cases' runs, one case's runs in a row
-	// (spec.Runs maps them back).
-	layouts := make([]spec.Runs, len(jobs))
-	for i, prog := range sp.Programs {
-		layouts[i] = prog.Runs()
+// execute runs the invocations of every case that stored evidence did not
+// answer (the reference runs of its same_as cases first) and judges each
+// case, which goes to sink. It returns why the run failed (nil when it did
+// not) and whether ctx was cancelled.
+func (w *work) execute(ctx context.Context, sb runner.Sandbox, opt Options, parallel int, sink Sink, onCase func(verdict.Verdict)) (error, bool) {
+	jobs := make([]runner.Job, len(w.programs))
+	invocations := len(w.refs)
+	for i, pr := range w.programs {
+		jobs[i] = pr.job
+		invocations += len(pr.job.Invocations)
 	}
-	// results[p][c] is judged once every run of the case is in, and, for
-	// cases whose runs did not all come in, after the run. A case that runs
-	// more than once holds its runs' events, with their output, until its
-	// last run is in: its runs are consecutive invocations, so only the
-	// cases in flight (about Parallel) are held.
-	results := make([][]verdict.CaseResult, len(jobs))
-	judged := make([][]bool, len(jobs))
-	for i, prog := range sp.Programs {
-		results[i] = make([]verdict.CaseResult, len(prog.Cases))
-		judged[i] = make([]bool, len(prog.Cases))
-	}
-	held := newHeldRuns()
-	// The reference runs of same_as cases: refEvents[k] holds input k's
-	// runs (with their output, until the run ends: --max-reference-output
-	// bounds it).
-	var refEvents [][]runner.Event
-	var refObs []runner.Observation
-	refsOf := func(i, c int) []runner.Event {
-		if k := refOf[i][c]; k >= 0 && k < len(refEvents) {
-			return refEvents[k]
-		}
-		return nil
-	}
-	judge := func(i, c int, ev runner.Event) verdict.CaseResult {
-		return verdict.JudgeRun(sp.Programs[i].Cases[c].Expect, refsOf(i, c), ev)
+	// finish gives a case whose runs are all in to sink, and keeps only
+	// its record without the output (the sink holds that, on disk).
+	finish := func(cr *caseRun) {
+		cr.rec.Runs, cr.rec.Result, cr.rec.References = cr.runs, foldRuns(cr.runs), cr.ref.runs()
+		cr.runs, cr.have = nil, nil
+		sink.AddCase(cr.prog.at, cr.at, *cr.rec)
+		*cr.rec = cr.rec.WithoutOutput()
+		onCase(cr.rec.Result.Verdict)
 	}
 
 	var runErr error
-	var obs []runner.Observation
+	var obs, refObs []runner.Observation
 	switch {
-	case len(jobs) == 0 && len(refInputs) == 0:
+	case invocations == 0:
 		// Nothing runs (stored evidence answered every case): no sandbox
 		// is needed.
 	case sb == nil:
@@ -254,100 +179,78 @@ func (p *Plan) execute(ctx context.Context, sb runner.Sandbox, opt Options, sp *
 		obs = unobserved(jobs, runErr.Error())
 	default:
 		var lost error
-		refEvents, refObs, lost = runReferences(ctx, sb, sp, refInputs, runner.Options{Parallel: p.Parallel, Cleanup: opt.Cleanup, DropOutput: true})
+		refObs, lost = runReferences(ctx, sb, w.spec, w.refs, runner.Options{Parallel: parallel, Cleanup: opt.Cleanup, DropOutput: true})
 		if lost != nil {
 			runErr = fmt.Errorf("sandbox lost: %w", lost)
 			obs = unobserved(jobs, runErr.Error())
-		} else {
-			// A lost sandbox (the engine became unreachable mid-run) fails
-			// the run, like one that was never reachable.
-			obs, lost = runner.Run(ctx, sb, jobs, runner.Options{
-				Parallel:   p.Parallel,
-				Cleanup:    opt.Cleanup,
-				DropOutput: true, // the sink holds it, on disk
-				OnEvent: func(job, inv int, ev runner.Event) {
-					// Each (job, inv) arrives once, from one worker; Run
-					// returns only after every worker is done.
-					c, run := layouts[job].Case(inv)
-					runs := held.put(job, c, run, layouts[job].Count(c), assemble.RunResult{Event: ev, Result: judge(job, c, ev)})
-					if runs == nil {
-						return // more runs of the case to come
-					}
-					res := foldRuns(runs)
-					sink.AddCase(job, c, assemble.Case{Spec: sp.Programs[job].Cases[c], Runs: runs, Result: res, References: refsOf(job, c)})
-					results[job][c] = res
-					judged[job][c] = true
-					onCase(res.Verdict)
-				},
-			})
-			if lost != nil {
-				runErr = fmt.Errorf("sandbox lost: %w", lost)
-			}
+			break
+		}
+		// A lost sandbox (the engine became unreachable mid-run) fails
+		// the run, like one that was never reachable. A program with no
+		// invocation (stored evidence answered all its cases) is not
+		// prepared.
+		obs, lost = runner.Run(ctx, sb, jobs, runner.Options{
+			Parallel:   parallel,
+			Cleanup:    opt.Cleanup,
+			DropOutput: true, // the sink holds it, on disk
+			OnEvent: func(job, inv int, ev runner.Event) {
+				// Each (job, inv) arrives once, from one worker; Run
+				// returns only after every worker is done.
+				at := w.programs[job].runs[inv]
+				if at.c.put(at.run, ev) {
+					finish(at.c)
+				}
+			},
+		})
+		if lost != nil {
+			runErr = fmt.Errorf("sandbox lost: %w", lost)
 		}
 	}
 	interrupted := ctx.Err() != nil
 	if interrupted && runErr == nil {
 		runErr = errors.New("interrupted")
 	}
-	mergeReferenceObservations(obs, refObs, sp, refInputs)
 
-	// The cases whose runs did not all come in are judged on what did,
-	// and on the runner's record of the rest (why they did not run).
-	programs := make([]assemble.ProgramResult, len(jobs))
-	for i, prog := range sp.Programs {
-		var spent time.Duration
-		for _, ev := range obs[i].Events {
-			spent += ev.Duration
+	// Every program's attempt; and the cases whose runs did not all come
+	// in are judged on what did, and on the runner's record of the rest
+	// (why they did not run).
+	for i, pr := range w.programs {
+		if len(pr.job.Invocations) == 0 {
+			pr.rec.Attempt = storedAttempt(pr.stored)
+			continue
 		}
-		for c, sc := range prog.Cases {
-			if judged[i][c] {
+		o := obs[i]
+		for _, ev := range o.Events {
+			pr.rec.Duration += ev.Duration
+		}
+		for _, cr := range pr.cases {
+			if cr.done {
 				continue
 			}
-			first, k := layouts[i].First(c), layouts[i].Count(c)
-			runs, have := held.take(i, c, k)
-			for r := range runs {
-				if have[r] {
+			for r := range cr.runs {
+				if cr.have[r] {
 					continue
 				}
 				ev := runner.Event{SandboxError: "not run"}
-				if first+r < len(obs[i].Events) {
-					ev = obs[i].Events[first+r]
+				if k := cr.first + r; k < len(o.Events) {
+					ev = o.Events[k]
 				}
-				runs[r] = assemble.RunResult{Event: ev, Result: judge(i, c, ev)}
+				cr.runs[r] = assemble.RunResult{Event: ev, Result: cr.judge(ev)}
 			}
-			results[i][c] = foldRuns(runs)
-			sink.AddCase(i, c, assemble.Case{Spec: sc, Runs: runs, Result: results[i][c], References: refsOf(i, c)})
+			cr.done = true
+			finish(cr)
 		}
-		programs[i] = assemble.ProgramResult{Duration: spent}
-		// The report's event of a case is its first run's.
-		events := make([]runner.Event, len(prog.Cases))
-		for c := range prog.Cases {
-			if f := layouts[i].First(c); f < len(obs[i].Events) {
-				events[c] = obs[i].Events[f]
-			}
+		o.Events = nil
+		if o.Settings.Applied.Image == "" && pr.stored != nil {
+			// Its attempt never started (the run stopped first): its
+			// settings are those of the stored attempt its reused cases
+			// came from, so that they stay reusable.
+			o.Settings = pr.stored.Settings.Runner()
 		}
-		obs[i].Events = events
+		pr.rec.Attempt = o
 	}
-	return executed{obs: obs, results: results, programs: programs, err: runErr, interrupted: interrupted}
-}
-
-// foldRuns is a case's verdict from its runs' (verdict.Fold).
-func foldRuns(runs []assemble.RunResult) verdict.CaseResult {
-	rs := make([]verdict.CaseResult, len(runs))
-	for i, r := range runs {
-		rs[i] = r.Result
-	}
-	return verdict.Fold(rs).CaseResult
-}
-
-// jobsOf splits the spec's stimuli from its expectations: a job carries only
-// the program, its profile and the invocations.
-func jobsOf(sp *spec.Spec) []runner.Job {
-	jobs := make([]runner.Job, len(sp.Programs))
-	for i, p := range sp.Programs {
-		jobs[i] = sp.Job(p)
-	}
-	return jobs
+	w.mergeReferenceObservations(refObs)
+	return runErr, interrupted
 }
 
 // unobserved is the observation of jobs that could not run at all.

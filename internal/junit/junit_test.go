@@ -18,6 +18,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/goldentest"
 	"github.com/behaves-dev/behaves/internal/junit/junittest"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -93,27 +94,28 @@ func hostileReport(t *testing.T) report.Report {
 	truncated := ev(intp(0), long, "")
 	truncated.Stdout.Truncated = true
 	truncated.Stdout.Bytes = 1 << 20
+	obs := []runner.Observation{
+		{ExecutionID: "e1", Acquisition: runner.AcquisitionComplete, Events: []runner.Event{ev(intp(0), "hi\n", "")}},
+		{ExecutionID: "e2", Acquisition: runner.AcquisitionPartial, Reasons: []string{"sandbox: lost \x07 ]]>"}, Events: []runner.Event{
+			ev(intp(1), hostileText, hostileText),
+			ev(intp(0), hostileBytes, hostileBytes),
+			{SandboxError: "creating container: \x1b]0;pwned\x07 ]]> </error>"},
+			truncated,
+		}},
+	}
+	results := [][]verdict.CaseResult{
+		{{Verdict: verdict.True}},
+		{
+			{Verdict: verdict.False, Reason: "stdout: expected \"x\\x00]]>\", got \x00\x01 ]]> </failure>",
+				Checks: []verdict.Check{{What: "stdout", Verdict: verdict.False, Expected: "\"x\x00]]>\"", Actual: hostileText[:40], Reason: "differs \x02"}}},
+			{Verdict: verdict.False, Reason: "exit code 0 \xff, expected 1"},
+			{Verdict: verdict.Undetermined, Reason: "creating container: \x1b]0;pwned\x07 ]]> </error>"},
+			{Verdict: verdict.Undetermined, Reason: "stdout cut at 64KiB: the kept part agrees"},
+		},
+	}
 	in := assemble.Input{
-		Spec: sp,
-		Observations: []runner.Observation{
-			{ExecutionID: "e1", Acquisition: runner.AcquisitionComplete, Events: []runner.Event{ev(intp(0), "hi\n", "")}},
-			{ExecutionID: "e2", Acquisition: runner.AcquisitionPartial, Reasons: []string{"sandbox: lost \x07 ]]>"}, Events: []runner.Event{
-				ev(intp(1), hostileText, hostileText),
-				ev(intp(0), hostileBytes, hostileBytes),
-				{SandboxError: "creating container: \x1b]0;pwned\x07 ]]> </error>"},
-				truncated,
-			}},
-		},
-		Results: [][]verdict.CaseResult{
-			{{Verdict: verdict.True}},
-			{
-				{Verdict: verdict.False, Reason: "stdout: expected \"x\\x00]]>\", got \x00\x01 ]]> </failure>",
-					Checks: []verdict.Check{{What: "stdout", Verdict: verdict.False, Expected: "\"x\x00]]>\"", Actual: hostileText[:40], Reason: "differs \x02"}}},
-				{Verdict: verdict.False, Reason: "exit code 0 \xff, expected 1"},
-				{Verdict: verdict.Undetermined, Reason: "creating container: \x1b]0;pwned\x07 ]]> </error>"},
-				{Verdict: verdict.Undetermined, Reason: "stdout cut at 64KiB: the kept part agrees"},
-			},
-		},
+		Spec:      sp,
+		Programs:  []assemble.Program{reporttest.Ran(sp.Programs[0], obs[0], 0, results[0]...), reporttest.Ran(sp.Programs[1], obs[1], 0, results[1]...)},
 		RunID:     "run-0001",
 		StartedAt: startedAt,
 		Duration:  1234 * time.Millisecond,
@@ -388,8 +390,7 @@ func TestTimedOutIsNotExit137(t *testing.T) {
 	e := ev(intp(137), "", "")
 	e.TimedOut, e.Limits.TimeoutMS = true, 5000
 	in := assemble.Input{Spec: sp, RunID: "run-0001", StartedAt: startedAt, Version: "test",
-		Observations: []runner.Observation{{ExecutionID: "e1", Acquisition: runner.AcquisitionComplete, Events: []runner.Event{e}}},
-		Results:      [][]verdict.CaseResult{{verdict.Judge(sp.Programs[0].Cases[0].Expect, e)}}}
+		Programs: []assemble.Program{reporttest.Ran(sp.Programs[0], runner.Observation{ExecutionID: "e1", Acquisition: runner.AcquisitionComplete, Events: []runner.Event{e}}, 0)}}
 	out := string(render(t, roundTrip(t, assemble.Report(in)), Options{}))
 	if strings.Contains(out, "exit code: 137") {
 		t.Errorf("the JUnit text presents 137 as the program's exit code:\n%s", out)

@@ -11,6 +11,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/evidence"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -85,9 +86,11 @@ func storedReport(sp *spec.Spec) report.Report {
 			code := 1
 			obs.Build = &runner.Event{ExitCode: &code, Command: b.Command, ImageDigest: b.Image, Limits: b.Limits}
 		}
-		in.Observations = append(in.Observations, obs)
-		in.Results = append(in.Results, results)
-		in.References = append(in.References, refs)
+		rec := reporttest.Ran(p, obs, 0, results...)
+		for k := range rec.Cases {
+			rec.Cases[k].References = refs[k]
+		}
+		in.Programs = append(in.Programs, rec)
 	}
 	return assemble.Report(in)
 }

@@ -18,8 +18,9 @@ func TestRunnerEventRoundTrip(t *testing.T) {
 	t.Parallel()
 	in := reporttest.Input()
 	n := 0
-	for i, obs := range in.Observations {
-		for k, ev := range obs.Events {
+	for i, p := range in.Programs {
+		for k, c := range p.Cases {
+			ev := c.Runs[0].Event
 			e := report.EventOf(ev)
 			e.SetOutput(ev.Stdout.Data, ev.Stderr.Data)
 			got, whole := e.RunnerEvent()
@@ -45,7 +46,7 @@ func TestRunnerEventRoundTrip(t *testing.T) {
 	if n < 4 {
 		t.Fatalf("only %d events checked", n)
 	}
-	e := report.EventOf(in.Observations[0].Events[0])
+	e := report.EventOf(in.Programs[0].Cases[0].Runs[0].Event)
 	e.StdoutOmitted = true
 	if _, whole := e.RunnerEvent(); whole {
 		t.Error("an event whose stdout was omitted counts as whole")

@@ -254,7 +254,7 @@ func FuzzRead(f *testing.F) {
 func TestCaseFile(t *testing.T) {
 	t.Parallel()
 	in := reporttest.Input()
-	sc := &in.Spec.Programs[0].Cases[0]
+	sc := &in.Programs[0].Cases[0].Spec
 	sc.File, sc.Pos = "tests/fizz.jsonl", spec.Pos{File: "tests/fizz.jsonl", Line: 3, Col: 1}
 	rep := assemble.Report(in)
 	var buf bytes.Buffer

@@ -32,7 +32,7 @@ func TestRepeatBudgetCountsEveryRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	w.AddCase(0, 1, assemble.Case{Spec: in.Spec.Programs[0].Cases[1], Runs: runs[1], Result: in.Results[0][1]})
+	w.AddCase(0, 1, assemble.Case{Spec: in.Spec.Programs[0].Cases[1], Runs: runs[1], Result: in.Programs[0].Cases[1].Result})
 	if w.Omitted() != 1 || w.Used() > 14<<10 {
 		t.Errorf("omitted %d cases, used %d bytes; want the case left out within the budget", w.Omitted(), w.Used())
 	}
@@ -41,7 +41,7 @@ func TestRepeatBudgetCountsEveryRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer single.Close()
-	single.AddCase(0, 1, assemble.Case{Spec: in.Spec.Programs[0].Cases[1], Runs: runs[1][:1], Result: in.Results[0][1]})
+	single.AddCase(0, 1, assemble.Case{Spec: in.Spec.Programs[0].Cases[1], Runs: runs[1][:1], Result: in.Programs[0].Cases[1].Result})
 	if single.Omitted() != 0 {
 		t.Errorf("one run's output was left out too (used %d): the budget is too small for this test", single.Used())
 	}

@@ -192,9 +192,9 @@ func manyCases(n int) report.Report {
 			events = append(events, ev)
 			results = append(results, verdict.Judge(verdict.Expectation{ExitCode: 1}, ev))
 		}
-		in.Spec.Programs = append(in.Spec.Programs, reporttest.Program(fmt.Sprintf("p%d", p), "p.py", p+1, cases...))
-		in.Observations = append(in.Observations, runner.Observation{Acquisition: runner.AcquisitionComplete, Settings: reporttest.Settings, Events: events})
-		in.Results = append(in.Results, results)
+		prog := reporttest.Program(fmt.Sprintf("p%d", p), "p.py", p+1, cases...)
+		in.Spec.Programs = append(in.Spec.Programs, prog)
+		in.Programs = append(in.Programs, reporttest.Ran(prog, runner.Observation{Acquisition: runner.AcquisitionComplete, Settings: reporttest.Settings, Events: events}, 0, results...))
 	}
 	return assemble.Report(in)
 }

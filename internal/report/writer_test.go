@@ -23,7 +23,7 @@ func entrySizes(t *testing.T, in assemble.Input) (full, bare int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if full < 2*4*int64(in.Observations[0].Events[0].Stdout.Bytes)/3 {
+	if full < 2*4*int64(in.Programs[0].Cases[0].Runs[0].Event.Stdout.Bytes)/3 {
 		t.Fatalf("entry of %d bytes: the output is not in it", full)
 	}
 	return full, bare
@@ -68,8 +68,8 @@ func TestWriterBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	for j, c := range in.Spec.Programs[0].Cases {
-		w.AddCase(0, j, assemble.Case{Spec: c, Runs: []assemble.RunResult{{Event: in.Observations[0].Events[j], Result: in.Results[0][j]}}, Result: in.Results[0][j]})
+	for j, c := range in.Programs[0].Cases {
+		w.AddCase(0, j, c)
 		if got := spoolSize(t, w); got > budget {
 			t.Fatalf("after case %d the spool holds %d bytes, over the budget %d", j, got, budget)
 		}
@@ -138,8 +138,8 @@ func TestWriterBudgetRanks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	for j, c := range in.Spec.Programs[0].Cases {
-		w.AddCase(0, j, assemble.Case{Spec: c, Runs: []assemble.RunResult{{Event: in.Observations[0].Events[j], Result: in.Results[0][j]}}, Result: in.Results[0][j]})
+	for j, c := range in.Programs[0].Cases {
+		w.AddCase(0, j, c)
 	}
 	r, err := w.Commit(assemble.Report(in))
 	if err != nil {
@@ -166,7 +166,7 @@ func TestWriterExcerpts(t *testing.T) {
 	}
 	defer w.Close()
 	for _, j := range []int{3, 1, 2, 0} { // finished out of order
-		w.AddCase(0, j, assemble.Case{Spec: in.Spec.Programs[0].Cases[j], Runs: []assemble.RunResult{{Event: in.Observations[0].Events[j], Result: in.Results[0][j]}}, Result: in.Results[0][j]})
+		w.AddCase(0, j, in.Programs[0].Cases[j])
 	}
 	r, err := w.Commit(assemble.Report(in))
 	if err != nil {

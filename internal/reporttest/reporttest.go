@@ -200,23 +200,40 @@ func Input() assemble.Input {
 			Reasons: []string{MissingImage},
 			Events:  []runner.Event{{Limits: Limits, SandboxError: MissingImage}, {Limits: Limits, SandboxError: MissingImage}}},
 	}
-	return assemble.Input{
-		Spec:         sp,
-		Observations: obs,
-		// The verdicts are the judge's, as in a real run.
-		Results: Judged(sp, obs),
-		Programs: []assemble.ProgramResult{
-			{Duration: 400 * time.Millisecond},
-			{Duration: 5400 * time.Millisecond},
-			{},
-			{},
-		},
+	durations := []time.Duration{400 * time.Millisecond, 5400 * time.Millisecond, 0, 0}
+	in := assemble.Input{
+		Spec:      sp,
 		RunID:     "run-0001",
 		StartedAt: StartedAt,
 		Duration:  6789 * time.Millisecond,
 		Version:   "v0.1.0-test",
 		PassAt:    []int{1, 2},
 	}
+	for i, p := range sp.Programs {
+		// The verdicts are the judge's, as in a real run.
+		in.Programs = append(in.Programs, Ran(p, obs[i], durations[i]))
+	}
+	return in
+}
+
+// Ran is the record of program p whose attempt obs ran each case once
+// (case j's run is obs.Events[j]), its wall time d: each case judged by
+// results[j] when given, else as verdict.Judge judges its run.
+func Ran(p spec.Program, obs runner.Observation, d time.Duration, results ...verdict.CaseResult) assemble.Program {
+	rec := assemble.Program{Spec: p, Attempt: obs, Duration: d}
+	rec.Attempt.Events = nil
+	for j, c := range p.Cases {
+		k := assemble.Case{Spec: c}
+		if j < len(obs.Events) {
+			res := verdict.Judge(c.Expect, obs.Events[j])
+			if j < len(results) {
+				res = results[j]
+			}
+			k.Runs, k.Result = []assemble.RunResult{{Event: obs.Events[j], Result: res}}, res
+		}
+		rec.Cases = append(rec.Cases, k)
+	}
+	return rec
 }
 
 // Report is the report of Input.
@@ -225,18 +242,6 @@ func Report() report.Report { return assemble.Report(Input()) }
 // MissingImage is the sandbox's reason for Input's program whose image is
 // missing.
 const MissingImage = "image not present: sha256:5555555555555555555555555555555555555555555555555555555555555555 is a local image ID, which cannot be pulled: build or load the image on this engine, or give the profile another with --image PROFILE=REF"
-
-// Judged is what verdict.Judge makes of each case's event, as in a real
-// run.
-func Judged(sp *spec.Spec, obs []runner.Observation) [][]verdict.CaseResult {
-	out := make([][]verdict.CaseResult, len(sp.Programs))
-	for i, p := range sp.Programs {
-		for j, c := range p.Cases {
-			out[i] = append(out[i], verdict.Judge(c.Expect, obs[i].Events[j]))
-		}
-	}
-	return out
-}
 
 // ErrRun is a run's own failure.
 var ErrRun = errors.New("docker daemon unreachable")
@@ -262,8 +267,8 @@ func RepeatInput() (in assemble.Input, runs [][]assemble.RunResult) {
 		{Event(IntP(0), "ok\n")},
 	}
 	runs = make([][]assemble.RunResult, len(evs))
-	results := make([]verdict.CaseResult, len(evs))
-	first := make([]runner.Event, len(evs))
+	rec := assemble.Program{Spec: sp.Programs[0], Duration: time.Second, Attempt: runner.Observation{
+		ExecutionID: "55555555-5555-4555-8555-555555555555", Acquisition: runner.AcquisitionComplete, Settings: Settings}}
 	for j, c := range sp.Programs[0].Cases {
 		var rs []verdict.CaseResult
 		for _, ev := range evs[j] {
@@ -271,16 +276,11 @@ func RepeatInput() (in assemble.Input, runs [][]assemble.RunResult) {
 			runs[j] = append(runs[j], assemble.RunResult{Event: ev, Result: res})
 			rs = append(rs, res)
 		}
-		results[j] = verdict.Fold(rs).CaseResult
-		first[j] = evs[j][0]
+		rec.Cases = append(rec.Cases, assemble.Case{Spec: c, Runs: runs[j], Result: verdict.Fold(rs).CaseResult})
 	}
 	in = assemble.Input{
-		Spec: sp,
-		Observations: []runner.Observation{{ExecutionID: "55555555-5555-4555-8555-555555555555",
-			Acquisition: runner.AcquisitionComplete, Settings: Settings, Events: first}},
-		Results:   [][]verdict.CaseResult{results},
-		Runs:      [][][]assemble.RunResult{runs},
-		Programs:  []assemble.ProgramResult{{Duration: time.Second}},
+		Spec:      sp,
+		Programs:  []assemble.Program{rec},
 		RunID:     "run-0002",
 		StartedAt: StartedAt,
 		Duration:  time.Second,
@@ -314,14 +314,17 @@ func SameAs(t testing.TB, max int64) []byte {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	w.AddCase(0, 0, assemble.Case{Spec: diff, Runs: []assemble.RunResult{{Event: cand, Result: res}}, Result: res, References: refs})
-	w.AddCase(0, 1, assemble.Case{Spec: plain, Runs: []assemble.RunResult{{Event: plainEv, Result: plainRes}}, Result: plainRes})
+	cases := []assemble.Case{
+		{Spec: diff, Runs: []assemble.RunResult{{Event: cand, Result: res}}, Result: res, References: refs},
+		{Spec: plain, Runs: []assemble.RunResult{{Event: plainEv, Result: plainRes}}, Result: plainRes},
+	}
+	for c, k := range cases {
+		w.AddCase(0, c, k)
+	}
 	in := assemble.Input{
 		Spec: sp,
-		Observations: []runner.Observation{{ExecutionID: "55555555-5555-4555-8555-555555555555",
-			Acquisition: runner.AcquisitionComplete, Settings: Settings}},
-		Results:   [][]verdict.CaseResult{{res, plainRes}},
-		Programs:  []assemble.ProgramResult{{Duration: time.Second}},
+		Programs: []assemble.Program{{Spec: sp.Programs[0], Duration: time.Second, Cases: cases, Attempt: runner.Observation{
+			ExecutionID: "55555555-5555-4555-8555-555555555555", Acquisition: runner.AcquisitionComplete, Settings: Settings}}},
 		RunID:     "run-0003",
 		StartedAt: StartedAt,
 		Duration:  time.Second,
@@ -354,11 +357,7 @@ func FailedBuild() report.Report {
 		ExecutionID: "x", Acquisition: runner.AcquisitionComplete, Events: []runner.Event{ev},
 		Build: &runner.Event{ExitCode: &code, Stderr: runner.Stream{Data: []byte("main.c:1: error: x\n"), Bytes: 19}, Command: []string{"gcc", "/program/main.c"}},
 	}
-	res := verdict.Judge(verdict.Expectation{}, ev)
-	return assemble.Report(assemble.Input{
-		Spec: sp, Observations: []runner.Observation{obs}, Results: [][]verdict.CaseResult{{res}},
-		RunID: "r",
-	})
+	return assemble.Report(assemble.Input{Spec: sp, Programs: []assemble.Program{Ran(sp.Programs[0], obs, 0)}, RunID: "r"})
 }
 
 // Big is 50 programs of 20 cases each: a third false with multi-line
@@ -379,9 +378,9 @@ func Big() report.Report {
 				Check("stdout", v, `"…"`, `"…"`, "differs"),
 			}})
 		}
-		in.Spec.Programs = append(in.Spec.Programs, Program(fmt.Sprintf("sample-%02d", p), "s.py", p, cases...))
-		in.Observations = append(in.Observations, runner.Observation{Acquisition: runner.AcquisitionComplete, Settings: Settings, Events: events})
-		in.Results = append(in.Results, results)
+		prog := Program(fmt.Sprintf("sample-%02d", p), "s.py", p, cases...)
+		in.Spec.Programs = append(in.Spec.Programs, prog)
+		in.Programs = append(in.Programs, Ran(prog, runner.Observation{Acquisition: runner.AcquisitionComplete, Settings: Settings, Events: events}, 0, results...))
 	}
 	return assemble.Report(in)
 }
@@ -402,32 +401,27 @@ func BudgetRun(verdicts []verdict.Verdict, n int) assemble.Input {
 		results = append(results, verdict.CaseResult{Verdict: v, Reason: "r"})
 	}
 	return assemble.Input{
-		Spec:         &spec.Spec{Path: "behaves.yml", Root: ".", Programs: []spec.Program{p}},
-		Observations: []runner.Observation{{Events: events, Acquisition: runner.AcquisitionComplete}},
-		Results:      [][]verdict.CaseResult{results},
+		Spec:     &spec.Spec{Path: "behaves.yml", Root: ".", Programs: []spec.Program{p}},
+		Programs: []assemble.Program{Ran(p, runner.Observation{Events: events, Acquisition: runner.AcquisitionComplete}, 0, results...)},
 	}
 }
 
 // AddAll gives w every case of in, as a run does while it goes, and
-// returns in with the observations' output dropped (what the runner keeps
-// when the caller takes the output through OnEvent).
+// returns in with the records' output dropped (what the run engine keeps
+// once the sink has taken it).
 func AddAll(w *assemble.Writer, in assemble.Input) assemble.Input {
-	for i, p := range in.Spec.Programs {
+	progs := make([]assemble.Program, len(in.Programs))
+	for i, p := range in.Programs {
+		progs[i] = p
+		progs[i].Cases = make([]assemble.Case, len(p.Cases))
 		for j, c := range p.Cases {
-			if j < len(in.Observations[i].Events) {
-				w.AddCase(i, j, assemble.Case{Spec: c, Runs: []assemble.RunResult{{Event: in.Observations[i].Events[j], Result: in.Results[i][j]}}, Result: in.Results[i][j]})
+			if len(c.Runs) > 0 {
+				w.AddCase(i, j, c)
 			}
+			progs[i].Cases[j] = c.WithoutOutput()
 		}
 	}
-	obs := append([]runner.Observation(nil), in.Observations...)
-	for i := range obs {
-		obs[i].Events = append([]runner.Event(nil), obs[i].Events...)
-		for j := range obs[i].Events {
-			obs[i].Events[j].Stdout.Data = nil
-			obs[i].Events[j].Stderr.Data = nil
-		}
-	}
-	in.Observations = obs
+	in.Programs = progs
 	return in
 }
 
@@ -536,11 +530,11 @@ func Reused(t testing.TB) report.Report {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	obs := make([]runner.Observation, len(sp.Programs))
-	results := make([][]verdict.CaseResult, len(sp.Programs))
 	execs := []string{"66666666-6666-4666-8666-666666666666", "77777777-7777-4777-8777-777777777777", "88888888-8888-4888-8888-888888888888"}
+	durations := []time.Duration{0, 300 * time.Millisecond, 100 * time.Millisecond}
+	var progs []assemble.Program
 	for i, p := range sp.Programs {
-		obs[i] = runner.Observation{ExecutionID: execs[i], Acquisition: runner.AcquisitionComplete, Settings: Settings}
+		rec := assemble.Program{Spec: p, Duration: durations[i], Attempt: runner.Observation{ExecutionID: execs[i], Acquisition: runner.AcquisitionComplete, Settings: Settings}}
 		for j, c := range p.Cases {
 			wc := wants[i][j]
 			var runs []assemble.RunResult
@@ -555,20 +549,19 @@ func Reused(t testing.TB) report.Report {
 			if len(rs) > 1 {
 				res = verdict.Fold(rs).CaseResult
 			}
-			w.AddCase(i, j, assemble.Case{Spec: c, Runs: runs, Result: res, ReusedFrom: wc.reusedFrom, NotReused: wc.notReused})
-			obs[i].Events = append(obs[i].Events, runs[0].Event)
-			results[i] = append(results[i], res)
+			k := assemble.Case{Spec: c, Runs: runs, Result: res, ReusedFrom: wc.reusedFrom, NotReused: wc.notReused}
+			w.AddCase(i, j, k)
+			rec.Cases = append(rec.Cases, k.WithoutOutput())
 		}
+		progs = append(progs, rec)
 	}
 	in := assemble.Input{
-		Spec:         sp,
-		Observations: obs,
-		Results:      results,
-		Programs:     []assemble.ProgramResult{{}, {Duration: 300 * time.Millisecond}, {Duration: 100 * time.Millisecond}},
-		RunID:        "run-0101",
-		StartedAt:    StartedAt,
-		Duration:     2 * time.Second,
-		Version:      "v0.1.0-test",
+		Spec:      sp,
+		Programs:  progs,
+		RunID:     "run-0101",
+		StartedAt: StartedAt,
+		Duration:  2 * time.Second,
+		Version:   "v0.1.0-test",
 		GitHub: report.GitHub{
 			RunID: "9876543299", RunAttempt: "1", Repository: "owner/repo", EventName: "pull_request",
 			SHA:     "1111111111111111111111111111111111111111",

@@ -7,6 +7,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -43,14 +44,10 @@ func storedBuild() report.Report {
 		Limits: runner.Limits{TimeoutMS: 60000, MemoryBytes: 512 << 20, CPUs: 1, Pids: 64, OutputLimit: 64 << 10, OutputCeiling: 4 << 20, NoFile: 256, FileSize: 64 << 20},
 	}
 	res := []verdict.CaseResult{verdict.Judge(p.Cases[0].Expect, evs[0]), verdict.Judge(p.Cases[1].Expect, evs[1])}
-	return assemble.Report(assemble.Input{
-		Spec: sp,
-		Observations: []runner.Observation{{ExecutionID: "exec-1", Acquisition: runner.AcquisitionComplete, Events: evs, Build: &build,
-			Settings: runner.Settings{Image: profile.Image, ImageID: profile.Image, User: profile.User, Env: []string{"LANG=C.UTF-8"},
-				TmpfsBytes: map[string]int64{"/tmp": 1 << 20}, Applied: runner.Apply(sp.Job(p).Profile)}}},
-		Results: [][]verdict.CaseResult{res},
-		RunID:   "run-1",
-	})
+	obs := runner.Observation{ExecutionID: "exec-1", Acquisition: runner.AcquisitionComplete, Events: evs, Build: &build,
+		Settings: runner.Settings{Image: profile.Image, ImageID: profile.Image, User: profile.User, Env: []string{"LANG=C.UTF-8"},
+			TmpfsBytes: map[string]int64{"/tmp": 1 << 20}, Applied: runner.Apply(sp.Job(p).Profile)}}
+	return assemble.Report(assemble.Input{Spec: sp, Programs: []assemble.Program{reporttest.Ran(p, obs, 0, res...)}, RunID: "run-1"})
 }
 
 // A built program rescores when its build stage is the stored one (the
@@ -64,8 +61,8 @@ func TestMatchBuild(t *testing.T) {
 	if errs != nil {
 		t.Fatalf("Match: %v", errs)
 	}
-	if v, _ := verdict.Program(ev.Results[0]); v != verdict.False || ev.Observations[0].Build == nil {
-		t.Errorf("rescored %s with build %v, want false and the stored build", v, ev.Observations[0].Build)
+	if v, _ := verdict.Program(results(ev[0])); v != verdict.False || ev[0].Attempt.Build == nil {
+		t.Errorf("rescored %s with build %v, want false and the stored build", v, ev[0].Attempt.Build)
 	}
 	for _, tt := range []struct {
 		name string

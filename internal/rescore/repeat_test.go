@@ -6,6 +6,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -32,16 +33,12 @@ func storedRepeat() report.Report {
 	}
 	other := event(sp, p.Cases[1], "6\n")
 	res := []verdict.CaseResult{verdict.Fold(rs).CaseResult, verdict.Judge(p.Cases[1].Expect, other)}
-	return assemble.Report(assemble.Input{
-		Spec: sp,
-		Observations: []runner.Observation{{ExecutionID: "exec-2", Acquisition: runner.AcquisitionComplete,
-			Events: []runner.Event{runs[0].Event, other},
-			Settings: runner.Settings{Image: profile.Image, ImageID: profile.Image, User: profile.User, Env: []string{"LANG=C.UTF-8"},
-				TmpfsBytes: map[string]int64{"/tmp": 1 << 20}, Applied: runner.Apply(sp.Job(p).Profile)}}},
-		Results: [][]verdict.CaseResult{res},
-		Runs:    [][][]assemble.RunResult{{runs, nil}},
-		RunID:   "run-2",
-	})
+	rec := reporttest.Ran(p, runner.Observation{ExecutionID: "exec-2", Acquisition: runner.AcquisitionComplete,
+		Events: []runner.Event{runs[0].Event, other},
+		Settings: runner.Settings{Image: profile.Image, ImageID: profile.Image, User: profile.User, Env: []string{"LANG=C.UTF-8"},
+			TmpfsBytes: map[string]int64{"/tmp": 1 << 20}, Applied: runner.Apply(sp.Job(p).Profile)}}, 0, res...)
+	rec.Cases[0].Runs = runs
+	return assemble.Report(assemble.Input{Spec: sp, Programs: []assemble.Program{rec}, RunID: "run-2"})
 }
 
 // TestMatchJudgesEveryRun: rescoring judges every stored run of a
@@ -66,18 +63,18 @@ func TestMatchJudgesEveryRun(t *testing.T) {
 		if errs != nil {
 			t.Fatalf("Match: %v", errs)
 		}
-		got := ev.Results[0][0]
-		if got.Verdict != tt.verdict || !strings.HasPrefix(got.Reason, tt.reason) || len(ev.Runs[0][0]) != 3 {
-			t.Errorf("expect %s: %s %q (%d runs), want %s %q", tt.want, got.Verdict, got.Reason, len(ev.Runs[0][0]), tt.verdict, tt.reason)
+		got := ev[0].Cases[0].Result
+		if got.Verdict != tt.verdict || !strings.HasPrefix(got.Reason, tt.reason) || len(ev[0].Cases[0].Runs) != 3 {
+			t.Errorf("expect %s: %s %q (%d runs), want %s %q", tt.want, got.Verdict, got.Reason, len(ev[0].Cases[0].Runs), tt.verdict, tt.reason)
 			continue
 		}
 		for r, want := range tt.runs {
-			if v := ev.Runs[0][0][r].Result.Verdict; v != want {
+			if v := ev[0].Cases[0].Runs[r].Result.Verdict; v != want {
 				t.Errorf("expect %s: run %d %s, want %s", tt.want, r+1, v, want)
 			}
 		}
-		if ev.Runs[0][1] != nil {
-			t.Errorf("the case that ran once got runs")
+		if n := len(ev[0].Cases[1].Runs); n != 1 {
+			t.Errorf("the case that ran once got %d runs", n)
 		}
 	}
 }

@@ -25,27 +25,13 @@ import (
 // the report (its size budget): its digest cannot be judged.
 const ReasonOmitted = "the stored report kept only a digest of this case's output (its size budget left the bytes out): rescoring cannot judge it; run it again"
 
-// Evidence is what Match found: for each spec program, the stored
-// observation and each case's judgement against the current spec, ready
-// for assemble.Report.
-type Evidence struct {
-	Observations []runner.Observation
-	Results      [][]verdict.CaseResult
-	// Runs holds, for a case that ran more than once, each stored run
-	// judged again (assemble.Input's Runs).
-	Runs [][][]assemble.RunResult
-	// References holds a same_as case's stored reference runs
-	// (assemble.Input's References).
-	References [][][]runner.Event
-	Programs   []assemble.ProgramResult
-}
-
 // Match pairs each program of sp with its stored entry in old (by id) and
 // each case with its stored case (by name), checks that the stored
-// evidence answers for the spec as it is now, and judges it. Every
-// mismatch is a spec.Error at the program's or the case's position in sp,
-// naming what differs; any makes the result nil.
-func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Errors) {
+// evidence answers for the spec as it is now, and judges it: the records
+// of sp's programs, ready for assemble.Report. Every mismatch is a
+// spec.Error at the program's or the case's position in sp, naming what
+// differs; any makes the result nil.
+func Match(sp *spec.Spec, old report.Report, oldPath string) ([]assemble.Program, spec.Errors) {
 	var errs spec.Errors
 	fail := func(pos spec.Pos, format string, args ...any) {
 		errs = append(errs, spec.Error{Pos: pos, Msg: fmt.Sprintf(format, args...)})
@@ -58,13 +44,7 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 	for i := range old.Programs {
 		byID[old.Programs[i].ID] = &old.Programs[i]
 	}
-	ev := &Evidence{
-		Observations: make([]runner.Observation, len(sp.Programs)),
-		Results:      make([][]verdict.CaseResult, len(sp.Programs)),
-		Runs:         make([][][]assemble.RunResult, len(sp.Programs)),
-		References:   make([][][]runner.Event, len(sp.Programs)),
-		Programs:     make([]assemble.ProgramResult, len(sp.Programs)),
-	}
+	var records []assemble.Program
 	wants := match.Wants(sp, nil, nil)
 	for i, p := range sp.Programs {
 		op := byID[p.ID]
@@ -89,17 +69,15 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 			Reasons:         slices.Clone(op.AcquisitionReasons),
 			SandboxWarnings: slices.Clone(op.SandboxWarnings),
 			Settings:        op.Settings.Runner(),
-			Events:          make([]runner.Event, len(p.Cases)),
 		}
 		if op.Build != nil {
 			b, _ := op.Build.RunnerEvent() // its output is not judged again
 			obs.Build = &b
 		}
-		results := make([]verdict.CaseResult, len(p.Cases))
-		runs := make([][]assemble.RunResult, len(p.Cases))
-		refRuns := make([][]runner.Event, len(p.Cases))
+		rec := assemble.Program{Spec: p, Attempt: obs, Duration: time.Duration(op.DurationMS) * time.Millisecond}
 		atProgram := map[string]bool{} // the program's differences, each named once
 		for k, c := range p.Cases {
+			rec.Cases = append(rec.Cases, assemble.Case{Spec: c})
 			oc := byName[c.Name]
 			if oc == nil {
 				fail(c.Pos, "case %q of program %q: %s has no such case: run it with behaves run", c.Name, p.Name, oldPath)
@@ -137,38 +115,30 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) (*Evidence, spec.Er
 			}
 			// Every stored run is judged again, as the run engine judges
 			// runs, unless its output (or the reference's) was left out.
+			kc := &rec.Cases[k]
 			var judged []verdict.CaseResult
 			if f.Whole && f.ReferencesWhole {
-				judged, results[k] = verdict.JudgeRuns(c.Expect, f.References, f.Runs)
+				judged, kc.Result = verdict.JudgeRuns(c.Expect, f.References, f.Runs)
 			} else {
 				judged = slices.Repeat([]verdict.CaseResult{{Verdict: verdict.Undetermined, Reason: ReasonOmitted}}, len(f.Runs))
-				results[k] = verdict.Fold(judged).CaseResult
+				kc.Result = verdict.Fold(judged).CaseResult
 			}
-			rs := make([]assemble.RunResult, len(f.Runs))
 			for r, e := range f.Runs {
-				rs[r] = assemble.RunResult{Event: e, Result: judged[r]}
-			}
-			obs.Events[k] = rs[0].Event
-			if len(rs) > 1 {
-				runs[k] = rs
+				kc.Runs = append(kc.Runs, assemble.RunResult{Event: e, Result: judged[r]})
 			}
 			if c.Expect.SameAs != nil {
-				refRuns[k] = f.References
+				kc.References = f.References
 			}
 		}
 		if len(errs) > before {
 			continue
 		}
-		ev.Observations[i] = obs
-		ev.Results[i] = results
-		ev.Runs[i] = runs
-		ev.References[i] = refRuns
-		ev.Programs[i] = assemble.ProgramResult{Duration: time.Duration(op.DurationMS) * time.Millisecond}
+		records = append(records, rec)
 	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	return ev, nil
+	return records, nil
 }
 
 // ran is true when a stored run of the case ran (it has an exit code).

@@ -9,6 +9,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -63,14 +64,10 @@ func stored() report.Report {
 	p := sp.Programs[0]
 	evs := []runner.Event{event(sp, p.Cases[0], "4\n"), event(sp, p.Cases[1], "6\n")}
 	res := []verdict.CaseResult{verdict.Judge(p.Cases[0].Expect, evs[0]), verdict.Judge(p.Cases[1].Expect, evs[1])}
-	return assemble.Report(assemble.Input{
-		Spec: sp,
-		Observations: []runner.Observation{{ExecutionID: "exec-1", Acquisition: runner.AcquisitionComplete, Events: evs,
-			Settings: runner.Settings{Image: profile.Image, ImageID: profile.Image, User: profile.User, Env: []string{"LANG=C.UTF-8"},
-				TmpfsBytes: map[string]int64{"/tmp": 1 << 20, "/data": 64 << 10}, Applied: runner.Apply(sp.Job(p).Profile)}}},
-		Results: [][]verdict.CaseResult{res},
-		RunID:   "run-1",
-	})
+	obs := runner.Observation{ExecutionID: "exec-1", Acquisition: runner.AcquisitionComplete, Events: evs,
+		Settings: runner.Settings{Image: profile.Image, ImageID: profile.Image, User: profile.User, Env: []string{"LANG=C.UTF-8"},
+			TmpfsBytes: map[string]int64{"/tmp": 1 << 20, "/data": 64 << 10}, Applied: runner.Apply(sp.Job(p).Profile)}}
+	return assemble.Report(assemble.Input{Spec: sp, Programs: []assemble.Program{reporttest.Ran(p, obs, 0, res...)}, RunID: "run-1"})
 }
 
 // TestMatchJudgesAgain guards the point of rescoring: the same evidence
@@ -86,11 +83,11 @@ func TestMatchJudgesAgain(t *testing.T) {
 	if errs != nil {
 		t.Fatalf("Match: %v", errs)
 	}
-	if got := ev.Results[0][0]; got.Verdict != verdict.False || !strings.Contains(got.Reason, `expected "5", got "4"`) {
+	if got := ev[0].Cases[0].Result; got.Verdict != verdict.False || !strings.Contains(got.Reason, `expected "5", got "4"`) {
 		t.Errorf("rescored case: %+v, want false, expected 5 got 4", got)
 	}
-	if v, _ := verdict.Program(ev.Results[0]); v != verdict.False || ev.Observations[0].ExecutionID != "exec-1" {
-		t.Errorf("program %s, execution %q; want false and exec-1", v, ev.Observations[0].ExecutionID)
+	if v, _ := verdict.Program(results(ev[0])); v != verdict.False || ev[0].Attempt.ExecutionID != "exec-1" {
+		t.Errorf("program %s, execution %q; want false and exec-1", v, ev[0].Attempt.ExecutionID)
 	}
 	// The same expectation gives the stored verdict back.
 	if ev, errs := Match(testSpec("4"), old, "old.json"); errs != nil || programVerdict(ev) != verdict.True {
@@ -191,13 +188,22 @@ func TestMatchOmittedOutput(t *testing.T) {
 	if errs != nil {
 		t.Fatal(errs)
 	}
-	if got := ev.Results[0][0]; got.Verdict != verdict.Undetermined || got.Reason != ReasonOmitted {
+	if got := ev[0].Cases[0].Result; got.Verdict != verdict.Undetermined || got.Reason != ReasonOmitted {
 		t.Errorf("omitted case: %+v, want undetermined: %s", got, ReasonOmitted)
 	}
 }
 
 // programVerdict is what the first program's rescored cases fold to.
-func programVerdict(ev *Evidence) verdict.Verdict {
-	v, _ := verdict.Program(ev.Results[0])
+func programVerdict(ev []assemble.Program) verdict.Verdict {
+	v, _ := verdict.Program(results(ev[0]))
 	return v
+}
+
+// results are the verdicts of p's cases.
+func results(p assemble.Program) []verdict.CaseResult {
+	out := make([]verdict.CaseResult, len(p.Cases))
+	for k, c := range p.Cases {
+		out[k] = c.Result
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -46,15 +47,15 @@ func storedDiff() report.Report {
 		return runner.Settings{Image: profile.Image, ImageID: profile.Image, User: profile.User, Env: []string{"LANG=C.UTF-8"},
 			TmpfsBytes: map[string]int64{"/tmp": 1 << 20}, Applied: runner.Apply(sp.Job(p).Profile)}
 	}
+	candRec := reporttest.Ran(cand, runner.Observation{ExecutionID: "exec-c", Acquisition: runner.AcquisitionComplete, Events: []runner.Event{candEv}, Settings: settings(cand)}, 0, candRes)
+	candRec.Cases[0].References = []runner.Event{refEv}
 	return assemble.Report(assemble.Input{
 		Spec: sp,
-		Observations: []runner.Observation{
-			{ExecutionID: "exec-r", Acquisition: runner.AcquisitionComplete, Events: []runner.Event{ownEv}, Settings: settings(ref)},
-			{ExecutionID: "exec-c", Acquisition: runner.AcquisitionComplete, Events: []runner.Event{candEv}, Settings: settings(cand)},
+		Programs: []assemble.Program{
+			reporttest.Ran(ref, runner.Observation{ExecutionID: "exec-r", Acquisition: runner.AcquisitionComplete, Events: []runner.Event{ownEv}, Settings: settings(ref)}, 0, ownRes),
+			candRec,
 		},
-		Results:    [][]verdict.CaseResult{{ownRes}, {candRes}},
-		References: [][][]runner.Event{nil, {{refEv}}},
-		RunID:      "run-3",
+		RunID: "run-3",
 	})
 }
 
@@ -77,10 +78,10 @@ func TestMatchSameAs(t *testing.T) {
 		if errs != nil {
 			t.Fatalf("Match: %v", errs)
 		}
-		if got := ev.Results[1][0]; got.Verdict != tt.want {
+		if got := ev[1].Cases[0].Result; got.Verdict != tt.want {
 			t.Errorf("ignore_case %v: %s %q, want %s", tt.ignoreCase, got.Verdict, got.Reason, tt.want)
 		}
-		if refs := ev.References[1][0]; len(refs) != 1 || string(refs[0].Stdout.Data) != "w\n" {
+		if refs := ev[1].Cases[0].References; len(refs) != 1 || string(refs[0].Stdout.Data) != "w\n" {
 			t.Errorf("ignore_case %v: reference runs %+v", tt.ignoreCase, refs)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -83,8 +84,7 @@ func policyReport(t *testing.T, sp *spec.Spec, edit func(r *report.Report)) *Sto
 			obs.Events = append(obs.Events, ev)
 			results = append(results, verdict.Judge(c.Expect, ev))
 		}
-		in.Observations = append(in.Observations, obs)
-		in.Results = append(in.Results, results)
+		in.Programs = append(in.Programs, reporttest.Ran(p, obs, 0, results...))
 	}
 	r := assemble.Report(in)
 	if edit != nil {

@@ -41,7 +41,7 @@ func TestTerminalGolden(t *testing.T) {
 func TestTerminalAllTrue(t *testing.T) {
 	t.Parallel()
 	in := reporttest.Input()
-	in.Spec.Programs = in.Spec.Programs[:1]
+	in.Spec.Programs, in.Programs = in.Spec.Programs[:1], in.Programs[:1]
 	var buf bytes.Buffer
 	if err := Write(&buf, assemble.Report(in), Options{}); err != nil {
 		t.Fatal(err)
@@ -155,14 +155,14 @@ func hostileReport() report.Report {
 			}, hostile, "::error::arg"),
 		),
 	}}
+	obs := runner.Observation{Acquisition: runner.AcquisitionPartial, Reasons: []string{hostile}, SandboxWarnings: []string{hostile}, Events: []runner.Event{ev}}
 	return assemble.Report(assemble.Input{
-		Spec:         sp,
-		Observations: []runner.Observation{{Acquisition: runner.AcquisitionPartial, Reasons: []string{hostile}, SandboxWarnings: []string{hostile}, Events: []runner.Event{ev}}},
-		Results: [][]verdict.CaseResult{{{Verdict: verdict.False, Reason: "got " + hostileOutput, Checks: []verdict.Check{
+		Spec: sp,
+		Programs: []assemble.Program{reporttest.Ran(sp.Programs[0], obs, 0, verdict.CaseResult{Verdict: verdict.False, Reason: "got " + hostileOutput, Checks: []verdict.Check{
 			reporttest.Check("exit_code", verdict.False, "0", "1", hostile),
 			reporttest.Check("stdout", verdict.False, hostile, hostileOutput, hostileOutput),
 			reporttest.Check("stderr", verdict.Undetermined, hostile, hostileOutput, hostile),
-		}}}},
+		}})},
 		RunID:     "run" + hostile,
 		Err:       errorString(hostile),
 		Version:   hostile,
@@ -307,9 +307,8 @@ func TestTerminalMissingImageOncePerProfile(t *testing.T) {
 	in := reporttest.Input()
 	in.Spec.Programs = append(in.Spec.Programs, in.Spec.Programs[3])
 	in.Spec.Programs[4].Name = "missing-too"
-	in.Observations = append(in.Observations, in.Observations[3])
-	in.Results = append(in.Results, in.Results[3])
 	in.Programs = append(in.Programs, in.Programs[3])
+	in.Programs[4].Spec = in.Spec.Programs[4]
 	var buf bytes.Buffer
 	if err := Write(&buf, assemble.Report(in), Options{}); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,199 @@
+package engine
+
+import (
+	"sync"
+
+	"github.com/google/uuid"
+
+	"github.com/behaves-dev/behaves/internal/assemble"
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reuse"
+	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/spec"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// work is a plan as one run carries it out: one record per program and
+// per case (assemble.Program, assemble.Case), filled in as the runs come
+// in. newWork is the one place where the spec's positions (program, case)
+// and the runner's (job, invocation) meet: every later step reaches a
+// case through its record.
+type work struct {
+	spec     *spec.Spec
+	programs []*programRun
+	// refs are the reference inputs the cases that run now compare with,
+	// each once, in the order those cases first need them.
+	refs []*referenceRuns
+}
+
+// programRun is one program of the plan: its record, and the job that
+// runs the cases stored evidence did not answer.
+type programRun struct {
+	// at is the program's position in the plan, where the sink puts it.
+	at    int
+	rec   assemble.Program
+	cases []*caseRun
+	// job's invocations are the runs of the cases that run now, one
+	// case's runs in a row; runs[k] says whose invocation k is.
+	job  runner.Job
+	runs []runAt
+	// stored is the stored attempt its first reused case came from (nil:
+	// none): its settings and build stand for an attempt that ran nothing.
+	stored *report.Program
+}
+
+// runAt is run number run of case c.
+type runAt struct {
+	c   *caseRun
+	run int
+}
+
+// caseRun is one case of the plan: its record, and, while it runs, its
+// runs as they come in. A case that runs more than once holds its runs'
+// events, with their output, until the last is in: its runs are
+// consecutive invocations, so only the cases in flight (about Parallel)
+// hold any.
+type caseRun struct {
+	prog *programRun
+	at   int // the case's position in its program, where the sink puts it
+	rec  *assemble.Case
+	// ref is the reference input a same_as case compares with (nil for
+	// any other case, and for one stored evidence answered).
+	ref *referenceRuns
+	// first is the job's invocation of the case's first run.
+	first int
+
+	mu   sync.Mutex
+	runs []assemble.RunResult
+	have []bool // which runs are in
+	left int
+	done bool // judged, and given to the sink
+}
+
+// referenceRuns are a reference input's runs, with their output until the
+// run ends (--max-reference-output bounds it).
+type referenceRuns struct {
+	input  spec.ReferenceInput
+	events []runner.Event
+}
+
+// runs are the reference's runs (nil for no reference).
+func (r *referenceRuns) runs() []runner.Event {
+	if r == nil {
+		return nil
+	}
+	return r.events
+}
+
+// newWork makes the records of sp's programs (all are the spec's
+// programs, where same_as cases find their reference). answers[p][c],
+// when there are any, is what stored evidence says of case c of program
+// p: a case it answers holds its stored runs and is done; every other
+// case runs now.
+func newWork(sp *spec.Spec, all []spec.Program, answers [][]reuse.Answer) *work {
+	w := &work{spec: sp}
+	inputs, inputOf := sp.References(all)
+	refs := map[int]*referenceRuns{} // by input
+	for i, prog := range sp.Programs {
+		pr := &programRun{at: i, rec: assemble.Program{Spec: prog, Cases: make([]assemble.Case, len(prog.Cases))}}
+		pr.job = sp.Job(prog)
+		invocations := pr.job.Invocations
+		pr.job.Invocations = nil
+		layout := prog.Runs()
+		for c, sc := range prog.Cases {
+			cr := &caseRun{prog: pr, at: c, rec: &pr.rec.Cases[c]}
+			cr.rec.Spec = sc
+			pr.cases = append(pr.cases, cr)
+			var a reuse.Answer
+			if i < len(answers) && c < len(answers[i]) {
+				a = answers[i][c]
+			}
+			if a.Reused() {
+				cr.rec.Runs, cr.rec.Result, cr.rec.References, cr.rec.ReusedFrom = a.Runs, a.Result, a.References, a.From
+				cr.done = true
+				if pr.stored == nil {
+					pr.stored = a.Attempt
+				}
+				continue
+			}
+			cr.rec.NotReused = a.NotReused
+			n := layout.Count(c)
+			cr.first, cr.left = len(pr.job.Invocations), n
+			cr.runs, cr.have = make([]assemble.RunResult, n), make([]bool, n)
+			for r := range n {
+				pr.job.Invocations = append(pr.job.Invocations, invocations[layout.First(c)+r])
+				pr.runs = append(pr.runs, runAt{c: cr, run: r})
+			}
+			if in := inputOf[i][c]; in >= 0 {
+				if refs[in] == nil {
+					refs[in] = &referenceRuns{input: inputs[in]}
+					w.refs = append(w.refs, refs[in])
+				}
+				cr.ref = refs[in]
+			}
+		}
+		w.programs = append(w.programs, pr)
+	}
+	return w
+}
+
+// judge is the case's verdict on one run.
+func (cr *caseRun) judge(ev runner.Event) verdict.CaseResult {
+	return verdict.JudgeRun(cr.rec.Spec.Expect, cr.ref.runs(), ev)
+}
+
+// put judges run number run of the case and records it; it is true when
+// that was the last of the case's runs to come in (the case is then
+// done). It is safe for concurrent use.
+func (cr *caseRun) put(run int, ev runner.Event) bool {
+	res := cr.judge(ev)
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	cr.runs[run], cr.have[run] = assemble.RunResult{Event: ev, Result: res}, true
+	cr.left--
+	if cr.left > 0 || cr.done {
+		return false
+	}
+	cr.done = true
+	return true
+}
+
+// records are the programs' records, in the plan's order.
+func (w *work) records() []assemble.Program {
+	out := make([]assemble.Program, len(w.programs))
+	for i, pr := range w.programs {
+		out[i] = pr.rec
+	}
+	return out
+}
+
+// foldRuns is a case's verdict from its runs' (verdict.Fold).
+func foldRuns(runs []assemble.RunResult) verdict.CaseResult {
+	rs := make([]verdict.CaseResult, len(runs))
+	for i, r := range runs {
+		rs[i] = r.Result
+	}
+	return verdict.Fold(rs).CaseResult
+}
+
+// storedAttempt is the attempt of a program none of whose cases ran now:
+// a new execution ID (this run's attempt, which ran nothing), and the
+// settings and build of stored, the stored attempt its first reused case
+// came from (the key held them equal to the spec's).
+func storedAttempt(stored *report.Program) runner.Observation {
+	obs := runner.Observation{
+		ExecutionID:     uuid.NewString(),
+		Acquisition:     runner.AcquisitionComplete,
+		Reasons:         []string{},
+		SandboxWarnings: []string{},
+	}
+	if stored == nil {
+		return obs
+	}
+	obs.Settings = stored.Settings.Runner()
+	if stored.Build != nil {
+		b, _ := stored.Build.RunnerEvent()
+		obs.Build = &b
+	}
+	return obs
+}
