@@ -1,4 +1,9 @@
-package reuse
+package match_test
+
+// The policies of match's two callers, side by side on one fixture: what
+// reuse does with each kind of stored case (its reason, when it runs the
+// case now) and what rescore does with it (accepts it, or refuses the spec
+// with an error naming the part).
 
 import (
 	"bytes"
@@ -10,6 +15,8 @@ import (
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reporttest"
+	"github.com/behaves-dev/behaves/internal/rescore"
+	"github.com/behaves-dev/behaves/internal/reuse"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -61,8 +68,9 @@ func loadPolicySpec(t *testing.T, edit func(string) string) *spec.Spec {
 
 // policyReport is the report of a run of sp in which every case printed
 // its argument, as the engine records it (settings from runner.Apply);
-// edit changes it before it is written and loaded as a store.
-func policyReport(t *testing.T, sp *spec.Spec, edit func(r *report.Report)) *Store {
+// edit changes it. It is written, read back as rescore reads it, and
+// loaded as reuse loads it.
+func policyReport(t *testing.T, sp *spec.Spec, edit func(r *report.Report)) (report.Report, *reuse.Store) {
 	t.Helper()
 	in := assemble.Input{Spec: sp, RunID: "run-1"}
 	for _, p := range sp.Programs {
@@ -99,18 +107,41 @@ func policyReport(t *testing.T, sp *spec.Spec, edit func(r *report.Report)) *Sto
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Load([]string{path}, 64<<20)
+	stored, err := report.ReadFile(path, 64<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	s, err := reuse.Load([]string{path}, 64<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stored, s
 }
 
-// TestPolicy is reuse's policy, reason by reason: what a stored case must
-// be, beyond what match.Check holds it to, to answer a case as a new run
-// would; and the reason a case runs now otherwise.
-func TestPolicy(t *testing.T) {
+// TestPolicies are reuse's and rescore's policies, reason by reason. For
+// reuse: what a stored case must be, beyond what match.Check holds it to,
+// to answer a case as a new run would, and the reason a case runs now
+// otherwise. For rescore: every case must be answered by the stored case
+// of its program's id and its name, whatever that case's verdict was, or
+// the spec is refused with an error naming what differs; a part left
+// unrecorded is refused unless the stored case never ran. (reuse's refusal
+// of evidence from more runs than a report may name is the store's
+// listing, not a match: reuse's own TestOriginListsTheOriginalRun.)
+func TestPolicies(t *testing.T) {
 	t.Parallel()
+	const (
+		ReasonNoStoredRun = reuse.ReasonNoStoredRun
+		ReasonChanged     = reuse.ReasonChanged
+		ReasonUnrecorded  = reuse.ReasonUnrecorded
+		ReasonRepeat      = reuse.ReasonRepeat
+		ReasonOmitted     = reuse.ReasonOmitted
+		ReasonSandbox     = reuse.ReasonSandbox
+		ReasonTimedOut    = reuse.ReasonTimedOut
+		ReasonUndecided   = reuse.ReasonUndecided
+		ReasonInterrupted = reuse.ReasonInterrupted
+		ReasonFailed      = reuse.ReasonFailed
+		ReasonBuild       = reuse.ReasonBuild
+	)
 	for _, tt := range []struct {
 		name   string
 		spec   func(string) string
@@ -118,22 +149,46 @@ func TestPolicy(t *testing.T) {
 		// want is each case's (echo/x, built/one, built/two) reason, ""
 		// when it is reused.
 		want [3]string
+		// rescore is what rescore's error says, "" when it accepts the
+		// stored report.
+		rescore string
 	}{
 		{name: "unchanged", want: [3]string{"", "", ""}},
 		{name: "a new input", spec: func(s string) string { return strings.Replace(s, `{name: x, args: ["x"]`, `{name: y, args: ["y"]`, 1) },
-			want: [3]string{ReasonNoStoredRun, "", ""}},
+			want: [3]string{ReasonNoStoredRun, "", ""}, rescore: `case "y" of program "echo": stored.json has no such case`},
 		{name: "changed args", spec: func(s string) string {
 			return strings.Replace(s, `args: ["x"], expect: {stdout: {equals: "x"}}`, `args: ["z"], expect: {stdout: {equals: "z"}}`, 1)
 		},
-			want: [3]string{ReasonChanged + "args", "", ""}},
+			want: [3]string{ReasonChanged + "args", "", ""}, rescore: `case "x" of program "echo": args are ["z"], the stored case had ["x"]`},
 		{name: "changed env", spec: func(s string) string { return strings.Replace(s, `env: {MODE: a}`, `env: {MODE: b}`, 1) },
-			want: [3]string{ReasonChanged + "env", "", ""}},
+			want: [3]string{ReasonChanged + "env", "", ""}, rescore: `program "echo": profile "p"'s env is ["MODE=b"], the stored run had ["MODE=a"]`},
 		{name: "changed repeat", spec: func(s string) string {
 			return strings.Replace(s, `{name: x, args: ["x"],`, `{name: x, repeat: 2, args: ["x"],`, 1)
 		},
-			want: [3]string{ReasonRepeat, "", ""}},
+			want: [3]string{ReasonRepeat, "", ""}, rescore: `case "x" of program "echo": repeat is 2, the stored case ran 1 time`},
 		{name: "settings unrecorded", stored: func(r *report.Report) { r.Programs[0].Settings.Applied = report.Applied{} },
+			want: [3]string{ReasonUnrecorded + "settings", "", ""}, rescore: `program "echo": profile "p"'s settings: not recorded by the stored run`},
+		{name: "settings unrecorded by a case that never ran", stored: func(r *report.Report) {
+			r.Programs[0].Settings.Applied = report.Applied{}
+			c := &r.Programs[0].Cases[0]
+			c.Event.ExitCode, c.Event.SandboxError, c.Event.Stdout, c.Event.StdoutBytes, c.Event.StdoutKeptBytes = nil, "not run", "", 0, 0
+			c.Event.StdoutSHA256 = emptySHA256
+		},
+			// What it never ran under is not held against it: it stays
+			// undetermined under rescore; reuse never reuses it.
 			want: [3]string{ReasonUnrecorded + "settings", "", ""}},
+		{name: "another program id", stored: func(r *report.Report) { r.Programs[0].ID = "id-other" },
+			// reuse finds a stored case by its program file and input too.
+			want: [3]string{"", "", ""}, rescore: `program "echo" (echo.sh): stored.json has no evidence for it`},
+		{name: "evidence format unrecorded", stored: func(r *report.Report) {
+			for k := range r.Programs {
+				r.Programs[k].EvidenceFormat = 0
+			}
+		},
+			want:    [3]string{ReasonUnrecorded + "format", ReasonUnrecorded + "format", ReasonUnrecorded + "format"},
+			rescore: `program "echo": stored.json was written by an earlier behaves, which did not record its evidence format`},
+		{name: "evidence format of another behaves", stored: func(r *report.Report) { r.Programs[0].EvidenceFormat++ },
+			want: [3]string{ReasonChanged + "format", "", ""}, rescore: `program "echo": `},
 		{name: "output omitted", stored: func(r *report.Report) {
 			e := &r.Programs[0].Cases[0].Event // as the writer leaves it past its budget: the digest, not the bytes
 			e.StdoutOmitted, e.Stdout, e.StdoutBase64 = true, "", ""
@@ -158,7 +213,7 @@ func TestPolicy(t *testing.T) {
 		{name: "one case of a built program changed", spec: func(s string) string {
 			return strings.Replace(s, `args: ["2"], expect: {stdout: {equals: "2"}}`, `args: ["3"], expect: {stdout: {equals: "3"}}`, 1)
 		},
-			want: [3]string{"", ReasonBuild, ReasonChanged + "args"}},
+			want: [3]string{"", ReasonBuild, ReasonChanged + "args"}, rescore: `case "two" of program "built": args are ["3"], the stored case had ["2"]`},
 		{name: "a failed build that timed out", stored: func(r *report.Report) {
 			b := r.Programs[1].Build
 			b.TimedOut, b.ExitCode = true, new(137)
@@ -171,16 +226,24 @@ func TestPolicy(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			sp := loadPolicySpec(t, tt.spec)
-			store := policyReport(t, loadPolicySpec(t, nil), tt.stored)
+			stored, store := policyReport(t, loadPolicySpec(t, nil), tt.stored)
 			answers := store.Match(sp, nil, nil)
 			got := [3]string{}
-			for i, a := range []Answer{answers[0][0], answers[1][0], answers[1][1]} {
+			for i, a := range []reuse.Answer{answers[0][0], answers[1][0], answers[1][1]} {
 				if !a.Reused() {
 					got[i] = a.NotReused.Reason
 				}
 			}
 			if got != tt.want {
-				t.Errorf("reasons %q, want %q", got, tt.want)
+				t.Errorf("reuse: reasons %q, want %q", got, tt.want)
+			}
+
+			records, errs := rescore.Match(sp, stored, "stored.json")
+			switch {
+			case tt.rescore == "" && errs != nil:
+				t.Errorf("rescore refused it: %v", errs)
+			case tt.rescore != "" && (records != nil || !strings.Contains(errs.Error(), tt.rescore)):
+				t.Errorf("rescore: errors %v, want one containing %q", errs, tt.rescore)
 			}
 		})
 	}
