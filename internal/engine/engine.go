@@ -158,11 +158,11 @@ func (w *work) execute(ctx context.Context, sb runner.Sandbox, opt Options, para
 		jobs[i] = pr.job
 		invocations += len(pr.job.Invocations)
 	}
-	// finish gives a case whose runs are all in to sink, and keeps only
-	// its record without the output (the sink holds that, on disk).
+	// finish judges a case whose runs are all in and gives it to sink,
+	// keeping only its record without the output (the sink holds that, on
+	// disk).
 	finish := func(cr *caseRun) {
-		cr.rec.Runs, cr.rec.Result, cr.rec.References = cr.runs, foldRuns(cr.runs), cr.ref.runs()
-		cr.runs, cr.have = nil, nil
+		cr.judge()
 		sink.AddCase(cr.prog.at, cr.at, *cr.rec)
 		*cr.rec = cr.rec.WithoutOutput()
 		onCase(cr.rec.Result.Verdict)
@@ -227,15 +227,14 @@ func (w *work) execute(ctx context.Context, sb runner.Sandbox, opt Options, para
 			if cr.done {
 				continue
 			}
-			for r := range cr.runs {
+			for r := range cr.events {
 				if cr.have[r] {
 					continue
 				}
-				ev := runner.Event{SandboxError: "not run"}
+				cr.events[r] = runner.Event{SandboxError: "not run"}
 				if k := cr.first + r; k < len(o.Events) {
-					ev = o.Events[k]
+					cr.events[r] = o.Events[k]
 				}
-				cr.runs[r] = assemble.RunResult{Event: ev, Result: cr.judge(ev)}
 			}
 			cr.done = true
 			finish(cr)

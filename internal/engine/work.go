@@ -49,10 +49,10 @@ type runAt struct {
 }
 
 // caseRun is one case of the plan: its record, and, while it runs, its
-// runs as they come in. A case that runs more than once holds its runs'
-// events, with their output, until the last is in: its runs are
-// consecutive invocations, so only the cases in flight (about Parallel)
-// hold any.
+// runs' events as they come in. A case that runs more than once holds its
+// runs' events, with their output, until the last is in, and is judged
+// then: its runs are consecutive invocations, so only the cases in flight
+// (about Parallel) hold any.
 type caseRun struct {
 	prog *programRun
 	at   int // the case's position in its program, where the sink puts it
@@ -63,11 +63,11 @@ type caseRun struct {
 	// first is the job's invocation of the case's first run.
 	first int
 
-	mu   sync.Mutex
-	runs []assemble.RunResult
-	have []bool // which runs are in
-	left int
-	done bool // judged, and given to the sink
+	mu     sync.Mutex
+	events []runner.Event
+	have   []bool // which runs are in
+	left   int
+	done   bool // judged, and given to the sink
 }
 
 // referenceRuns are a reference input's runs, with their output until the
@@ -119,7 +119,7 @@ func newWork(sp *spec.Spec, all []spec.Program, answers [][]reuse.Answer) *work 
 			cr.rec.NotReused = a.NotReused
 			n := layout.Count(c)
 			cr.first, cr.left = len(pr.job.Invocations), n
-			cr.runs, cr.have = make([]assemble.RunResult, n), make([]bool, n)
+			cr.events, cr.have = make([]runner.Event, n), make([]bool, n)
 			for r := range n {
 				pr.job.Invocations = append(pr.job.Invocations, invocations[layout.First(c)+r])
 				pr.runs = append(pr.runs, runAt{c: cr, run: r})
@@ -137,19 +137,26 @@ func newWork(sp *spec.Spec, all []spec.Program, answers [][]reuse.Answer) *work 
 	return w
 }
 
-// judge is the case's verdict on one run.
-func (cr *caseRun) judge(ev runner.Event) verdict.CaseResult {
-	return verdict.JudgeRun(cr.rec.Spec.Expect, cr.ref.runs(), ev)
+// judge judges the case on its runs' events and its reference's runs
+// (verdict.JudgeRuns), into its record.
+func (cr *caseRun) judge() {
+	refs := cr.ref.runs()
+	results, fold := verdict.JudgeRuns(cr.rec.Spec.Expect, refs, cr.events)
+	cr.rec.Runs = make([]assemble.RunResult, len(results))
+	for r, res := range results {
+		cr.rec.Runs[r] = assemble.RunResult{Event: cr.events[r], Result: res}
+	}
+	cr.rec.Result, cr.rec.References = fold, refs
+	cr.events, cr.have = nil, nil
 }
 
-// put judges run number run of the case and records it; it is true when
-// that was the last of the case's runs to come in (the case is then
-// done). It is safe for concurrent use.
+// put records run number run of the case; it is true when that was the
+// last of the case's runs to come in (the case is then done). It is safe
+// for concurrent use.
 func (cr *caseRun) put(run int, ev runner.Event) bool {
-	res := cr.judge(ev)
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
-	cr.runs[run], cr.have[run] = assemble.RunResult{Event: ev, Result: res}, true
+	cr.events[run], cr.have[run] = ev, true
 	cr.left--
 	if cr.left > 0 || cr.done {
 		return false
@@ -165,15 +172,6 @@ func (w *work) records() []assemble.Program {
 		out[i] = pr.rec
 	}
 	return out
-}
-
-// foldRuns is a case's verdict from its runs' (verdict.Fold).
-func foldRuns(runs []assemble.RunResult) verdict.CaseResult {
-	rs := make([]verdict.CaseResult, len(runs))
-	for i, r := range runs {
-		rs[i] = r.Result
-	}
-	return verdict.Fold(rs).CaseResult
 }
 
 // storedAttempt is the attempt of a program none of whose cases ran now:
