@@ -113,13 +113,11 @@ func (p *Plan) Run(ctx context.Context, sb runner.Sandbox, opt Options, sink Sin
 	if onCase == nil {
 		onCase = func(verdict.Verdict) {}
 	}
-	var answers [][]reuse.Answer
+	w := newWork(p.Spec, p.all, opt.Reuse, imageResolver(ctx, sb))
 	var sources *report.Reuse
 	if opt.Reuse != nil {
-		answers = opt.Reuse.Match(p.Spec, p.all, imageResolver(ctx, sb))
-		sources = &report.Reuse{Sources: opt.Reuse.Sources()}
+		sources = &report.Reuse{Sources: opt.Reuse.Sources()} // after its answers
 	}
-	w := newWork(p.Spec, p.all, answers)
 	for _, pr := range w.programs {
 		for _, cr := range pr.cases {
 			if cr.done { // stored evidence answered it

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/behaves-dev/behaves/internal/assemble"
+	"github.com/behaves-dev/behaves/internal/match"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reuse"
 	"github.com/behaves-dev/behaves/internal/runner"
@@ -86,13 +87,17 @@ func (r *referenceRuns) runs() []runner.Event {
 }
 
 // newWork makes the records of sp's programs (all are the spec's
-// programs, where same_as cases find their reference). answers[p][c],
-// when there are any, is what stored evidence says of case c of program
-// p: a case it answers holds its stored runs and is done; every other
-// case runs now.
-func newWork(sp *spec.Spec, all []spec.Program, answers [][]reuse.Answer) *work {
+// programs, where same_as cases find their reference). With a store, a
+// case its stored evidence answers (reuse.Store.Match; resolve says which
+// image this engine runs for a registry digest, nil when there is no
+// engine) holds its stored runs and is done; every other case runs now.
+func newWork(sp *spec.Spec, all []spec.Program, store *reuse.Store, resolve func(pin string) (string, error)) *work {
 	w := &work{spec: sp}
 	inputs, inputOf := sp.References(all)
+	var wants [][]match.Want
+	if store != nil {
+		wants = match.Wants(sp, all, resolve)
+	}
 	refs := map[int]*referenceRuns{} // by input
 	for i, prog := range sp.Programs {
 		pr := &programRun{at: i, rec: assemble.Program{Spec: prog, Cases: make([]assemble.Case, len(prog.Cases))}}
@@ -100,13 +105,17 @@ func newWork(sp *spec.Spec, all []spec.Program, answers [][]reuse.Answer) *work 
 		invocations := pr.job.Invocations
 		pr.job.Invocations = nil
 		layout := prog.Runs()
+		var answers []reuse.Answer
+		if store != nil {
+			answers = store.Match(prog, wants[i], sp.Profiles[prog.Profile].Runtime.Build != nil)
+		}
 		for c, sc := range prog.Cases {
 			cr := &caseRun{prog: pr, at: c, rec: &pr.rec.Cases[c]}
 			cr.rec.Spec = sc
 			pr.cases = append(pr.cases, cr)
 			var a reuse.Answer
-			if i < len(answers) && c < len(answers[i]) {
-				a = answers[i][c]
+			if answers != nil {
+				a = answers[c]
 			}
 			if a.Reused() {
 				cr.rec.Runs, cr.rec.Result, cr.rec.References, cr.rec.ReusedFrom = a.Runs, a.Result, a.References, a.From

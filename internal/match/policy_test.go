@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/behaves-dev/behaves/internal/assemble"
+	"github.com/behaves-dev/behaves/internal/match"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/rescore"
@@ -227,9 +228,10 @@ func TestPolicies(t *testing.T) {
 			t.Parallel()
 			sp := loadPolicySpec(t, tt.spec)
 			stored, store := policyReport(t, loadPolicySpec(t, nil), tt.stored)
-			answers := store.Match(sp, nil, nil)
+			wants := match.Wants(sp, nil, nil)
+			echo, built := store.Match(sp.Programs[0], wants[0], false), store.Match(sp.Programs[1], wants[1], true)
 			got := [3]string{}
-			for i, a := range []reuse.Answer{answers[0][0], answers[1][0], answers[1][1]} {
+			for i, a := range []reuse.Answer{echo[0], built[0], built[1]} {
 				if !a.Reused() {
 					got[i] = a.NotReused.Reason
 				}

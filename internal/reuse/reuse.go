@@ -222,25 +222,17 @@ type Answer struct {
 // Reused is true when stored runs answer the case.
 func (a Answer) Reused() bool { return a.Runs != nil }
 
-// Match answers every case of sp's programs (answers[p][c]). all are the
-// spec's programs, where same_as cases find their reference (a shard's
-// run passes the whole spec's). A program with a build reuses all of its
-// cases or none: its cases are judged on one build.
-//
-// resolve says which image this engine runs for a registry digest (nil:
-// there is no engine): stored evidence answers a case only for the image
-// that would run it now (evidence.ResolveImages).
-func (s *Store) Match(sp *spec.Spec, all []spec.Program, resolve func(pin string) (string, error)) [][]Answer {
-	wants := match.Wants(sp, all, resolve)
-	answers := make([][]Answer, len(sp.Programs))
-	for i, p := range sp.Programs {
-		answers[i] = make([]Answer, len(p.Cases))
-		for k, c := range p.Cases {
-			answers[i][k] = s.answer(wanted{prog: p, c: c, Want: wants[i][k]})
-		}
-		if sp.Profiles[p.Profile].Runtime.Build != nil {
-			oneBuild(p, answers[i])
-		}
+// Match answers every case of program p, whose cases' wanted keys are
+// wants (match.Wants: stored evidence answers a case only for the image
+// that would run it now). A built program (built) reuses all of its cases
+// or none: its cases are judged on one build.
+func (s *Store) Match(p spec.Program, wants []match.Want, built bool) []Answer {
+	answers := make([]Answer, len(p.Cases))
+	for k, c := range p.Cases {
+		answers[k] = s.answer(wanted{prog: p, c: c, Want: wants[k]})
+	}
+	if built {
+		oneBuild(p, answers)
 	}
 	return answers
 }
