@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -41,16 +41,16 @@ var oldFloor = variant{Name: ablationOldFloor, NetworkSandbox: true}
 // both sides of a ratio alike; ratios are taken per repetition. The first
 // long-reps repetitions also run the docker run loop, the parallelism
 // table and the cost of each setting; the floods follow.
-func bench(ctx context.Context, cfg config, mem *MemoryResult, logw io.Writer) (res *Results, err error) {
+func Run(ctx context.Context, cfg Options, mem *MemoryResult, logw io.Writer) (res *Results, err error) {
 	log := logger{w: logw, start: time.Now()}
 	res = newResults(randomHex(8))
 
-	work, done, err := workFolder(log, "behaves-bench-", cfg.keep)
+	work, done, err := workFolder(log, "behaves-bench-", cfg.Keep)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	bin, rev, err := behavesBinary(ctx, log, cfg.behavesBin, work)
+	bin, rev, err := behavesBinary(ctx, log, cfg.BehavesBin, work)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func bench(ctx context.Context, cfg config, mem *MemoryResult, logw io.Writer) (
 		return nil, err
 	}
 
-	reps := max(cfg.reps, cfg.longReps)
+	reps := max(cfg.Reps, cfg.LongReps)
 	for rep := 1; rep <= reps; rep++ {
 		if err := r.repetition(ctx, rep, reps); err != nil {
 			return nil, err
@@ -93,7 +93,7 @@ func bench(ctx context.Context, cfg config, mem *MemoryResult, logw io.Writer) (
 type benchRun struct {
 	// cfg is the run's configuration, its parallelism table completed
 	// with behaves' default.
-	cfg config
+	cfg Options
 	log logger
 	// bin is the behaves binary under measurement.
 	bin string
@@ -137,7 +137,7 @@ func newResults(runID string) *Results {
 		BehavesRunIDs: []string{},
 		BenchRunID:    runID,
 		Warnings:      []string{},
-		Figures:       emptyFigures(),
+		Figures:       EmptyFigures(),
 		Machine: Machine{
 			CPUs:             runtime.NumCPU(),
 			MemoryBytes:      runengine.MemInfo("MemTotal:"),
@@ -164,20 +164,20 @@ func behavesBinary(ctx context.Context, log logger, prebuilt, work string) (bin,
 
 // newBenchRun settles the parallelism and writes every suite's spec into
 // work, so that the runs measure behaves and not the writing of specs.
-func newBenchRun(cfg config, log logger, bin, work string, res *Results) (*benchRun, error) {
+func newBenchRun(cfg Options, log logger, bin, work string, res *Results) (*benchRun, error) {
 	r := &benchRun{cfg: cfg, log: log, bin: bin, res: res, f: &res.Figures}
 	var maxFlood int64
-	for _, n := range cfg.floods {
+	for _, n := range cfg.Floods {
 		maxFlood = max(maxFlood, n)
 	}
 	r.floodCeiling = max(2*maxFlood, 4<<20)
-	r.ps = newProfiles(cfg.shellImage, cfg.pythonImage, r.floodCeiling)
+	r.ps = newProfiles(cfg.ShellImage, cfg.PythonImage, r.floodCeiling)
 	r.defaultParallel = runengine.DefaultParallel(r.ps.largestMemory())
-	if !slices.Contains(cfg.parallels, r.defaultParallel) {
+	if !slices.Contains(cfg.Parallels, r.defaultParallel) {
 		// The table always shows behaves' default against the floor.
-		r.cfg.parallels = append(slices.Clone(cfg.parallels), r.defaultParallel)
+		r.cfg.Parallels = append(slices.Clone(cfg.Parallels), r.defaultParallel)
 	}
-	r.parallel = cfg.parallel
+	r.parallel = cfg.Parallel
 	if r.parallel == 0 {
 		r.parallel = r.defaultParallel // behaves computes the same itself
 	} else {
@@ -192,13 +192,13 @@ func newBenchRun(cfg config, log logger, bin, work string, res *Results) (*bench
 
 // writeSuites generates the suites cfg sizes and writes the spec of each
 // one behaves runs, the floods' included, into work.
-func writeSuites(cfg config, ps profiles, work string) (generatedSuites, map[string]string, error) {
+func writeSuites(cfg Options, ps profiles, work string) (generatedSuites, map[string]string, error) {
 	ss := generatedSuites{
-		base:       newSuite("suite", cfg.programs, cfg.cases),
-		wide:       newSuite("wide", cfg.wide, 1),
-		sample:     newSuiteN("sample", cfg.sample, cfg.cases),
-		eval:       newEvalSuite("eval", cfg.evalPrograms),
-		evalSample: newEvalSuite("eval-sample", cfg.evalSample),
+		base:       newSuite("suite", cfg.Programs, cfg.Cases),
+		wide:       newSuite("wide", cfg.Wide, 1),
+		sample:     newSuiteN("sample", cfg.Sample, cfg.Cases),
+		eval:       newEvalSuite("eval", cfg.EvalPrograms),
+		evalSample: newEvalSuite("eval-sample", cfg.EvalSample),
 	}
 	specs := map[string]string{}
 	var err error
@@ -207,18 +207,18 @@ func writeSuites(cfg config, ps profiles, work string) (generatedSuites, map[str
 			return generatedSuites{}, nil, fmt.Errorf("writing the %s suite: %w", s.name, err)
 		}
 	}
-	for _, n := range cfg.scale {
+	for _, n := range cfg.Scale {
 		if n == ss.base.size() {
 			ss.scale = append(ss.scale, ss.base)
 			continue
 		}
-		s := newSuiteN(fmt.Sprintf("scale-%d", n), n, cfg.cases)
+		s := newSuiteN(fmt.Sprintf("scale-%d", n), n, cfg.Cases)
 		if specs[s.name], err = s.write(work, ps); err != nil {
 			return generatedSuites{}, nil, fmt.Errorf("writing the %s suite: %w", s.name, err)
 		}
 		ss.scale = append(ss.scale, s)
 	}
-	for _, n := range cfg.floods {
+	for _, n := range cfg.Floods {
 		if specs[floodName(n)], err = writeFloodSpec(work, ps, n); err != nil {
 			return generatedSuites{}, nil, fmt.Errorf("writing the flood spec: %w", err)
 		}
@@ -230,11 +230,11 @@ func writeSuites(cfg config, ps profiles, work string) (generatedSuites, map[str
 func (r *benchRun) config(rev string) Config {
 	cfg := r.cfg
 	return Config{
-		BehavesRevision: rev, Short: cfg.short, Reps: cfg.reps, LongReps: cfg.longReps, Parallel: r.parallel,
-		Suite: r.base.shape(), Wide: r.wide.shape(), Sample: r.sample.shape(), Scale: cfg.scale,
-		BehavesNetwork: behavesNetwork(r.ps), DefaultParallel: r.defaultParallel, Parallels: cfg.parallels, Eval: r.eval.shape(), EvalSample: r.evalSample.shape(),
-		FloodBytes: append([]int64{}, cfg.floods...), MemoryFrom: cfg.memoryFrom,
-		ShellImage: cfg.shellImage, PythonImage: cfg.pythonImage,
+		BehavesRevision: rev, Short: cfg.Short, Reps: cfg.Reps, LongReps: cfg.LongReps, Parallel: r.parallel,
+		Suite: r.base.shape(), Wide: r.wide.shape(), Sample: r.sample.shape(), Scale: cfg.Scale,
+		BehavesNetwork: behavesNetwork(r.ps), DefaultParallel: r.defaultParallel, Parallels: cfg.Parallels, Eval: r.eval.shape(), EvalSample: r.evalSample.shape(),
+		FloodBytes: append([]int64{}, cfg.Floods...), MemoryFrom: cfg.MemoryFrom,
+		ShellImage: cfg.ShellImage, PythonImage: cfg.PythonImage,
 	}
 }
 
@@ -242,8 +242,8 @@ func (r *benchRun) config(rev string) Config {
 // and parallelism it is measured at, so that the results say what each
 // figure is even where it stays empty.
 func (r *benchRun) newFigures(mem *MemoryResult) Figures {
-	f := emptyFigures()
-	f.Memory = MemoryFigure{From: r.cfg.memoryFrom, Result: mem}
+	f := EmptyFigures()
+	f.Memory = MemoryFigure{From: r.cfg.MemoryFrom, Result: mem}
 	behavesFig := func(s suite, p int) BehavesFigure {
 		return BehavesFigure{Shape: s.shape(), Invocations: s.size(), Programs: len(s.programs), Parallel: p}
 	}
@@ -254,12 +254,12 @@ func (r *benchRun) newFigures(mem *MemoryResult) Figures {
 	f.Suite, f.Wide, f.Eval = behavesFig(r.base, parallel), behavesFig(r.wide, parallel), behavesFig(r.eval, parallel)
 	f.Eval.Shape = "eval " + f.Eval.Shape
 	f.Serial = behavesFig(r.sample, 1)
-	f.Floor, f.FloorOld = floorFig(r.sample, parallel, networkSkipped), floorFig(r.sample, parallel, networkSandbox)
-	f.FloorSer, f.FloorOldSer = floorFig(r.sample, 1, networkSkipped), floorFig(r.sample, 1, networkSandbox)
-	f.EvalFloor, f.EvalFloorOld = floorFig(r.evalSample, parallel, networkSkipped), floorFig(r.evalSample, parallel, networkSandbox)
+	f.Floor, f.FloorOld = floorFig(r.sample, parallel, NetworkSkipped), floorFig(r.sample, parallel, NetworkSandbox)
+	f.FloorSer, f.FloorOldSer = floorFig(r.sample, 1, NetworkSkipped), floorFig(r.sample, 1, NetworkSandbox)
+	f.EvalFloor, f.EvalFloorOld = floorFig(r.evalSample, parallel, NetworkSkipped), floorFig(r.evalSample, parallel, NetworkSandbox)
 	f.DockerRun = LoopFigure{Shape: r.sample.shape(), Invocations: r.sample.size()}
 	f.Delivery.Programs = len(r.sample.programs) + len(r.evalSample.programs)
-	for _, n := range r.cfg.floods {
+	for _, n := range r.cfg.Floods {
 		f.Floods = append(f.Floods, FloodFigure{Bytes: n})
 	}
 	for _, s := range r.scale {
@@ -269,7 +269,7 @@ func (r *benchRun) newFigures(mem *MemoryResult) Figures {
 		}
 		f.Scaling = append(f.Scaling, p)
 	}
-	for _, p := range r.cfg.parallels {
+	for _, p := range r.cfg.Parallels {
 		f.Parallelism = append(f.Parallelism, ParallelPoint{Parallel: p, Default: p == r.defaultParallel})
 	}
 	for _, v := range ablations {
@@ -318,7 +318,7 @@ func (r *benchRun) repetition(ctx context.Context, rep, reps int) error {
 		return err
 	}
 	sampleVols, evalVols := vols[:len(r.sample.programs)], vols[len(r.sample.programs):]
-	if rep <= r.cfg.reps {
+	if rep <= r.cfg.Reps {
 		if err := r.pairedFigures(ctx, tag, abba, sampleVols, evalVols); err != nil {
 			return err
 		}
@@ -326,7 +326,7 @@ func (r *benchRun) repetition(ctx context.Context, rep, reps int) error {
 			return err
 		}
 	}
-	if rep <= r.cfg.longReps {
+	if rep <= r.cfg.LongReps {
 		if err := r.dockerRunLoop(ctx, tag, sampleVols); err != nil {
 			return err
 		}
@@ -436,7 +436,7 @@ func (r *benchRun) startup(ctx context.Context) error {
 // user would write instead.
 func (r *benchRun) dockerRunLoop(ctx context.Context, tag string, sampleVols []string) error {
 	r.log.printf("%s: docker run loop %s", tag, r.sample.shape())
-	loop, err := r.e.cliLoop(ctx, r.cfg.dockerBin, r.ps, r.sample, sampleVols)
+	loop, err := r.e.cliLoop(ctx, r.cfg.DockerBin, r.ps, r.sample, sampleVols)
 	if err != nil {
 		return err
 	}
@@ -451,7 +451,7 @@ func (r *benchRun) dockerRunLoop(ctx context.Context, tag string, sampleVols []s
 // with the point and the repetition.
 func (r *benchRun) parallelismTable(ctx context.Context, tag string, rep int, sampleVols []string) error {
 	var steps []step
-	for i, p := range r.cfg.parallels {
+	for i, p := range r.cfg.Parallels {
 		pt := &r.f.Parallelism[i]
 		fs := r.floorStep(ctx, tag, nil, r.sample, sampleVols, p, variant{}, func(fr floorResult) {
 			pt.FloorWallMS.addDur(fr.Wall)
@@ -515,10 +515,10 @@ func (r *benchRun) scalingPointOfTheSuite() {
 // to stdout, with an output limit above it, so that all of it is drained;
 // a flood that was not drained in full measured nothing.
 func (r *benchRun) floods(ctx context.Context) error {
-	for i, n := range r.cfg.floods {
+	for i, n := range r.cfg.Floods {
 		fl := &r.f.Floods[i]
-		for rep := 1; rep <= r.cfg.longReps; rep++ {
-			r.log.printf("flood %d/%d: behaves run, %s to stdout", rep, r.cfg.longReps, humanBytes(n))
+		for rep := 1; rep <= r.cfg.LongReps; rep++ {
+			r.log.printf("flood %d/%d: behaves run, %s to stdout", rep, r.cfg.LongReps, humanBytes(n))
 			br, err := r.runSpec(ctx, floodName(n), "--max-output", specSize(r.floodCeiling))
 			if err != nil {
 				return err
@@ -675,9 +675,9 @@ func behavesNetwork(ps profiles) string {
 		p := newProgram(int(k), 1)
 		cfg, _ := containerConfig(ps.of(k), imageInfo{ID: ps.of(k).image}, "v", p.file, p.cases[0], nil)
 		if cfg.NetworkDisabled {
-			seen[networkSkipped] = true
+			seen[NetworkSkipped] = true
 		} else {
-			seen[networkSandbox] = true
+			seen[NetworkSandbox] = true
 		}
 	}
 	if len(seen) > 1 {
@@ -692,9 +692,9 @@ func behavesNetwork(ps profiles) string {
 // floodName is the spec name of the flood of n bytes.
 func floodName(n int64) string { return fmt.Sprintf("flood-%d", n) }
 
-// emptyFigures has every Stat's Values as an empty list, so that the JSON
+// EmptyFigures has every Stat's Values as an empty list, so that the JSON
 // never holds null.
-func emptyFigures() Figures {
+func EmptyFigures() Figures {
 	var f Figures
 	fillStats(&f)
 	f.Scaling = []ScalePoint{}

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -106,6 +106,16 @@ var ablations = []variant{
 	{Name: "ipc_host", IPC: "host"},
 	{Name: "no_program_volume", NoVolume: true},
 	{Name: "oom_watch", OOMWatch: true},
+}
+
+// AblationNames are the names of the settings whose cost the bench
+// measures, in the order of the results' ablation figures.
+func AblationNames() []string {
+	names := make([]string, len(ablations))
+	for i, v := range ablations {
+		names[i] = v.Name
+	}
+	return names
 }
 
 // what says in words what the variant changes.

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -84,14 +84,14 @@ type ReuseRead struct {
 	Bound      int64 `json:"bound"`
 }
 
-// bigReportCases are the cases of the large stored report by default:
+// BigReportCases are the cases of the large stored report by default:
 // with 64 KiB of control characters on each stream (4/3 of that in the
 // report, as base64), they pass the writer's 256 MiB budget, which is then
 // full.
-const bigReportCases = 1700
+const BigReportCases = 1700
 
-// benchReuse runs the reuse scenario with n evaluation programs.
-func benchReuse(ctx context.Context, cfg config, n int, stdout, logw io.Writer) (*ReuseResult, error) {
+// Reuse runs the reuse scenario with n evaluation programs.
+func Reuse(ctx context.Context, cfg Options, n int, stdout, logw io.Writer) (*ReuseResult, error) {
 	log, work, bin, done, err := startScenario(ctx, cfg, logw, "behaves-bench-reuse-")
 	if err != nil {
 		return nil, err
@@ -102,9 +102,9 @@ func benchReuse(ctx context.Context, cfg config, n int, stdout, logw io.Writer) 
 		return nil, err
 	}
 	defer e.cli.Close()
-	ps := newProfiles(cfg.shellImage, cfg.pythonImage, 4<<20)
-	res := &ReuseResult{Schema: ReuseSchema, Revision: revision(ctx), StartedAt: time.Now(), Parallel: cfg.parallel}
-	par := []string{"--parallel", strconv.Itoa(cfg.parallel)}
+	ps := newProfiles(cfg.ShellImage, cfg.PythonImage, 4<<20)
+	res := &ReuseResult{Schema: ReuseSchema, Revision: revision(ctx), StartedAt: time.Now(), Parallel: cfg.Parallel}
+	par := []string{"--parallel", strconv.Itoa(cfg.Parallel)}
 
 	// The evaluation shape, one program changed.
 	eval := newEvalSuite("eval", n)
@@ -137,7 +137,7 @@ func benchReuse(ctx context.Context, cfg config, n int, stdout, logw io.Writer) 
 	res.AloneMS, res.AloneContainers = ms(ar.Wall), creates[ar.Report.RunID]
 
 	// The suite, unchanged.
-	base := newSuite("suite", cfg.programs, cfg.cases)
+	base := newSuite("suite", cfg.Programs, cfg.Cases)
 	first, err = reuseFirst(ctx, log, bin, work, ps, base, par)
 	if err != nil {
 		return nil, err
@@ -151,10 +151,10 @@ func benchReuse(ctx context.Context, cfg config, n int, stdout, logw io.Writer) 
 	res.Suite = pair(base, first, second)
 
 	// A large stored report.
-	if res.Big, err = reuseBig(ctx, log, bin, work, cfg.shellImage, cfg.reuseBig, alone, ps, par); err != nil {
+	if res.Big, err = reuseBig(ctx, log, bin, work, cfg.ShellImage, cfg.ReuseBig, alone, ps, par); err != nil {
 		return nil, err
 	}
-	res.print(stdout)
+	res.Print(stdout)
 	return res, nil
 }
 
@@ -298,7 +298,7 @@ func reuseBig(ctx context.Context, log logger, bin, work, shellImage string, cas
 	return out, nil
 }
 
-func (r *ReuseResult) print(w io.Writer) {
+func (r *ReuseResult) Print(w io.Writer) {
 	fmt.Fprintf(w, "behaves bench -reuse · %s · behaves %s · parallel %d\n", r.StartedAt.UTC().Format("2006-01-02 15:04 UTC"), r.Revision, r.Parallel)
 	row := func(what string, p ReusePair) {
 		fmt.Fprintf(w, "%-40s first %9s  rerun %8s  %5.1f %%  reused %d, ran %d, %d containers\n",
@@ -313,7 +313,7 @@ func (r *ReuseResult) print(w io.Writer) {
 		within((b.PeakRSSKiB-b.BaseRSSKiB)<<10 <= b.Bound))
 }
 
-func writeReuseJSON(path string, r *ReuseResult) error {
+func WriteReuseJSON(path string, r *ReuseResult) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
