@@ -11,9 +11,11 @@
 //  2. the same invocations as a sequential `docker run --rm -i` loop with
 //     the same hardening flags, on the sample, per invocation;
 //  3. the floor: the same invocations, images and container settings
-//     (docker.ProgramContainerConfig, behaves' own) through the bare
-//     Engine API lifecycle (create, attach, start, wait, inspect, remove,
-//     nothing else) with the program volumes already filled, on the sample,
+//     through the bare Engine API lifecycle (create, attach, start, wait,
+//     inspect, remove, nothing else) with the program volumes already
+//     filled, run by behaves' own sandbox (docker.Floor: its delivery,
+//     container settings and Attempt.Run, without the OOM-event
+//     subscription), on the sample,
 //     at the suites' parallelism and at 1. The floor of the targets skips
 //     the engine's network sandbox (Config.NetworkDisabled, no DNS); the
 //     old floor sets it up (NetworkDisabled false, DNS 127.0.0.1), as
@@ -37,7 +39,11 @@
 // setting costs: the floor at parallelism 1 with Init, the tmpfs mounts,
 // the IPC namespace (or only its /dev/shm) or the program volume switched
 // off, or with the network sandbox or behaves' OOM-event subscription
-// added, in the bench's floor only.
+// added, in the bench's floor only (a floor.Variant, which no flag,
+// input or spec field of behaves reaches).
+//
+// The scenarios and their results are package internal/bench; this
+// command holds the flags.
 //
 // The programs are trivial and half of each kind: busybox sh reading a line
 // and echoing it, python3 printing its argument. The sample (60

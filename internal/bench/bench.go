@@ -14,12 +14,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/filters"
-	"github.com/docker/docker/api/types/volume"
-
 	runengine "github.com/behaves-dev/behaves/internal/engine"
 	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/runner/docker/floor"
 )
 
 // sweepTimeout bounds the final removal of what the bench made.
@@ -28,7 +25,7 @@ const sweepTimeout = 2 * time.Minute
 // oldFloor is the floor with the engine's network sandbox set up, as
 // behaves ran every container before it learned to skip it: every ratio
 // against the floor is also taken against it, to show what skipping bought.
-var oldFloor = variant{Name: ablationOldFloor, NetworkSandbox: true}
+var oldFloor = variant{ablationOldFloor, floor.Variant{NetworkSandbox: true}}
 
 // bench measures everything cfg asks for; mem is the memory scenario of an
 // earlier run (-memory-from), or nil.
@@ -61,7 +58,7 @@ func Run(ctx context.Context, cfg Options, mem *MemoryResult, logw io.Writer) (r
 	res.Config = r.config(rev)
 	res.Figures = r.newFigures(mem)
 
-	if r.e, err = newEngine(ctx, res.BenchRunID); err != nil {
+	if r.e, err = newSandbox(ctx, res.BenchRunID); err != nil {
 		return nil, err
 	}
 	defer func() { err = errors.Join(err, r.sweep(ctx)) }()
@@ -97,9 +94,9 @@ type benchRun struct {
 	log logger
 	// bin is the behaves binary under measurement.
 	bin string
-	// e is the bench's own Docker client (the floors, the loop, delivery),
-	// not behaves' run engine.
-	e  *engine
+	// e is behaves' Docker sandbox as the floors, the loop and delivery
+	// use it.
+	e  *sandbox
 	ps profiles
 	generatedSuites
 	// specs are the spec files behaves runs, by suite name (floodName for
@@ -232,7 +229,7 @@ func (r *benchRun) config(rev string) Config {
 	return Config{
 		BehavesRevision: rev, Short: cfg.Short, Reps: cfg.Reps, LongReps: cfg.LongReps, Parallel: r.parallel,
 		Suite: r.base.shape(), Wide: r.wide.shape(), Sample: r.sample.shape(), Scale: cfg.Scale,
-		BehavesNetwork: behavesNetwork(r.ps), DefaultParallel: r.defaultParallel, Parallels: cfg.Parallels, Eval: r.eval.shape(), EvalSample: r.evalSample.shape(),
+		DefaultParallel: r.defaultParallel, Parallels: cfg.Parallels, Eval: r.eval.shape(), EvalSample: r.evalSample.shape(),
 		FloodBytes: append([]int64{}, cfg.Floods...), MemoryFrom: cfg.MemoryFrom,
 		ShellImage: cfg.ShellImage, PythonImage: cfg.PythonImage,
 	}
@@ -280,22 +277,22 @@ func (r *benchRun) newFigures(mem *MemoryResult) Figures {
 }
 
 // sweep removes whatever of the bench is left, also after a failure or an
-// interruption (so on a context of its own), and closes the Docker client.
+// interruption (so on a context of its own), and closes the sandbox.
 func (r *benchRun) sweep(ctx context.Context) error {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sweepTimeout)
 	defer cancel()
-	n, serr := r.e.sweep(sctx)
+	n, serr := r.e.sweepAll(sctx)
 	if n > 0 {
 		r.log.printf("removed %d leftover container(s) and volume(s) of the bench", n)
 	}
-	return errors.Join(serr, r.e.cli.Close())
+	return errors.Join(serr, r.e.Close())
 }
 
 // inspectDocker records the daemon's version, storage driver and cgroup
 // version (when it says) and the time of one image inspect, which behaves
 // pays once per image.
 func (r *benchRun) inspectDocker(ctx context.Context) error {
-	if info, err := r.e.cli.Info(ctx); err == nil {
+	if info, err := r.e.f.Info(ctx); err == nil {
 		m := &r.res.Machine
 		m.DockerVersion, m.StorageDriver, m.CgroupVersion = info.ServerVersion, info.Driver, info.CgroupVersion
 	}
@@ -316,6 +313,9 @@ func (r *benchRun) repetition(ctx context.Context, rep, reps int) error {
 	vols, err := r.deliver(ctx, tag)
 	if err != nil {
 		return err
+	}
+	if r.res.Config.BehavesNetwork == "" {
+		r.res.Config.BehavesNetwork = behavesNetwork(vols)
 	}
 	sampleVols, evalVols := vols[:len(r.sample.programs)], vols[len(r.sample.programs):]
 	if rep <= r.cfg.Reps {
@@ -343,7 +343,7 @@ func (r *benchRun) repetition(ctx context.Context, rep, reps int) error {
 // deliver fills the volumes of the sample and the eval sample, the
 // programs the floors and the loop run, and records what delivery took;
 // the volumes come back in that order.
-func (r *benchRun) deliver(ctx context.Context, tag string) ([]string, error) {
+func (r *benchRun) deliver(ctx context.Context, tag string) ([]runner.Attempt, error) {
 	r.log.printf("%s: delivering the %d sample programs", tag, len(r.sample.programs)+len(r.evalSample.programs))
 	return r.e.deliverAll(ctx, r.ps, []suite{r.sample, r.evalSample}, &r.f.Delivery)
 }
@@ -352,7 +352,7 @@ func (r *benchRun) deliver(ctx context.Context, tag string) ([]string, error) {
 // behaves run next to the floor it is compared with, in ABBA order when
 // abba is set. The floors at the suites' parallelism are measured before
 // and after the long stretch of suites, and count as one.
-func (r *benchRun) pairedFigures(ctx context.Context, tag string, abba bool, sampleVols, evalVols []string) error {
+func (r *benchRun) pairedFigures(ctx context.Context, tag string, abba bool, sampleVols, evalVols []runner.Attempt) error {
 	floorBoth, oldBoth := bracket(&r.f.Floor), bracket(&r.f.FloorOld)
 	steps := slices.Concat(
 		r.evalVsFloor(ctx, tag, evalVols),
@@ -372,7 +372,7 @@ func (r *benchRun) pairedFigures(ctx context.Context, tag string, abba bool, sam
 
 // evalVsFloor is (8): the floor and the old floor of the eval sample, and
 // behaves on the eval suite.
-func (r *benchRun) evalVsFloor(ctx context.Context, tag string, evalVols []string) []step {
+func (r *benchRun) evalVsFloor(ctx context.Context, tag string, evalVols []runner.Attempt) []step {
 	return []step{
 		r.floorStep(ctx, tag, &r.f.EvalFloor, r.evalSample, evalVols, r.parallel, variant{}, nil),
 		r.floorStep(ctx, tag, &r.f.EvalFloorOld, r.evalSample, evalVols, r.parallel, oldFloor, nil),
@@ -385,7 +385,7 @@ func (r *benchRun) evalVsFloor(ctx context.Context, tag string, evalVols []strin
 // sample at the suites' parallelism that its own ratio is taken against:
 // over the long stretch of suites the engine's pace drifts, and a floor
 // from before and after it pairs a run with an engine in another state.
-func (r *benchRun) suitesVsAdjacentFloor(ctx context.Context, tag string, sampleVols []string) []step {
+func (r *benchRun) suitesVsAdjacentFloor(ctx context.Context, tag string, sampleVols []runner.Attempt) []step {
 	adjacent := func(st **Stat) step {
 		return r.floorStep(ctx, tag, nil, r.sample, sampleVols, r.parallel, variant{}, func(fr floorResult) {
 			if *st == nil {
@@ -413,7 +413,7 @@ func (r *benchRun) suitesVsAdjacentFloor(ctx context.Context, tag string, sample
 
 // serialVsFloor is (4): the floor and the old floor of the sample at
 // parallelism 1, and behaves --parallel 1 on it.
-func (r *benchRun) serialVsFloor(ctx context.Context, tag string, sampleVols []string) []step {
+func (r *benchRun) serialVsFloor(ctx context.Context, tag string, sampleVols []runner.Attempt) []step {
 	return []step{
 		r.floorStep(ctx, tag, &r.f.FloorSer, r.sample, sampleVols, 1, variant{}, nil),
 		r.floorStep(ctx, tag, &r.f.FloorOldSer, r.sample, sampleVols, 1, oldFloor, nil),
@@ -434,9 +434,9 @@ func (r *benchRun) startup(ctx context.Context) error {
 
 // dockerRunLoop is (2): the sample as the sequential `docker run` loop a
 // user would write instead.
-func (r *benchRun) dockerRunLoop(ctx context.Context, tag string, sampleVols []string) error {
+func (r *benchRun) dockerRunLoop(ctx context.Context, tag string, sampleVols []runner.Attempt) error {
 	r.log.printf("%s: docker run loop %s", tag, r.sample.shape())
-	loop, err := r.e.cliLoop(ctx, r.cfg.DockerBin, r.ps, r.sample, sampleVols)
+	loop, err := r.e.cliLoop(ctx, r.cfg.DockerBin, r.sample, sampleVols)
 	if err != nil {
 		return err
 	}
@@ -449,7 +449,7 @@ func (r *benchRun) dockerRunLoop(ctx context.Context, tag string, sampleVols []s
 // parallelismTable measures behaves and the floor on the sample at each
 // parallelism of the table, back to back, the pair's order alternating
 // with the point and the repetition.
-func (r *benchRun) parallelismTable(ctx context.Context, tag string, rep int, sampleVols []string) error {
+func (r *benchRun) parallelismTable(ctx context.Context, tag string, rep int, sampleVols []runner.Attempt) error {
 	var steps []step
 	for i, p := range r.cfg.Parallels {
 		pt := &r.f.Parallelism[i]
@@ -474,7 +474,7 @@ func (r *benchRun) parallelismTable(ctx context.Context, tag string, rep int, sa
 // 1 with each variant, between a floor at 1 before and one after them
 // whose mean each is compared with. The variants run in the opposite
 // order when abba is set, so that a drift weighs on none of them alone.
-func (r *benchRun) settingCosts(ctx context.Context, tag string, abba bool, sampleVols []string) error {
+func (r *benchRun) settingCosts(ctx context.Context, tag string, abba bool, sampleVols []runner.Attempt) error {
 	var before, after floorResult
 	steps := []step{r.floorStep(ctx, tag, nil, r.sample, sampleVols, 1, variant{}, func(fr floorResult) { before = fr })}
 	results := make([]floorResult, len(ablations))
@@ -563,7 +563,7 @@ type step = func() error
 
 // floorStep runs the floor (variant v) over s at parallelism p and
 // records it in fl (if not nil); the result is also passed to then.
-func (r *benchRun) floorStep(ctx context.Context, tag string, fl *FloorFigure, s suite, vols []string, p int, v variant, then func(floorResult)) step {
+func (r *benchRun) floorStep(ctx context.Context, tag string, fl *FloorFigure, s suite, vols []runner.Attempt, p int, v variant, then func(floorResult)) step {
 	return func() error {
 		what := "floor"
 		if v.NetworkSandbox {
@@ -573,7 +573,7 @@ func (r *benchRun) floorStep(ctx context.Context, tag string, fl *FloorFigure, s
 			what = "floor, " + v.what()
 		}
 		r.log.printf("%s: %s %s, parallel %d", tag, what, s.shape(), p)
-		fr, err := r.e.floor(ctx, r.ps, s, vols, p, v)
+		fr, err := r.e.floor(ctx, s, vols, p, v)
 		if err != nil {
 			return err
 		}
@@ -666,15 +666,13 @@ func bracket(fl *FloorFigure) func(floorResult) {
 	}
 }
 
-// behavesNetwork says what behaves' own configuration of the suites'
-// program containers does with the network sandbox: "skipped", "sandbox",
-// or "mixed" when the profiles differ.
-func behavesNetwork(ps profiles) string {
+// behavesNetwork says what behaves' own configuration of the prepared
+// programs' containers does with the network sandbox: "skipped",
+// "sandbox", or "mixed" when the profiles differ.
+func behavesNetwork(atts []runner.Attempt) string {
 	seen := map[string]bool{}
-	for _, k := range kinds {
-		p := newProgram(int(k), 1)
-		cfg, _ := containerConfig(ps.of(k), imageInfo{ID: ps.of(k).image}, "v", p.file, p.cases[0], nil)
-		if cfg.NetworkDisabled {
+	for _, a := range atts {
+		if a.Settings().Container.NetworkDisabled {
 			seen[NetworkSkipped] = true
 		} else {
 			seen[NetworkSandbox] = true
@@ -764,13 +762,13 @@ func fillStats(f *Figures) {
 // records the mean delivery phases per program (volume removal is recorded
 // by removeVolumes). The volumes are returned in the programs' order, the
 // suites' one after the other.
-func (e *engine) deliverAll(ctx context.Context, ps profiles, suites []suite, d *DeliveryFigure) ([]string, error) {
+func (e *sandbox) deliverAll(ctx context.Context, ps profiles, suites []suite, d *DeliveryFigure) ([]runner.Attempt, error) {
 	var s suite
 	for _, x := range suites {
 		s.programs = append(s.programs, x.programs...)
 	}
-	vols := make([]string, len(s.programs))
-	var made []string
+	vols := make([]runner.Attempt, len(s.programs))
+	var made []runner.Attempt
 	var sum deliveryPhases
 	for _, k := range kinds {
 		var idx []int
@@ -811,7 +809,7 @@ func (e *engine) deliverAll(ctx context.Context, ps profiles, suites []suite, d 
 
 // removeVolumesQuietly removes volumes after a failure; the sweep at the
 // end reports whatever is left.
-func (e *engine) removeVolumesQuietly(ctx context.Context, vols []string) {
+func (e *sandbox) removeVolumesQuietly(ctx context.Context, vols []runner.Attempt) {
 	for _, v := range vols {
 		e.removeVolume(ctx, v)
 	}
@@ -819,7 +817,7 @@ func (e *engine) removeVolumesQuietly(ctx context.Context, vols []string) {
 
 // removeVolumes removes the program volumes and records the mean removal
 // time and the delivery total of this repetition.
-func (e *engine) removeVolumes(ctx context.Context, vols []string, d *DeliveryFigure) error {
+func (e *sandbox) removeVolumes(ctx context.Context, vols []runner.Attempt, d *DeliveryFigure) error {
 	var sum time.Duration
 	for _, v := range vols {
 		dt, err := e.removeVolume(ctx, v)
@@ -837,23 +835,15 @@ func (e *engine) removeVolumes(ctx context.Context, vols []string, d *DeliveryFi
 
 // leftovers reports the containers and volumes a behaves run left (its
 // run-ID label), and removes them; "" when there are none.
-func (e *engine) leftovers(ctx context.Context, runID string) string {
-	f := filters.NewArgs(filters.Arg("label", runner.LabelRunID+"="+runID))
-	cs, err1 := e.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
-	vs, err2 := e.cli.VolumeList(ctx, volume.ListOptions{Filters: f})
-	if err := errors.Join(err1, err2); err != nil {
+func (e *sandbox) leftovers(ctx context.Context, runID string) string {
+	cs, vs, err := e.removeRun(ctx, runID)
+	if cs == 0 && vs == 0 && err != nil {
 		return fmt.Sprintf("could not check behaves run %s for leftovers: %v", runID, err)
 	}
-	if len(cs) == 0 && len(vs.Volumes) == 0 {
+	if cs == 0 && vs == 0 {
 		return ""
 	}
-	for _, c := range cs {
-		_ = e.cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true, RemoveVolumes: true})
-	}
-	for _, v := range vs.Volumes {
-		_ = e.cli.VolumeRemove(ctx, v.Name, true)
-	}
-	return fmt.Sprintf("behaves run %s left %d container(s) and %d volume(s) (removed by the bench)", runID, len(cs), len(vs.Volumes))
+	return fmt.Sprintf("behaves run %s left %d container(s) and %d volume(s) (removed by the bench)", runID, cs, vs)
 }
 
 // workFolder makes the bench's temporary folder; done removes it unless

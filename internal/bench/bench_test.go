@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"maps"
 	"math"
 	"os"
@@ -13,8 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docker/docker/api/types/container"
-
+	"github.com/behaves-dev/behaves/internal/dockertest"
 	"github.com/behaves-dev/behaves/internal/spec"
 )
 
@@ -116,25 +116,45 @@ func TestSuites(t *testing.T) {
 }
 
 // TestDockerRunArgs checks that the docker run loop gets every hardening
-// setting of the container configuration.
+// setting of behaves' container configuration (a prepared program's).
 func TestDockerRunArgs(t *testing.T) {
-	t.Parallel()
-	ps := newProfiles(fakeShell, fakePython, 4<<20)
+	cl := dockertest.Client(t)
+	python := dockertest.Image(t, "BEHAVES_IMAGE_PYTHON")
+	ps := newProfiles(fakeShell, python, 4<<20)
+	e, err := newSandbox(t.Context(), randomHex(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := e.Close(); err != nil {
+			t.Error(err)
+		}
+		dockertest.AssertNothingLeft(t, cl, e.runID)
+	}()
 	p := newProgram(1, 1)
-	cfg, hc := loopConfig(ps.of(p.kind), imageInfo{ID: fakePython, Volumes: []string{"/data"}}, "vol1", p.file, p.cases[0], map[string]string{"behaves.role": "cli"})
+	atts, _, err := e.deliver(t.Context(), ps, []program{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer atts[0].Close(context.WithoutCancel(t.Context()))
+	cfg, hc, err := e.loopConfig(atts[0], p, p.cases[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	vol := atts[0].Settings().Container.ProgramMount
+	vol = strings.Split(vol, ":")[1]
 	got := strings.Join(dockerRunArgs("c1", cfg, hc), " ")
 	for _, want := range []string{
 		"run --rm -i --name c1 ",
 		"--hostname behaves ", "--user 65534:65534 ", "--workdir /program ",
 		"--network none ", "--ipc private ", "--shm-size 67108864 ", "--log-driver none ",
 		"--memory 67108864 ", "--memory-swap 67108864 ", "--cpus 1 ", "--pids-limit 64 ",
-		"--read-only ", "--init ", "--no-healthcheck ", "--cap-drop ALL ", "--security-opt no-new-privileges ",
+		"--read-only ", "--init ", "--no-healthcheck ", "--dns 127.0.0.1 ", "--cap-drop ALL ", "--security-opt no-new-privileges ",
 		"--ulimit nofile=256:256 ", "--ulimit fsize=67108864:67108864 ", "--ulimit core=0:0 ",
-		"--tmpfs /data:rw,nosuid,nodev,noexec,size=67108864 ",
 		"--tmpfs /tmp:rw,nosuid,nodev,noexec,size=16777216 ",
-		"--mount type=volume,src=vol1,dst=/program,readonly,volume-nocopy ",
-		"--label behaves.role=cli ",
-		"--entrypoint python3 " + fakePython + " -I /program/p001.py p001-c00",
+		"--mount type=volume,src=" + vol + ",dst=/program,readonly,volume-nocopy ",
+		"--label behaves.role=cli ", "--label behaves.run-id=" + e.runID + " ",
+		"--entrypoint python3 " + python + " -I /program/p001.py p001-c00",
 	} {
 		if !strings.Contains(got+" ", want) {
 			t.Errorf("docker run args lack %q:\n%s", want, got)
@@ -162,74 +182,20 @@ func TestStat(t *testing.T) {
 	}
 }
 
-// TestVariants checks that every floor sets the network fields itself,
-// whatever behaves' configuration says, and changes nothing else but what
-// its variant switches off.
-func TestVariants(t *testing.T) {
+// TestAblations checks that every setting's cost has a name of its own
+// and a description (what each variant changes is runner/docker's
+// TestFloorVariants).
+func TestAblations(t *testing.T) {
 	t.Parallel()
-	ps := newProfiles(fakeShell, fakePython, 4<<20)
-	p := newProgram(1, 1) // python: a tmpfs, an argument
-	img := imageInfo{ID: fakePython}
-	build := func() (*container.Config, *container.HostConfig) {
-		return containerConfig(ps.of(p.kind), img, "vol1", p.file, p.cases[0], nil)
-	}
-	for _, on := range []bool{false, true} {
-		// Both starting points: the engine's network sandbox set up (as
-		// behaves once ran every container) and skipped (as it does now).
-		cfg, hc := build()
-		cfg.NetworkDisabled, hc.DNS = on, nil
-		if on {
-			hc.DNS = []string{"10.0.0.1"}
-		}
-		variant{}.apply(cfg, hc, p)
-		if !cfg.NetworkDisabled || hc.DNS != nil || hc.NetworkMode != "none" {
-			t.Errorf("the floor: NetworkDisabled %v, DNS %v, mode %q; want true, none, none", cfg.NetworkDisabled, hc.DNS, hc.NetworkMode)
-		}
-		cfg, hc = build()
-		cfg.NetworkDisabled = !on
-		variant{NetworkSandbox: true}.apply(cfg, hc, p)
-		if cfg.NetworkDisabled || !slices.Equal(hc.DNS, []string{"127.0.0.1"}) || hc.NetworkMode != "none" {
-			t.Errorf("the old floor: NetworkDisabled %v, DNS %v, mode %q; want false, [127.0.0.1], none", cfg.NetworkDisabled, hc.DNS, hc.NetworkMode)
-		}
-	}
-
-	// The floor is behaves' configuration but for the network fields.
-	wantCfg, wantHC := build()
-	withNetworkSandbox(wantCfg, wantHC, false)
-	for _, tc := range []struct {
-		v      variant
-		change func(*container.Config, *container.HostConfig)
-	}{
-		{variant{}, func(*container.Config, *container.HostConfig) {}},
-		{variant{NoInit: true}, func(_ *container.Config, hc *container.HostConfig) { hc.Init = ptr(false) }},
-		{variant{NoTmpfs: true}, func(_ *container.Config, hc *container.HostConfig) { hc.Tmpfs = nil }},
-		{variant{IPC: "none"}, func(_ *container.Config, hc *container.HostConfig) { hc.IpcMode, hc.ShmSize = "none", 0 }},
-		{variant{IPC: "host"}, func(_ *container.Config, hc *container.HostConfig) { hc.IpcMode, hc.ShmSize = "host", 0 }},
-		{variant{NoVolume: true}, func(cfg *container.Config, hc *container.HostConfig) {
-			hc.Mounts, cfg.WorkingDir = nil, "/"
-			cfg.Entrypoint = []string{"python3", "-I"}
-			cfg.Cmd = []string{"-c", string(p.source), "p001-c00"}
-		}},
-		{variant{OOMWatch: true}, func(*container.Config, *container.HostConfig) {}},
-	} {
-		cfg, hc := build()
-		tc.v.apply(cfg, hc, p)
-		wc, wh := build()
-		withNetworkSandbox(wc, wh, false)
-		tc.change(wc, wh)
-		if !reflect.DeepEqual(cfg, wc) || !reflect.DeepEqual(hc, wh) {
-			t.Errorf("%s: got\n%+v\n%+v\nwant\n%+v\n%+v", tc.v.what(), cfg, hc, wc, wh)
-		}
-	}
-	if len(wantHC.Tmpfs) == 0 || len(wantHC.Mounts) != 1 || wantHC.Init == nil || !*wantHC.Init || wantHC.IpcMode != "private" {
-		t.Fatalf("behaves' configuration changed: the variants above switch off what is no longer there: %+v", wantHC)
-	}
 	names := map[string]bool{}
 	for _, v := range ablations {
-		if v.Name == "" || names[v.Name] || v.what() == "the floor" {
-			t.Errorf("ablation %+v: no name, a duplicate name or no description", v)
+		if v.Name == "" || names[v.Name] || v.what() == "the floor" || v.Variant == (variant{}).Variant {
+			t.Errorf("ablation %+v: no name, a duplicate name, no description or no change", v)
 		}
 		names[v.Name] = true
+	}
+	if got := AblationNames(); len(got) != len(ablations) {
+		t.Errorf("AblationNames() = %v", got)
 	}
 }
 

@@ -9,8 +9,6 @@ import (
 	"time"
 )
 
-var pidSelf = os.Getpid()
-
 // Options are what to measure (cmd/bench's flags).
 type Options struct {
 	Reps, LongReps   int

@@ -17,7 +17,6 @@ import (
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/runner"
-	"github.com/behaves-dev/behaves/internal/runner/docker"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -97,11 +96,11 @@ func Reuse(ctx context.Context, cfg Options, n int, stdout, logw io.Writer) (*Re
 		return nil, err
 	}
 	defer done()
-	e, err := newEngine(ctx, randomHex(8))
+	e, err := newSandbox(ctx, randomHex(8))
 	if err != nil {
 		return nil, err
 	}
-	defer e.cli.Close()
+	defer e.Close()
 	ps := newProfiles(cfg.ShellImage, cfg.PythonImage, 4<<20)
 	res := &ReuseResult{Schema: ReuseSchema, Revision: revision(ctx), StartedAt: time.Now(), Parallel: cfg.Parallel}
 	par := []string{"--parallel", strconv.Itoa(cfg.Parallel)}
@@ -179,7 +178,7 @@ func reuseFirst(ctx context.Context, log logger, bin, work string, ps profiles, 
 
 // reuseSecond runs s with --reuse of first's report and counts the
 // containers it made.
-func reuseSecond(ctx context.Context, log logger, e *engine, bin, work string, ps profiles, s suite, first behavesRun, par []string) (reused, error) {
+func reuseSecond(ctx context.Context, log logger, e *sandbox, bin, work string, ps profiles, s suite, first behavesRun, par []string) (reused, error) {
 	path, err := s.write(work, ps)
 	if err != nil {
 		return reused{}, err
@@ -212,10 +211,10 @@ func pair(s suite, first behavesRun, second reused) ReusePair {
 
 // watchCreates counts, from now until the returned function is called,
 // the containers the daemon creates with a behaves run ID label, by run ID,
-// from the live event stream (docker.Follow).
-func (e *engine) watchCreates(ctx context.Context) (stop func() (map[string]int, error)) {
+// from the live event stream (docker.Follow, on the sandbox's client).
+func (e *sandbox) watchCreates(ctx context.Context) (stop func() (map[string]int, error)) {
 	seen := map[string]int{}
-	end := docker.Follow(ctx, e.cli, filters.NewArgs(
+	end := e.f.Follow(ctx, filters.NewArgs(
 		filters.Arg("type", string(events.ContainerEventType)),
 		filters.Arg("event", string(events.ActionCreate)),
 		filters.Arg("label", runner.LabelRunID),

@@ -61,7 +61,7 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 	// then checked against its events (see oom.go).
 	var checkOOM bool
 	var createdAt string
-	var watch *OOMWatch
+	var watch *oomWatch
 	defer func() {
 		err = s.removeContainer(s.cleanupParent(ctx), name, created.ID)
 		if checkOOM {
@@ -187,7 +187,7 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 // resource limit is memory (which wins over output, as in judge); if the
 // question cannot be answered, the evidence is incomplete and the event
 // says why.
-func (s *Sandbox) confirmNoOOM(ctx context.Context, ev *runner.Event, watch *OOMWatch, created string, removeErr error) {
+func (s *Sandbox) confirmNoOOM(ctx context.Context, ev *runner.Event, watch *oomWatch, created string, removeErr error) {
 	var oom bool
 	var err error
 	if removeErr == nil {

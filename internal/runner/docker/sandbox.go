@@ -130,7 +130,7 @@ type Sandbox struct {
 	// the first container starts, and whether Close has ended it (a
 	// subscription after Close would outlive the sandbox).
 	evMu     sync.Mutex
-	events   *EventStream
+	events   *eventStream
 	evClosed bool
 }
 
