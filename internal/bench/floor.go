@@ -133,13 +133,9 @@ func (e *sandbox) inspectImages(ctx context.Context, ps profiles) (time.Duration
 }
 
 // deliveryPhases are the engine calls of delivering programs (behaves'
-// Prepare and Close).
+// Prepare; the volume's removal, Close, is timed by removeVolume).
 type deliveryPhases struct {
-	VolumeCreate, HelperCreate, Copy, HelperRemove, VolumeRemove time.Duration
-}
-
-func (d deliveryPhases) total() time.Duration {
-	return d.VolumeCreate + d.HelperCreate + d.Copy + d.HelperRemove + d.VolumeRemove
+	VolumeCreate, HelperCreate, Copy, HelperRemove time.Duration
 }
 
 // deliver prepares programs (all of one kind) as behaves prepares a batch
