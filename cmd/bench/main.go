@@ -11,9 +11,11 @@
 //  2. the same invocations as a sequential `docker run --rm -i` loop with
 //     the same hardening flags, on the sample, per invocation;
 //  3. the floor: the same invocations, images and container settings
-//     (docker.ProgramContainerConfig, behaves' own) through the bare
-//     Engine API lifecycle (create, attach, start, wait, inspect, remove,
-//     nothing else) with the program volumes already filled, on the sample,
+//     through the bare Engine API lifecycle (create, attach, start, wait,
+//     inspect, remove, nothing else) with the program volumes already
+//     filled, run by behaves' own sandbox (docker.Floor: its delivery,
+//     container settings and Attempt.Run, without the OOM-event
+//     subscription), on the sample,
 //     at the suites' parallelism and at 1. The floor of the targets skips
 //     the engine's network sandbox (Config.NetworkDisabled, no DNS); the
 //     old floor sets it up (NetworkDisabled false, DNS 127.0.0.1), as
@@ -37,7 +39,11 @@
 // setting costs: the floor at parallelism 1 with Init, the tmpfs mounts,
 // the IPC namespace (or only its /dev/shm) or the program volume switched
 // off, or with the network sandbox or behaves' OOM-event subscription
-// added, in the bench's floor only.
+// added, in the bench's floor only (a floor.Variant, which no flag,
+// input or spec field of behaves reaches).
+//
+// The scenarios and their results are package internal/bench; this
+// command holds the flags.
 //
 // The programs are trivial and half of each kind: busybox sh reading a line
 // and echoing it, python3 printing its argument. The sample (60
@@ -89,50 +95,16 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
+	"github.com/behaves-dev/behaves/internal/bench"
 	"github.com/behaves-dev/behaves/internal/spec"
 )
-
-var pidSelf = os.Getpid()
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := realMain(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
-}
-
-// config is what to measure.
-type config struct {
-	reps, longReps   int
-	programs, cases  int
-	wide             int
-	sample           int
-	scale            []int
-	floods           []int64
-	parallel         int // 0: behaves' default
-	parallels        []int
-	evalPrograms     int
-	evalSample       int
-	memoryFrom       string
-	jsonPath         string
-	short            bool
-	behavesBin       string
-	dockerBin        string
-	shellImage       string
-	pythonImage      string
-	keep             bool
-	from             string
-	explicitParallel bool
-	// memory, when above 0, runs only the memory scenario with that many
-	// invocations (see benchMemory).
-	memory int
-	// reuse, when above 0, runs only the reuse scenario with that many
-	// evaluation programs (see benchReuse).
-	reuse int
-	// reuseBig is the cases of the reuse scenario's large stored report.
-	reuseBig int
 }
 
 // realMain parses the flags, runs the benchmark, prints the table and
@@ -146,100 +118,100 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 2
 	}
-	if cfg.from != "" {
-		res, err := readJSON(cfg.from)
+	if cfg.From != "" {
+		res, err := bench.ReadJSON(cfg.From)
 		if err != nil {
 			fmt.Fprintf(stderr, "bench: %v\n", err)
 			return 1
 		}
-		res.print(stdout)
+		res.Print(stdout)
 		return 0
 	}
-	if cfg.reuse > 0 {
-		res, err := benchReuse(ctx, cfg, cfg.reuse, stdout, stderr)
+	if cfg.Reuse > 0 {
+		res, err := bench.Reuse(ctx, cfg, cfg.Reuse, stdout, stderr)
 		if err != nil {
 			fmt.Fprintf(stderr, "bench: %v\n", err)
 			return 1
 		}
-		if cfg.jsonPath != "" {
-			if err := writeReuseJSON(cfg.jsonPath, res); err != nil {
-				fmt.Fprintf(stderr, "bench: writing %s: %v\n", cfg.jsonPath, err)
+		if cfg.JSONPath != "" {
+			if err := bench.WriteReuseJSON(cfg.JSONPath, res); err != nil {
+				fmt.Fprintf(stderr, "bench: writing %s: %v\n", cfg.JSONPath, err)
 				return 1
 			}
 		}
 		return 0
 	}
-	if cfg.memory > 0 {
-		res, err := benchMemory(ctx, cfg, cfg.memory, stdout, stderr)
+	if cfg.Memory > 0 {
+		res, err := bench.Memory(ctx, cfg, cfg.Memory, stdout, stderr)
 		if err != nil {
 			fmt.Fprintf(stderr, "bench: %v\n", err)
 			return 1
 		}
-		if cfg.jsonPath != "" {
-			if err := writeMemoryJSON(cfg.jsonPath, res); err != nil {
-				fmt.Fprintf(stderr, "bench: writing %s: %v\n", cfg.jsonPath, err)
+		if cfg.JSONPath != "" {
+			if err := bench.WriteMemoryJSON(cfg.JSONPath, res); err != nil {
+				fmt.Fprintf(stderr, "bench: writing %s: %v\n", cfg.JSONPath, err)
 				return 1
 			}
 		}
 		return 0
 	}
-	var mem *MemoryResult
-	if cfg.memoryFrom != "" {
-		if mem, err = readMemoryJSON(cfg.memoryFrom); err != nil {
+	var mem *bench.MemoryResult
+	if cfg.MemoryFrom != "" {
+		if mem, err = bench.ReadMemoryJSON(cfg.MemoryFrom); err != nil {
 			fmt.Fprintf(stderr, "bench: -memory-from: %v\n", err)
 			return 1
 		}
 	}
-	res, err := bench(ctx, cfg, mem, stderr)
+	res, err := bench.Run(ctx, cfg, mem, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 1
 	}
 	res.Command = "go run ./cmd/bench " + strings.Join(args, " ")
-	res.print(stdout)
-	if cfg.jsonPath != "" {
-		if err := writeJSON(cfg.jsonPath, res); err != nil {
-			fmt.Fprintf(stderr, "bench: writing %s: %v\n", cfg.jsonPath, err)
+	res.Print(stdout)
+	if cfg.JSONPath != "" {
+		if err := bench.WriteJSON(cfg.JSONPath, res); err != nil {
+			fmt.Fprintf(stderr, "bench: writing %s: %v\n", cfg.JSONPath, err)
 			return 1
 		}
-		fmt.Fprintf(stderr, "bench: wrote %s\n", cfg.jsonPath)
+		fmt.Fprintf(stderr, "bench: wrote %s\n", cfg.JSONPath)
 	}
 	return 0
 }
 
-func parseFlags(args []string, stderr io.Writer) (config, error) {
-	var cfg config
+func parseFlags(args []string, stderr io.Writer) (bench.Options, error) {
+	var cfg bench.Options
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: go run ./cmd/bench [flags]\n\nMeasures behaves against a docker run loop and the bare Engine API floor (the targets of docs/performance.md).\n\nflags:\n")
 		fs.PrintDefaults()
 	}
-	fs.IntVar(&cfg.reps, "reps", 3, "repetitions of the suites (1), (5) and (8), the floors (3) and --parallel 1 (4)")
-	fs.IntVar(&cfg.longReps, "long-reps", 1, "repetitions of the docker run loop (2), the parallelism table, the cost of each setting and the floods (6)")
-	fs.IntVar(&cfg.programs, "programs", 20, "programs in the suite (1)")
-	fs.IntVar(&cfg.cases, "cases", 10, "cases per program in the suite (1) and the scaling runs (5)")
-	fs.IntVar(&cfg.wide, "wide", 200, "programs of one case each in the one-case suite (1)")
-	fs.IntVar(&cfg.sample, "sample", 60, "invocations of the sample for (2), (3), (4), the parallelism table and the cost of each setting, in programs of -cases cases")
+	fs.IntVar(&cfg.Reps, "reps", 3, "repetitions of the suites (1), (5) and (8), the floors (3) and --parallel 1 (4)")
+	fs.IntVar(&cfg.LongReps, "long-reps", 1, "repetitions of the docker run loop (2), the parallelism table, the cost of each setting and the floods (6)")
+	fs.IntVar(&cfg.Programs, "programs", 20, "programs in the suite (1)")
+	fs.IntVar(&cfg.Cases, "cases", 10, "cases per program in the suite (1) and the scaling runs (5)")
+	fs.IntVar(&cfg.Wide, "wide", 200, "programs of one case each in the one-case suite (1)")
+	fs.IntVar(&cfg.Sample, "sample", 60, "invocations of the sample for (2), (3), (4), the parallelism table and the cost of each setting, in programs of -cases cases")
 	scale := fs.String("scale", "60,100,200,400", "invocation counts of the scaling runs (5), in programs of -cases cases, each also against the floor (1); the suite's own count reuses (1)")
 	flood := fs.String("flood", "256MiB,1GiB", "bytes the program of (6) writes to stdout, one run per size (binary units; 0 skips (6))")
-	fs.IntVar(&cfg.parallel, "parallel", 2, "parallelism of the suites and their floors, passed as --parallel (0: behaves' default, computed as behaves does)")
+	fs.IntVar(&cfg.Parallel, "parallel", 2, "parallelism of the suites and their floors, passed as --parallel (0: behaves' default, computed as behaves does)")
 	parallels := fs.String("parallels", "1,2,3,4", "parallelisms of the parallelism table (behaves and the floor on the sample at each)")
-	fs.IntVar(&cfg.evalPrograms, "eval", 100, "programs of one case each in the Python evaluation suite (8)")
-	fs.IntVar(&cfg.evalSample, "eval-sample", 20, "evaluation programs the floor of (8) runs")
-	fs.IntVar(&cfg.reuse, "reuse", 0, "run only the reuse scenario: this many evaluation programs (500 for the figures in docs/performance.md) run once, then again with one changed and --reuse of the first report; the suite (-programs × -cases) rerun unchanged with --reuse; and a run reading a stored report of about 256 MiB")
-	fs.IntVar(&cfg.reuseBig, "reuse-big", bigReportCases, "cases of the reuse scenario's large stored report (each 64KiB of \\x01 on both streams; the default fills the report's 256MiB budget)")
-	fs.StringVar(&cfg.memoryFrom, "memory-from", "", "include (7) from the -json file of an earlier -memory run")
-	fs.StringVar(&cfg.jsonPath, "json", "", "write every figure as JSON to this file")
-	fs.BoolVar(&cfg.short, "short", false, "CI mode: every figure on tiny suites, 1 repetition, a 1 MiB flood (explicit flags still win)")
-	fs.StringVar(&cfg.behavesBin, "behaves", "", "a behaves binary to measure (default: go build the module into a temporary folder)")
-	fs.StringVar(&cfg.dockerBin, "docker", "docker", "the docker CLI of the docker run loop (2)")
-	fs.StringVar(&cfg.shellImage, "image-shell", "", "image ID of the shell programs (default $BEHAVES_IMAGE_BUSYBOX, else from -images-env)")
-	fs.StringVar(&cfg.pythonImage, "image-python", "", "image ID of the Python programs (default $BEHAVES_IMAGE_PYTHON, else from -images-env)")
+	fs.IntVar(&cfg.EvalPrograms, "eval", 100, "programs of one case each in the Python evaluation suite (8)")
+	fs.IntVar(&cfg.EvalSample, "eval-sample", 20, "evaluation programs the floor of (8) runs")
+	fs.IntVar(&cfg.Reuse, "reuse", 0, "run only the reuse scenario: this many evaluation programs (500 for the figures in docs/performance.md) run once, then again with one changed and --reuse of the first report; the suite (-programs × -cases) rerun unchanged with --reuse; and a run reading a stored report of about 256 MiB")
+	fs.IntVar(&cfg.ReuseBig, "reuse-big", bench.BigReportCases, "cases of the reuse scenario's large stored report (each 64KiB of \\x01 on both streams; the default fills the report's 256MiB budget)")
+	fs.StringVar(&cfg.MemoryFrom, "memory-from", "", "include (7) from the -json file of an earlier -memory run")
+	fs.StringVar(&cfg.JSONPath, "json", "", "write every figure as JSON to this file")
+	fs.BoolVar(&cfg.Short, "short", false, "CI mode: every figure on tiny suites, 1 repetition, a 1 MiB flood (explicit flags still win)")
+	fs.StringVar(&cfg.BehavesBin, "behaves", "", "a behaves binary to measure (default: go build the module into a temporary folder)")
+	fs.StringVar(&cfg.DockerBin, "docker", "docker", "the docker CLI of the docker run loop (2)")
+	fs.StringVar(&cfg.ShellImage, "image-shell", "", "image ID of the shell programs (default $BEHAVES_IMAGE_BUSYBOX, else from -images-env)")
+	fs.StringVar(&cfg.PythonImage, "image-python", "", "image ID of the Python programs (default $BEHAVES_IMAGE_PYTHON, else from -images-env)")
 	envFile := fs.String("images-env", defaultImagesEnv(), "the env file scripts/images.sh writes")
-	fs.BoolVar(&cfg.keep, "keep", false, "keep the work folder (specs, programs, reports)")
-	fs.StringVar(&cfg.from, "from", "", "print the table of an earlier -json file instead of measuring")
-	fs.IntVar(&cfg.memory, "memory", 0, "run only the memory scenario: this many invocations (10000 for the figures in docs/bench), each writing 64KiB of control characters to stdout and to stderr; prints behaves' peak RSS and the report's size next to the bounds of docs/security.md")
+	fs.BoolVar(&cfg.Keep, "keep", false, "keep the work folder (specs, programs, reports)")
+	fs.StringVar(&cfg.From, "from", "", "print the table of an earlier -json file instead of measuring")
+	fs.IntVar(&cfg.Memory, "memory", 0, "run only the memory scenario: this many invocations (10000 for the figures in docs/bench), each writing 64KiB of control characters to stdout and to stderr; prints behaves' peak RSS and the report's size next to the bounds of docs/security.md")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -248,22 +220,22 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	cfg.explicitParallel = set["parallel"]
-	if cfg.short {
+	cfg.ExplicitParallel = set["parallel"]
+	if cfg.Short {
 		// Ten container lifecycles in all: a shell and a Python program
 		// in the suites, one shell invocation in the sample.
 		short := map[string]func(){
-			"reps":        func() { cfg.reps = 1 },
-			"long-reps":   func() { cfg.longReps = 1 },
-			"programs":    func() { cfg.programs = 2 },
-			"cases":       func() { cfg.cases = 1 },
-			"wide":        func() { cfg.wide = 2 },
-			"sample":      func() { cfg.sample = 1 },
+			"reps":        func() { cfg.Reps = 1 },
+			"long-reps":   func() { cfg.LongReps = 1 },
+			"programs":    func() { cfg.Programs = 2 },
+			"cases":       func() { cfg.Cases = 1 },
+			"wide":        func() { cfg.Wide = 2 },
+			"sample":      func() { cfg.Sample = 1 },
 			"scale":       func() { *scale = "1,2" },
 			"flood":       func() { *flood = "1MiB" },
 			"parallels":   func() { *parallels = "1,2" },
-			"eval":        func() { cfg.evalPrograms = 2 },
-			"eval-sample": func() { cfg.evalSample = 1 },
+			"eval":        func() { cfg.EvalPrograms = 2 },
+			"eval-sample": func() { cfg.EvalSample = 1 },
 		}
 		for name, apply := range short {
 			if !set[name] {
@@ -272,10 +244,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		}
 	}
 	var err error
-	if cfg.scale, err = parseInts(*scale); err != nil {
+	if cfg.Scale, err = parseInts(*scale); err != nil {
 		return cfg, fmt.Errorf("-scale: %w", err)
 	}
-	if cfg.parallels, err = parseInts(*parallels); err != nil {
+	if cfg.Parallels, err = parseInts(*parallels); err != nil {
 		return cfg, fmt.Errorf("-parallels: %w", err)
 	}
 	if *flood != "0" {
@@ -284,36 +256,36 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 			if err != nil || n < 1 {
 				return cfg, fmt.Errorf("-flood: %q is not a positive size", f)
 			}
-			cfg.floods = append(cfg.floods, n)
+			cfg.Floods = append(cfg.Floods, n)
 		}
 	}
-	for name, v := range map[string]int{"reps": cfg.reps, "long-reps": cfg.longReps, "programs": cfg.programs, "cases": cfg.cases, "wide": cfg.wide, "sample": cfg.sample, "eval": cfg.evalPrograms, "eval-sample": cfg.evalSample} {
+	for name, v := range map[string]int{"reps": cfg.Reps, "long-reps": cfg.LongReps, "programs": cfg.Programs, "cases": cfg.Cases, "wide": cfg.Wide, "sample": cfg.Sample, "eval": cfg.EvalPrograms, "eval-sample": cfg.EvalSample} {
 		if v < 1 {
 			return cfg, fmt.Errorf("-%s must be at least 1", name)
 		}
 	}
-	if cfg.memory < 0 {
+	if cfg.Memory < 0 {
 		return cfg, errors.New("-memory must not be negative")
 	}
-	if cfg.parallel < 0 {
+	if cfg.Parallel < 0 {
 		return cfg, errors.New("-parallel must not be negative")
 	}
-	if cfg.evalSample > cfg.evalPrograms {
+	if cfg.EvalSample > cfg.EvalPrograms {
 		return cfg, errors.New("-eval-sample must not be above -eval (the sample is a subset of the suite)")
 	}
-	if cfg.from != "" {
+	if cfg.From != "" {
 		return cfg, nil
 	}
-	if cfg.shellImage == "" || cfg.pythonImage == "" {
+	if cfg.ShellImage == "" || cfg.PythonImage == "" {
 		images := readImagesEnv(*envFile)
-		if cfg.shellImage == "" {
-			cfg.shellImage = firstNonEmpty(os.Getenv("BEHAVES_IMAGE_BUSYBOX"), images["BEHAVES_IMAGE_BUSYBOX"])
+		if cfg.ShellImage == "" {
+			cfg.ShellImage = firstNonEmpty(os.Getenv("BEHAVES_IMAGE_BUSYBOX"), images["BEHAVES_IMAGE_BUSYBOX"])
 		}
-		if cfg.pythonImage == "" {
-			cfg.pythonImage = firstNonEmpty(os.Getenv("BEHAVES_IMAGE_PYTHON"), images["BEHAVES_IMAGE_PYTHON"])
+		if cfg.PythonImage == "" {
+			cfg.PythonImage = firstNonEmpty(os.Getenv("BEHAVES_IMAGE_PYTHON"), images["BEHAVES_IMAGE_PYTHON"])
 		}
 	}
-	if cfg.shellImage == "" || cfg.pythonImage == "" {
+	if cfg.ShellImage == "" || cfg.PythonImage == "" {
 		return cfg, fmt.Errorf("no image IDs: run scripts/images.sh (it writes %s), or pass -image-shell and -image-python", *envFile)
 	}
 	return cfg, nil
@@ -363,28 +335,4 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
-}
-
-// loadAverage is the 1-minute load average (0 if unknown).
-func loadAverage() float64 {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return 0
-	}
-	fields := strings.Fields(string(b))
-	if len(fields) == 0 {
-		return 0
-	}
-	v, _ := strconv.ParseFloat(fields[0], 64)
-	return v
-}
-
-// logger writes progress lines, each with the time since start.
-type logger struct {
-	w     io.Writer
-	start time.Time
-}
-
-func (l logger) printf(format string, args ...any) {
-	fmt.Fprintf(l.w, "bench %6s  %s\n", time.Since(l.start).Round(time.Second), fmt.Sprintf(format, args...))
 }

@@ -77,3 +77,30 @@ func goList(t testing.TB, format string) []string {
 	}
 	return strings.Fields(string(out))
 }
+
+// ImportedOnlyBy fails t for each package of the module, besides allowed,
+// that imports the package in the test's working directory, in its code
+// or in its tests. name is the package's name in the messages.
+func ImportedOnlyBy(t testing.TB, name string, allowed []string) {
+	t.Helper()
+	self := goList(t, "{{.ImportPath}}")
+	if len(self) != 1 {
+		t.Fatalf("go list: %v, want one package", self)
+	}
+	out, err := exec.Command("go", "list", "-e", "-f", "{{.ImportPath}} {{join .Imports \" \"}} {{join .TestImports \" \"}} {{join .XTestImports \" \"}}", Module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list %s/...: %v", Module, err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || f[0] == self[0] || strings.TrimSuffix(f[0], "_test") == self[0] || matchesAny(f[0], allowed, false) {
+			continue
+		}
+		for _, imp := range f[1:] {
+			if imp == self[0] {
+				t.Errorf("%s imports %s; only %v may", f[0], name, allowed)
+				break
+			}
+		}
+	}
+}

@@ -371,22 +371,6 @@ func TestRuntimeFrom(t *testing.T) {
 	}
 }
 
-// TestProgramContainerConfigByName: the exported builder has no engine to
-// ask, so runsc by name is gVisor with its network sandbox kept.
-func TestProgramContainerConfigByName(t *testing.T) {
-	t.Parallel()
-	prof := testProfile()
-	cfg, hc := ProgramContainerConfig(prof, testImageID, nil, "v", runner.Invocation{}, nil)
-	if !cfg.NetworkDisabled || hc.DNS != nil || hc.PidsLimit == nil {
-		t.Errorf("runc: NetworkDisabled %v, DNS %q, PidsLimit %v", cfg.NetworkDisabled, hc.DNS, hc.PidsLimit)
-	}
-	prof.Runtime = "runsc"
-	cfg, hc = ProgramContainerConfig(prof, testImageID, nil, "v", runner.Invocation{}, nil)
-	if cfg.NetworkDisabled || len(hc.DNS) != 1 || hc.PidsLimit != nil {
-		t.Errorf("runsc: NetworkDisabled %v, DNS %q, PidsLimit %v", cfg.NetworkDisabled, hc.DNS, hc.PidsLimit)
-	}
-}
-
 func TestHelperConfig(t *testing.T) {
 	t.Parallel()
 	lbl := map[string]string{"behaves.role": "helper"}

@@ -29,30 +29,30 @@ import (
 // container then thrashes for seconds (seen: up to a minute) has its "oom"
 // pushed out of them before the container is removed.
 //
-// One subscription serves the whole run (EventStream): it asks for the
+// One subscription serves the whole run (eventStream): it asks for the
 // "oom" and "destroy" events of the run's containers (by their run-id
 // label) and routes them by container ID to each container's watch,
 // registered before it starts. One request per run instead of one per
 // invocation: the engine's work per invocation is then the floor's (issue
 // 16).
 
-// EventStream is one live subscription to the "oom" and "destroy" events
+// eventStream is one live subscription to the "oom" and "destroy" events
 // of the run's containers, routed to their watches by container ID. Once
 // it ended (the engine, or the path to it, went away; or the
 // sandbox was closed), every watch on it is done with its end as error,
 // and the sandbox subscribes again for the watches that come later.
-type EventStream struct {
+type eventStream struct {
 	cancel context.CancelFunc
 
 	mu      sync.Mutex
-	watches map[string]*OOMWatch
+	watches map[string]*oomWatch
 	ended   error // why the stream ended, once it has
 }
 
-// OOMWatch follows one container's events on the run's stream.
-type OOMWatch struct {
+// oomWatch follows one container's events on the run's stream.
+type oomWatch struct {
 	id     string
-	stream *EventStream
+	stream *eventStream
 	done   chan struct{} // closed at the container's "destroy" or the stream's end
 	// Set before done is closed (under stream.mu until then).
 	oom bool  // an "oom" came
@@ -65,7 +65,7 @@ type OOMWatch struct {
 // answered), so it must be called before the container starts; the
 // engine's answer is bounded by EngineTimeout and by ctx. Stop ends the
 // watch.
-func (s *Sandbox) watchOOM(ctx context.Context, id string) (*OOMWatch, error) {
+func (s *Sandbox) watchOOM(ctx context.Context, id string) (*oomWatch, error) {
 	s.evMu.Lock()
 	defer s.evMu.Unlock()
 	if s.evClosed {
@@ -84,27 +84,27 @@ func (s *Sandbox) watchOOM(ctx context.Context, id string) (*OOMWatch, error) {
 // subscribe starts an event stream for the run. The stream outlives the
 // run's cancellation (watches are read after the removals) and ends when
 // the sandbox is closed, or cleanup is abandoned (Options.Cleanup).
-func (s *Sandbox) subscribe(ctx context.Context) (*EventStream, error) {
+func (s *Sandbox) subscribe(ctx context.Context) (*eventStream, error) {
 	parent := s.opt.Cleanup
 	if parent == nil {
 		parent = context.Background()
 	}
-	return SubscribeRunEvents(ctx, parent, s.cli, s.opt.RunID, s.opt.EngineTimeout)
+	return subscribeRunEvents(ctx, parent, s.cli, s.opt.RunID, s.opt.EngineTimeout)
 }
 
-// EventSource is the part of the Engine API client an EventStream uses.
+// EventSource is the part of the Engine API client an eventStream uses.
 type EventSource interface {
 	Events(ctx context.Context, options events.ListOptions) (<-chan events.Message, <-chan error)
 }
 
-// SubscribeRunEvents subscribes to the "oom" and "destroy" events of the
+// subscribeRunEvents subscribes to the "oom" and "destroy" events of the
 // containers labelled with runID, as a Sandbox does once per run
-// (the bench's floor does too, to measure what it costs). It returns once
+// (a Floor once per pass under floor.Variant.OOMWatch). It returns once
 // the engine has answered, within timeout and ctx. The stream lives until
 // Close, or until parent ends.
-func SubscribeRunEvents(ctx, parent context.Context, cli EventSource, runID string, timeout time.Duration) (*EventStream, error) {
+func subscribeRunEvents(ctx, parent context.Context, cli EventSource, runID string, timeout time.Duration) (*eventStream, error) {
 	sctx, cancel := context.WithCancel(parent)
-	st := &EventStream{cancel: cancel, watches: map[string]*OOMWatch{}}
+	st := &eventStream{cancel: cancel, watches: map[string]*oomWatch{}}
 	// The client's Events returns once the engine has answered the
 	// request, with no deadline of its own: it waits aside.
 	var msgs <-chan events.Message
@@ -131,7 +131,7 @@ func SubscribeRunEvents(ctx, parent context.Context, cli EventSource, runID stri
 
 // Close ends the stream: the watches still on it are done with the
 // stream's end.
-func (st *EventStream) Close() { st.cancel() }
+func (st *eventStream) Close() { st.cancel() }
 
 // closeEvents ends the run's event stream (Close).
 func (s *Sandbox) closeEvents() {
@@ -144,7 +144,7 @@ func (s *Sandbox) closeEvents() {
 }
 
 // route hands each event to its container's watch until the stream ends.
-func (st *EventStream) route(msgs <-chan events.Message, errs <-chan error) {
+func (st *eventStream) route(msgs <-chan events.Message, errs <-chan error) {
 	for {
 		select {
 		case m := <-msgs:
@@ -164,7 +164,7 @@ func (st *EventStream) route(msgs <-chan events.Message, errs <-chan error) {
 // deliver routes one event. Events reach a subscriber in the order they
 // were logged, so every "oom" the engine logged for a container while it
 // existed comes before its "destroy".
-func (st *EventStream) deliver(m events.Message) {
+func (st *eventStream) deliver(m events.Message) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	w := st.watches[m.Actor.ID] // the filter's job; checked so that a broad answer cannot mislead
@@ -181,7 +181,7 @@ func (st *EventStream) deliver(m events.Message) {
 }
 
 // end makes every watch on the stream done with err, and the stream ended.
-func (st *EventStream) end(err error) {
+func (st *eventStream) end(err error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.ended != nil {
@@ -196,7 +196,7 @@ func (st *EventStream) end(err error) {
 	st.cancel()
 }
 
-func (st *EventStream) isEnded() bool {
+func (st *eventStream) isEnded() bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.ended != nil
@@ -204,8 +204,8 @@ func (st *EventStream) isEnded() bool {
 
 // Watch registers a container (before its start); on a stream that has
 // ended, the watch is done at once with the stream's end.
-func (st *EventStream) Watch(id string) *OOMWatch {
-	w := &OOMWatch{id: id, stream: st, done: make(chan struct{})}
+func (st *eventStream) Watch(id string) *oomWatch {
+	w := &oomWatch{id: id, stream: st, done: make(chan struct{})}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.ended != nil {
@@ -219,7 +219,7 @@ func (st *EventStream) Watch(id string) *OOMWatch {
 
 // Stop ends the watch: a container whose "destroy" will not come (it could
 // not be removed) is no longer routed.
-func (w *OOMWatch) Stop() {
+func (w *oomWatch) Stop() {
 	w.stream.mu.Lock()
 	defer w.stream.mu.Unlock()
 	if w.stream.watches[w.id] == w {
@@ -230,7 +230,7 @@ func (w *OOMWatch) Stop() {
 // OOMBeforeDestroy waits for the container's "destroy" event, which the
 // engine logs before a removal returns, within timeout: whether an "oom"
 // came first.
-func (w *OOMWatch) OOMBeforeDestroy(timeout time.Duration) (bool, error) {
+func (w *oomWatch) OOMBeforeDestroy(timeout time.Duration) (bool, error) {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	select {

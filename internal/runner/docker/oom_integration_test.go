@@ -38,7 +38,7 @@ func TestIntegrationOOMEvents(t *testing.T) {
 	// run starts a created container, with its subscription, and waits for
 	// its exit; it returns the subscription and the container's creation
 	// time and state.
-	run := func(id string) (w *OOMWatch, created string, stateOOM bool) {
+	run := func(id string) (w *oomWatch, created string, stateOOM bool) {
 		t.Helper()
 		w, err := sb.watchOOM(ctx, id)
 		if err != nil {

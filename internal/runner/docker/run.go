@@ -61,7 +61,7 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 	// then checked against its events (see oom.go).
 	var checkOOM bool
 	var createdAt string
-	var watch *OOMWatch
+	var watch *oomWatch
 	defer func() {
 		err = s.removeContainer(s.cleanupParent(ctx), name, created.ID)
 		if checkOOM {
@@ -100,10 +100,12 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 		}
 	}()
 
-	watch, err = s.watchOOM(s.cleanupParent(ctx), created.ID)
-	if err != nil {
-		ev.SandboxError = faultText(ctx, "following the container's events", err, s.opt.EngineTimeout)
-		return ev, nil
+	if a.watchesOOM() {
+		watch, err = s.watchOOM(s.cleanupParent(ctx), created.ID)
+		if err != nil {
+			ev.SandboxError = faultText(ctx, "following the container's events", err, s.opt.EngineTimeout)
+			return ev, nil
+		}
 	}
 	sctx, cancel := s.engineCtx(ctx)
 	err = s.cli.ContainerStart(sctx, created.ID, container.StartOptions{})
@@ -174,7 +176,7 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 	if a.afterExit != nil && ev.SandboxError == "" && info.State.Status == container.StateExited {
 		a.afterExit(ctx, created.ID, &ev)
 	}
-	checkOOM = ev.SandboxError == "" && info.State.Status == container.StateExited && !info.State.OOMKilled
+	checkOOM = watch != nil && ev.SandboxError == "" && info.State.Status == container.StateExited && !info.State.OOMKilled
 	createdAt = info.Created
 	return ev, nil
 }
@@ -185,7 +187,7 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 // resource limit is memory (which wins over output, as in judge); if the
 // question cannot be answered, the evidence is incomplete and the event
 // says why.
-func (s *Sandbox) confirmNoOOM(ctx context.Context, ev *runner.Event, watch *OOMWatch, created string, removeErr error) {
+func (s *Sandbox) confirmNoOOM(ctx context.Context, ev *runner.Event, watch *oomWatch, created string, removeErr error) {
 	var oom bool
 	var err error
 	if removeErr == nil {
@@ -274,6 +276,9 @@ func (a *Attempt) config(inv runner.Invocation) (*container.Config, *container.H
 	cfg, hc := containerConfig(a.applied, a.img, a.rt, a.volume, inv, labels(a.sb.opt, role))
 	if a.adjust != nil {
 		a.adjust(cfg, hc)
+	}
+	if a.floor != nil {
+		a.floor.apply(cfg, hc)
 	}
 	return cfg, hc
 }

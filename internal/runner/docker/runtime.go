@@ -39,17 +39,6 @@ type ociRuntime struct {
 	LoopbackWithoutSandbox bool
 }
 
-// runtimeNameOnly is the runtime as its name alone tells it, without the
-// engine's registration (for the exported builders, which have no engine):
-// "runsc" is gVisor in an unknown network mode, so the sandbox is kept;
-// anything else is taken as runc.
-func runtimeNameOnly(name string) ociRuntime {
-	if name == "runsc" {
-		return ociRuntime{GVisor: true}
-	}
-	return ociRuntime{LoopbackWithoutSandbox: true}
-}
-
 // runtimeFrom finds the runtime a profile names ("" for the daemon's
 // default) among the engine's registered runtimes (docker info's Runtimes
 // and DefaultRuntime; Engine API 1.41 reports each runtime's path and

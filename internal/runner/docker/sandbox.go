@@ -130,7 +130,7 @@ type Sandbox struct {
 	// the first container starts, and whether Close has ended it (a
 	// subscription after Close would outlive the sandbox).
 	evMu     sync.Mutex
-	events   *EventStream
+	events   *eventStream
 	evClosed bool
 }
 
@@ -198,18 +198,28 @@ func newSandbox(ctx context.Context, cli dockerAPI, opt Options) (*Sandbox, erro
 // registered runtimes are kept for Prepare (see runtime), which then need
 // not ask again.
 func (s *Sandbox) CPUs(ctx context.Context) (int, error) {
+	info, err := s.info(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("asking the Docker engine for its CPU count: %w", err)
+	}
+	return info.NCPU, nil
+}
+
+// info asks the engine for its docker info, bounded by the engine
+// deadline, and keeps its registered runtimes (see CPUs).
+func (s *Sandbox) info(ctx context.Context) (system.Info, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.opt.EngineTimeout)
 	defer cancel()
 	info, err := s.cli.Info(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("asking the Docker engine for its CPU count: %w", err)
+		return info, err
 	}
 	s.rtMu.Lock()
 	if s.runtimes == nil {
 		s.runtimes = &system.Info{Runtimes: info.Runtimes, DefaultRuntime: info.DefaultRuntime}
 	}
 	s.rtMu.Unlock()
-	return info.NCPU, nil
+	return info, nil
 }
 
 // Close ends the run's event stream and closes the client. It removes
@@ -701,6 +711,9 @@ type Attempt struct {
 	afterExit func(ctx context.Context, id string, ev *runner.Event)
 	// build is the profile's build stage (nil without one).
 	build *buildPlan
+	// floor, when set, is what a floor's view of a program attempt changes
+	// (see Floor).
+	floor *floorView
 
 	closeOnce sync.Once
 	closeErr  error

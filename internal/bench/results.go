@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"encoding/json"
@@ -559,8 +559,8 @@ func scalingRatio(pts []ScalePoint) Stat {
 	return pairedRatio(full.WallMS, half.WallMS)
 }
 
-// writeJSON writes the results atomically.
-func writeJSON(path string, r *Results) error {
+// WriteJSON writes the results atomically.
+func WriteJSON(path string, r *Results) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
@@ -581,8 +581,8 @@ func writeJSON(path string, r *Results) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// readJSON reads the results an earlier run wrote.
-func readJSON(path string) (*Results, error) {
+// ReadJSON reads the results an earlier run wrote.
+func ReadJSON(path string) (*Results, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -600,7 +600,7 @@ func readJSON(path string) (*Results, error) {
 }
 
 // print writes the table.
-func (r *Results) print(w io.Writer) {
+func (r *Results) Print(w io.Writer) {
 	f := r.Figures
 	m := r.Machine
 	fmt.Fprintf(w, "behaves bench · %s · %d CPUs · %.1f GiB · Docker %s (%s, cgroup v%s) · %s %s\n",
@@ -706,7 +706,7 @@ func (r *Results) print(w io.Writer) {
 
 	if mr := f.Memory.Result; mr != nil {
 		fmt.Fprintf(w, "\n(7) the memory scenario, from %s (measured %s at behaves %s):\n", f.Memory.From, mr.StartedAt.UTC().Format("2006-01-02 15:04 UTC"), mr.Revision)
-		mr.print(w)
+		mr.Print(w)
 	}
 
 	fmt.Fprintf(w, "\ntargets (median of the per-repetition ratios; min–max; the same ratio against the old floor)\n")
@@ -749,7 +749,7 @@ func (r *Results) print(w io.Writer) {
 
 // floorName says which floor fl is.
 func floorName(fl FloorFigure) string {
-	if fl.Network == networkSandbox {
+	if fl.Network == NetworkSandbox {
 		return "old floor (network sandbox)"
 	}
 	return "floor"
@@ -757,8 +757,8 @@ func floorName(fl FloorFigure) string {
 
 // The floors' Network values.
 const (
-	networkSkipped = "skipped"
-	networkSandbox = "sandbox"
+	NetworkSkipped = "skipped"
+	NetworkSandbox = "sandbox"
 )
 
 // dur formats milliseconds for the table.

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"github.com/docker/docker/api/types/container"
+
+	"github.com/behaves-dev/behaves/internal/runner"
 )
 
 // dockerRunArgs is the `docker run` command line of the user's alternative:
-// the same container settings as cfg and hc (built by containerConfig), but
+// the same container settings as cfg and hc (behaves' own, loopConfig), but
 // `--rm -i` instead of behaves' wait, inspect and remove. Deriving the flags
 // from the configuration keeps the two from drifting apart.
 func dockerRunArgs(name string, cfg *container.Config, hc *container.HostConfig) []string {
@@ -82,13 +84,17 @@ func dockerRunArgs(name string, cfg *container.Config, hc *container.HostConfig)
 }
 
 // loopConfig is the configuration the docker run loop's flags are derived
-// from: behaves' own, with the network sandbox set up, because the CLI
-// cannot skip it (it has no flag for NetworkDisabled; --network none only
-// sets the mode).
-func loopConfig(p profile, img imageInfo, vol, programName string, inv invocation, labels map[string]string) (*container.Config, *container.HostConfig) {
-	cfg, hc := containerConfig(p, img, vol, programName, inv, labels)
-	withNetworkSandbox(cfg, hc, true)
-	return cfg, hc
+// from: behaves' own for program p's invocation inv of its prepared
+// program a, with the network sandbox set up, because the CLI cannot skip
+// it (it has no flag for NetworkDisabled; --network none only sets the
+// mode): the old floor's. Its containers have the role "cli".
+func (e *sandbox) loopConfig(a runner.Attempt, p program, inv invocation) (*container.Config, *container.HostConfig, error) {
+	cfg, hc, err := e.f.Config(a, oldFloor.Variant, p.source, runner.Invocation{Args: inv.args, Stdin: []byte(inv.stdin)})
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.Labels[runner.LabelRole] = "cli"
+	return cfg, hc, nil
 }
 
 func sortedKeys(m map[string]string) []string {
@@ -103,11 +109,14 @@ func sortedKeys(m map[string]string) []string {
 // cliLoop runs every invocation of s as a sequential `docker run --rm -i`
 // against the filled volumes vols, and returns the wall time. It checks each
 // output, as behaves and the floor do.
-func (e *engine) cliLoop(ctx context.Context, dockerBin string, ps profiles, s suite, vols []string) (time.Duration, error) {
+func (e *sandbox) cliLoop(ctx context.Context, dockerBin string, s suite, vols []runner.Attempt) (time.Duration, error) {
 	t0 := time.Now()
 	for i, p := range s.programs {
 		for _, inv := range p.cases {
-			cfg, hc := loopConfig(ps.of(p.kind), e.images[p.kind], vols[i], p.file, inv, e.labels("cli"))
+			cfg, hc, err := e.loopConfig(vols[i], p, inv)
+			if err != nil {
+				return 0, err
+			}
 			cmd := exec.CommandContext(ctx, dockerBin, dockerRunArgs(e.name("-cli"), cfg, hc)...)
 			cmd.Stdin = strings.NewReader(inv.stdin)
 			var stdout, stderr bytes.Buffer

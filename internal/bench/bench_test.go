@@ -1,8 +1,8 @@
-package main
+package bench
 
 import (
 	"bytes"
-	"encoding/json"
+	"context"
 	"maps"
 	"math"
 	"os"
@@ -11,12 +11,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/docker/docker/api/types/container"
 
 	"github.com/behaves-dev/behaves/internal/dockertest"
 	"github.com/behaves-dev/behaves/internal/spec"
@@ -120,25 +116,45 @@ func TestSuites(t *testing.T) {
 }
 
 // TestDockerRunArgs checks that the docker run loop gets every hardening
-// setting of the container configuration.
+// setting of behaves' container configuration (a prepared program's).
 func TestDockerRunArgs(t *testing.T) {
-	t.Parallel()
-	ps := newProfiles(fakeShell, fakePython, 4<<20)
+	cl := dockertest.Client(t)
+	python := dockertest.Image(t, "BEHAVES_IMAGE_PYTHON")
+	ps := newProfiles(fakeShell, python, 4<<20)
+	e, err := newSandbox(t.Context(), randomHex(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := e.Close(); err != nil {
+			t.Error(err)
+		}
+		dockertest.AssertNothingLeft(t, cl, e.runID)
+	}()
 	p := newProgram(1, 1)
-	cfg, hc := loopConfig(ps.of(p.kind), imageInfo{ID: fakePython, Volumes: []string{"/data"}}, "vol1", p.file, p.cases[0], map[string]string{"behaves.role": "cli"})
+	atts, _, err := e.deliver(t.Context(), ps, []program{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer atts[0].Close(context.WithoutCancel(t.Context()))
+	cfg, hc, err := e.loopConfig(atts[0], p, p.cases[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	vol := atts[0].Settings().Container.ProgramMount
+	vol = strings.Split(vol, ":")[1]
 	got := strings.Join(dockerRunArgs("c1", cfg, hc), " ")
 	for _, want := range []string{
 		"run --rm -i --name c1 ",
 		"--hostname behaves ", "--user 65534:65534 ", "--workdir /program ",
 		"--network none ", "--ipc private ", "--shm-size 67108864 ", "--log-driver none ",
 		"--memory 67108864 ", "--memory-swap 67108864 ", "--cpus 1 ", "--pids-limit 64 ",
-		"--read-only ", "--init ", "--no-healthcheck ", "--cap-drop ALL ", "--security-opt no-new-privileges ",
+		"--read-only ", "--init ", "--no-healthcheck ", "--dns 127.0.0.1 ", "--cap-drop ALL ", "--security-opt no-new-privileges ",
 		"--ulimit nofile=256:256 ", "--ulimit fsize=67108864:67108864 ", "--ulimit core=0:0 ",
-		"--tmpfs /data:rw,nosuid,nodev,noexec,size=67108864 ",
 		"--tmpfs /tmp:rw,nosuid,nodev,noexec,size=16777216 ",
-		"--mount type=volume,src=vol1,dst=/program,readonly,volume-nocopy ",
-		"--label behaves.role=cli ",
-		"--entrypoint python3 " + fakePython + " -I /program/p001.py p001-c00",
+		"--mount type=volume,src=" + vol + ",dst=/program,readonly,volume-nocopy ",
+		"--label behaves.role=cli ", "--label behaves.run-id=" + e.runID + " ",
+		"--entrypoint python3 " + python + " -I /program/p001.py p001-c00",
 	} {
 		if !strings.Contains(got+" ", want) {
 			t.Errorf("docker run args lack %q:\n%s", want, got)
@@ -166,245 +182,20 @@ func TestStat(t *testing.T) {
 	}
 }
 
-// TestShortBench runs the short mode against the real daemon and checks
-// that the JSON holds every figure, measured, and that nothing is left.
-func TestShortBench(t *testing.T) {
-	cl := dockertest.Client(t)
-	shell := dockertest.Image(t, "BEHAVES_IMAGE_BUSYBOX")
-	python := dockertest.Image(t, "BEHAVES_IMAGE_PYTHON")
-	for _, tool := range []string{"docker", "go"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if dockertest.Required() {
-				t.Fatalf("BEHAVES_REQUIRE_DOCKER=1: %s not found: %v", tool, err)
-			}
-			t.Skipf("%s not found: %v", tool, err)
-		}
-	}
-	// (7) comes from an earlier -memory run: a tiny one here.
-	memPath := filepath.Join(t.TempDir(), "memory.json")
-	var stdout, stderr bytes.Buffer
-	if code := realMain(t.Context(), []string{"-memory", "3", "-json", memPath, "-image-shell", shell, "-image-python", python}, &stdout, &stderr); code != 0 {
-		t.Fatalf("-memory 3: exit %d\nstderr:\n%s", code, stderr.String())
-	}
-	if !strings.Contains(stdout.String(), "peak RSS within its bound") {
-		t.Errorf("-memory 3 printed no verdict on its bound:\n%s", stdout.String())
-	}
-	// The reuse scenario, tiny: one program changed of 3 reruns 1.
-	reusePath := filepath.Join(t.TempDir(), "reuse.json")
-	stdout.Reset()
-	stderr.Reset()
-	if code := realMain(t.Context(), []string{"-reuse", "3", "-programs", "2", "-cases", "2", "-reuse-big", "4", "-json", reusePath,
-		"-image-shell", shell, "-image-python", python}, &stdout, &stderr); code != 0 {
-		t.Fatalf("-reuse 3: exit %d\nstderr:\n%s", code, stderr.String())
-	}
-	var ru ReuseResult
-	if b, err := os.ReadFile(reusePath); err != nil || json.Unmarshal(b, &ru) != nil {
-		t.Fatalf("-reuse 3 wrote no results: %v", err)
-	}
-	if ru.Eval.Reused != 2 || ru.Eval.Ran != 1 || ru.Eval.Containers != ru.AloneContainers || ru.AloneContainers == 0 ||
-		ru.Suite.Reused != 4 || ru.Suite.Ran != 0 || ru.Suite.Containers != 0 || ru.Big.ReportBytes == 0 {
-		t.Errorf("-reuse 3: %+v; want 2 reused and the changed program's containers only, then the unchanged suite all reused with none\n%s", ru, stdout.String())
-	}
-	jsonPath := filepath.Join(t.TempDir(), "bench.json")
-	stdout.Reset()
-	stderr.Reset()
-	code := realMain(t.Context(), []string{"-short", "-json", jsonPath, "-memory-from", memPath, "-image-shell", shell, "-image-python", python}, &stdout, &stderr)
-	if code != 0 {
-		t.Fatalf("exit %d\nstderr:\n%s", code, stderr.String())
-	}
-	t.Logf("go run ./cmd/bench -short:\n%s", stdout.String())
-	b, err := os.ReadFile(jsonPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res Results
-	if err := json.Unmarshal(b, &res); err != nil {
-		t.Fatalf("decoding the JSON: %v", err)
-	}
-	for _, id := range append([]string{res.BenchRunID}, res.BehavesRunIDs...) {
-		dockertest.AssertNothingLeft(t, cl, id)
-	}
-	// The suite, the one scaling point that is not the suite, the
-	// one-case suite, the eval suite, the sample at --parallel 1, the
-	// sample at each parallelism of the table, the flood.
-	if want := 6 + len(res.Config.Parallels); len(res.BehavesRunIDs) != want {
-		t.Errorf("%d behaves runs, want %d: %v", len(res.BehavesRunIDs), want, res.BehavesRunIDs)
-	}
-
-	// Every key of the full schema is present...
-	var got any
-	if err := json.Unmarshal(b, &got); err != nil {
-		t.Fatal(err)
-	}
-	full := Results{Figures: emptyFigures(), Targets: []Target{{}}}
-	full.Figures.Scaling = []ScalePoint{{}}
-	full.Figures.Parallelism = []ParallelPoint{{}}
-	full.Figures.Ablation = []AblationFigure{{}}
-	full.Figures.Floods = []FloodFigure{{}}
-	full.Figures.Memory.Result = &MemoryResult{}
-	want, _ := json.Marshal(full)
-	var wantTree any
-	_ = json.Unmarshal(want, &wantTree)
-	gotKeys, wantKeys := map[string]bool{}, map[string]bool{}
-	keyPaths(got, "", gotKeys)
-	keyPaths(wantTree, "", wantKeys)
-	var missing []string
-	for k := range wantKeys {
-		if !gotKeys[k] {
-			missing = append(missing, k)
-		}
-	}
-	sort.Strings(missing)
-	if len(missing) > 0 {
-		t.Errorf("the JSON lacks %v", missing)
-	}
-	// ... and every figure was measured.
-	var empty []string
-	statPaths(got, "", &empty)
-	if len(empty) > 0 {
-		t.Errorf("figures without values: %v", empty)
-	}
-	wantTargets := []string{"suite_vs_floor", "suite_1_vs_floor", "suite_vs_docker_run", "wide_vs_floor", "serial_vs_floor", "scaling_2n_vs_n",
-		"flood_rss_1048576", "memory_rss_vs_bound", "memory_report_vs_bound", "eval_vs_floor"}
-	if n := res.Config.BehavesNetwork; n != networkSkipped && n != networkSandbox {
-		t.Errorf("behaves' network %q, want %q or %q", n, networkSkipped, networkSandbox)
-	}
-	if !slices.Contains(res.Config.Parallels, res.Config.DefaultParallel) {
-		t.Errorf("the parallelism table %v lacks behaves' default %d", res.Config.Parallels, res.Config.DefaultParallel)
-	}
-	if d := res.Config.DefaultParallel; d != res.Config.Parallel {
-		wantTargets = append(wantTargets, "default_parallel_vs_floor")
-	}
-	var gotTargets []string
-	for _, tg := range res.Targets {
-		gotTargets = append(gotTargets, tg.ID)
-	}
-	slices.Sort(wantTargets)
-	slices.Sort(gotTargets)
-	if !slices.Equal(gotTargets, wantTargets) {
-		t.Errorf("targets %v, want %v", gotTargets, wantTargets)
-	}
-	if n := len(res.Figures.Ablation); n != len(ablations) {
-		t.Errorf("%d settings' costs, want %d", n, len(ablations))
-	}
-	for _, tg := range res.Targets {
-		if len(tg.Value.Values) == 0 || tg.Value.Median <= 0 {
-			t.Errorf("target %s has no value: %+v", tg.ID, tg.Value)
-		}
-	}
-	if len(res.Figures.Floods) != 1 || res.Figures.Floods[0].StdoutBytes != 1<<20 {
-		t.Errorf("the floods %+v, want one that drained %d bytes", res.Figures.Floods, 1<<20)
-	}
-	for _, s := range []string{"(1) behaves run", "(2) docker run", "(3) floor", "(3) old floor (network sandbox)", "(4) behaves run --parallel 1",
-		"(5) behaves run", "(6) behaves run", "(8) behaves run, eval", "(7) the memory scenario", "what each setting costs", "parallelism:", "targets", "PASS"} {
-		if !strings.Contains(stdout.String(), s) {
-			t.Errorf("the table lacks %q:\n%s", s, stdout.String())
-		}
-	}
-}
-
-// keyPaths collects the key paths of a decoded JSON tree ("[]" for list
-// elements).
-func keyPaths(v any, prefix string, out map[string]bool) {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, c := range x {
-			p := prefix + "." + k
-			out[p] = true
-			keyPaths(c, p, out)
-		}
-	case []any:
-		for _, c := range x {
-			keyPaths(c, prefix+"[]", out)
-		}
-	}
-}
-
-// statPaths lists the Stats (objects with "values") that have no value.
-func statPaths(v any, prefix string, empty *[]string) {
-	switch x := v.(type) {
-	case map[string]any:
-		if vals, ok := x["values"].([]any); ok && len(vals) == 0 {
-			*empty = append(*empty, prefix)
-		}
-		for k, c := range x {
-			statPaths(c, prefix+"."+k, empty)
-		}
-	case []any:
-		for i, c := range x {
-			statPaths(c, prefix+"["+strconv.Itoa(i)+"]", empty)
-		}
-	}
-}
-
-// TestVariants checks that every floor sets the network fields itself,
-// whatever behaves' configuration says, and changes nothing else but what
-// its variant switches off.
-func TestVariants(t *testing.T) {
+// TestAblations checks that every setting's cost has a name of its own
+// and a description (what each variant changes is runner/docker's
+// TestFloorVariants).
+func TestAblations(t *testing.T) {
 	t.Parallel()
-	ps := newProfiles(fakeShell, fakePython, 4<<20)
-	p := newProgram(1, 1) // python: a tmpfs, an argument
-	img := imageInfo{ID: fakePython}
-	build := func() (*container.Config, *container.HostConfig) {
-		return containerConfig(ps.of(p.kind), img, "vol1", p.file, p.cases[0], nil)
-	}
-	for _, on := range []bool{false, true} {
-		// Both starting points: the engine's network sandbox set up (as
-		// behaves once ran every container) and skipped (as it does now).
-		cfg, hc := build()
-		cfg.NetworkDisabled, hc.DNS = on, nil
-		if on {
-			hc.DNS = []string{"10.0.0.1"}
-		}
-		variant{}.apply(cfg, hc, p)
-		if !cfg.NetworkDisabled || hc.DNS != nil || hc.NetworkMode != "none" {
-			t.Errorf("the floor: NetworkDisabled %v, DNS %v, mode %q; want true, none, none", cfg.NetworkDisabled, hc.DNS, hc.NetworkMode)
-		}
-		cfg, hc = build()
-		cfg.NetworkDisabled = !on
-		variant{NetworkSandbox: true}.apply(cfg, hc, p)
-		if cfg.NetworkDisabled || !slices.Equal(hc.DNS, []string{"127.0.0.1"}) || hc.NetworkMode != "none" {
-			t.Errorf("the old floor: NetworkDisabled %v, DNS %v, mode %q; want false, [127.0.0.1], none", cfg.NetworkDisabled, hc.DNS, hc.NetworkMode)
-		}
-	}
-
-	// The floor is behaves' configuration but for the network fields.
-	wantCfg, wantHC := build()
-	withNetworkSandbox(wantCfg, wantHC, false)
-	for _, tc := range []struct {
-		v      variant
-		change func(*container.Config, *container.HostConfig)
-	}{
-		{variant{}, func(*container.Config, *container.HostConfig) {}},
-		{variant{NoInit: true}, func(_ *container.Config, hc *container.HostConfig) { hc.Init = ptr(false) }},
-		{variant{NoTmpfs: true}, func(_ *container.Config, hc *container.HostConfig) { hc.Tmpfs = nil }},
-		{variant{IPC: "none"}, func(_ *container.Config, hc *container.HostConfig) { hc.IpcMode, hc.ShmSize = "none", 0 }},
-		{variant{IPC: "host"}, func(_ *container.Config, hc *container.HostConfig) { hc.IpcMode, hc.ShmSize = "host", 0 }},
-		{variant{NoVolume: true}, func(cfg *container.Config, hc *container.HostConfig) {
-			hc.Mounts, cfg.WorkingDir = nil, "/"
-			cfg.Entrypoint = []string{"python3", "-I"}
-			cfg.Cmd = []string{"-c", string(p.source), "p001-c00"}
-		}},
-		{variant{OOMWatch: true}, func(*container.Config, *container.HostConfig) {}},
-	} {
-		cfg, hc := build()
-		tc.v.apply(cfg, hc, p)
-		wc, wh := build()
-		withNetworkSandbox(wc, wh, false)
-		tc.change(wc, wh)
-		if !reflect.DeepEqual(cfg, wc) || !reflect.DeepEqual(hc, wh) {
-			t.Errorf("%s: got\n%+v\n%+v\nwant\n%+v\n%+v", tc.v.what(), cfg, hc, wc, wh)
-		}
-	}
-	if len(wantHC.Tmpfs) == 0 || len(wantHC.Mounts) != 1 || wantHC.Init == nil || !*wantHC.Init || wantHC.IpcMode != "private" {
-		t.Fatalf("behaves' configuration changed: the variants above switch off what is no longer there: %+v", wantHC)
-	}
 	names := map[string]bool{}
 	for _, v := range ablations {
-		if v.Name == "" || names[v.Name] || v.what() == "the floor" {
-			t.Errorf("ablation %+v: no name, a duplicate name or no description", v)
+		if v.Name == "" || names[v.Name] || v.what() == "the floor" || v.Variant == (variant{}).Variant {
+			t.Errorf("ablation %+v: no name, a duplicate name, no description or no change", v)
 		}
 		names[v.Name] = true
+	}
+	if got := AblationNames(); len(got) != len(ablations) {
+		t.Errorf("AblationNames() = %v", got)
 	}
 }
 
@@ -456,7 +247,7 @@ func mustWrite(t *testing.T, s suite) string {
 // signs, and (7) only with a memory result.
 func TestDerive(t *testing.T) {
 	t.Parallel()
-	r := Results{Figures: emptyFigures()}
+	r := Results{Figures: EmptyFigures()}
 	f := &r.Figures
 	floor := func(perInv ...float64) FloorFigure {
 		return FloorFigure{PerInvocationMS: newStat(perInv...)}
@@ -545,7 +336,7 @@ func TestDerive(t *testing.T) {
 func TestFloorVsFloor(t *testing.T) {
 	t.Parallel()
 	st := func(v ...float64) *Stat { s := newStat(v...); return &s }
-	f := emptyFigures()
+	f := EmptyFigures()
 	f.Floor.Invocations = 60
 	f.Suite.AdjacentFloorMS = st(100, 200)
 	f.Scaling = []ScalePoint{
@@ -574,7 +365,7 @@ func TestFloorVsFloor(t *testing.T) {
 	}
 	line := "the same 60 invocations measured next to consecutive runs of one repetition: 0.75–1.20×, median 1.06×; 2 of 4 pairs beyond ±10 %"
 	var out strings.Builder
-	r.print(&out)
+	r.Print(&out)
 	if !strings.Contains(out.String(), line) {
 		t.Errorf("the table lacks %q:\n%s", line, out.String())
 	}
@@ -583,15 +374,15 @@ func TestFloorVsFloor(t *testing.T) {
 	r.Schema = Schema
 	r.Figures.FloorVsFloor = Stat{}
 	path := filepath.Join(t.TempDir(), "old.json")
-	if err := writeJSON(path, &r); err != nil {
+	if err := WriteJSON(path, &r); err != nil {
 		t.Fatal(err)
 	}
-	old, err := readJSON(path)
+	old, err := ReadJSON(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out.Reset()
-	old.print(&out)
+	old.Print(&out)
 	if !strings.Contains(out.String(), line) {
 		t.Errorf("the table of an older file lacks %q:\n%s", line, out.String())
 	}
@@ -604,11 +395,11 @@ func TestReadMemoryJSON(t *testing.T) {
 	dir := t.TempDir()
 	good := &MemoryResult{Schema: MemorySchema, Invocations: 10, PeakRSSKiB: 1 << 10, MemoryBound: 1 << 20, ReportBytes: 1 << 10, ReportBound: 1 << 20}
 	path := filepath.Join(dir, "m.json")
-	if err := writeMemoryJSON(path, good); err != nil {
+	if err := WriteMemoryJSON(path, good); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := readMemoryJSON(path); err != nil || !reflect.DeepEqual(got, good) {
-		t.Errorf("readMemoryJSON = %+v, %v; want %+v", got, err, good)
+	if got, err := ReadMemoryJSON(path); err != nil || !reflect.DeepEqual(got, good) {
+		t.Errorf("ReadMemoryJSON = %+v, %v; want %+v", got, err, good)
 	}
 	// A file of the main run, or of another schema, is refused.
 	for name, content := range map[string]string{
@@ -619,7 +410,7 @@ func TestReadMemoryJSON(t *testing.T) {
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := readMemoryJSON(p); err == nil {
+		if _, err := ReadMemoryJSON(p); err == nil {
 			t.Errorf("%s: read without an error", name)
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -17,7 +17,6 @@ import (
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/runner"
-	"github.com/behaves-dev/behaves/internal/runner/docker"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -84,27 +83,27 @@ type ReuseRead struct {
 	Bound      int64 `json:"bound"`
 }
 
-// bigReportCases are the cases of the large stored report by default:
+// BigReportCases are the cases of the large stored report by default:
 // with 64 KiB of control characters on each stream (4/3 of that in the
 // report, as base64), they pass the writer's 256 MiB budget, which is then
 // full.
-const bigReportCases = 1700
+const BigReportCases = 1700
 
-// benchReuse runs the reuse scenario with n evaluation programs.
-func benchReuse(ctx context.Context, cfg config, n int, stdout, logw io.Writer) (*ReuseResult, error) {
+// Reuse runs the reuse scenario with n evaluation programs.
+func Reuse(ctx context.Context, cfg Options, n int, stdout, logw io.Writer) (*ReuseResult, error) {
 	log, work, bin, done, err := startScenario(ctx, cfg, logw, "behaves-bench-reuse-")
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	e, err := newEngine(ctx, randomHex(8))
+	e, err := newSandbox(ctx, randomHex(8))
 	if err != nil {
 		return nil, err
 	}
-	defer e.cli.Close()
-	ps := newProfiles(cfg.shellImage, cfg.pythonImage, 4<<20)
-	res := &ReuseResult{Schema: ReuseSchema, Revision: revision(ctx), StartedAt: time.Now(), Parallel: cfg.parallel}
-	par := []string{"--parallel", strconv.Itoa(cfg.parallel)}
+	defer e.Close()
+	ps := newProfiles(cfg.ShellImage, cfg.PythonImage, 4<<20)
+	res := &ReuseResult{Schema: ReuseSchema, Revision: revision(ctx), StartedAt: time.Now(), Parallel: cfg.Parallel}
+	par := []string{"--parallel", strconv.Itoa(cfg.Parallel)}
 
 	// The evaluation shape, one program changed.
 	eval := newEvalSuite("eval", n)
@@ -137,7 +136,7 @@ func benchReuse(ctx context.Context, cfg config, n int, stdout, logw io.Writer) 
 	res.AloneMS, res.AloneContainers = ms(ar.Wall), creates[ar.Report.RunID]
 
 	// The suite, unchanged.
-	base := newSuite("suite", cfg.programs, cfg.cases)
+	base := newSuite("suite", cfg.Programs, cfg.Cases)
 	first, err = reuseFirst(ctx, log, bin, work, ps, base, par)
 	if err != nil {
 		return nil, err
@@ -151,10 +150,10 @@ func benchReuse(ctx context.Context, cfg config, n int, stdout, logw io.Writer) 
 	res.Suite = pair(base, first, second)
 
 	// A large stored report.
-	if res.Big, err = reuseBig(ctx, log, bin, work, cfg.shellImage, cfg.reuseBig, alone, ps, par); err != nil {
+	if res.Big, err = reuseBig(ctx, log, bin, work, cfg.ShellImage, cfg.ReuseBig, alone, ps, par); err != nil {
 		return nil, err
 	}
-	res.print(stdout)
+	res.Print(stdout)
 	return res, nil
 }
 
@@ -179,7 +178,7 @@ func reuseFirst(ctx context.Context, log logger, bin, work string, ps profiles, 
 
 // reuseSecond runs s with --reuse of first's report and counts the
 // containers it made.
-func reuseSecond(ctx context.Context, log logger, e *engine, bin, work string, ps profiles, s suite, first behavesRun, par []string) (reused, error) {
+func reuseSecond(ctx context.Context, log logger, e *sandbox, bin, work string, ps profiles, s suite, first behavesRun, par []string) (reused, error) {
 	path, err := s.write(work, ps)
 	if err != nil {
 		return reused{}, err
@@ -212,10 +211,10 @@ func pair(s suite, first behavesRun, second reused) ReusePair {
 
 // watchCreates counts, from now until the returned function is called,
 // the containers the daemon creates with a behaves run ID label, by run ID,
-// from the live event stream (docker.Follow).
-func (e *engine) watchCreates(ctx context.Context) (stop func() (map[string]int, error)) {
+// from the live event stream (docker.Follow, on the sandbox's client).
+func (e *sandbox) watchCreates(ctx context.Context) (stop func() (map[string]int, error)) {
 	seen := map[string]int{}
-	end := docker.Follow(ctx, e.cli, filters.NewArgs(
+	end := e.f.Follow(ctx, filters.NewArgs(
 		filters.Arg("type", string(events.ContainerEventType)),
 		filters.Arg("event", string(events.ActionCreate)),
 		filters.Arg("label", runner.LabelRunID),
@@ -297,7 +296,7 @@ func reuseBig(ctx context.Context, log logger, bin, work, shellImage string, cas
 	return out, nil
 }
 
-func (r *ReuseResult) print(w io.Writer) {
+func (r *ReuseResult) Print(w io.Writer) {
 	fmt.Fprintf(w, "behaves bench -reuse · %s · behaves %s · parallel %d\n", r.StartedAt.UTC().Format("2006-01-02 15:04 UTC"), r.Revision, r.Parallel)
 	row := func(what string, p ReusePair) {
 		fmt.Fprintf(w, "%-40s first %9s  rerun %8s  %5.1f %%  reused %d, ran %d, %d containers\n",
@@ -312,7 +311,7 @@ func (r *ReuseResult) print(w io.Writer) {
 		within((b.PeakRSSKiB-b.BaseRSSKiB)<<10 <= b.Bound))
 }
 
-func writeReuseJSON(path string, r *ReuseResult) error {
+func WriteReuseJSON(path string, r *ReuseResult) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -14,12 +14,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/filters"
-	"github.com/docker/docker/api/types/volume"
-
 	runengine "github.com/behaves-dev/behaves/internal/engine"
 	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/runner/docker/floor"
 )
 
 // sweepTimeout bounds the final removal of what the bench made.
@@ -28,7 +25,7 @@ const sweepTimeout = 2 * time.Minute
 // oldFloor is the floor with the engine's network sandbox set up, as
 // behaves ran every container before it learned to skip it: every ratio
 // against the floor is also taken against it, to show what skipping bought.
-var oldFloor = variant{Name: ablationOldFloor, NetworkSandbox: true}
+var oldFloor = variant{ablationOldFloor, floor.Variant{NetworkSandbox: true}}
 
 // bench measures everything cfg asks for; mem is the memory scenario of an
 // earlier run (-memory-from), or nil.
@@ -41,16 +38,16 @@ var oldFloor = variant{Name: ablationOldFloor, NetworkSandbox: true}
 // both sides of a ratio alike; ratios are taken per repetition. The first
 // long-reps repetitions also run the docker run loop, the parallelism
 // table and the cost of each setting; the floods follow.
-func bench(ctx context.Context, cfg config, mem *MemoryResult, logw io.Writer) (res *Results, err error) {
+func Run(ctx context.Context, cfg Options, mem *MemoryResult, logw io.Writer) (res *Results, err error) {
 	log := logger{w: logw, start: time.Now()}
 	res = newResults(randomHex(8))
 
-	work, done, err := workFolder(log, "behaves-bench-", cfg.keep)
+	work, done, err := workFolder(log, "behaves-bench-", cfg.Keep)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	bin, rev, err := behavesBinary(ctx, log, cfg.behavesBin, work)
+	bin, rev, err := behavesBinary(ctx, log, cfg.BehavesBin, work)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +58,7 @@ func bench(ctx context.Context, cfg config, mem *MemoryResult, logw io.Writer) (
 	res.Config = r.config(rev)
 	res.Figures = r.newFigures(mem)
 
-	if r.e, err = newEngine(ctx, res.BenchRunID); err != nil {
+	if r.e, err = newSandbox(ctx, res.BenchRunID); err != nil {
 		return nil, err
 	}
 	defer func() { err = errors.Join(err, r.sweep(ctx)) }()
@@ -69,7 +66,7 @@ func bench(ctx context.Context, cfg config, mem *MemoryResult, logw io.Writer) (
 		return nil, err
 	}
 
-	reps := max(cfg.reps, cfg.longReps)
+	reps := max(cfg.Reps, cfg.LongReps)
 	for rep := 1; rep <= reps; rep++ {
 		if err := r.repetition(ctx, rep, reps); err != nil {
 			return nil, err
@@ -93,13 +90,13 @@ func bench(ctx context.Context, cfg config, mem *MemoryResult, logw io.Writer) (
 type benchRun struct {
 	// cfg is the run's configuration, its parallelism table completed
 	// with behaves' default.
-	cfg config
+	cfg Options
 	log logger
 	// bin is the behaves binary under measurement.
 	bin string
-	// e is the bench's own Docker client (the floors, the loop, delivery),
-	// not behaves' run engine.
-	e  *engine
+	// e is behaves' Docker sandbox as the floors, the loop and delivery
+	// use it.
+	e  *sandbox
 	ps profiles
 	generatedSuites
 	// specs are the spec files behaves runs, by suite name (floodName for
@@ -137,7 +134,7 @@ func newResults(runID string) *Results {
 		BehavesRunIDs: []string{},
 		BenchRunID:    runID,
 		Warnings:      []string{},
-		Figures:       emptyFigures(),
+		Figures:       EmptyFigures(),
 		Machine: Machine{
 			CPUs:             runtime.NumCPU(),
 			MemoryBytes:      runengine.MemInfo("MemTotal:"),
@@ -164,20 +161,20 @@ func behavesBinary(ctx context.Context, log logger, prebuilt, work string) (bin,
 
 // newBenchRun settles the parallelism and writes every suite's spec into
 // work, so that the runs measure behaves and not the writing of specs.
-func newBenchRun(cfg config, log logger, bin, work string, res *Results) (*benchRun, error) {
+func newBenchRun(cfg Options, log logger, bin, work string, res *Results) (*benchRun, error) {
 	r := &benchRun{cfg: cfg, log: log, bin: bin, res: res, f: &res.Figures}
 	var maxFlood int64
-	for _, n := range cfg.floods {
+	for _, n := range cfg.Floods {
 		maxFlood = max(maxFlood, n)
 	}
 	r.floodCeiling = max(2*maxFlood, 4<<20)
-	r.ps = newProfiles(cfg.shellImage, cfg.pythonImage, r.floodCeiling)
+	r.ps = newProfiles(cfg.ShellImage, cfg.PythonImage, r.floodCeiling)
 	r.defaultParallel = runengine.DefaultParallel(r.ps.largestMemory())
-	if !slices.Contains(cfg.parallels, r.defaultParallel) {
+	if !slices.Contains(cfg.Parallels, r.defaultParallel) {
 		// The table always shows behaves' default against the floor.
-		r.cfg.parallels = append(slices.Clone(cfg.parallels), r.defaultParallel)
+		r.cfg.Parallels = append(slices.Clone(cfg.Parallels), r.defaultParallel)
 	}
-	r.parallel = cfg.parallel
+	r.parallel = cfg.Parallel
 	if r.parallel == 0 {
 		r.parallel = r.defaultParallel // behaves computes the same itself
 	} else {
@@ -192,13 +189,13 @@ func newBenchRun(cfg config, log logger, bin, work string, res *Results) (*bench
 
 // writeSuites generates the suites cfg sizes and writes the spec of each
 // one behaves runs, the floods' included, into work.
-func writeSuites(cfg config, ps profiles, work string) (generatedSuites, map[string]string, error) {
+func writeSuites(cfg Options, ps profiles, work string) (generatedSuites, map[string]string, error) {
 	ss := generatedSuites{
-		base:       newSuite("suite", cfg.programs, cfg.cases),
-		wide:       newSuite("wide", cfg.wide, 1),
-		sample:     newSuiteN("sample", cfg.sample, cfg.cases),
-		eval:       newEvalSuite("eval", cfg.evalPrograms),
-		evalSample: newEvalSuite("eval-sample", cfg.evalSample),
+		base:       newSuite("suite", cfg.Programs, cfg.Cases),
+		wide:       newSuite("wide", cfg.Wide, 1),
+		sample:     newSuiteN("sample", cfg.Sample, cfg.Cases),
+		eval:       newEvalSuite("eval", cfg.EvalPrograms),
+		evalSample: newEvalSuite("eval-sample", cfg.EvalSample),
 	}
 	specs := map[string]string{}
 	var err error
@@ -207,18 +204,18 @@ func writeSuites(cfg config, ps profiles, work string) (generatedSuites, map[str
 			return generatedSuites{}, nil, fmt.Errorf("writing the %s suite: %w", s.name, err)
 		}
 	}
-	for _, n := range cfg.scale {
+	for _, n := range cfg.Scale {
 		if n == ss.base.size() {
 			ss.scale = append(ss.scale, ss.base)
 			continue
 		}
-		s := newSuiteN(fmt.Sprintf("scale-%d", n), n, cfg.cases)
+		s := newSuiteN(fmt.Sprintf("scale-%d", n), n, cfg.Cases)
 		if specs[s.name], err = s.write(work, ps); err != nil {
 			return generatedSuites{}, nil, fmt.Errorf("writing the %s suite: %w", s.name, err)
 		}
 		ss.scale = append(ss.scale, s)
 	}
-	for _, n := range cfg.floods {
+	for _, n := range cfg.Floods {
 		if specs[floodName(n)], err = writeFloodSpec(work, ps, n); err != nil {
 			return generatedSuites{}, nil, fmt.Errorf("writing the flood spec: %w", err)
 		}
@@ -230,11 +227,11 @@ func writeSuites(cfg config, ps profiles, work string) (generatedSuites, map[str
 func (r *benchRun) config(rev string) Config {
 	cfg := r.cfg
 	return Config{
-		BehavesRevision: rev, Short: cfg.short, Reps: cfg.reps, LongReps: cfg.longReps, Parallel: r.parallel,
-		Suite: r.base.shape(), Wide: r.wide.shape(), Sample: r.sample.shape(), Scale: cfg.scale,
-		BehavesNetwork: behavesNetwork(r.ps), DefaultParallel: r.defaultParallel, Parallels: cfg.parallels, Eval: r.eval.shape(), EvalSample: r.evalSample.shape(),
-		FloodBytes: append([]int64{}, cfg.floods...), MemoryFrom: cfg.memoryFrom,
-		ShellImage: cfg.shellImage, PythonImage: cfg.pythonImage,
+		BehavesRevision: rev, Short: cfg.Short, Reps: cfg.Reps, LongReps: cfg.LongReps, Parallel: r.parallel,
+		Suite: r.base.shape(), Wide: r.wide.shape(), Sample: r.sample.shape(), Scale: cfg.Scale,
+		DefaultParallel: r.defaultParallel, Parallels: cfg.Parallels, Eval: r.eval.shape(), EvalSample: r.evalSample.shape(),
+		FloodBytes: append([]int64{}, cfg.Floods...), MemoryFrom: cfg.MemoryFrom,
+		ShellImage: cfg.ShellImage, PythonImage: cfg.PythonImage,
 	}
 }
 
@@ -242,8 +239,8 @@ func (r *benchRun) config(rev string) Config {
 // and parallelism it is measured at, so that the results say what each
 // figure is even where it stays empty.
 func (r *benchRun) newFigures(mem *MemoryResult) Figures {
-	f := emptyFigures()
-	f.Memory = MemoryFigure{From: r.cfg.memoryFrom, Result: mem}
+	f := EmptyFigures()
+	f.Memory = MemoryFigure{From: r.cfg.MemoryFrom, Result: mem}
 	behavesFig := func(s suite, p int) BehavesFigure {
 		return BehavesFigure{Shape: s.shape(), Invocations: s.size(), Programs: len(s.programs), Parallel: p}
 	}
@@ -254,12 +251,12 @@ func (r *benchRun) newFigures(mem *MemoryResult) Figures {
 	f.Suite, f.Wide, f.Eval = behavesFig(r.base, parallel), behavesFig(r.wide, parallel), behavesFig(r.eval, parallel)
 	f.Eval.Shape = "eval " + f.Eval.Shape
 	f.Serial = behavesFig(r.sample, 1)
-	f.Floor, f.FloorOld = floorFig(r.sample, parallel, networkSkipped), floorFig(r.sample, parallel, networkSandbox)
-	f.FloorSer, f.FloorOldSer = floorFig(r.sample, 1, networkSkipped), floorFig(r.sample, 1, networkSandbox)
-	f.EvalFloor, f.EvalFloorOld = floorFig(r.evalSample, parallel, networkSkipped), floorFig(r.evalSample, parallel, networkSandbox)
+	f.Floor, f.FloorOld = floorFig(r.sample, parallel, NetworkSkipped), floorFig(r.sample, parallel, NetworkSandbox)
+	f.FloorSer, f.FloorOldSer = floorFig(r.sample, 1, NetworkSkipped), floorFig(r.sample, 1, NetworkSandbox)
+	f.EvalFloor, f.EvalFloorOld = floorFig(r.evalSample, parallel, NetworkSkipped), floorFig(r.evalSample, parallel, NetworkSandbox)
 	f.DockerRun = LoopFigure{Shape: r.sample.shape(), Invocations: r.sample.size()}
 	f.Delivery.Programs = len(r.sample.programs) + len(r.evalSample.programs)
-	for _, n := range r.cfg.floods {
+	for _, n := range r.cfg.Floods {
 		f.Floods = append(f.Floods, FloodFigure{Bytes: n})
 	}
 	for _, s := range r.scale {
@@ -269,7 +266,7 @@ func (r *benchRun) newFigures(mem *MemoryResult) Figures {
 		}
 		f.Scaling = append(f.Scaling, p)
 	}
-	for _, p := range r.cfg.parallels {
+	for _, p := range r.cfg.Parallels {
 		f.Parallelism = append(f.Parallelism, ParallelPoint{Parallel: p, Default: p == r.defaultParallel})
 	}
 	for _, v := range ablations {
@@ -280,22 +277,22 @@ func (r *benchRun) newFigures(mem *MemoryResult) Figures {
 }
 
 // sweep removes whatever of the bench is left, also after a failure or an
-// interruption (so on a context of its own), and closes the Docker client.
+// interruption (so on a context of its own), and closes the sandbox.
 func (r *benchRun) sweep(ctx context.Context) error {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sweepTimeout)
 	defer cancel()
-	n, serr := r.e.sweep(sctx)
+	n, serr := r.e.sweepAll(sctx)
 	if n > 0 {
 		r.log.printf("removed %d leftover container(s) and volume(s) of the bench", n)
 	}
-	return errors.Join(serr, r.e.cli.Close())
+	return errors.Join(serr, r.e.Close())
 }
 
 // inspectDocker records the daemon's version, storage driver and cgroup
 // version (when it says) and the time of one image inspect, which behaves
 // pays once per image.
 func (r *benchRun) inspectDocker(ctx context.Context) error {
-	if info, err := r.e.cli.Info(ctx); err == nil {
+	if info, err := r.e.f.Info(ctx); err == nil {
 		m := &r.res.Machine
 		m.DockerVersion, m.StorageDriver, m.CgroupVersion = info.ServerVersion, info.Driver, info.CgroupVersion
 	}
@@ -317,8 +314,11 @@ func (r *benchRun) repetition(ctx context.Context, rep, reps int) error {
 	if err != nil {
 		return err
 	}
+	if r.res.Config.BehavesNetwork == "" {
+		r.res.Config.BehavesNetwork = behavesNetwork(vols)
+	}
 	sampleVols, evalVols := vols[:len(r.sample.programs)], vols[len(r.sample.programs):]
-	if rep <= r.cfg.reps {
+	if rep <= r.cfg.Reps {
 		if err := r.pairedFigures(ctx, tag, abba, sampleVols, evalVols); err != nil {
 			return err
 		}
@@ -326,7 +326,7 @@ func (r *benchRun) repetition(ctx context.Context, rep, reps int) error {
 			return err
 		}
 	}
-	if rep <= r.cfg.longReps {
+	if rep <= r.cfg.LongReps {
 		if err := r.dockerRunLoop(ctx, tag, sampleVols); err != nil {
 			return err
 		}
@@ -343,7 +343,7 @@ func (r *benchRun) repetition(ctx context.Context, rep, reps int) error {
 // deliver fills the volumes of the sample and the eval sample, the
 // programs the floors and the loop run, and records what delivery took;
 // the volumes come back in that order.
-func (r *benchRun) deliver(ctx context.Context, tag string) ([]string, error) {
+func (r *benchRun) deliver(ctx context.Context, tag string) ([]runner.Attempt, error) {
 	r.log.printf("%s: delivering the %d sample programs", tag, len(r.sample.programs)+len(r.evalSample.programs))
 	return r.e.deliverAll(ctx, r.ps, []suite{r.sample, r.evalSample}, &r.f.Delivery)
 }
@@ -352,7 +352,7 @@ func (r *benchRun) deliver(ctx context.Context, tag string) ([]string, error) {
 // behaves run next to the floor it is compared with, in ABBA order when
 // abba is set. The floors at the suites' parallelism are measured before
 // and after the long stretch of suites, and count as one.
-func (r *benchRun) pairedFigures(ctx context.Context, tag string, abba bool, sampleVols, evalVols []string) error {
+func (r *benchRun) pairedFigures(ctx context.Context, tag string, abba bool, sampleVols, evalVols []runner.Attempt) error {
 	floorBoth, oldBoth := bracket(&r.f.Floor), bracket(&r.f.FloorOld)
 	steps := slices.Concat(
 		r.evalVsFloor(ctx, tag, evalVols),
@@ -372,7 +372,7 @@ func (r *benchRun) pairedFigures(ctx context.Context, tag string, abba bool, sam
 
 // evalVsFloor is (8): the floor and the old floor of the eval sample, and
 // behaves on the eval suite.
-func (r *benchRun) evalVsFloor(ctx context.Context, tag string, evalVols []string) []step {
+func (r *benchRun) evalVsFloor(ctx context.Context, tag string, evalVols []runner.Attempt) []step {
 	return []step{
 		r.floorStep(ctx, tag, &r.f.EvalFloor, r.evalSample, evalVols, r.parallel, variant{}, nil),
 		r.floorStep(ctx, tag, &r.f.EvalFloorOld, r.evalSample, evalVols, r.parallel, oldFloor, nil),
@@ -385,7 +385,7 @@ func (r *benchRun) evalVsFloor(ctx context.Context, tag string, evalVols []strin
 // sample at the suites' parallelism that its own ratio is taken against:
 // over the long stretch of suites the engine's pace drifts, and a floor
 // from before and after it pairs a run with an engine in another state.
-func (r *benchRun) suitesVsAdjacentFloor(ctx context.Context, tag string, sampleVols []string) []step {
+func (r *benchRun) suitesVsAdjacentFloor(ctx context.Context, tag string, sampleVols []runner.Attempt) []step {
 	adjacent := func(st **Stat) step {
 		return r.floorStep(ctx, tag, nil, r.sample, sampleVols, r.parallel, variant{}, func(fr floorResult) {
 			if *st == nil {
@@ -413,7 +413,7 @@ func (r *benchRun) suitesVsAdjacentFloor(ctx context.Context, tag string, sample
 
 // serialVsFloor is (4): the floor and the old floor of the sample at
 // parallelism 1, and behaves --parallel 1 on it.
-func (r *benchRun) serialVsFloor(ctx context.Context, tag string, sampleVols []string) []step {
+func (r *benchRun) serialVsFloor(ctx context.Context, tag string, sampleVols []runner.Attempt) []step {
 	return []step{
 		r.floorStep(ctx, tag, &r.f.FloorSer, r.sample, sampleVols, 1, variant{}, nil),
 		r.floorStep(ctx, tag, &r.f.FloorOldSer, r.sample, sampleVols, 1, oldFloor, nil),
@@ -434,9 +434,9 @@ func (r *benchRun) startup(ctx context.Context) error {
 
 // dockerRunLoop is (2): the sample as the sequential `docker run` loop a
 // user would write instead.
-func (r *benchRun) dockerRunLoop(ctx context.Context, tag string, sampleVols []string) error {
+func (r *benchRun) dockerRunLoop(ctx context.Context, tag string, sampleVols []runner.Attempt) error {
 	r.log.printf("%s: docker run loop %s", tag, r.sample.shape())
-	loop, err := r.e.cliLoop(ctx, r.cfg.dockerBin, r.ps, r.sample, sampleVols)
+	loop, err := r.e.cliLoop(ctx, r.cfg.DockerBin, r.sample, sampleVols)
 	if err != nil {
 		return err
 	}
@@ -449,9 +449,9 @@ func (r *benchRun) dockerRunLoop(ctx context.Context, tag string, sampleVols []s
 // parallelismTable measures behaves and the floor on the sample at each
 // parallelism of the table, back to back, the pair's order alternating
 // with the point and the repetition.
-func (r *benchRun) parallelismTable(ctx context.Context, tag string, rep int, sampleVols []string) error {
+func (r *benchRun) parallelismTable(ctx context.Context, tag string, rep int, sampleVols []runner.Attempt) error {
 	var steps []step
-	for i, p := range r.cfg.parallels {
+	for i, p := range r.cfg.Parallels {
 		pt := &r.f.Parallelism[i]
 		fs := r.floorStep(ctx, tag, nil, r.sample, sampleVols, p, variant{}, func(fr floorResult) {
 			pt.FloorWallMS.addDur(fr.Wall)
@@ -474,7 +474,7 @@ func (r *benchRun) parallelismTable(ctx context.Context, tag string, rep int, sa
 // 1 with each variant, between a floor at 1 before and one after them
 // whose mean each is compared with. The variants run in the opposite
 // order when abba is set, so that a drift weighs on none of them alone.
-func (r *benchRun) settingCosts(ctx context.Context, tag string, abba bool, sampleVols []string) error {
+func (r *benchRun) settingCosts(ctx context.Context, tag string, abba bool, sampleVols []runner.Attempt) error {
 	var before, after floorResult
 	steps := []step{r.floorStep(ctx, tag, nil, r.sample, sampleVols, 1, variant{}, func(fr floorResult) { before = fr })}
 	results := make([]floorResult, len(ablations))
@@ -515,10 +515,10 @@ func (r *benchRun) scalingPointOfTheSuite() {
 // to stdout, with an output limit above it, so that all of it is drained;
 // a flood that was not drained in full measured nothing.
 func (r *benchRun) floods(ctx context.Context) error {
-	for i, n := range r.cfg.floods {
+	for i, n := range r.cfg.Floods {
 		fl := &r.f.Floods[i]
-		for rep := 1; rep <= r.cfg.longReps; rep++ {
-			r.log.printf("flood %d/%d: behaves run, %s to stdout", rep, r.cfg.longReps, humanBytes(n))
+		for rep := 1; rep <= r.cfg.LongReps; rep++ {
+			r.log.printf("flood %d/%d: behaves run, %s to stdout", rep, r.cfg.LongReps, humanBytes(n))
 			br, err := r.runSpec(ctx, floodName(n), "--max-output", specSize(r.floodCeiling))
 			if err != nil {
 				return err
@@ -563,7 +563,7 @@ type step = func() error
 
 // floorStep runs the floor (variant v) over s at parallelism p and
 // records it in fl (if not nil); the result is also passed to then.
-func (r *benchRun) floorStep(ctx context.Context, tag string, fl *FloorFigure, s suite, vols []string, p int, v variant, then func(floorResult)) step {
+func (r *benchRun) floorStep(ctx context.Context, tag string, fl *FloorFigure, s suite, vols []runner.Attempt, p int, v variant, then func(floorResult)) step {
 	return func() error {
 		what := "floor"
 		if v.NetworkSandbox {
@@ -573,7 +573,7 @@ func (r *benchRun) floorStep(ctx context.Context, tag string, fl *FloorFigure, s
 			what = "floor, " + v.what()
 		}
 		r.log.printf("%s: %s %s, parallel %d", tag, what, s.shape(), p)
-		fr, err := r.e.floor(ctx, r.ps, s, vols, p, v)
+		fr, err := r.e.floor(ctx, s, vols, p, v)
 		if err != nil {
 			return err
 		}
@@ -666,18 +666,16 @@ func bracket(fl *FloorFigure) func(floorResult) {
 	}
 }
 
-// behavesNetwork says what behaves' own configuration of the suites'
-// program containers does with the network sandbox: "skipped", "sandbox",
-// or "mixed" when the profiles differ.
-func behavesNetwork(ps profiles) string {
+// behavesNetwork says what behaves' own configuration of the prepared
+// programs' containers does with the network sandbox: "skipped",
+// "sandbox", or "mixed" when the profiles differ.
+func behavesNetwork(atts []runner.Attempt) string {
 	seen := map[string]bool{}
-	for _, k := range kinds {
-		p := newProgram(int(k), 1)
-		cfg, _ := containerConfig(ps.of(k), imageInfo{ID: ps.of(k).image}, "v", p.file, p.cases[0], nil)
-		if cfg.NetworkDisabled {
-			seen[networkSkipped] = true
+	for _, a := range atts {
+		if a.Settings().Container.NetworkDisabled {
+			seen[NetworkSkipped] = true
 		} else {
-			seen[networkSandbox] = true
+			seen[NetworkSandbox] = true
 		}
 	}
 	if len(seen) > 1 {
@@ -692,9 +690,9 @@ func behavesNetwork(ps profiles) string {
 // floodName is the spec name of the flood of n bytes.
 func floodName(n int64) string { return fmt.Sprintf("flood-%d", n) }
 
-// emptyFigures has every Stat's Values as an empty list, so that the JSON
+// EmptyFigures has every Stat's Values as an empty list, so that the JSON
 // never holds null.
-func emptyFigures() Figures {
+func EmptyFigures() Figures {
 	var f Figures
 	fillStats(&f)
 	f.Scaling = []ScalePoint{}
@@ -764,13 +762,13 @@ func fillStats(f *Figures) {
 // records the mean delivery phases per program (volume removal is recorded
 // by removeVolumes). The volumes are returned in the programs' order, the
 // suites' one after the other.
-func (e *engine) deliverAll(ctx context.Context, ps profiles, suites []suite, d *DeliveryFigure) ([]string, error) {
+func (e *sandbox) deliverAll(ctx context.Context, ps profiles, suites []suite, d *DeliveryFigure) ([]runner.Attempt, error) {
 	var s suite
 	for _, x := range suites {
 		s.programs = append(s.programs, x.programs...)
 	}
-	vols := make([]string, len(s.programs))
-	var made []string
+	vols := make([]runner.Attempt, len(s.programs))
+	var made []runner.Attempt
 	var sum deliveryPhases
 	for _, k := range kinds {
 		var idx []int
@@ -811,7 +809,7 @@ func (e *engine) deliverAll(ctx context.Context, ps profiles, suites []suite, d 
 
 // removeVolumesQuietly removes volumes after a failure; the sweep at the
 // end reports whatever is left.
-func (e *engine) removeVolumesQuietly(ctx context.Context, vols []string) {
+func (e *sandbox) removeVolumesQuietly(ctx context.Context, vols []runner.Attempt) {
 	for _, v := range vols {
 		e.removeVolume(ctx, v)
 	}
@@ -819,7 +817,7 @@ func (e *engine) removeVolumesQuietly(ctx context.Context, vols []string) {
 
 // removeVolumes removes the program volumes and records the mean removal
 // time and the delivery total of this repetition.
-func (e *engine) removeVolumes(ctx context.Context, vols []string, d *DeliveryFigure) error {
+func (e *sandbox) removeVolumes(ctx context.Context, vols []runner.Attempt, d *DeliveryFigure) error {
 	var sum time.Duration
 	for _, v := range vols {
 		dt, err := e.removeVolume(ctx, v)
@@ -837,23 +835,15 @@ func (e *engine) removeVolumes(ctx context.Context, vols []string, d *DeliveryFi
 
 // leftovers reports the containers and volumes a behaves run left (its
 // run-ID label), and removes them; "" when there are none.
-func (e *engine) leftovers(ctx context.Context, runID string) string {
-	f := filters.NewArgs(filters.Arg("label", runner.LabelRunID+"="+runID))
-	cs, err1 := e.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: f})
-	vs, err2 := e.cli.VolumeList(ctx, volume.ListOptions{Filters: f})
-	if err := errors.Join(err1, err2); err != nil {
+func (e *sandbox) leftovers(ctx context.Context, runID string) string {
+	cs, vs, err := e.removeRun(ctx, runID)
+	if cs == 0 && vs == 0 && err != nil {
 		return fmt.Sprintf("could not check behaves run %s for leftovers: %v", runID, err)
 	}
-	if len(cs) == 0 && len(vs.Volumes) == 0 {
+	if cs == 0 && vs == 0 {
 		return ""
 	}
-	for _, c := range cs {
-		_ = e.cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true, RemoveVolumes: true})
-	}
-	for _, v := range vs.Volumes {
-		_ = e.cli.VolumeRemove(ctx, v.Name, true)
-	}
-	return fmt.Sprintf("behaves run %s left %d container(s) and %d volume(s) (removed by the bench)", runID, len(cs), len(vs.Volumes))
+	return fmt.Sprintf("behaves run %s left %d container(s) and %d volume(s) (removed by the bench)", runID, cs, vs)
 }
 
 // workFolder makes the bench's temporary folder; done removes it unless

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -97,12 +97,12 @@ func writeMemorySpec(root, image string, n int) (string, int, error) {
 // startScenario starts a scenario of its own (-memory, -reuse): its log,
 // its work folder (done removes it, unless -keep) and the behaves binary
 // (-behaves, else built into the folder).
-func startScenario(ctx context.Context, cfg config, logw io.Writer, prefix string) (log logger, work, bin string, done func(), err error) {
+func startScenario(ctx context.Context, cfg Options, logw io.Writer, prefix string) (log logger, work, bin string, done func(), err error) {
 	log = logger{w: logw, start: time.Now()}
-	if work, done, err = workFolder(log, prefix, cfg.keep); err != nil {
+	if work, done, err = workFolder(log, prefix, cfg.Keep); err != nil {
 		return log, "", "", nil, err
 	}
-	bin = cfg.behavesBin
+	bin = cfg.BehavesBin
 	if bin == "" {
 		log.printf("building behaves")
 		if bin, err = buildBehaves(ctx, work); err != nil {
@@ -113,15 +113,15 @@ func startScenario(ctx context.Context, cfg config, logw io.Writer, prefix strin
 	return log, work, bin, done, nil
 }
 
-// benchMemory runs the memory scenario of n invocations at behaves'
+// Memory runs the memory scenario of n invocations at behaves'
 // default parallelism and prints its figures next to the formulas' bounds.
-func benchMemory(ctx context.Context, cfg config, n int, stdout, logw io.Writer) (*MemoryResult, error) {
+func Memory(ctx context.Context, cfg Options, n int, stdout, logw io.Writer) (*MemoryResult, error) {
 	log, work, bin, done, err := startScenario(ctx, cfg, logw, "behaves-bench-memory-")
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	specPath, programs, err := writeMemorySpec(work, cfg.shellImage, n)
+	specPath, programs, err := writeMemorySpec(work, cfg.ShellImage, n)
 	if err != nil {
 		return nil, fmt.Errorf("writing the spec: %w", err)
 	}
@@ -129,7 +129,7 @@ func benchMemory(ctx context.Context, cfg config, n int, stdout, logw io.Writer)
 		Invocations:    n,
 		Programs:       programs,
 		Schema:         MemorySchema,
-		Parallel:       cfg.parallel,
+		Parallel:       cfg.Parallel,
 		OutputLimit:    spec.DefaultOutputLimit,
 		MaxOutputLimit: spec.DefaultCeilings.MaxOutputLimit,
 		MaxReportSize:  report.DefaultMaxReportSize,
@@ -138,8 +138,8 @@ func benchMemory(ctx context.Context, cfg config, n int, stdout, logw io.Writer)
 		StartedAt:      time.Now(),
 	}
 	var args []string
-	if cfg.explicitParallel && cfg.parallel > 0 {
-		args = append(args, "--parallel", fmt.Sprint(cfg.parallel))
+	if cfg.ExplicitParallel && cfg.Parallel > 0 {
+		args = append(args, "--parallel", fmt.Sprint(cfg.Parallel))
 	} else {
 		res.Parallel = runengine.DefaultParallel(spec.DefaultMemory)
 	}
@@ -168,11 +168,11 @@ func benchMemory(ctx context.Context, cfg config, n int, stdout, logw io.Writer)
 	res.MemoryBound = runengine.MemoryBound(res.Parallel, res.OutputLimit, n)
 	res.MemoryBoundAtCeil = runengine.MemoryBound(res.Parallel, res.MaxOutputLimit, n)
 	res.ReportBound = runengine.ReportBound(res.KeptBytes, n, res.MaxReportSize)
-	res.print(stdout)
+	res.Print(stdout)
 	return res, nil
 }
 
-func (r *MemoryResult) print(w io.Writer) {
+func (r *MemoryResult) Print(w io.Writer) {
 	fmt.Fprintf(w, "behaves bench -memory · %s · behaves %s\n", r.StartedAt.UTC().Format("2006-01-02 15:04 UTC"), r.Revision)
 	fmt.Fprintf(w, "%d invocations (%d programs), busybox, each writing %s of \\x01 to stdout and to stderr; output_limit %s (kept whole); parallel %d\n",
 		r.Invocations, r.Programs, humanBytes(memoryStreamBytes), humanBytes(r.OutputLimit), r.Parallel)
@@ -199,9 +199,9 @@ func within(ok bool) string {
 // mibs formats a byte count in MiB with one decimal.
 func mibs(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
-// readMemoryJSON reads the results of an earlier -memory run, for
+// ReadMemoryJSON reads the results of an earlier -memory run, for
 // -memory-from.
-func readMemoryJSON(path string) (*MemoryResult, error) {
+func ReadMemoryJSON(path string) (*MemoryResult, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -220,7 +220,7 @@ func readMemoryJSON(path string) (*MemoryResult, error) {
 	return &r, nil
 }
 
-func writeMemoryJSON(path string, r *MemoryResult) error {
+func WriteMemoryJSON(path string, r *MemoryResult) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
