@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/behaves-dev/behaves/internal/exitcode"
 	"github.com/behaves-dev/behaves/internal/publish"
 	gh "github.com/behaves-dev/behaves/internal/publish/github"
 	"github.com/behaves-dev/behaves/internal/report"
@@ -129,7 +130,7 @@ func publishCommand(ctx context.Context, args []string, env Env) int {
 		cfg.annotations = env.Getenv("GITHUB_ACTIONS") == "true"
 	}
 	var err error
-	if cfg.failOn, err = parseFailOn(*failOn); err != nil {
+	if cfg.failOn, err = exitcode.ParseFailOn(*failOn); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves publish: --fail-on: %v\n", err)
 		return ExitUsage
 	}
@@ -161,15 +162,6 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// parseFailOn parses a --fail-on value (or the fail-on input).
-func parseFailOn(s string) (FailOn, error) {
-	switch f := FailOn(s); f {
-	case FailOnFalse, FailOnUndetermined:
-		return f, nil
-	}
-	return "", fmt.Errorf("want false or undetermined, not %q", s)
-}
-
 // publishReport publishes the report at cfg.reportPath and returns the exit
 // code: the report's (its verdicts under cfg.failOn), made worse by
 // runCode, the exit code of the run that wrote it in this process (ExitTrue
@@ -197,7 +189,7 @@ func publishReport(ctx context.Context, env Env, cfg publishConfig, runCode int)
 		refuseJUnit(env, cfg)
 		return ExitRunFailed
 	}
-	code := worse(reportExitCode(rep, cfg.failOn), runCode)
+	code := exitcode.Worse(exitcode.OfReport(rep, cfg.failOn), runCode)
 	if cfg.htmlPath != "" {
 		// Like the comment and the check run, the page is reporting: a
 		// failure to write it is a warning, never the gate's result (the
@@ -213,7 +205,7 @@ func publishReport(ctx context.Context, env Env, cfg publishConfig, runCode int)
 	}
 	if err := writeJUnit(cfg.junitPath, rep); err != nil {
 		printMessages(out, env, "behaves: "+err.Error())
-		code = worse(code, ExitRunFailed)
+		code = exitcode.Worse(code, ExitRunFailed)
 	}
 
 	runURL, err := publish.RunURL(env.Getenv("GITHUB_SERVER_URL"), env.Getenv("GITHUB_REPOSITORY"), env.Getenv("GITHUB_RUN_ID"))
@@ -238,7 +230,7 @@ func publishReport(ctx context.Context, env Env, cfg publishConfig, runCode int)
 	if path := env.Getenv("GITHUB_OUTPUT"); path != "" {
 		if err := appendFile(path, outputs(rep, cfg.reportPath, cfg.htmlPath, workspace(env))); err != nil {
 			printMessages(out, env, "behaves: the step's outputs were not written: "+err.Error())
-			code = worse(code, ExitRunFailed)
+			code = exitcode.Worse(code, ExitRunFailed)
 		}
 	}
 	postToGitHub(ctx, env, cfg, rep, ev, anns, opts, code)
@@ -279,43 +271,6 @@ func checkOrigin(rep report.Report, ev *gh.Event, env Env) error {
 		return fmt.Errorf("refusing the report: it is from workflow run %q, not this run (%s)", rep.GitHub.RunID, own)
 	}
 	return nil
-}
-
-// reportExitCode is the exit code a report stands for: 2 for spec errors
-// (as run exits), 4 when the run failed, else its verdict under failOn.
-func reportExitCode(rep report.Report, failOn FailOn) int {
-	switch {
-	case len(rep.SpecErrors) > 0:
-		return ExitUsage
-	case rep.Error != "":
-		return ExitRunFailed
-	}
-	// A shard that never reported is a part of the suite nobody judged:
-	// like a nondeterministic case, never a pass, whatever fail-on says.
-	missing := rep.Shard != nil && len(rep.Shard.Missing) > 0
-	return exitCode(rep.Verdict, false, failOn, rep.Counts.Cases.Nondeterministic > 0 || missing)
-}
-
-// worse returns the more severe of two exit codes: 4, then 2, then 1, then
-// 3, then 0.
-func worse(a, b int) int {
-	rank := func(c int) int {
-		switch c {
-		case ExitRunFailed:
-			return 4
-		case ExitUsage:
-			return 3
-		case ExitFalse:
-			return 2
-		case ExitUndetermined:
-			return 1
-		}
-		return 0
-	}
-	if rank(b) > rank(a) {
-		return b
-	}
-	return a
 }
 
 // conclusion is the check run's conclusion for the step's exit code:

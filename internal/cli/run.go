@@ -11,6 +11,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/engine"
+	"github.com/behaves-dev/behaves/internal/exitcode"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reuse"
 	"github.com/behaves-dev/behaves/internal/shard"
@@ -112,7 +113,7 @@ type failOnFlag FailOn
 func (f *failOnFlag) String() string { return string(*f) }
 
 func (f *failOnFlag) Set(s string) error {
-	v, err := parseFailOn(s)
+	v, err := exitcode.ParseFailOn(s)
 	*f = failOnFlag(v)
 	return err
 }
@@ -308,7 +309,7 @@ func runSpec(ctx context.Context, env Env, cfg runConfig) int {
 	progress.Done()
 
 	rep, err := out.Commit(done.Report) // counts the nondeterministic cases, from their runs
-	code := exitCode(rep.Verdict, done.Err != nil, cfg.failOn, rep.Counts.Cases.Nondeterministic > 0)
+	code := exitcode.Of(rep.Verdict, done.Err != nil, cfg.failOn, rep.Counts.Cases.Nondeterministic > 0)
 	wrote := ""
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", err)
