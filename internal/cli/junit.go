@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/behaves-dev/behaves/internal/htmlreport"
 	"github.com/behaves-dev/behaves/internal/junit"
 	"github.com/behaves-dev/behaves/internal/report"
 )
@@ -33,7 +34,7 @@ func writeSideFiles(junitPath, htmlPath string, r report.Report) error {
 	if htmlPath == "" {
 		return nil
 	}
-	return writeHTML(r, htmlPath)
+	return htmlreport.WriteFile(htmlPath, r)
 }
 
 // sideFilesFromReport reads the report at reportPath (at most limit bytes,

@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/behaves-dev/behaves/internal/exitcode"
+	"github.com/behaves-dev/behaves/internal/htmlreport"
 	"github.com/behaves-dev/behaves/internal/publish"
 	gh "github.com/behaves-dev/behaves/internal/publish/github"
 	"github.com/behaves-dev/behaves/internal/report"
@@ -194,7 +195,7 @@ func publishReport(ctx context.Context, env Env, cfg publishConfig, runCode int)
 		// Like the comment and the check run, the page is reporting: a
 		// failure to write it is a warning, never the gate's result (the
 		// upload step that wants the file fails on its own).
-		if err := writeHTML(rep, cfg.htmlPath); err != nil {
+		if err := htmlreport.WriteFile(cfg.htmlPath, rep); err != nil {
 			command(out, publish.LevelWarning, "behaves: the HTML report was not written: "+err.Error())
 		}
 	}
