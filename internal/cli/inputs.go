@@ -20,6 +20,7 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/behaves-dev/behaves/internal/ghpublish"
 	gh "github.com/behaves-dev/behaves/internal/publish/github"
 	"github.com/behaves-dev/behaves/internal/report"
 )
@@ -202,50 +203,50 @@ func readInputs(env Env) (actionInputs, error) {
 		}
 	}
 
-	p := publishConfig{reportPath: reportPath, maxReportSize: DefaultMaxReadReport, failOn: FailOnUndetermined, comment: gh.CommentUpdate,
-		checkName: firstSet(input(env, "check-name"), defaultCheckName)}
+	p := publishConfig{Config: ghpublish.Config{ReportPath: reportPath, MaxReportSize: DefaultMaxReadReport, FailOn: FailOnUndetermined, Comment: gh.CommentUpdate,
+		CheckName: firstSet(input(env, "check-name"), ghpublish.DefaultCheckName)}}
 	// Every command publishes (merge the merged report), so every one
 	// takes the check run's name.
-	if err := gh.ValidateCheckName(p.checkName); err != nil {
+	if err := gh.ValidateCheckName(p.CheckName); err != nil {
 		return in, fmt.Errorf("input check-name: %v", err)
 	}
 	if in.command == actionPublish {
-		p.junitPath = junitPath
+		p.JUnitPath = junitPath
 	}
 	if v := input(env, "fail-on"); v != "" {
 		if err := setFlag("fail-on", v); err != nil {
 			return in, err
 		}
 	}
-	p.failOn = in.run.failOn
+	p.FailOn = in.run.failOn
 	if v := input(env, "max-report-size"); v != "" {
 		if err := setFlag("max-report-size", v); err != nil {
 			return in, err
 		}
 		// The report holds more than its cases' budget: room for the rest.
-		p.maxReportSize = max(p.maxReportSize, in.run.maxReport+reportReadSlack)
+		p.MaxReportSize = max(p.MaxReportSize, in.run.maxReport+reportReadSlack)
 	}
 	if v := input(env, "comment"); v != "" {
-		if p.comment, err = gh.ParseCommentMode(v); err != nil {
+		if p.Comment, err = gh.ParseCommentMode(v); err != nil {
 			return in, fmt.Errorf("input comment: %v", err)
 		}
 	}
-	if p.checkRun, err = boolInput(env, "check-run", false); err != nil {
+	if p.CheckRun, err = boolInput(env, "check-run", false); err != nil {
 		return in, err
 	}
-	if p.annotations, err = boolInput(env, "annotations", true); err != nil {
+	if p.Annotations, err = boolInput(env, "annotations", true); err != nil {
 		return in, err
 	}
 	if v := input(env, "html"); v != "" {
 		if strings.ContainsAny(v, "\n\r") {
 			return in, fmt.Errorf("input html: want one path, not %q", v)
 		}
-		p.htmlPath = inWorkspace(env, v)
+		p.HTMLPath = inWorkspace(env, v)
 	}
 	// The token: the input, else GITHUB_TOKEN (the input's default,
 	// ${{ github.token }}, normally fills it).
 	p.token = firstSet(input(env, "github-token"), env.Getenv("GITHUB_TOKEN"))
-	p.shard = input(env, "shard") != ""
+	p.Shard = input(env, "shard") != ""
 	in.publish = p
 	return in, readMergeInputs(env, &in)
 }
@@ -271,8 +272,8 @@ func readMergeInputs(env Env, in *actionInputs) error {
 	if len(reports) == 0 {
 		return errors.New("input reports: command merge needs the shard reports: a folder (or lines of files and folders) relative to the workspace")
 	}
-	m := mergeConfig{reportPath: in.publish.reportPath, allowMissing: allowMissing, failOn: in.publish.failOn,
-		maxReportSize: in.publish.maxReportSize, passAt: in.run.passAt}
+	m := mergeConfig{reportPath: in.publish.ReportPath, allowMissing: allowMissing, failOn: in.publish.FailOn,
+		maxReportSize: in.publish.MaxReportSize, passAt: in.run.passAt}
 	for _, r := range reports {
 		m.inputs = append(m.inputs, inWorkspace(env, r))
 	}

@@ -7,10 +7,8 @@ package cli
 // it, so the JUnit file holds exactly what the report holds.
 
 import (
-	"errors"
 	"flag"
 	"fmt"
-	"os"
 
 	"github.com/behaves-dev/behaves/internal/htmlreport"
 	"github.com/behaves-dev/behaves/internal/junit"
@@ -53,19 +51,6 @@ func sideFilesFromReport(junitPath, htmlPath, reportPath string, limit int64) er
 		return fmt.Errorf("writing %s: %w", what, err)
 	}
 	return writeSideFiles(junitPath, htmlPath, r)
-}
-
-// removeJUnit removes what is at path, so that a JUnit file left there
-// (by an earlier run, or committed by a pull request) never stands for a
-// report that could not be published.
-func removeJUnit(path string) error {
-	if path == "" {
-		return nil
-	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("removing the JUnit file %s: %w", path, err)
-	}
-	return nil
 }
 
 const junitUsage = `usage: behaves junit [--report FILE] [-o FILE] [--max-report-size SIZE]
