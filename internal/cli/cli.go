@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/behaves-dev/behaves/internal/run"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/terminal"
@@ -284,19 +283,8 @@ func validateImages(ctx context.Context, env Env, sp *spec.Spec) (int, int) {
 	return len(asked), ExitTrue
 }
 
-// errNotFinished is the report's error from the start of a run until its
-// end: what a crash leaves at the report path.
-var errNotFinished = errors.New("the run did not finish: behaves stopped before writing its report")
-
-func newRunID() string { return randomHex(8) }
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		panic(err) // crypto/rand never fails on Linux
-	}
-	return hex.EncodeToString(b)
-}
+// newRunID draws a run ID (run.NewID).
+func newRunID() string { return run.NewID() }
 
 // imageFlag collects --image PROFILE=REF.
 type imageFlag map[string]string

@@ -15,7 +15,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
@@ -23,6 +22,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/ghpublish"
 	gh "github.com/behaves-dev/behaves/internal/publish/github"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/run"
 )
 
 // The action's commands (the command input).
@@ -302,10 +302,9 @@ func lines(v string) []string {
 	return out
 }
 
-// runIDPattern is a run ID behaves draws (newRunID: 16 lowercase hex
-// digits); --run-id takes nothing else, since the ID goes into container
-// and volume names and labels.
-var runIDPattern = regexp.MustCompile(`^[0-9a-f]{16}$`)
+// runIDPattern is a run ID behaves draws (run.IDPattern); --run-id takes
+// nothing else.
+var runIDPattern = run.IDPattern
 
 // runIDFlag is run's --run-id: the run ID chosen by the caller (behaves
 // action, which saves it as the post step's state before the run creates

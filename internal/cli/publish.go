@@ -11,6 +11,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/exitcode"
 	"github.com/behaves-dev/behaves/internal/ghpublish"
 	gh "github.com/behaves-dev/behaves/internal/publish/github"
+	"github.com/behaves-dev/behaves/internal/run"
 )
 
 // DefaultMaxReadReport is the default bound on the report publish reads:
@@ -20,7 +21,7 @@ const DefaultMaxReadReport = 256<<20 + reportReadSlack
 
 // reportReadSlack is what a report may hold beyond its case entries'
 // budget (--max-report-size): programs, settings, counts.
-const reportReadSlack = 64 << 20
+const reportReadSlack = run.ReportReadSlack
 
 // publishConfig is what publishing needs: publish's flags, or the action's
 // inputs.
