@@ -21,7 +21,6 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/ghpublish"
 	gh "github.com/behaves-dev/behaves/internal/publish/github"
-	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/run"
 )
 
@@ -161,12 +160,7 @@ func readInputs(env Env) (actionInputs, error) {
 	if err != nil {
 		return in, err
 	}
-	if pull {
-		if len(sf.registries) == 0 {
-			return in, fmt.Errorf("input pull-images: true needs allowed-registries, the registries a pull may fetch from (one HOST[:PORT] a line): the spec, which a pull request may edit, names the images")
-		}
-		sf.pull = true
-	}
+	sf.pull = pull
 	if v := input(env, "pass-at"); v != "" {
 		if err := setFlag("pass-at", v); err != nil {
 			return in, err
@@ -194,13 +188,16 @@ func readInputs(env Env) (actionInputs, error) {
 			return in, err
 		}
 	}
-	if len(in.run.reuse) > report.MaxReuseSources {
-		return in, fmt.Errorf("input reuse: %d reports, at most %d", len(in.run.reuse), report.MaxReuseSources)
-	}
 	if v := input(env, "parallel"); v != "" {
 		if err := setFlag("parallel", v); err != nil {
 			return in, err
 		}
+	}
+
+	// The run's config is checked as a whole by the one check behaves
+	// run's flags pass too; its refusal names the input.
+	if err := in.run.library().Validate(); err != nil {
+		return in, inputRefusal(err)
 	}
 
 	p := publishConfig{Config: ghpublish.Config{ReportPath: reportPath, MaxReportSize: DefaultMaxReadReport, FailOn: FailOnUndetermined, Comment: gh.CommentUpdate,
@@ -249,6 +246,19 @@ func readInputs(env Env) (actionInputs, error) {
 	p.Shard = input(env, "shard") != ""
 	in.publish = p
 	return in, readMergeInputs(env, &in)
+}
+
+// inputRefusal is run.Config.Validate's refusal of an input's value,
+// named by the input.
+func inputRefusal(err error) error {
+	var se *run.SettingError
+	switch {
+	case errors.Is(err, run.ErrPullNeedsRegistry):
+		return errors.New("input pull-images: true needs allowed-registries, the registries a pull may fetch from (one HOST[:PORT] a line): the spec, which a pull request may edit, names the images")
+	case errors.As(err, &se):
+		return fmt.Errorf("input %s: %v", se.Setting, se.Err)
+	}
+	return err
 }
 
 // readMergeInputs reads the inputs of command merge (reports,

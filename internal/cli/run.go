@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"strconv"
@@ -82,11 +83,14 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	if err := cfg.terminal.check(); err != nil {
 		return usageErr("%v", err)
 	}
-	if msg := cfg.spec.checkPull("run", "--pull-images"); msg != "" {
-		fmt.Fprintln(env.Stderr, msg)
-		return ExitUsage
-	}
 	cfg.pullTimeout, cfg.runID = *pullTimeout, string(*chosenID)
+	if err := cfg.library().Validate(); err != nil {
+		if errors.Is(err, run.ErrPullNeedsRegistry) {
+			fmt.Fprintln(env.Stderr, cfg.spec.checkPull("run", "--pull-images"))
+			return ExitUsage
+		}
+		return usageErr("%v", err)
+	}
 	return runSpec(ctx, env, cfg)
 }
 
