@@ -187,9 +187,7 @@ func messageOptions(env Env) terminal.Options {
 // printMessages prints behaves' own messages, which may quote spec text,
 // to w as inert text (terminal.WriteMessages).
 func printMessages(w io.Writer, env Env, lines ...string) {
-	if err := terminal.WriteMessages(w, lines, messageOptions(env)); err != nil {
-		fmt.Fprintf(w, "behaves: %v\n", err) // the options are fixed: does not happen
-	}
+	terminal.PrintMessages(w, messageOptions(env).GitHubActions, lines...)
 }
 
 // specErrorLines is a spec problem list (or a read error) as lines for

@@ -114,12 +114,8 @@ type Target struct {
 }
 
 // messages prints behaves' own lines, which may quote report text, to the
-// log as inert text (terminal.WriteMessages).
-func (t Target) messages(lines ...string) {
-	if err := terminal.WriteMessages(t.Log, lines, terminal.Options{GitHubActions: t.Actions}); err != nil {
-		fmt.Fprintf(t.Log, "behaves: %v\n", err) // the options are fixed: does not happen
-	}
-}
+// log as inert text.
+func (t Target) messages(lines ...string) { terminal.PrintMessages(t.Log, t.Actions, lines...) }
 
 // Posted is what publishing did.
 type Posted struct {

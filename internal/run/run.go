@@ -107,12 +107,8 @@ type Env struct {
 }
 
 // messages prints behaves' own lines, which may quote spec text, to
-// Stderr as inert text (terminal.WriteMessages).
-func (env Env) messages(lines ...string) {
-	if err := terminal.WriteMessages(env.Stderr, lines, terminal.Options{GitHubActions: env.Actions}); err != nil {
-		fmt.Fprintf(env.Stderr, "behaves: %v\n", err) // the options are fixed: does not happen
-	}
-}
+// Stderr as inert text.
+func (env Env) messages(lines ...string) { terminal.PrintMessages(env.Stderr, env.Actions, lines...) }
 
 // Result is what a run came to. Exactly one of ReuseErr, SpecErr and Ran
 // is set, unless the report could not be written at all.
