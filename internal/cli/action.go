@@ -3,10 +3,11 @@ package cli
 // behaves action and behaves action-post: the container action's main and
 // post entry points. action reads its inputs from INPUT_* only (inputs.go),
 // then either runs the spec exactly as `behaves run` does (the same
-// runSpec, given the runConfig the inputs stand for) and publishes the report
-// it wrote, in one process, or only publishes (command: publish), or merges
-// the reports of a matrix's shards and publishes the merged report
-// (command: merge).
+// runSpec over run.Run, given the runConfig the inputs stand for, checked
+// by the same run.Config.Validate) and publishes the report it wrote
+// (ghpublish.Publish), in one process, or only publishes (command:
+// publish), or merges the reports of a matrix's shards and publishes the
+// merged report (command: merge).
 //
 // The post step runs in a new container of the same image at the end of
 // the job, even after a failure or a cancellation, and shares nothing with
