@@ -3,10 +3,11 @@ package cli
 // behaves action and behaves action-post: the container action's main and
 // post entry points. action reads its inputs from INPUT_* only (inputs.go),
 // then either runs the spec exactly as `behaves run` does (the same
-// runSpec, given the runConfig the inputs stand for) and publishes the report
-// it wrote, in one process, or only publishes (command: publish), or merges
-// the reports of a matrix's shards and publishes the merged report
-// (command: merge).
+// runSpec over run.Run, given the runConfig the inputs stand for, checked
+// by the same run.Config.Validate) and publishes the report it wrote
+// (ghpublish.Publish), in one process, or only publishes (command:
+// publish), or merges the reports of a matrix's shards and publishes the
+// merged report (command: merge).
 //
 // The post step runs in a new container of the same image at the end of
 // the job, even after a failure or a cancellation, and shares nothing with
@@ -22,6 +23,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/behaves-dev/behaves/internal/ghpublish"
 	"github.com/behaves-dev/behaves/internal/publish"
 )
 
@@ -57,7 +59,7 @@ func actionCommand(ctx context.Context, args []string, env Env) int {
 	}
 	in, err := readInputs(env)
 	if err != nil {
-		command(env.Stdout, publish.LevelError, "behaves action: "+err.Error())
+		ghpublish.Command(env.Stdout, publish.LevelError, "behaves action: "+err.Error())
 		return ExitUsage
 	}
 	for _, n := range in.notices {
@@ -72,7 +74,7 @@ func actionCommand(ctx context.Context, args []string, env Env) int {
 		// refused merge wrote nothing, and nothing is published.
 		code, wrote := mergeReports(env, in.merge)
 		if !wrote {
-			command(env.Stdout, publish.LevelError, "behaves merge: the shard reports were not merged; nothing published (the log says why)")
+			ghpublish.Command(env.Stdout, publish.LevelError, "behaves merge: the shard reports were not merged; nothing published (the log says why)")
 			return code
 		}
 		return publishReport(ctx, env, in.publish, code)
@@ -82,8 +84,8 @@ func actionCommand(ctx context.Context, args []string, env Env) int {
 	// do, and a cancelled run's leftovers wait for `behaves gc`.
 	runID := newRunID()
 	if path := env.Getenv("GITHUB_STATE"); path != "" {
-		if err := appendFile(path, stateRunID+"="+runID+"\n"); err != nil {
-			command(env.Stdout, publish.LevelWarning, "behaves action: the post step will not clean up: saving the run ID: "+err.Error())
+		if err := ghpublish.AppendFile(path, stateRunID+"="+runID+"\n"); err != nil {
+			ghpublish.Command(env.Stdout, publish.LevelWarning, "behaves action: the post step will not clean up: saving the run ID: "+err.Error())
 		}
 	}
 	in.run.runID = runID

@@ -13,6 +13,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/actionstest"
 	"github.com/behaves-dev/behaves/internal/dockertest"
+	"github.com/behaves-dev/behaves/internal/ghpublish"
 	"github.com/behaves-dev/behaves/internal/gittest"
 	"github.com/behaves-dev/behaves/internal/goldentest"
 	"github.com/behaves-dev/behaves/internal/publish"
@@ -224,7 +225,7 @@ func TestActionRunAndPublishUnderEmulatedRunner(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := publish.WorkflowCommands(publish.Annotations(rep, publish.AnnotationOptions{LineCount: lineCounter(ws)}))
+	want, _ := publish.WorkflowCommands(publish.Annotations(rep, publish.AnnotationOptions{LineCount: ghpublish.LineCounter(ws)}))
 	if got := commandsOf(t, r.stdout+r.stderr); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("commands in the log:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
@@ -326,7 +327,7 @@ programs:
 		}
 	}
 	// ... and the only commands the runner would act on are publish's.
-	want, _ := publish.WorkflowCommands(publish.Annotations(rep, publish.AnnotationOptions{LineCount: lineCounter(ws)}))
+	want, _ := publish.WorkflowCommands(publish.Annotations(rep, publish.AnnotationOptions{LineCount: ghpublish.LineCounter(ws)}))
 	if got := commandsOf(t, r.stdout+"\n"+r.stderr); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("commands in the log:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
@@ -383,31 +384,6 @@ func TestCheckRunAnnotationBatches(t *testing.T) {
 	// The log shows 10 of each level.
 	if n := len(commandsOf(t, r.stdout)); n != publish.AnnotationsPerTypePerStep {
 		t.Errorf("%d commands in the log, want %d", n, publish.AnnotationsPerTypePerStep)
-	}
-}
-
-// TestConclusion guards the check run's conclusion: neutral only for an
-// undetermined result that passes the gate.
-func TestConclusion(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		verdict string
-		code    int
-		want    string
-	}{
-		{"true", ExitTrue, "success"},
-		{"false", ExitFalse, "failure"},
-		{"undetermined", ExitUndetermined, "failure"},
-		{"undetermined", ExitTrue, "neutral"},
-		{"undetermined", ExitRunFailed, "failure"},
-	} {
-		var rep report.Report
-		if err := rep.Verdict.UnmarshalText([]byte(tt.verdict)); err != nil {
-			t.Fatal(err)
-		}
-		if got := conclusion(rep, tt.code); string(got) != tt.want {
-			t.Errorf("conclusion(%s, exit %d) = %s, want %s", tt.verdict, tt.code, got, tt.want)
-		}
 	}
 }
 

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/behaves-dev/behaves/internal/run"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/terminal"
@@ -188,9 +187,7 @@ func messageOptions(env Env) terminal.Options {
 // printMessages prints behaves' own messages, which may quote spec text,
 // to w as inert text (terminal.WriteMessages).
 func printMessages(w io.Writer, env Env, lines ...string) {
-	if err := terminal.WriteMessages(w, lines, messageOptions(env)); err != nil {
-		fmt.Fprintf(w, "behaves: %v\n", err) // the options are fixed: does not happen
-	}
+	terminal.PrintMessages(w, messageOptions(env).GitHubActions, lines...)
 }
 
 // specErrorLines is a spec problem list (or a read error) as lines for
@@ -284,19 +281,8 @@ func validateImages(ctx context.Context, env Env, sp *spec.Spec) (int, int) {
 	return len(asked), ExitTrue
 }
 
-// errNotFinished is the report's error from the start of a run until its
-// end: what a crash leaves at the report path.
-var errNotFinished = errors.New("the run did not finish: behaves stopped before writing its report")
-
-func newRunID() string { return randomHex(8) }
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		panic(err) // crypto/rand never fails on Linux
-	}
-	return hex.EncodeToString(b)
-}
+// newRunID draws a run ID (run.NewID).
+func newRunID() string { return run.NewID() }
 
 // imageFlag collects --image PROFILE=REF.
 type imageFlag map[string]string

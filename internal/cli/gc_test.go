@@ -367,7 +367,7 @@ func TestGCOnTheRealDaemon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prefix := gcTestPrefix + randomHex(6) + "-"
+	prefix := gcTestPrefix + newRunID()[:12] + "-"
 	rfc := func(d time.Duration) string { return time.Now().Add(-d).UTC().Format(time.RFC3339) }
 	owner := func(h string, pid int, startedAgo time.Duration) map[string]string {
 		return map[string]string{runner.LabelHost: h, runner.LabelPID: strconv.Itoa(pid), runner.LabelPIDNamespace: runner.PIDNamespace(), runner.LabelStartedAt: rfc(startedAgo)}

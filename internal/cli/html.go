@@ -5,11 +5,8 @@ package cli
 // workflow may have written it): report.ReadFile checks it first.
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/behaves-dev/behaves/internal/htmlreport"
 	"github.com/behaves-dev/behaves/internal/report"
@@ -49,7 +46,7 @@ func htmlCommand(args []string, env Env) int {
 	}
 	rep, err := report.ReadFile(*reportPath, maxReport)
 	if err == nil {
-		err = writeHTML(rep, *out)
+		err = htmlreport.WriteFile(*out, rep)
 	}
 	if err != nil {
 		printMessages(env.Stderr, env, "behaves html: "+err.Error())
@@ -57,36 +54,4 @@ func htmlCommand(args []string, env Env) int {
 	}
 	fmt.Fprintf(env.Stdout, "behaves: wrote %s\n", printable(*out))
 	return ExitTrue
-}
-
-// writeHTML writes the page of rep (read and checked by report.ReadFile)
-// to out, through a temporary file in out's folder renamed into place.
-func writeHTML(rep report.Report, out string) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", out, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	bw := bufio.NewWriter(f)
-	if err = htmlreport.Render(bw, rep, htmlreport.Limits{}); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return fmt.Errorf("writing %s: %w", out, err)
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", out, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", out, err)
-	}
-	if err = os.Rename(f.Name(), out); err != nil {
-		return fmt.Errorf("writing %s: %w", out, err)
-	}
-	return nil
 }

@@ -15,13 +15,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/behaves-dev/behaves/internal/ghpublish"
 	gh "github.com/behaves-dev/behaves/internal/publish/github"
-	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/run"
 )
 
 // The action's commands (the command input).
@@ -160,12 +160,7 @@ func readInputs(env Env) (actionInputs, error) {
 	if err != nil {
 		return in, err
 	}
-	if pull {
-		if len(sf.registries) == 0 {
-			return in, fmt.Errorf("input pull-images: true needs allowed-registries, the registries a pull may fetch from (one HOST[:PORT] a line): the spec, which a pull request may edit, names the images")
-		}
-		sf.pull = true
-	}
+	sf.pull = pull
 	if v := input(env, "pass-at"); v != "" {
 		if err := setFlag("pass-at", v); err != nil {
 			return in, err
@@ -193,61 +188,77 @@ func readInputs(env Env) (actionInputs, error) {
 			return in, err
 		}
 	}
-	if len(in.run.reuse) > report.MaxReuseSources {
-		return in, fmt.Errorf("input reuse: %d reports, at most %d", len(in.run.reuse), report.MaxReuseSources)
-	}
 	if v := input(env, "parallel"); v != "" {
 		if err := setFlag("parallel", v); err != nil {
 			return in, err
 		}
 	}
 
-	p := publishConfig{reportPath: reportPath, maxReportSize: DefaultMaxReadReport, failOn: FailOnUndetermined, comment: gh.CommentUpdate,
-		checkName: firstSet(input(env, "check-name"), defaultCheckName)}
+	// The run's config is checked as a whole by the one check behaves
+	// run's flags pass too; its refusal names the input.
+	if err := in.run.library().Validate(); err != nil {
+		return in, inputRefusal(err)
+	}
+
+	p := publishConfig{Config: ghpublish.Config{ReportPath: reportPath, MaxReportSize: DefaultMaxReadReport, FailOn: FailOnUndetermined, Comment: gh.CommentUpdate,
+		CheckName: firstSet(input(env, "check-name"), ghpublish.DefaultCheckName)}}
 	// Every command publishes (merge the merged report), so every one
 	// takes the check run's name.
-	if err := gh.ValidateCheckName(p.checkName); err != nil {
+	if err := gh.ValidateCheckName(p.CheckName); err != nil {
 		return in, fmt.Errorf("input check-name: %v", err)
 	}
 	if in.command == actionPublish {
-		p.junitPath = junitPath
+		p.JUnitPath = junitPath
 	}
 	if v := input(env, "fail-on"); v != "" {
 		if err := setFlag("fail-on", v); err != nil {
 			return in, err
 		}
 	}
-	p.failOn = in.run.failOn
+	p.FailOn = in.run.failOn
 	if v := input(env, "max-report-size"); v != "" {
 		if err := setFlag("max-report-size", v); err != nil {
 			return in, err
 		}
 		// The report holds more than its cases' budget: room for the rest.
-		p.maxReportSize = max(p.maxReportSize, in.run.maxReport+reportReadSlack)
+		p.MaxReportSize = max(p.MaxReportSize, in.run.maxReport+reportReadSlack)
 	}
 	if v := input(env, "comment"); v != "" {
-		if p.comment, err = gh.ParseCommentMode(v); err != nil {
+		if p.Comment, err = gh.ParseCommentMode(v); err != nil {
 			return in, fmt.Errorf("input comment: %v", err)
 		}
 	}
-	if p.checkRun, err = boolInput(env, "check-run", false); err != nil {
+	if p.CheckRun, err = boolInput(env, "check-run", false); err != nil {
 		return in, err
 	}
-	if p.annotations, err = boolInput(env, "annotations", true); err != nil {
+	if p.Annotations, err = boolInput(env, "annotations", true); err != nil {
 		return in, err
 	}
 	if v := input(env, "html"); v != "" {
 		if strings.ContainsAny(v, "\n\r") {
 			return in, fmt.Errorf("input html: want one path, not %q", v)
 		}
-		p.htmlPath = inWorkspace(env, v)
+		p.HTMLPath = inWorkspace(env, v)
 	}
 	// The token: the input, else GITHUB_TOKEN (the input's default,
 	// ${{ github.token }}, normally fills it).
 	p.token = firstSet(input(env, "github-token"), env.Getenv("GITHUB_TOKEN"))
-	p.shard = input(env, "shard") != ""
+	p.Shard = input(env, "shard") != ""
 	in.publish = p
 	return in, readMergeInputs(env, &in)
+}
+
+// inputRefusal is run.Config.Validate's refusal of an input's value,
+// named by the input.
+func inputRefusal(err error) error {
+	var se *run.SettingError
+	switch {
+	case errors.Is(err, run.ErrPullNeedsRegistry):
+		return errors.New("input pull-images: true needs allowed-registries, the registries a pull may fetch from (one HOST[:PORT] a line): the spec, which a pull request may edit, names the images")
+	case errors.As(err, &se):
+		return fmt.Errorf("input %s: %v", se.Setting, se.Err)
+	}
+	return err
 }
 
 // readMergeInputs reads the inputs of command merge (reports,
@@ -271,8 +282,8 @@ func readMergeInputs(env Env, in *actionInputs) error {
 	if len(reports) == 0 {
 		return errors.New("input reports: command merge needs the shard reports: a folder (or lines of files and folders) relative to the workspace")
 	}
-	m := mergeConfig{reportPath: in.publish.reportPath, allowMissing: allowMissing, failOn: in.publish.failOn,
-		maxReportSize: in.publish.maxReportSize, passAt: in.run.passAt}
+	m := mergeConfig{reportPath: in.publish.ReportPath, allowMissing: allowMissing, failOn: in.publish.FailOn,
+		maxReportSize: in.publish.MaxReportSize, passAt: in.run.passAt}
 	for _, r := range reports {
 		m.inputs = append(m.inputs, inWorkspace(env, r))
 	}
@@ -301,10 +312,9 @@ func lines(v string) []string {
 	return out
 }
 
-// runIDPattern is a run ID behaves draws (newRunID: 16 lowercase hex
-// digits); --run-id takes nothing else, since the ID goes into container
-// and volume names and labels.
-var runIDPattern = regexp.MustCompile(`^[0-9a-f]{16}$`)
+// runIDPattern is a run ID behaves draws (run.IDPattern); --run-id takes
+// nothing else.
+var runIDPattern = run.IDPattern
 
 // runIDFlag is run's --run-id: the run ID chosen by the caller (behaves
 // action, which saves it as the post step's state before the run creates

@@ -7,65 +7,12 @@ package cli
 // it, so the JUnit file holds exactly what the report holds.
 
 import (
-	"errors"
 	"flag"
 	"fmt"
-	"os"
 
 	"github.com/behaves-dev/behaves/internal/junit"
 	"github.com/behaves-dev/behaves/internal/report"
 )
-
-// writeJUnit writes r as JUnit XML to path ("" writes nothing).
-func writeJUnit(path string, r report.Report) error {
-	if path == "" {
-		return nil
-	}
-	return junit.WriteFile(path, r, junit.Options{})
-}
-
-// writeSideFiles writes r as JUnit XML to junitPath and as the HTML page
-// (behaves html's) to htmlPath; "" writes nothing.
-func writeSideFiles(junitPath, htmlPath string, r report.Report) error {
-	if err := writeJUnit(junitPath, r); err != nil {
-		return err
-	}
-	if htmlPath == "" {
-		return nil
-	}
-	return writeHTML(r, htmlPath)
-}
-
-// sideFilesFromReport reads the report at reportPath (at most limit bytes,
-// checked, as behaves junit and behaves html read it) and writes it as
-// JUnit XML to junitPath and as the HTML page to htmlPath ("" for none).
-func sideFilesFromReport(junitPath, htmlPath, reportPath string, limit int64) error {
-	if junitPath == "" && htmlPath == "" {
-		return nil
-	}
-	r, err := report.ReadFile(reportPath, limit)
-	if err != nil {
-		what := "JUnit " + junitPath
-		if junitPath == "" {
-			what = "the HTML report " + htmlPath
-		}
-		return fmt.Errorf("writing %s: %w", what, err)
-	}
-	return writeSideFiles(junitPath, htmlPath, r)
-}
-
-// removeJUnit removes what is at path, so that a JUnit file left there
-// (by an earlier run, or committed by a pull request) never stands for a
-// report that could not be published.
-func removeJUnit(path string) error {
-	if path == "" {
-		return nil
-	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("removing the JUnit file %s: %w", path, err)
-	}
-	return nil
-}
 
 const junitUsage = `usage: behaves junit [--report FILE] [-o FILE] [--max-report-size SIZE]
 
@@ -105,7 +52,7 @@ func junitCommand(args []string, env Env) int {
 	if *out == "" {
 		err = junit.Write(env.Stdout, r, junit.Options{})
 	} else {
-		err = writeJUnit(*out, r)
+		err = junit.WriteFile(*out, r, junit.Options{})
 	}
 	if err != nil {
 		printMessages(env.Stderr, env, "behaves junit: "+err.Error())

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/behaves-dev/behaves/internal/exitcode"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/terminal"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -84,7 +85,7 @@ func mergeCommand(args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "behaves merge: --pass-at: %v\n", err)
 		return ExitUsage
 	}
-	if cfg.failOn, err = parseFailOn(*failOn); err != nil {
+	if cfg.failOn, err = exitcode.ParseFailOn(*failOn); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves merge: --fail-on: %v\n", err)
 		return ExitUsage
 	}
@@ -124,7 +125,7 @@ func mergeReports(env Env, cfg mergeConfig) (int, bool) {
 		printMessages(env.Stderr, env, "behaves merge: refusing to merge: "+err.Error())
 		return ExitUsage, false
 	}
-	code := reportExitCode(merged, cfg.failOn)
+	code := exitcode.OfReport(merged, cfg.failOn)
 	if err := report.WriteJSON(cfg.reportPath, merged); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves merge: writing the report: %v\n", err)
 		return ExitRunFailed, false

@@ -2,13 +2,12 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/run"
 	"github.com/behaves-dev/behaves/internal/spec"
 )
 
@@ -114,62 +113,6 @@ func (s *specFlags) parseAndLoad(fs *flag.FlagSet, args []string, env Env, what 
 	return sp
 }
 
-// buildImage is the image of a profile's build stage ("" without one).
-func buildImage(p runner.Profile) string {
-	if p.Build == nil {
-		return ""
-	}
-	return p.Build.Image
-}
-
-// errCannotPull is the pull phase's error for a sandbox that cannot pull.
-var errCannotPull = errors.New("this sandbox cannot pull images")
-
-// pullImages is the pull phase: each distinct image the spec's programs
-// run or build with, in the order programs first use it, is pulled if the engine lacks
-// it, with a progress line each (escaped: an image reference is spec
-// text). It returns how many could not be pulled; its error is
-// errCannotPull, or the interruption. Scoring comes after it and never
-// pulls: a failed image stays missing, and the sandbox gives its failure
-// as the reason of its programs' cases.
-func pullImages(ctx context.Context, env Env, sb runner.Sandbox, sp *spec.Spec, timeout time.Duration) (failed int, err error) {
-	p, ok := sb.(runner.ImagePuller)
-	if !ok {
-		return 0, errCannotPull
-	}
-	seen := map[string]bool{}
-	var refs []string
-	for _, prog := range sp.Programs {
-		rt := sp.Profiles[prog.Profile].Runtime
-		for _, ref := range []string{rt.Image, buildImage(rt)} {
-			if ref != "" && !seen[ref] {
-				seen[ref] = true
-				refs = append(refs, ref)
-			}
-		}
-	}
-	for _, ref := range refs {
-		if err := ctx.Err(); err != nil {
-			return failed, fmt.Errorf("pulling images: %w", err)
-		}
-		start := time.Now()
-		status, err := p.PullImage(ctx, ref, timeout)
-		switch {
-		case err != nil:
-			failed++
-			printMessages(env.Stderr, env, "behaves: "+err.Error())
-		case status == runner.PullPresent:
-			printMessages(env.Stderr, env, fmt.Sprintf("behaves: image %s is present", ref))
-		default:
-			printMessages(env.Stderr, env, fmt.Sprintf("behaves: pulled %s in %s", ref, time.Since(start).Round(100*time.Millisecond)))
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return failed, fmt.Errorf("pulling images: %w", err)
-	}
-	return failed, nil
-}
-
 // pullCommand is `behaves pull`: the pull phase of run --pull-images on
 // its own, so that a workflow can pull in a step of its own.
 func pullCommand(ctx context.Context, args []string, env Env) int {
@@ -200,7 +143,7 @@ func pullCommand(ctx context.Context, args []string, env Env) int {
 			fmt.Fprintf(env.Stderr, "behaves: closing the Docker client: %v\n", err)
 		}
 	}()
-	failed, err := pullImages(ctx, env, sb, sp, *timeout)
+	failed, err := run.Pull(ctx, runEnv(env), sb, sp, *timeout)
 	switch {
 	case err != nil:
 		printMessages(env.Stderr, env, fmt.Sprintf("behaves pull: %v", err))

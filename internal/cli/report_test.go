@@ -14,6 +14,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/actionstest"
 	"github.com/behaves-dev/behaves/internal/reportschema/schematest"
+	"github.com/behaves-dev/behaves/internal/run"
 	"github.com/behaves-dev/behaves/internal/runner"
 )
 
@@ -119,8 +120,8 @@ func TestReportSaysNotFinishedWhileRunning(t *testing.T) {
 	if r.code != ExitRunFailed {
 		t.Fatalf("exit %d, want %d", r.code, ExitRunFailed)
 	}
-	if during["verdict"] != "undetermined" || during["error"] != errNotFinished.Error() || during["run_id"] == "" {
-		t.Errorf("during the run the report says verdict %v, error %q, run_id %v; want undetermined, %q and the run", during["verdict"], during["error"], during["run_id"], errNotFinished)
+	if during["verdict"] != "undetermined" || during["error"] != run.ErrNotFinished.Error() || during["run_id"] == "" {
+		t.Errorf("during the run the report says verdict %v, error %q, run_id %v; want undetermined, %q and the run", during["verdict"], during["error"], during["run_id"], run.ErrNotFinished)
 	}
 	after := readReport(t, path)
 	if after["run_id"] != during["run_id"] || !strings.Contains(fmt.Sprint(after["error"]), "probe: no engine") {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/behaves-dev/behaves/internal/assemble"
+	"github.com/behaves-dev/behaves/internal/exitcode"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/rescore"
 	"github.com/behaves-dev/behaves/internal/spec"
@@ -62,7 +63,7 @@ func rescoreCommand(args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "behaves rescore: %v\n", err)
 		return ExitUsage
 	}
-	fo, err := parseFailOn(*failOn)
+	fo, err := exitcode.ParseFailOn(*failOn)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "behaves rescore: --fail-on: %v\n", err)
 		return ExitUsage
@@ -112,7 +113,7 @@ func rescoreCommand(args []string, env Env) int {
 		GitHub:    origin, // the new report is this run's
 		PassAt:    ks,
 	})
-	code := exitCode(rep.Verdict, false, fo, rep.Counts.Cases.Nondeterministic > 0)
+	code := exitcode.Of(rep.Verdict, false, fo, rep.Counts.Cases.Nondeterministic > 0)
 	werr := report.WriteJSON(*outPath, rep)
 	if werr != nil {
 		fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", werr)

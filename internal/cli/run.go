@@ -9,10 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/behaves-dev/behaves/internal/assemble"
-	"github.com/behaves-dev/behaves/internal/engine"
+	"github.com/behaves-dev/behaves/internal/exitcode"
 	"github.com/behaves-dev/behaves/internal/report"
-	"github.com/behaves-dev/behaves/internal/reuse"
+	"github.com/behaves-dev/behaves/internal/run"
 	"github.com/behaves-dev/behaves/internal/shard"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/terminal"
@@ -84,11 +83,14 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 	if err := cfg.terminal.check(); err != nil {
 		return usageErr("%v", err)
 	}
-	if msg := cfg.spec.checkPull("run", "--pull-images"); msg != "" {
-		fmt.Fprintln(env.Stderr, msg)
-		return ExitUsage
-	}
 	cfg.pullTimeout, cfg.runID = *pullTimeout, string(*chosenID)
+	if err := cfg.library().Validate(); err != nil {
+		if errors.Is(err, run.ErrPullNeedsRegistry) {
+			fmt.Fprintln(env.Stderr, cfg.spec.checkPull("run", "--pull-images"))
+			return ExitUsage
+		}
+		return usageErr("%v", err)
+	}
 	return runSpec(ctx, env, cfg)
 }
 
@@ -112,7 +114,7 @@ type failOnFlag FailOn
 func (f *failOnFlag) String() string { return string(*f) }
 
 func (f *failOnFlag) Set(s string) error {
-	v, err := parseFailOn(s)
+	v, err := exitcode.ParseFailOn(s)
 	*f = failOnFlag(v)
 	return err
 }
@@ -176,159 +178,81 @@ func (f shardFlag) Set(s string) error {
 	return nil
 }
 
-// runSpec runs what cfg asks for: it replaces the report, loads the spec,
-// connects the sandbox (and pulls, when asked), has the engine run and
-// judge every case, writes the report and its side files, prints the
-// summary and returns the exit code.
-func runSpec(ctx context.Context, env Env, cfg runConfig) int {
-	started := time.Now()
-	runID := cfg.runID
-	if runID == "" {
-		runID = newRunID()
+// library is the run cfg asks for, as package run takes it.
+func (cfg runConfig) library() run.Config {
+	return run.Config{
+		SpecPath: cfg.spec.path,
+		Spec: spec.Options{Ceilings: cfg.spec.ceilings, Images: cfg.spec.images, AllowUntracked: cfg.spec.untracked,
+			Pull: cfg.spec.pull, AllowRegistries: cfg.spec.registries},
+		PullTimeout: cfg.pullTimeout,
+		RunID:       cfg.runID,
+		ReportPath:  cfg.reportPath, JUnitPath: cfg.junitPath, HTMLPath: cfg.htmlPath,
+		Parallel:  cfg.parallel,
+		MaxReport: cfg.maxReport,
+		PassAt:    cfg.passAt,
+		Shard:     cfg.shard,
+		Reuse:     cfg.reuse,
+		MaxReuse:  cfg.maxReuse,
 	}
+}
+
+// runEnv is what package run takes from env.
+func runEnv(env Env) run.Env {
+	return run.Env{Stderr: env.Stderr, Actions: env.Getenv("GITHUB_ACTIONS") == "true", Terminal: env.Terminal,
+		NewSandbox: env.NewSandbox, Cleanup: env.Cleanup, Version: version(),
+		StaleCheck: func(ctx context.Context) { warnStaleRuns(ctx, env) }}
+}
+
+// runSpec runs what cfg asks for (run.Run), prints the summary and
+// returns the exit code.
+func runSpec(ctx context.Context, env Env, cfg runConfig) int {
 	origin, warnings := githubOrigin(env.Getenv)
 	if len(warnings) > 0 {
 		printMessages(env.Stderr, env, warnings...)
 	}
-	// The stored reports are read before the report path is replaced: the
-	// report being reused is often the one this run writes over.
-	var store *reuse.Store
-	var reuseErr error
-	if len(cfg.reuse) > 0 {
-		store, reuseErr = reuse.Load(cfg.reuse, cfg.maxReuse)
-	}
-	// Replace whatever is at the report path before reading anything a pull
-	// request controls: a report committed to the repository, or left by an
-	// earlier run, must not survive a spec error or a crash and be published
-	// as this run's. Until the run ends, the report says it did not finish.
-	early := func(err error, specErrs spec.Errors) report.Report {
-		return assemble.Report(assemble.Input{SpecPath: cfg.spec.path, RunID: runID, StartedAt: started,
-			Duration: time.Since(started), Err: err, SpecErrors: specErrs, Version: version(), GitHub: origin})
-	}
-	if err := report.WriteJSON(cfg.reportPath, early(errNotFinished, nil)); err != nil {
-		fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", err)
-		return ExitRunFailed
-	}
-	// The JUnit file and the page too: a stale one must not pass for this
-	// run's.
-	if err := writeSideFiles(cfg.junitPath, cfg.htmlPath, early(errNotFinished, nil)); err != nil {
-		fmt.Fprintf(env.Stderr, "behaves: %v\n", err)
-		return ExitRunFailed
-	}
-	if reuseErr != nil {
-		rep := early(fmt.Errorf("nothing ran: %w", reuseErr), nil)
-		if err := report.WriteJSON(cfg.reportPath, rep); err != nil {
-			fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", err)
-			return ExitRunFailed
-		}
-		if err := writeSideFiles(cfg.junitPath, cfg.htmlPath, rep); err != nil {
-			fmt.Fprintf(env.Stderr, "behaves: %v\n", err)
-			return ExitRunFailed
-		}
-		printMessages(env.Stderr, env, fmt.Sprintf("behaves run: %v (give a report behaves wrote, or leave --reuse out to run everything)", reuseErr))
-		return ExitUsage
-	}
-	// specFailed writes the report of a run that stopped at a spec error
-	// and prints the problems.
-	specFailed := func(err error) int {
-		var list spec.Errors
-		why := fmt.Errorf("the spec could not be read; nothing ran: %w", err)
-		if errors.As(err, &list) {
-			why = fmt.Errorf("the spec has %d problem(s); nothing ran", len(list))
-		}
-		code := ExitUsage
-		rep := early(why, list)
-		if werr := report.WriteJSON(cfg.reportPath, rep); werr != nil {
-			fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", werr)
-			code = ExitRunFailed
-		} else if jerr := writeSideFiles(cfg.junitPath, cfg.htmlPath, rep); jerr != nil {
-			fmt.Fprintf(env.Stderr, "behaves: %v\n", jerr)
-			code = ExitRunFailed
-		}
-		printMessages(env.Stderr, env, specErrorLines(err)...)
-		return code
-	}
-
-	sp, err := cfg.spec.load()
-	if err != nil {
-		return specFailed(err)
-	}
-	plan := engine.NewPlan(sp, cfg.shard, cfg.parallel)
-
-	// Each case's evidence goes to the report's spool as soon as it is
-	// judged; memory keeps a summary (see report.Writer).
-	out, err := assemble.NewWriter(cfg.reportPath, report.WriterOptions{MaxSize: cfg.maxReport})
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", err)
-		return ExitRunFailed
-	}
+	renv := runEnv(env)
+	renv.GitHub = origin
+	res, err := run.Run(ctx, cfg.library(), renv)
 	defer func() {
-		if err := out.Close(); err != nil {
-			fmt.Fprintf(env.Stderr, "behaves: %v\n", err)
+		if res.CloseErr != nil {
+			fmt.Fprintf(env.Stderr, "behaves: %v\n", res.CloseErr)
 		}
 	}()
-	progress := terminal.NewProgress(env.Stderr, plan.Cases(), env.Terminal)
-	opt := engine.Options{RunID: runID, StartedAt: started, Cleanup: env.Cleanup, OnCase: progress.Case,
-		Version: version(), GitHub: origin, PassAt: cfg.passAt, Reuse: store}
-
-	sb, closer, err := env.NewSandbox(ctx, runID)
-	closeSandbox := func() {
-		if err := closer.Close(); err != nil {
-			fmt.Fprintf(env.Stderr, "behaves: closing the Docker client: %v\n", err)
+	switch {
+	case res.ReuseErr != nil:
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "behaves: %v\n", err)
+			return ExitRunFailed
 		}
-	}
-	if err == nil {
-		if cerr := engine.CheckCPUs(ctx, sb, plan.Spec); cerr != nil {
-			closeSandbox()
-			var list spec.Errors
-			if errors.As(cerr, &list) {
-				progress.Done()
-				return specFailed(list)
-			}
-			err = cerr
+		printMessages(env.Stderr, env, fmt.Sprintf("behaves run: %v (give a report behaves wrote, or leave --reuse out to run everything)", res.ReuseErr))
+		return ExitUsage
+	case res.SpecErr != nil:
+		code := ExitUsage
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "behaves: %v\n", err)
+			code = ExitRunFailed
 		}
+		printMessages(env.Stderr, env, specErrorLines(res.SpecErr)...)
+		return code
+	case !res.Ran:
+		fmt.Fprintf(env.Stderr, "behaves: %v\n", err)
+		return ExitRunFailed
 	}
-	if err == nil && cfg.spec.pull {
-		// The pull phase, before scoring: a failed pull is its image's
-		// programs' reason, not the run's failure.
-		if _, perr := pullImages(ctx, env, sb, plan.Spec, cfg.pullTimeout); errors.Is(perr, errCannotPull) {
-			err = perr
-			closeSandbox()
-		}
-	}
-	var done engine.Outcome
+	rep := res.Report
+	code := exitcode.Of(rep.Verdict, res.RunErr != nil, cfg.failOn, rep.Counts.Cases.Nondeterministic > 0)
 	if err != nil {
-		opt.SandboxErr = err
-		done = plan.Run(ctx, nil, opt, out)
-	} else {
-		warnStaleRuns(ctx, env)
-		done = plan.Run(ctx, sb, opt, out)
-		closeSandbox()
-	}
-	progress.Done()
-
-	rep, err := out.Commit(done.Report) // counts the nondeterministic cases, from their runs
-	code := exitCode(rep.Verdict, done.Err != nil, cfg.failOn, rep.Counts.Cases.Nondeterministic > 0)
-	wrote := ""
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", err)
-		code = ExitRunFailed
-	} else if err := sideFilesFromReport(cfg.junitPath, cfg.htmlPath, cfg.reportPath, cfg.maxReport+reportReadSlack); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: %v\n", err)
 		code = ExitRunFailed
-		wrote = wroteLine(cfg.reportPath, "", "")
-	} else {
-		wrote = wroteLine(cfg.reportPath, cfg.junitPath, cfg.htmlPath)
 	}
 	topts := cfg.terminal.options(env)
-	if wrote != "" {
-		topts.After = []string{wrote}
+	if w := res.Wrote; w.Report != "" {
+		topts.After = []string{wroteLine(w.Report, w.JUnit, w.HTML)}
 	}
 	if err := terminal.Write(env.Stdout, rep, topts); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: writing the summary: %v\n", err)
 	}
-	if done.Err != nil {
-		printMessages(env.Stderr, env, fmt.Sprintf("behaves: the run failed: %v", done.Err))
+	if res.RunErr != nil {
+		printMessages(env.Stderr, env, fmt.Sprintf("behaves: the run failed: %v", res.RunErr))
 	}
 	return code
 }

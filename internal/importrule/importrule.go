@@ -5,7 +5,12 @@
 package importrule
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -102,5 +107,54 @@ func ImportedOnlyBy(t testing.TB, name string, allowed []string) {
 				break
 			}
 		}
+	}
+}
+
+// processState are the os functions and variables that read the process's
+// arguments and environment: only the command line (internal/cli, and
+// main) reads them; a library is given what it needs.
+var processState = map[string]bool{"Args": true, "Getenv": true, "LookupEnv": true, "Environ": true, "ExpandEnv": true}
+
+// NoProcessState fails t for each use, in the non-test files of the
+// package in the test's working directory, of os.Args or of os's
+// environment readers (Getenv, LookupEnv, Environ, ExpandEnv). name is the
+// package's name in the messages.
+func NoProcessState(t testing.TB, name string) {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, file, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		osName := ""
+		for _, imp := range f.Imports {
+			if path, _ := strconv.Unquote(imp.Path.Value); path == "os" {
+				osName = "os"
+				if imp.Name != nil {
+					osName = imp.Name.Name
+				}
+			}
+		}
+		if osName == "" {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if id, ok := sel.X.(*ast.Ident); ok && id.Name == osName && processState[sel.Sel.Name] {
+				t.Errorf("%s: %s reads os.%s: only the command line reads the process's arguments and environment", fset.Position(sel.Pos()), name, sel.Sel.Name)
+			}
+			return true
+		})
 	}
 }

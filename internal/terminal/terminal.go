@@ -120,6 +120,15 @@ func Write(w io.Writer, r report.Report, opt Options) error {
 	return nil
 }
 
+// PrintMessages is WriteMessages for behaves' own lines on a log:
+// githubActions puts them in a stop-commands region, and a failure to
+// write them is said on w as one plain line.
+func PrintMessages(w io.Writer, githubActions bool, lines ...string) {
+	if err := WriteMessages(w, lines, Options{GitHubActions: githubActions}); err != nil {
+		fmt.Fprintf(w, "behaves: %v\n", err)
+	}
+}
+
 // WriteMessages writes behaves' own messages that carry untrusted text (a
 // spec problem quotes the spec's keys, names and values): each one escaped
 // to a single line (see report.Escape) and, with opt.GitHubActions, all of
