@@ -115,8 +115,8 @@ func TestWriteStream(t *testing.T) {
 		if w := want.String(); got.String() != w[1:len(w)-2] {
 			t.Fatalf("%q: wrote %s, encoding/json %s", b, got.String(), w)
 		}
-		if int64(got.Len()) != encodedLen(b) {
-			t.Fatalf("%q: wrote %d bytes, encodedLen says %d", b, got.Len(), encodedLen(b))
+		if int64(got.Len()) != EncodedLen(b) {
+			t.Fatalf("%q: wrote %d bytes, EncodedLen says %d", b, got.Len(), EncodedLen(b))
 		}
 		if text != "" {
 			texts++

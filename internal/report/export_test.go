@@ -29,7 +29,7 @@ func EntrySizes(c Case) (full, bare int64, err error) {
 	}
 	full = int64(buf.Len())
 	buf.Reset()
-	if err := encodeEntry(&buf, omitted(summarize(c))); err != nil {
+	if err := encodeEntry(&buf, omitted(Summarize(c))); err != nil {
 		return 0, 0, err
 	}
 	return full, int64(buf.Len()), nil

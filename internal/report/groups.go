@@ -126,7 +126,7 @@ func sameGroup(got, want Group) error {
 		case !ok:
 			return fmt.Errorf("pass_at has no k = %s", k)
 		case (g == nil) != (w == nil) || g != nil && *g != *w:
-			return fmt.Errorf("pass@%s is %s, not what its samples give (%s)", k, show(g), show(w))
+			return fmt.Errorf("pass@%s is %s, not what its samples give (%s)", k, FormatPassAt(g), FormatPassAt(w))
 		}
 	}
 	// The reasons are text a renderer prints, so they are recomputed like
@@ -150,7 +150,9 @@ func sameGroup(got, want Group) error {
 	return nil
 }
 
-func show(p *float64) string {
+// FormatPassAt is a pass@k value as the messages write it: "null" for
+// nil, else the shortest decimal.
+func FormatPassAt(p *float64) string {
 	if p == nil {
 		return "null"
 	}
@@ -166,7 +168,7 @@ func (g Group) PassAtText() string {
 	for _, k := range ks {
 		key := strconv.Itoa(k)
 		if v := g.PassAt[key]; v != nil {
-			parts = append(parts, "pass@"+key+" "+show(v))
+			parts = append(parts, "pass@"+key+" "+FormatPassAt(v))
 		} else {
 			parts = append(parts, "pass@"+key+" n/a")
 		}

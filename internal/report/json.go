@@ -22,7 +22,7 @@ func Encode(w io.Writer, r Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(normalize(r)); err != nil {
+	if err := enc.Encode(Normalize(r)); err != nil {
 		return fmt.Errorf("encoding report: %w", err)
 	}
 	return nil

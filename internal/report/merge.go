@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -171,21 +170,21 @@ func Merge(in []MergeInput, opt MergeOptions) (Report, error) {
 	}
 	// Counted as Read counts them, nondeterministic cases too: a merged
 	// report must read back.
-	out.Counts = countsOf(out.Programs)
-	out.Reuse = reuseOf(&out)
-	out.Verdict = overall(out)
+	out.Counts = CountsOf(out.Programs)
+	out.Reuse = ReuseOf(&out)
+	out.Verdict = Overall(out)
 	ks := opt.PassAt
 	if len(ks) == 0 {
 		ks = DefaultPassAt
 	}
 	out.Groups = groups(out.Programs, ks)
-	return normalize(out), nil
+	return Normalize(out), nil
 }
 
 // missingProgram is the entry of a program whose shard's report is
 // missing: undetermined, with no cases (nothing was observed).
 func missingProgram(t ShardProgram, count int) Program {
-	why := missingReason(t.Shard, count)
+	why := MissingReason(t.Shard, count)
 	return Program{
 		ID: t.ID, Name: t.Name, Group: t.Group, File: t.File, Profile: t.Profile,
 		Line: t.Line, Col: t.Col,
@@ -199,9 +198,3 @@ func missingProgram(t ShardProgram, count int) Program {
 		Cases:              []Case{},
 	}
 }
-
-// missingReason is the reason of a merge's program whose shard is missing.
-func missingReason(shard, count int) string { return fmt.Sprintf("shard %d/%d missing", shard, count) }
-
-// missingShardReason matches what missingReason writes.
-var missingShardReason = regexp.MustCompile(`^shard [0-9]+/[0-9]+ missing$`)

@@ -155,7 +155,7 @@ func checkReport(r *Report) error {
 	}
 	// counts.*.nondeterministic is absent from a report of an earlier
 	// behaves, whose cases have no runs: 0, as recomputed.
-	if counts := countsOf(r.Programs); r.Counts != counts {
+	if counts := CountsOf(r.Programs); r.Counts != counts {
 		return fmt.Errorf("counts %+v are not the programs' and cases' verdicts %+v", r.Counts, counts)
 	}
 	// groups is absent from a report of an earlier behaves: no groups.
@@ -173,7 +173,7 @@ func checkReport(r *Report) error {
 	if err := checkDigests(r); err != nil {
 		return err
 	}
-	if want := overall(*r); r.Verdict != want {
+	if want := Overall(*r); r.Verdict != want {
 		return fmt.Errorf("verdict %s is not what the programs fold to (%s)", r.Verdict, want)
 	}
 	return nil
@@ -431,14 +431,14 @@ func checkProgram(p *Program) error {
 			return fmt.Errorf("case %d: %w", k+1, err)
 		}
 	}
-	want, reason := programVerdict(p.Cases)
+	want, reason := ProgramVerdict(p.Cases)
 	if p.Verdict != want {
 		return fmt.Errorf("verdict %s is not what its cases fold to (%s)", p.Verdict, want)
 	}
 	// The reason is the deciding case's, as the verdict is; a merge's
 	// program of a missing shard has no cases and says which shard
 	// (checkShard holds it to the shard table).
-	if p.Reason != reason && !(len(p.Cases) == 0 && missingShardReason.MatchString(p.Reason)) {
+	if p.Reason != reason && !(len(p.Cases) == 0 && MissingShardReason.MatchString(p.Reason)) {
 		return fmt.Errorf("reason %s is not what its cases fold to (%q)", quote(shorten(p.Reason, 60)), reason)
 	}
 	return nil

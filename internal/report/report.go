@@ -471,26 +471,26 @@ func streamBytes(text, b64 string) []byte {
 // Read recomputes it: each program's verdict and reason, the counts, the
 // groups (pass@k for each k of passAt; DefaultPassAt when it is empty)
 // and the run's verdict; and with every nil list and map made empty
-// (normalize). It copies what it changes; r's own slices are left alone.
+// (Normalize). It copies what it changes; r's own slices are left alone.
 func Folded(r Report, passAt []int) Report {
 	r.Programs = slices.Clone(r.Programs)
 	for i := range r.Programs {
 		p := &r.Programs[i]
-		p.Verdict, p.Reason = programVerdict(p.Cases)
+		p.Verdict, p.Reason = ProgramVerdict(p.Cases)
 	}
-	r.Counts = countsOf(r.Programs)
-	r.Reuse = reuseOf(&r)
-	r.Verdict = overall(r)
+	r.Counts = CountsOf(r.Programs)
+	r.Reuse = ReuseOf(&r)
+	r.Verdict = Overall(r)
 	ks := passAt
 	if len(ks) == 0 {
 		ks = DefaultPassAt
 	}
 	r.Groups = groups(r.Programs, ks)
-	return normalize(r)
+	return Normalize(r)
 }
 
-// countsOf counts the programs' and the cases' verdicts.
-func countsOf(programs []Program) Counts {
+// CountsOf counts the programs' and the cases' verdicts.
+func CountsOf(programs []Program) Counts {
 	var n Counts
 	for _, p := range programs {
 		n.Programs.Add(p.Verdict)
@@ -509,11 +509,11 @@ func countsOf(programs []Program) Counts {
 	return n
 }
 
-// overall is the run's verdict: false dominates, then anything that keeps
+// Overall is the run's verdict: false dominates, then anything that keeps
 // the run from being settled makes it undetermined. A run without
 // programs is undetermined, except a shard the slicing gave none (more
 // shards than programs): the merge judges the whole.
-func overall(r Report) verdict.Verdict {
+func Overall(r Report) verdict.Verdict {
 	if r.Counts.Programs.False > 0 {
 		return verdict.False
 	}
@@ -523,9 +523,9 @@ func overall(r Report) verdict.Verdict {
 	return verdict.True
 }
 
-// programVerdict is what a program's cases fold to (verdict.Program): its
+// ProgramVerdict is what a program's cases fold to (verdict.Program): its
 // verdict and reason, in Folded and in Read alike.
-func programVerdict(cases []Case) (verdict.Verdict, string) {
+func ProgramVerdict(cases []Case) (verdict.Verdict, string) {
 	results := make([]verdict.CaseResult, len(cases))
 	for j := range cases {
 		results[j] = verdict.CaseResult{Verdict: cases[j].Verdict, Reason: cases[j].Reason}
@@ -539,21 +539,21 @@ func programVerdict(cases []Case) (verdict.Verdict, string) {
 // A program that prints control characters therefore costs the report 4/3
 // of its bytes, never the 6 that "\u0001" takes.
 func encodeStream(b []byte) (text, b64 string) {
-	if asText(b) {
+	if AsText(b) {
 		return string(b), ""
 	}
 	return "", base64.StdEncoding.EncodeToString(b)
 }
 
-// asText reports whether encodeStream keeps b as text.
-func asText(b []byte) bool {
+// AsText reports whether encodeStream keeps b as text.
+func AsText(b []byte) bool {
 	return utf8.Valid(b) && jsonStringLen(b) <= int64(base64.StdEncoding.EncodedLen(len(b)))
 }
 
-// encodedLen is the length of b in the report as encodeStream stores it,
+// EncodedLen is the length of b in the report as encodeStream stores it,
 // quotes excluded.
-func encodedLen(b []byte) int64 {
-	if asText(b) {
+func EncodedLen(b []byte) int64 {
+	if AsText(b) {
 		return jsonStringLen(b)
 	}
 	return int64(base64.StdEncoding.EncodedLen(len(b)))
@@ -603,10 +603,10 @@ func entrySHA256(p runner.Program) string {
 	return sha256Hex(b)
 }
 
-// normalize returns r with every nil slice and map replaced by an empty one,
+// Normalize returns r with every nil slice and map replaced by an empty one,
 // so the JSON never says null where a list or object belongs. It copies what
 // it changes; r's own slices are left alone.
-func normalize(r Report) Report {
+func Normalize(r Report) Report {
 	if r.SpecErrors == nil {
 		r.SpecErrors = []SpecError{}
 	}

@@ -101,9 +101,9 @@ func NewNotReused(reason, detail string) *NotReused {
 // Reused is true when stored evidence answered the case.
 func (c *Case) Reused() bool { return c.ReusedFrom != nil }
 
-// reuseOf is r's reuse block folded from its cases, with r's sources; nil
+// ReuseOf is r's reuse block folded from its cases, with r's sources; nil
 // when r has none.
-func reuseOf(r *Report) *Reuse {
+func ReuseOf(r *Report) *Reuse {
 	if r.Reuse == nil {
 		return nil
 	}
@@ -166,7 +166,7 @@ func checkReuse(r *Report) error {
 			}
 		}
 	}
-	want := reuseOf(r)
+	want := ReuseOf(r)
 	got := *r.Reuse
 	if got.Reused != want.Reused || got.Ran != want.Ran || !slices.Equal(got.NotReused, want.NotReused) {
 		return fmt.Errorf("reuse counts (reused %d, ran %d, not_reused %v) are not what the cases say (reused %d, ran %d, not_reused %v)",

@@ -127,9 +127,9 @@ func checkShard(r *Report) error {
 		switch {
 		case state[on] == 2 && len(p.Cases) > 0:
 			return fmt.Errorf("shard: program %q of missing shard %d has cases", p.ID, on)
-		case state[on] == 2 && p.Reason != missingReason(on, s.Count):
-			return fmt.Errorf("shard: program %q of missing shard %d does not say so (reason %q)", p.ID, on, missingReason(on, s.Count))
-		case state[on] == 1 && missingShardReason.MatchString(p.Reason) && len(p.Cases) == 0:
+		case state[on] == 2 && p.Reason != MissingReason(on, s.Count):
+			return fmt.Errorf("shard: program %q of missing shard %d does not say so (reason %q)", p.ID, on, MissingReason(on, s.Count))
+		case state[on] == 1 && MissingShardReason.MatchString(p.Reason) && len(p.Cases) == 0:
 			return fmt.Errorf("shard: program %q of merged shard %d says its shard is missing", p.ID, on)
 		}
 	}
@@ -142,3 +142,9 @@ func checkShard(r *Report) error {
 func emptyShard(r Report) bool {
 	return r.Shard != nil && r.Shard.Index > 0 && len(r.Programs) == 0
 }
+
+// MissingReason is the reason of a merge's program whose shard is missing.
+func MissingReason(shard, count int) string { return fmt.Sprintf("shard %d/%d missing", shard, count) }
+
+// MissingShardReason matches what MissingReason writes.
+var MissingShardReason = regexp.MustCompile(`^shard [0-9]+/[0-9]+ missing$`)

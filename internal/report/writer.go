@@ -22,20 +22,6 @@ import (
 // (--max-report-size).
 const DefaultMaxReportSize int64 = 256 << 20
 
-// DefaultExcerpts is how many cases that are not true keep the start of
-// their output in a Writer's summaries when WriterOptions.Excerpts is 0:
-// as many as the terminal rendering describes by default.
-const DefaultExcerpts = 100
-
-// ExcerptMax is how much of each stream a summary's excerpt holds for a
-// renderer (Case.HeldOutput): the terminal shows at most that much of a
-// stream.
-const ExcerptMax = 4096
-
-// excerptBytes is what a summary keeps of a stream: ExcerptMax plus a
-// rune's worth, so that a renderer can cut on a rune boundary.
-const excerptBytes = ExcerptMax + utf8.UTFMax
-
 // JSON indentation of the report's nesting levels, as Encode writes them.
 const (
 	programIndent = "    "
@@ -134,7 +120,7 @@ func (w *Writer) Add(p, c int, entry Case, streams [][]byte) {
 func (w *Writer) Commit(r Report) (Report, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	out := normalize(r)
+	out := Normalize(r)
 	for i := range out.Programs {
 		p := &out.Programs[i]
 		cases := make([]Case, len(p.Cases))
@@ -142,7 +128,7 @@ func (w *Writer) Commit(r Report) (Report, error) {
 			e := w.entries[[2]int{i, j}]
 			if e == nil {
 				c := p.Cases[j]
-				e = w.add([2]int{i, j}, summarize(c), caseStreams(&c))
+				e = w.add([2]int{i, j}, Summarize(c), caseStreams(&c))
 			}
 			cases[j] = e.c
 		}
@@ -150,8 +136,8 @@ func (w *Writer) Commit(r Report) (Report, error) {
 	}
 	// The cases given to Add carry what r may not (their runs, and so
 	// whether they are nondeterministic): count them as they are.
-	out.Counts = countsOf(out.Programs)
-	out.Reuse = reuseOf(&out)
+	out.Counts = CountsOf(out.Programs)
+	out.Reuse = ReuseOf(&out)
 	out.OutputOmittedCases = w.omitted
 	if w.err != nil {
 		return out, fmt.Errorf("writing report %s: %w", w.path, w.err)
@@ -179,23 +165,9 @@ func rank(v verdict.Verdict) int {
 	}
 }
 
-// events lists the case's events in the order the JSON holds them: the
-// case's event, then each run's, then each of its reference's.
-func (c *Case) events() []*Event {
-	evs := make([]*Event, 0, 1+len(c.Runs)+len(c.ReferenceEvents))
-	evs = append(evs, &c.Event)
-	for k := range c.Runs {
-		evs = append(evs, &c.Runs[k].Event)
-	}
-	for k := range c.ReferenceEvents {
-		evs = append(evs, &c.ReferenceEvents[k])
-	}
-	return evs
-}
-
 // hasOutput reports whether any of the case's events kept output.
 func hasOutput(c *Case) bool {
-	for _, e := range c.events() {
+	for _, e := range c.Events() {
 		if e.StdoutKeptBytes > 0 || e.StderrKeptBytes > 0 {
 			return true
 		}
@@ -207,7 +179,7 @@ func hasOutput(c *Case) bool {
 // stderr, in the order of events.
 func caseStreams(c *Case) [][]byte {
 	var out [][]byte
-	for _, e := range c.events() {
+	for _, e := range c.Events() {
 		out = append(out, e.StdoutData(), e.StderrData())
 	}
 	return out
@@ -220,7 +192,7 @@ func (w *Writer) add(key [2]int, c Case, streams [][]byte) *entry {
 	if old := w.entries[key]; old != nil {
 		return old // each case is added once; a repeat changes nothing
 	}
-	evs := c.events()
+	evs := c.Events()
 	total := 0
 	for k, e := range evs {
 		var out, errb []byte
@@ -235,7 +207,7 @@ func (w *Writer) add(key [2]int, c Case, streams [][]byte) *entry {
 	if len(streams) != 2*len(evs) && w.err == nil && total > 0 {
 		w.err = fmt.Errorf("case %d of program %d: its output does not match its runs", key[1], key[0])
 	}
-	e := &entry{key: key, rank: rank(c.Verdict), c: summarize(c)}
+	e := &entry{key: key, rank: rank(c.Verdict), c: Summarize(c)}
 	w.entries[key] = e
 	if e.rank > 0 && len(streams) >= 2 && len(streams[0])+len(streams[1]) > 0 {
 		w.keepExcerpt(e, streams[0], streams[1])
@@ -248,7 +220,7 @@ func (w *Writer) add(key [2]int, c Case, streams [][]byte) *entry {
 	}
 	e.size = base
 	for _, b := range streams {
-		e.size += encodedLen(b)
+		e.size += EncodedLen(b)
 	}
 	e.bare = w.measure(&w.short, omitted(e.c))
 	admit := w.err == nil && (w.opt.MaxSize <= 0 || w.used+e.size <= w.opt.MaxSize ||
@@ -304,7 +276,7 @@ const (
 )
 
 // spliceOutput writes the entry enc, encoded without its output, with
-// streams (each event's stdout and stderr, in the order of Case.events) in
+// streams (each event's stdout and stderr, in the order of Case.Events) in
 // place of the empty stdout / stdout_base64 and stderr / stderr_base64
 // values (the ones encodeStream would fill), streamed so that no copy of
 // the output is made. Every stream's field is found in order, also an
@@ -322,7 +294,7 @@ func spliceOutput(f io.Writer, enc []byte, streams [][]byte, runs int) error {
 		if k%2 == 1 {
 			key = "stderr"
 		}
-		if !asText(data) {
+		if !AsText(data) {
 			key += "_base64"
 		}
 		marker := []byte("\n" + indent + `"` + key + `": ""`)
@@ -347,7 +319,7 @@ func spliceOutput(f io.Writer, enc []byte, streams [][]byte, runs int) error {
 // escaped text exactly as encoding/json writes it (HTML escaping off), or
 // base64.
 func writeStream(w io.Writer, b []byte) error {
-	if !asText(b) {
+	if !AsText(b) {
 		enc := base64.NewEncoder(base64.StdEncoding, w)
 		if _, err := enc.Write(b); err != nil {
 			return err
@@ -455,7 +427,7 @@ func (w *Writer) omit(e *entry) {
 // omittedAll reports whether every event of c that kept output says it
 // was left out.
 func omittedAll(c *Case) bool {
-	for _, e := range c.events() {
+	for _, e := range c.Events() {
 		if e.StdoutKeptBytes > 0 && !e.StdoutOmitted || e.StderrKeptBytes > 0 && !e.StderrOmitted {
 			return false
 		}
@@ -478,38 +450,20 @@ func (w *Writer) keepExcerpt(e *entry, out, errb []byte) {
 			w.excerpts = w.excerpts[:len(w.excerpts)-1]
 			return
 		}
-		w.excerpts[last].c.excerpt = nil
+		w.excerpts[last].c.DropExcerpt()
 		w.excerpts = slices.Delete(w.excerpts, last, last+1)
 	}
-	e.c.excerpt = &[2][]byte{excerpt(out), excerpt(errb)}
+	e.c.HoldExcerpt(out, errb)
 }
 
 func before(a, b [2]int) bool { return a[0] < b[0] || a[0] == b[0] && a[1] < b[1] }
-
-// excerpt copies the start of b, so that the summary does not keep the
-// whole output alive.
-func excerpt(b []byte) []byte {
-	return slices.Clone(b[:min(len(b), excerptBytes)])
-}
-
-// summarize returns c without its output (its runs copied, not shared).
-func summarize(c Case) Case {
-	c.Runs = slices.Clone(c.Runs)
-	c.ReferenceEvents = slices.Clone(c.ReferenceEvents)
-	for _, e := range c.events() {
-		e.Stdout, e.StdoutBase64 = "", ""
-		e.Stderr, e.StderrBase64 = "", ""
-	}
-	c.summary = true
-	return c
-}
 
 // omitted returns the summary c marked as having its output left out, in
 // every event.
 func omitted(c Case) Case {
 	c.Runs = slices.Clone(c.Runs)
 	c.ReferenceEvents = slices.Clone(c.ReferenceEvents)
-	for _, e := range c.events() {
+	for _, e := range c.Events() {
 		e.StdoutOmitted = e.StdoutKeptBytes > 0
 		e.StderrOmitted = e.StderrKeptBytes > 0
 	}
