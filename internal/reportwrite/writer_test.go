@@ -1,4 +1,4 @@
-package report_test
+package reportwrite_test
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package report_test
+package reportread_test
 
 import (
 	"bytes"

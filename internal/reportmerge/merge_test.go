@@ -1,4 +1,4 @@
-package report_test
+package reportmerge_test
 
 import (
 	"bytes"
@@ -204,62 +204,6 @@ func TestMergeAllowMissing(t *testing.T) {
 	}
 	if g := got.Groups[0]; g.N != 2 || g.Undetermined != 2 {
 		t.Errorf("group %+v: the missing samples must count as undetermined", g)
-	}
-}
-
-// TestReadChecksShard: a shard block that does not agree with the report's
-// programs is refused.
-func TestReadChecksShard(t *testing.T) {
-	t.Parallel()
-	good := shardReport(t, 2, 3, split, testDigest)
-	var buf bytes.Buffer
-	if err := report.Encode(&buf, good); err != nil {
-		t.Fatal(err)
-	}
-	base := buf.Bytes()
-	edit := func(f func(s map[string]any)) error {
-		var m map[string]any
-		if err := json.Unmarshal(base, &m); err != nil {
-			t.Fatal(err)
-		}
-		f(m["shard"].(map[string]any))
-		b, _ := json.Marshal(m)
-		_, err := report.Read(bytes.NewReader(b), 1<<30)
-		return err
-	}
-	table := func(s map[string]any) []any { return s["programs"].([]any) }
-	tests := map[string]func(s map[string]any){
-		"index above count":   func(s map[string]any) { s["index"] = 4.0 },
-		"count zero":          func(s map[string]any) { s["count"] = 0.0 },
-		"digest":              func(s map[string]any) { s["spec_digest"] = "md5:x" },
-		"program elsewhere":   func(s map[string]any) { table(s)[0].(map[string]any)["shard"] = 1.0 },
-		"program not in it":   func(s map[string]any) { s["programs"] = table(s)[1:] },
-		"shard program lost":  func(s map[string]any) { table(s)[1].(map[string]any)["shard"] = 2.0 },
-		"shard out of range":  func(s map[string]any) { table(s)[1].(map[string]any)["shard"] = 9.0 },
-		"shard lists missing": func(s map[string]any) { s["missing"] = []any{1.0} },
-	}
-	for name, f := range tests {
-		if err := edit(f); err == nil || !strings.Contains(err.Error(), "shard") {
-			t.Errorf("%s: Read err = %v, want a shard refusal", name, err)
-		}
-	}
-	if err := edit(func(map[string]any) {}); err != nil {
-		t.Errorf("the unedited shard report: %v", err)
-	}
-}
-
-// TestEmptyShard: a shard the slicing gave no program is true (the merge
-// judges the whole); a run with no programs is still undetermined.
-func TestEmptyShard(t *testing.T) {
-	t.Parallel()
-	in := assemble.Input{Spec: &spec.Spec{Path: "behaves.yml"}, RunID: "r",
-		Shard: &report.Shard{Index: 2, Count: 2, SpecDigest: testDigest, Programs: []report.ShardProgram{{ID: "a", Cases: 1, Shard: 1}}}}
-	if r := roundTrip(t, assemble.Report(in)); r.Verdict != verdict.True {
-		t.Errorf("empty shard: %s, want true", r.Verdict)
-	}
-	in.Shard = nil
-	if r := assemble.Report(in); r.Verdict != verdict.Undetermined {
-		t.Errorf("no programs: %s, want undetermined", r.Verdict)
 	}
 }
 
