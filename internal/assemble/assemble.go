@@ -22,7 +22,7 @@ type RunResult struct {
 
 // ProgramResult is what a program's attempt adds to its cases. Its
 // verdict and reason are not here: Report folds them from the cases
-// (report.Folded), as report.Read recomputes them, so that no caller can
+// (report.Folded), as reportread.Read recomputes them, so that no caller can
 // give a program a verdict its cases do not give.
 type ProgramResult struct {
 	// Duration is the attempt's wall time; when zero, the report uses the
@@ -216,7 +216,7 @@ func caseWithOutput(sc spec.Case, ev *runner.Event, res *verdict.CaseResult, run
 }
 
 // entry is caseWithOutput without the output itself (the events' counts
-// and digests of it are there): what a report.Writer spools the output
+// and digests of it are there): what a reportwrite.Writer spools the output
 // into. With more than one run, the case holds every run's event and
 // verdict, and is nondeterministic as their fold says.
 func entry(sc spec.Case, ev *runner.Event, res *verdict.CaseResult, runs []RunResult) report.Case {

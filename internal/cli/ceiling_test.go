@@ -13,6 +13,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/ghlimits"
 	gh "github.com/behaves-dev/behaves/internal/publish/github"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -159,7 +160,7 @@ func tail(s string) string {
 func TestCheckRunLeavesOutAnnotationsOnNoFile(t *testing.T) {
 	t.Parallel()
 	ws := workspaceRepo(t, manySpec(1, 3))
-	rep, err := report.ReadFile(manyCasesReport(t, ws), DefaultMaxReadReport)
+	rep, err := reportread.File(manyCasesReport(t, ws), DefaultMaxReadReport)
 	if err != nil {
 		t.Fatal(err)
 	}

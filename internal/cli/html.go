@@ -2,7 +2,7 @@ package cli
 
 // behaves html: the HTML report, one self-contained page rendered from a
 // JSON report (package htmlreport). The report is untrusted input (another
-// workflow may have written it): report.ReadFile checks it first.
+// workflow may have written it): reportread.File checks it first.
 
 import (
 	"bufio"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/htmlreport"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
 )
 
 const htmlUsage = `usage: behaves html [--report FILE] [-o FILE] [--max-report-size SIZE]
@@ -47,7 +48,7 @@ func htmlCommand(args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, "behaves html: --max-report-size must be positive")
 		return ExitUsage
 	}
-	rep, err := report.ReadFile(*reportPath, maxReport)
+	rep, err := reportread.File(*reportPath, maxReport)
 	if err == nil {
 		err = writeHTML(rep, *out)
 	}
@@ -59,7 +60,7 @@ func htmlCommand(args []string, env Env) int {
 	return ExitTrue
 }
 
-// writeHTML writes the page of rep (read and checked by report.ReadFile)
+// writeHTML writes the page of rep (read and checked by reportread.File)
 // to out, through a temporary file in out's folder renamed into place.
 func writeHTML(rep report.Report, out string) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")

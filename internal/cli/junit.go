@@ -14,6 +14,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/junit"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
 )
 
 // writeJUnit writes r as JUnit XML to path ("" writes nothing).
@@ -43,7 +44,7 @@ func sideFilesFromReport(junitPath, htmlPath, reportPath string, limit int64) er
 	if junitPath == "" && htmlPath == "" {
 		return nil
 	}
-	r, err := report.ReadFile(reportPath, limit)
+	r, err := reportread.File(reportPath, limit)
 	if err != nil {
 		what := "JUnit " + junitPath
 		if junitPath == "" {
@@ -97,7 +98,7 @@ func junitCommand(args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, "behaves junit: --max-report-size must be positive")
 		return ExitUsage
 	}
-	r, err := report.ReadFile(*reportPath, int64(limit))
+	r, err := reportread.File(*reportPath, int64(limit))
 	if err != nil {
 		printMessages(env.Stderr, env, "behaves junit: "+err.Error())
 		return ExitRunFailed

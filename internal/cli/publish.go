@@ -5,7 +5,7 @@ package cli
 // its exit code), from a report alone. It is what the fork-safe pattern's
 // workflow_run workflow runs, and what `behaves action` runs after the
 // spec. The report is untrusted input here (a fork's pull request wrote
-// it): report.ReadFile checks it before anything reads it, and every
+// it): reportread.File checks it before anything reads it, and every
 // string of it reaches the log, the markdown and the API only through
 // package publish's renderers.
 
@@ -20,9 +20,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/behaves-dev/behaves/internal/escape"
 	"github.com/behaves-dev/behaves/internal/publish"
 	gh "github.com/behaves-dev/behaves/internal/publish/github"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -177,7 +179,7 @@ func parseFailOn(s string) (FailOn, error) {
 // fails the gate.
 func publishReport(ctx context.Context, env Env, cfg publishConfig, runCode int) int {
 	out := env.Stdout
-	rep, err := report.ReadFile(cfg.reportPath, cfg.maxReportSize)
+	rep, err := reportread.File(cfg.reportPath, cfg.maxReportSize)
 	if err != nil {
 		printMessages(out, env, "behaves: nothing published: "+err.Error())
 		refuseJUnit(env, cfg)
@@ -443,9 +445,9 @@ func failedPost(env Env, what string, err error) {
 func notice(w io.Writer, msg string) { command(w, noticeLevel, msg) }
 
 // command prints msg as one workflow command of level, escaped to one line
-// (report.Escape, then the runner's data escaping in Command).
+// (escape.Text, then the runner's data escaping in Command).
 func command(w io.Writer, level publish.Level, msg string) {
-	fmt.Fprintln(w, publish.Annotation{Level: level, Message: report.Escape(msg)}.Command())
+	fmt.Fprintln(w, publish.Annotation{Level: level, Message: escape.Text(msg)}.Command())
 }
 
 // deciding is the log's last lines: the result, the exit code, and which

@@ -12,6 +12,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/engine"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/reuse"
 	"github.com/behaves-dev/behaves/internal/shard"
 	"github.com/behaves-dev/behaves/internal/spec"
@@ -43,7 +44,7 @@ type runConfig struct {
 // newRunConfig is a run with every default.
 func newRunConfig() runConfig {
 	return runConfig{pullTimeout: DefaultPullTimeout, reportPath: "behaves-report.json", failOn: FailOnUndetermined,
-		maxReport: report.DefaultMaxReportSize, passAt: []int{1}, terminal: terminalFlags{color: "auto"},
+		maxReport: reportwrite.DefaultMaxReportSize, passAt: []int{1}, terminal: terminalFlags{color: "auto"},
 		maxReuse: DefaultMaxReadReport}
 }
 
@@ -205,7 +206,7 @@ func runSpec(ctx context.Context, env Env, cfg runConfig) int {
 		return assemble.Report(assemble.Input{SpecPath: cfg.spec.path, RunID: runID, StartedAt: started,
 			Duration: time.Since(started), Err: err, SpecErrors: specErrs, Version: version(), GitHub: origin})
 	}
-	if err := report.WriteJSON(cfg.reportPath, early(errNotFinished, nil)); err != nil {
+	if err := reportwrite.WriteJSON(cfg.reportPath, early(errNotFinished, nil)); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", err)
 		return ExitRunFailed
 	}
@@ -217,7 +218,7 @@ func runSpec(ctx context.Context, env Env, cfg runConfig) int {
 	}
 	if reuseErr != nil {
 		rep := early(fmt.Errorf("nothing ran: %w", reuseErr), nil)
-		if err := report.WriteJSON(cfg.reportPath, rep); err != nil {
+		if err := reportwrite.WriteJSON(cfg.reportPath, rep); err != nil {
 			fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", err)
 			return ExitRunFailed
 		}
@@ -238,7 +239,7 @@ func runSpec(ctx context.Context, env Env, cfg runConfig) int {
 		}
 		code := ExitUsage
 		rep := early(why, list)
-		if werr := report.WriteJSON(cfg.reportPath, rep); werr != nil {
+		if werr := reportwrite.WriteJSON(cfg.reportPath, rep); werr != nil {
 			fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", werr)
 			code = ExitRunFailed
 		} else if jerr := writeSideFiles(cfg.junitPath, cfg.htmlPath, rep); jerr != nil {
@@ -256,8 +257,8 @@ func runSpec(ctx context.Context, env Env, cfg runConfig) int {
 	plan := engine.NewPlan(sp, cfg.shard, cfg.parallel)
 
 	// Each case's evidence goes to the report's spool as soon as it is
-	// judged; memory keeps a summary (see report.Writer).
-	out, err := assemble.NewWriter(cfg.reportPath, report.WriterOptions{MaxSize: cfg.maxReport})
+	// judged; memory keeps a summary (see reportwrite.Writer).
+	out, err := assemble.NewWriter(cfg.reportPath, reportwrite.Options{MaxSize: cfg.maxReport})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", err)
 		return ExitRunFailed

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -103,7 +104,7 @@ func roundTrip(t testing.TB, r report.Report) report.Report {
 	if err := report.Encode(&buf, r); err != nil {
 		t.Fatalf("encoding the fixture: %v", err)
 	}
-	got, err := report.Read(&buf, 1<<30)
+	got, err := reportread.Read(&buf, 1<<30)
 	if err != nil {
 		t.Fatalf("the fixture is not a valid report: %v", err)
 	}

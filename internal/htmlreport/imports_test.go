@@ -13,7 +13,7 @@ import (
 func TestImports(t *testing.T) {
 	t.Parallel()
 	importrule.Check(t, "htmlreport", importrule.Rule{
-		Direct:    []string{"internal/linediff", "internal/report", "internal/verdict"},
+		Direct:    []string{"internal/escape", "internal/linediff", "internal/report", "internal/verdict"},
 		Forbidden: append([]string{"internal/spec", "internal/assemble", "internal/runner/docker", "internal/cli", "internal/publish"}, importrule.Outside...),
 	})
 }

@@ -14,7 +14,7 @@ import (
 func TestImports(t *testing.T) {
 	t.Parallel()
 	importrule.Check(t, "publish", importrule.Rule{
-		Direct:    []string{"internal/ghlimits", "internal/linediff", "internal/report", "internal/verdict"},
+		Direct:    []string{"internal/escape", "internal/ghlimits", "internal/linediff", "internal/report", "internal/verdict"},
 		Forbidden: append([]string{"internal/spec", "internal/assemble", "internal/runner/docker", "internal/cli"}, importrule.Outside...),
 	})
 }

@@ -23,8 +23,8 @@ func isBare(c *Case) bool {
 
 // HeldOutput returns what of the case's kept stdout and stderr is in
 // memory to show: all of it for a case as built or read, and for a
-// Writer's summary the excerpt it holds (nil when it holds none; see
-// WriterOptions.Excerpts).
+// reportwrite.Writer's summary the excerpt it holds (nil when it holds none; see
+// reportwrite.Options.Excerpts).
 func (c *Case) HeldOutput() (stdout, stderr []byte) {
 	if c.summary {
 		if c.excerpt == nil {
@@ -79,9 +79,10 @@ func (c *Case) ExpectedExitCode() string {
 	return fmt.Sprint(c.Expect.ExitCode)
 }
 
-// DefaultExcerpts is how many cases that are not true keep the start of
-// their output in a Writer's summaries when WriterOptions.Excerpts is 0:
-// as many as the terminal rendering describes by default.
+// DefaultExcerpts is how many cases that are not true keep the start of their
+// output in a reportwrite.Writer's summaries when
+// reportwrite.Options.Excerpts is 0: as many as the terminal rendering
+// describes by default.
 const DefaultExcerpts = 100
 
 // ExcerptMax is how much of each stream a summary's excerpt holds for a
@@ -108,8 +109,8 @@ func (c *Case) Events() []*Event {
 }
 
 // Summarize returns c without its output (its runs copied, not shared),
-// marked as a summary: what a Writer holds in memory of a spooled case.
-// Encode refuses it.
+// marked as a summary: what a reportwrite.Writer holds in memory of a spooled
+// case. Encode refuses it.
 func Summarize(c Case) Case {
 	c.Runs = slices.Clone(c.Runs)
 	c.ReferenceEvents = slices.Clone(c.ReferenceEvents)

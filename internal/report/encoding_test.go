@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"

@@ -113,9 +113,9 @@ func (g Group) PassAtText() string {
 	return strings.Join(parts, " · ")
 }
 
-// Ks is the k of the group's pass_at in increasing order: the keys that
-// are a k written in decimal (Read refuses any other key). Renderers print
-// a k from here, as a number, and never a key of the report's maps.
+// Ks is the k of the group's pass_at in increasing order: the keys that are a
+// k written in decimal (reportread.Read refuses any other key). Renderers
+// print a k from here, as a number, and never a key of the report's maps.
 func (g Group) Ks() []int {
 	ks := make([]int, 0, len(g.PassAt))
 	for key := range g.PassAt {

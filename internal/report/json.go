@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 )
 
 // Encode writes r as indented JSON followed by a newline. Nil slices are

@@ -74,16 +74,16 @@ type Report struct {
 	// Groups holds one Group per `files:` entry, in spec order; [] when the
 	// spec has none.
 	Groups []Group `json:"groups"`
-	// Shard is null for a run of the whole spec. A run of one shard
-	// (--shard i/N) and a merge of shards (Merge) set it: which shard,
-	// the spec's digest and the table of every program's shard (see
-	// Shard). Read accepts a report without the key (an earlier behaves).
+	// Shard is null for a run of the whole spec. A run of one shard (--shard
+	// i/N) and a merge of shards (reportmerge.Merge) set it: which shard, the
+	// spec's digest and the table of every program's shard (see Shard).
+	// reportread.Read accepts a report without the key (an earlier behaves).
 	Shard *Shard `json:"shard"`
-	// Reuse is null for a run given no stored reports (--reuse); else
-	// what it took from them (see Reuse). Read accepts a report without
+	// Reuse is null for a run given no stored reports (--reuse); else what it
+	// took from them (see Reuse). reportread.Read accepts a report without
 	// the key (an earlier behaves).
 	Reuse *Reuse `json:"reuse"`
-	// Programs stays the last field: Writer streams it (see spliceOpen).
+	// Programs stays the last field: reportwrite.Writer streams it.
 	Programs []Program `json:"programs"`
 }
 
@@ -204,10 +204,10 @@ func (p Program) Incomplete() bool {
 // happened and the verdict.
 type Case struct {
 	Name string `json:"name"`
-	// File is the cases file that holds the case, relative to the
-	// repository root and slash-separated (the program entry's
-	// cases_file); "" for a case written in the spec. Read accepts a case
-	// without it (a report of an earlier behaves): written in the spec.
+	// File is the cases file that holds the case, relative to the repository
+	// root and slash-separated (the program entry's cases_file); "" for a
+	// case written in the spec. reportread.Read accepts a case without it (a
+	// report of an earlier behaves): written in the spec.
 	File string `json:"file"`
 	// Line and Col locate the case's entry in its file: File, else the
 	// spec file.
@@ -220,9 +220,9 @@ type Case struct {
 	// StdinSize is the size of the stdin the spec gave the case (inline or
 	// from stdin_file), and StdinExcerpt its first StdinExcerptMax bytes at
 	// most, as text or, when that is shorter in JSON, as base64 in
-	// StdinExcerptBase64: enough for a reader of the summary to see what
-	// the program was given. Read accepts a case without them (a report of
-	// an earlier behaves): no stdin.
+	// StdinExcerptBase64: enough for a reader of the summary to see what the
+	// program was given. reportread.Read accepts a case without them (a
+	// report of an earlier behaves): no stdin.
 	StdinSize          int64           `json:"stdin_size"`
 	StdinExcerpt       string          `json:"stdin_excerpt"`
 	StdinExcerptBase64 string          `json:"stdin_excerpt_base64"`
@@ -231,7 +231,7 @@ type Case struct {
 	Reason string `json:"reason"`
 	// Nondeterministic is set when the case ran more than once (repeat)
 	// and some runs were true, others false: the case is then undetermined
-	// (verdict.Fold). Read accepts a case without it: false.
+	// (verdict.Fold). reportread.Read accepts a case without it: false.
 	Nondeterministic bool `json:"nondeterministic"`
 	// Expect holds the expectation with the first run's outcome of each
 	// part (the outcome that goes with Event).
@@ -239,15 +239,15 @@ type Case struct {
 	// Event is the evidence of the case's run, the first run's when it
 	// ran more than once.
 	Event Event `json:"event"`
-	// Runs holds every run of a case that ran more than once (repeat > 1),
-	// in order, each with its own verdict; Runs[0].Event is Event. It is
-	// [] for a case that ran once (its run is Event), and Read accepts a
+	// Runs holds every run of a case that ran more than once (repeat > 1), in
+	// order, each with its own verdict; Runs[0].Event is Event. It is [] for
+	// a case that ran once (its run is Event), and reportread.Read accepts a
 	// case without it (a report of an earlier behaves): one run.
 	Runs []Run `json:"runs"`
 	// ReferenceEvents holds, for a same_as case, the events of its
 	// reference program's runs of the same invocation (args and stdin), in
 	// order: what the case was compared with. [] for any other case, and
-	// Read accepts a case without it (a report of an earlier behaves).
+	// reportread.Read accepts a case without it (a report of an earlier behaves).
 	ReferenceEvents []Event `json:"reference_events"`
 	// ReferenceApplied is, for a same_as case, what the containers of its
 	// reference runs were built from (runner.Apply of the reference's
@@ -263,9 +263,10 @@ type Case struct {
 	// (null when it was reused, or the run was given none).
 	NotReused *NotReused `json:"not_reused"`
 
-	// summary marks a case held in memory by a Writer: its event carries
-	// no stream bytes, only excerpt (for the terminal). Encode refuses it,
-	// so that a summary is never written as if it were the evidence.
+	// summary marks a case held in memory by a reportwrite.Writer: its event
+	// carries no stream bytes, only excerpt (for the terminal). Encode
+	// refuses it, so that a summary is never written as if it were the
+	// evidence.
 	summary bool
 	// excerpt holds the start of the kept stdout and stderr of a summary
 	// (nil when none was kept in memory).
@@ -281,9 +282,9 @@ type Run struct {
 }
 
 // MaxRuns bounds the runs a case's entry holds, and its reference events
-// (Read refuses more): a case and its reference run at most as many times
-// as a spec may ask for (spec.MaxRepeat; package assemble, which reads
-// both, has a test that keeps them equal).
+// (reportread.Read refuses more): a case and its reference run at most as
+// many times as a spec may ask for (spec.MaxRepeat; package assemble, which
+// reads both, has a test that keeps them equal).
 const MaxRuns = 100
 
 // RunCount is how many times the case ran: len(Runs), or 1 without Runs.
@@ -303,7 +304,7 @@ type Expect struct {
 	// SameAs is the case's differential expectation (null for any other
 	// case). ExitCode, Stdout and Stderr are then the reference's first
 	// run's exit code and kept output for the compared streams, when the
-	// reference could answer (else 0 and null). Read accepts an expect
+	// reference could answer (else 0 and null). reportread.Read accepts an expect
 	// without it (a report of an earlier behaves).
 	SameAs *SameAs `json:"same_as"`
 }
@@ -468,9 +469,9 @@ func streamBytes(text, b64 string) []byte {
 }
 
 // Folded returns r with everything that folds from its cases folded, as
-// Read recomputes it: each program's verdict and reason, the counts, the
-// groups (pass@k for each k of passAt; DefaultPassAt when it is empty)
-// and the run's verdict; and with every nil list and map made empty
+// reportread.Read recomputes it: each program's verdict and reason, the
+// counts, the groups (pass@k for each k of passAt; DefaultPassAt when it is
+// empty) and the run's verdict; and with every nil list and map made empty
 // (Normalize). It copies what it changes; r's own slices are left alone.
 func Folded(r Report, passAt []int) Report {
 	r.Programs = slices.Clone(r.Programs)
@@ -524,7 +525,7 @@ func Overall(r Report) verdict.Verdict {
 }
 
 // ProgramVerdict is what a program's cases fold to (verdict.Program): its
-// verdict and reason, in Folded and in Read alike.
+// verdict and reason, in Folded and in reportread.Read alike.
 func ProgramVerdict(cases []Case) (verdict.Verdict, string) {
 	results := make([]verdict.CaseResult, len(cases))
 	for j := range cases {

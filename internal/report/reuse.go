@@ -2,9 +2,6 @@ package report
 
 import (
 	"cmp"
-	"errors"
-	"fmt"
-	"regexp"
 	"slices"
 	"time"
 	"unicode/utf8"
@@ -14,7 +11,7 @@ import (
 // which reports it was given, how many invocations their evidence answered
 // and why the others ran now. It is null for a run given none. Everything
 // but Sources folds from the cases (their reused_from and not_reused), and
-// Read recomputes it.
+// reportread.Read recomputes it.
 type Reuse struct {
 	// Sources are the runs the run's evidence came from: first those its
 	// reused cases name (the original run of evidence reused again), then

@@ -1,12 +1,9 @@
 package report_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"testing"
 
 	"github.com/behaves-dev/behaves/internal/report"
-	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 

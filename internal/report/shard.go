@@ -1,7 +1,6 @@
 package report
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 )
@@ -11,8 +10,9 @@ import (
 const MaxShards = 256
 
 // Shard says which part of a sharded run a report holds. A shard's report
-// (`behaves run --shard i/N`) has Index i; a merge of shards (Merge) has
-// Index 0 and names the shards it combined and those it lacked.
+// (`behaves run --shard i/N`) has Index i; a merge of shards
+// (reportmerge.Merge) has Index 0 and names the shards it combined and those
+// it lacked.
 type Shard struct {
 	// Index is the shard, 1..Count; 0 for a merge.
 	Index int `json:"index"`

@@ -1,13 +1,7 @@
 package report_test
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"reflect"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
@@ -21,8 +15,8 @@ import (
 func TestEmptyShard(t *testing.T) {
 	t.Parallel()
 	in := assemble.Input{Spec: &spec.Spec{Path: "behaves.yml"}, RunID: "r",
-		Shard: &report.Shard{Index: 2, Count: 2, SpecDigest: testDigest, Programs: []report.ShardProgram{{ID: "a", Cases: 1, Shard: 1}}}}
-	if r := roundTrip(t, assemble.Report(in)); r.Verdict != verdict.True {
+		Shard: &report.Shard{Index: 2, Count: 2, SpecDigest: reporttest.ShardDigest, Programs: []report.ShardProgram{{ID: "a", Cases: 1, Shard: 1}}}}
+	if r := reporttest.RoundTrip(t, assemble.Report(in)); r.Verdict != verdict.True {
 		t.Errorf("empty shard: %s, want true", r.Verdict)
 	}
 	in.Shard = nil

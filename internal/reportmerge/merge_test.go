@@ -1,79 +1,25 @@
 package reportmerge_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportmerge"
 	"github.com/behaves-dev/behaves/internal/reporttest"
-	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
-var testDigest = "sha256:" + reporttest.Hex64('d')
-
-// shardTable puts the fixture's four programs on shards by on (1-based).
-func shardTable(in assemble.Input, on []int) []report.ShardProgram {
-	t := make([]report.ShardProgram, len(in.Spec.Programs))
-	for i, p := range in.Spec.Programs {
-		t[i] = report.ShardProgram{ID: p.ID, Name: p.Name, Group: p.Group, File: p.File, Profile: p.Profile,
-			Line: p.Pos.Line, Col: p.Pos.Col, Cases: len(p.Cases), Shard: on[i]}
-	}
-	return t
-}
-
-// shardReport is the report of shard i of the fixture split as on: the
-// fixture's input restricted to the shard's programs, round-tripped
-// through Encode and Read as merge reads it.
-func shardReport(t *testing.T, i, count int, on []int, digest string) report.Report {
-	t.Helper()
-	full := reporttest.Input()
-	in := full
-	sp := *full.Spec
-	sp.Programs = nil
-	in.Observations, in.Results, in.Programs = nil, nil, nil
-	for k, p := range full.Spec.Programs {
-		if on[k] != i {
-			continue
-		}
-		sp.Programs = append(sp.Programs, p)
-		in.Observations = append(in.Observations, full.Observations[k])
-		in.Results = append(in.Results, full.Results[k])
-		in.Programs = append(in.Programs, full.Programs[k])
-	}
-	in.Spec = &sp
-	in.RunID = "shard-" + string(rune('0'+i))
-	in.StartedAt = reporttest.StartedAt.Add(time.Duration(i) * time.Second)
-	in.Shard = &report.Shard{Index: i, Count: count, SpecDigest: digest, Programs: shardTable(full, on)}
-	return roundTrip(t, assemble.Report(in))
-}
-
-func roundTrip(t *testing.T, r report.Report) report.Report {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := report.Encode(&buf, r); err != nil {
-		t.Fatal(err)
-	}
-	got, err := report.Read(&buf, 1<<30)
-	if err != nil {
-		t.Fatalf("Read refuses the report: %v", err)
-	}
-	return got
-}
-
 var split = []int{2, 1, 3, 1}
 
-func shards(t *testing.T, idx ...int) []report.MergeInput {
+func shards(t *testing.T, idx ...int) []reportmerge.Input {
 	t.Helper()
-	var in []report.MergeInput
+	var in []reportmerge.Input
 	for _, i := range idx {
-		in = append(in, report.MergeInput{Path: "shard-" + string(rune('0'+i)) + ".json", Report: shardReport(t, i, 3, split, testDigest)})
+		in = append(in, reportmerge.Input{Path: "shard-" + string(rune('0'+i)) + ".json", Report: reporttest.ShardReport(t, i, 3, split, reporttest.ShardDigest)})
 	}
 	return in
 }
@@ -83,12 +29,12 @@ func shards(t *testing.T, idx ...int) []report.MergeInput {
 // and verdict; and the merge reads back.
 func TestMergeEqualsUnsharded(t *testing.T) {
 	t.Parallel()
-	want := roundTrip(t, reporttest.Report())
-	got, err := report.Merge(shards(t, 3, 1, 2), report.MergeOptions{PassAt: []int{1, 2}, RunID: "merged", Version: "v0.1.0-test"})
+	want := reporttest.RoundTrip(t, reporttest.Report())
+	got, err := reportmerge.Merge(shards(t, 3, 1, 2), reportmerge.Options{PassAt: []int{1, 2}, RunID: "merged", Version: "v0.1.0-test"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = roundTrip(t, got)
+	got = reporttest.RoundTrip(t, got)
 	if !reflect.DeepEqual(got.Programs, want.Programs) {
 		t.Errorf("merged programs differ from the unsharded run's")
 	}
@@ -111,7 +57,7 @@ func TestMergeEqualsUnsharded(t *testing.T) {
 // the shards'.
 func TestMergePassAt(t *testing.T) {
 	t.Parallel()
-	got, err := report.Merge(shards(t, 1, 2, 3), report.MergeOptions{PassAt: []int{1, 5}, RunID: "merged"})
+	got, err := reportmerge.Merge(shards(t, 1, 2, 3), reportmerge.Options{PassAt: []int{1, 5}, RunID: "merged"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,28 +72,28 @@ func TestMergePassAt(t *testing.T) {
 
 func TestMergeRefuses(t *testing.T) {
 	t.Parallel()
-	other := shardReport(t, 2, 3, split, "sha256:"+reporttest.Hex64('e'))
-	four := shardReport(t, 2, 4, []int{2, 1, 3, 4}, testDigest)
-	unsharded := roundTrip(t, reporttest.Report())
-	moved := shardReport(t, 2, 3, []int{2, 2, 3, 1}, testDigest) // another table
+	other := reporttest.ShardReport(t, 2, 3, split, "sha256:"+reporttest.Hex64('e'))
+	four := reporttest.ShardReport(t, 2, 4, []int{2, 1, 3, 4}, reporttest.ShardDigest)
+	unsharded := reporttest.RoundTrip(t, reporttest.Report())
+	moved := reporttest.ShardReport(t, 2, 3, []int{2, 2, 3, 1}, reporttest.ShardDigest) // another table
 	tests := []struct {
 		name string
-		in   []report.MergeInput
+		in   []reportmerge.Input
 		want string
 	}{
 		{"no reports", nil, "no shard reports"},
-		{"same shard twice", append(shards(t, 1, 2, 3), report.MergeInput{Path: "again.json", Report: shardReport(t, 2, 3, split, testDigest)}), "overlap: both are shard 2/3"},
-		{"spec digest", append(shards(t, 1, 3), report.MergeInput{Path: "other.json", Report: other}), "different specs"},
-		{"count", append(shards(t, 1, 3), report.MergeInput{Path: "four.json", Report: four}), "of 3 shards"},
-		{"table", append(shards(t, 1, 3), report.MergeInput{Path: "moved.json", Report: moved}), "different shard tables"},
-		{"not a shard", append(shards(t, 1, 2), report.MergeInput{Path: "whole.json", Report: unsharded}), "whole.json: it has no shard"},
+		{"same shard twice", append(shards(t, 1, 2, 3), reportmerge.Input{Path: "again.json", Report: reporttest.ShardReport(t, 2, 3, split, reporttest.ShardDigest)}), "overlap: both are shard 2/3"},
+		{"spec digest", append(shards(t, 1, 3), reportmerge.Input{Path: "other.json", Report: other}), "different specs"},
+		{"count", append(shards(t, 1, 3), reportmerge.Input{Path: "four.json", Report: four}), "of 3 shards"},
+		{"table", append(shards(t, 1, 3), reportmerge.Input{Path: "moved.json", Report: moved}), "different shard tables"},
+		{"not a shard", append(shards(t, 1, 2), reportmerge.Input{Path: "whole.json", Report: unsharded}), "whole.json: it has no shard"},
 		{"missing", shards(t, 1, 3), "shard 2/3 missing"},
 	}
 	for _, tt := range tests {
-		_, err := report.Merge(tt.in, report.MergeOptions{RunID: "merged"})
-		var me *report.MergeError
+		_, err := reportmerge.Merge(tt.in, reportmerge.Options{RunID: "merged"})
+		var me *reportmerge.Error
 		if !errors.As(err, &me) || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%s: err = %v, want a MergeError containing %q", tt.name, err, tt.want)
+			t.Errorf("%s: err = %v, want a Error containing %q", tt.name, err, tt.want)
 		}
 	}
 }
@@ -162,7 +108,7 @@ func TestMergeOverlappingPrograms(t *testing.T) {
 	r := in[2].Report
 	r.Programs = append(r.Programs, in[0].Report.Programs[0])
 	in[2].Report = r
-	_, err := report.Merge(in, report.MergeOptions{RunID: "merged"})
+	_, err := reportmerge.Merge(in, reportmerge.Options{RunID: "merged"})
 	if err == nil || !strings.Contains(err.Error(), "overlap: both hold program") {
 		t.Fatalf("err = %v, want an overlap of programs", err)
 	}
@@ -175,15 +121,15 @@ func TestMergeAllowMissing(t *testing.T) {
 	t.Parallel()
 	// Shard 1 holds fizzbuzz (true) alone; shard 2 the rest, missing.
 	on := []int{1, 2, 2, 2}
-	in := []report.MergeInput{{Path: "s1.json", Report: shardReport(t, 1, 2, on, testDigest)}}
+	in := []reportmerge.Input{{Path: "s1.json", Report: reporttest.ShardReport(t, 1, 2, on, reporttest.ShardDigest)}}
 	if in[0].Report.Verdict != verdict.True {
 		t.Fatalf("shard 1 is %s, want true", in[0].Report.Verdict)
 	}
-	got, err := report.Merge(in, report.MergeOptions{AllowMissing: true, RunID: "merged"})
+	got, err := reportmerge.Merge(in, reportmerge.Options{AllowMissing: true, RunID: "merged"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = roundTrip(t, got)
+	got = reporttest.RoundTrip(t, got)
 	if got.Verdict != verdict.Undetermined {
 		t.Errorf("verdict %s, want undetermined", got.Verdict)
 	}
@@ -212,7 +158,7 @@ func TestMergeAllowMissing(t *testing.T) {
 // recomputes the counts and refuses any other).
 func TestMergeCountsNondeterministic(t *testing.T) {
 	t.Parallel()
-	rep := roundTrip(t, reporttest.RepeatReport())
+	rep := reporttest.RoundTrip(t, reporttest.RepeatReport())
 	if rep.Counts.Cases.Nondeterministic == 0 {
 		t.Fatal("the repeat fixture has no nondeterministic case")
 	}
@@ -221,13 +167,13 @@ func TestMergeCountsNondeterministic(t *testing.T) {
 		table[i] = report.ShardProgram{ID: p.ID, Name: p.Name, Group: p.Group, File: p.File, Profile: p.Profile,
 			Line: p.Line, Col: p.Col, Cases: len(p.Cases), Shard: 1}
 	}
-	rep.Shard = &report.Shard{Index: 1, Count: 1, SpecDigest: testDigest, Programs: table}
-	rep = roundTrip(t, rep)
-	got, err := report.Merge([]report.MergeInput{{Path: "shard-1.json", Report: rep}}, report.MergeOptions{RunID: "merged", Version: "v0.1.0-test"})
+	rep.Shard = &report.Shard{Index: 1, Count: 1, SpecDigest: reporttest.ShardDigest, Programs: table}
+	rep = reporttest.RoundTrip(t, rep)
+	got, err := reportmerge.Merge([]reportmerge.Input{{Path: "shard-1.json", Report: rep}}, reportmerge.Options{RunID: "merged", Version: "v0.1.0-test"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got = roundTrip(t, got); got.Counts != rep.Counts {
+	if got = reporttest.RoundTrip(t, got); got.Counts != rep.Counts {
 		t.Errorf("merged counts %+v, the shard's %+v", got.Counts, rep.Counts)
 	}
 }

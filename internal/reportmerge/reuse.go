@@ -1,25 +1,17 @@
 package reportmerge
 
-import (
-	"cmp"
-	"errors"
-	"fmt"
-	"regexp"
-	"slices"
-	"time"
-	"unicode/utf8"
-)
+import "github.com/behaves-dev/behaves/internal/report"
 
 // mergeSources is the sources of every report, each run once, in order.
-func mergeSources(reports []Report) (*Reuse, error) {
-	var out *Reuse
+func mergeSources(reports []report.Report) (*report.Reuse, error) {
+	var out *report.Reuse
 	seen := map[string]bool{}
 	for _, r := range reports {
 		if r.Reuse == nil {
 			continue
 		}
 		if out == nil {
-			out = &Reuse{Sources: []ReuseSource{}}
+			out = &report.Reuse{Sources: []report.ReuseSource{}}
 		}
 		for _, s := range r.Reuse.Sources {
 			if !seen[s.RunID] {
@@ -28,8 +20,8 @@ func mergeSources(reports []Report) (*Reuse, error) {
 			}
 		}
 	}
-	if out != nil && len(out.Sources) > MaxReuseRuns {
-		return nil, refuse("the shards took evidence from %d runs, more than a report names (%d)", len(out.Sources), MaxReuseRuns)
+	if out != nil && len(out.Sources) > report.MaxReuseRuns {
+		return nil, refuse("the shards took evidence from %d runs, more than a report names (%d)", len(out.Sources), report.MaxReuseRuns)
 	}
 	return out, nil
 }

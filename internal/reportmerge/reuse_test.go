@@ -1,12 +1,11 @@
 package reportmerge_test
 
 import (
-	"bytes"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportmerge"
 	"github.com/behaves-dev/behaves/internal/reporttest"
 )
 
@@ -28,13 +27,13 @@ func TestMergeKeepsReuse(t *testing.T) {
 			r.Programs[0].Cases = slices.Clone(r.Programs[0].Cases)
 			r.Programs[0].Cases[0].ReusedFrom = &report.Origin{RunID: "prior", ExecutionID: "e1"}
 		}
-		*r = roundTrip(t, report.Folded(*r, []int{1, 2}))
+		*r = reporttest.RoundTrip(t, report.Folded(*r, []int{1, 2}))
 	}
-	got, err := report.Merge(in, report.MergeOptions{PassAt: []int{1, 2}, RunID: "merged"})
+	got, err := reportmerge.Merge(in, reportmerge.Options{PassAt: []int{1, 2}, RunID: "merged"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = roundTrip(t, got)
+	got = reporttest.RoundTrip(t, got)
 	var sources []string
 	for _, s := range got.Reuse.Sources {
 		sources = append(sources, s.RunID)
@@ -54,7 +53,7 @@ func TestMergeKeepsReuse(t *testing.T) {
 		t.Errorf("merged: %d reused cases, reuse block %+v; want the shard's 1", marked, got.Reuse)
 	}
 	// A merge of shards none of which was given stored reports has none.
-	plain, err := report.Merge(shards(t, 1, 2, 3), report.MergeOptions{RunID: "merged"})
+	plain, err := reportmerge.Merge(shards(t, 1, 2, 3), reportmerge.Options{RunID: "merged"})
 	if err != nil || plain.Reuse != nil {
 		t.Errorf("merge without reuse: %v, reuse %+v; want no reuse block", err, plain.Reuse)
 	}

@@ -1,8 +1,11 @@
 package reportread
 
-import "bytes"
+// What the external tests (package reportread_test) need of the
+// package's insides.
 
 var CheckShape = checkShape
+
+const MaxNesting = maxNesting
 
 // DecodeCost is what decoding data would take, as the shape pass counts
 // it (decodeCost).

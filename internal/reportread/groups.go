@@ -2,17 +2,17 @@ package reportread
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 
+	"github.com/behaves-dev/behaves/internal/escape"
+	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
 // checkGroups recomputes the groups from the programs (their group and
 // verdict) and the k values the report asked for, and compares: a forged
 // pass@k or count does not fold from its samples.
-func checkGroups(r *Report) error {
+func checkGroups(r *report.Report) error {
 	var ks []int
 	for i, g := range r.Groups {
 		for key := range g.PassAt {
@@ -25,7 +25,7 @@ func checkGroups(r *Report) error {
 			}
 		}
 	}
-	want := groups(r.Programs, ks)
+	want := report.GroupsOf(r.Programs, ks)
 	if len(want) != len(r.Groups) {
 		return fmt.Errorf("%d groups, but the programs name %d", len(r.Groups), len(want))
 	}
@@ -37,7 +37,7 @@ func checkGroups(r *Report) error {
 	return nil
 }
 
-func sameGroup(got, want Group) error {
+func sameGroup(got, want report.Group) error {
 	if got.Name != want.Name || got.N != want.N || got.True != want.True || got.False != want.False || got.Undetermined != want.Undetermined {
 		return fmt.Errorf("counts n %d, true %d, false %d, undetermined %d are not its samples' (%s: n %d, true %d, false %d, undetermined %d)",
 			got.N, got.True, got.False, got.Undetermined, want.Name, want.N, want.True, want.False, want.Undetermined)
@@ -51,7 +51,7 @@ func sameGroup(got, want Group) error {
 		case !ok:
 			return fmt.Errorf("pass_at has no k = %s", k)
 		case (g == nil) != (w == nil) || g != nil && *g != *w:
-			return fmt.Errorf("pass@%s is %s, not what its samples give (%s)", k, FormatPassAt(g), FormatPassAt(w))
+			return fmt.Errorf("pass@%s is %s, not what its samples give (%s)", k, report.FormatPassAt(g), report.FormatPassAt(w))
 		}
 	}
 	// The reasons are text a renderer prints, so they are recomputed like
@@ -62,7 +62,7 @@ func sameGroup(got, want Group) error {
 		w, ok := want.PassAtReasons[k]
 		switch {
 		case !ok:
-			return fmt.Errorf("pass_at_reasons has a key %s, which is not a k whose pass@k is null", quote(shorten(k, 40)))
+			return fmt.Errorf("pass_at_reasons has a key %s, which is not a k whose pass@k is null", escape.Quote(escape.Shorten(k, 40)))
 		case g != w:
 			return fmt.Errorf("pass_at_reasons[%s] is not what its samples give (%q)", k, w)
 		}

@@ -3,14 +3,11 @@ package reportread_test
 import (
 	"bytes"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/behaves-dev/behaves/internal/assemble"
-	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
 	"github.com/behaves-dev/behaves/internal/reporttest"
-	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -62,7 +59,7 @@ func TestReadRefusesRunForgery(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := report.Read(bytes.NewReader(b), 1<<20); err == nil || !strings.Contains(err.Error(), tt.want) {
+			if _, err := reportread.Read(bytes.NewReader(b), 1<<20); err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Read = %v, want an error containing %q", err, tt.want)
 			}
 		})
@@ -87,7 +84,7 @@ func TestReadRefusesRunForgery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err := report.Read(bytes.NewReader(b), 1<<20); err != nil || r.Verdict != verdict.False {
+	if r, err := reportread.Read(bytes.NewReader(b), 1<<20); err != nil || r.Verdict != verdict.False {
 		t.Errorf("Read of a report without runs = %v, %v; want false, nil", r.Verdict, err)
 	}
 }

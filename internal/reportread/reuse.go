@@ -1,13 +1,14 @@
 package reportread
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"regexp"
 	"slices"
-	"time"
 	"unicode/utf8"
+
+	"github.com/behaves-dev/behaves/internal/escape"
+	"github.com/behaves-dev/behaves/internal/report"
 )
 
 var (
@@ -22,12 +23,12 @@ var (
 // shape pass bounds them to MaxReuseRuns), every case's reused_from one of
 // them, and its counts what the cases fold to; without one, no case may
 // say it was reused or why not.
-func checkReuse(r *Report) error {
+func checkReuse(r *report.Report) error {
 	if r.Reuse == nil {
 		for _, p := range r.Programs {
 			for _, c := range p.Cases {
 				if c.ReusedFrom != nil || c.NotReused != nil {
-					return fmt.Errorf("program %q case %q: reused_from or not_reused in a report without a reuse block", shorten(p.Name, 40), shorten(c.Name, 40))
+					return fmt.Errorf("program %q case %q: reused_from or not_reused in a report without a reuse block", escape.Shorten(p.Name, 40), escape.Shorten(c.Name, 40))
 				}
 			}
 		}
@@ -46,11 +47,11 @@ func checkReuse(r *Report) error {
 	for i := range r.Programs {
 		for k := range r.Programs[i].Cases {
 			if o := r.Programs[i].Cases[k].ReusedFrom; o != nil && !listed[o.RunID] {
-				return fmt.Errorf("programs[%d].cases[%d].reused_from.run_id %s is no run of reuse.sources: a reused case names a run the report lists", i, k, quote(o.RunID))
+				return fmt.Errorf("programs[%d].cases[%d].reused_from.run_id %s is no run of reuse.sources: a reused case names a run the report lists", i, k, escape.Quote(o.RunID))
 			}
 		}
 	}
-	want := ReuseOf(r)
+	want := report.ReuseOf(r)
 	got := *r.Reuse
 	if got.Reused != want.Reused || got.Ran != want.Ran || !slices.Equal(got.NotReused, want.NotReused) {
 		return fmt.Errorf("reuse counts (reused %d, ran %d, not_reused %v) are not what the cases say (reused %d, ran %d, not_reused %v)",
@@ -59,9 +60,9 @@ func checkReuse(r *Report) error {
 	return nil
 }
 
-func checkSource(s ReuseSource) error {
+func checkSource(s report.ReuseSource) error {
 	if !runIDPattern.MatchString(s.RunID) {
-		return fmt.Errorf("run_id %q is not a run ID", shorten(s.RunID, 70))
+		return fmt.Errorf("run_id %q is not a run ID", escape.Shorten(s.RunID, 70))
 	}
 	g := s.GitHub
 	if !digitsPattern.MatchString(g.RunID) || !digitsPattern.MatchString(g.RunAttempt) {
@@ -82,7 +83,7 @@ var safeText = regexp.MustCompile(`^[A-Za-z0-9_./-]{0,140}$`)
 
 // checkCaseReuse checks one case's reused_from or not_reused (at most one
 // of them) in their forms.
-func checkCaseReuse(c *Case) error {
+func checkCaseReuse(c *report.Case) error {
 	switch {
 	case c.ReusedFrom != nil && c.NotReused != nil:
 		return errors.New("both reused_from and not_reused: a case was reused or ran now")
@@ -92,10 +93,10 @@ func checkCaseReuse(c *Case) error {
 		}
 	case c.NotReused != nil:
 		if !reasonPattern.MatchString(c.NotReused.Reason) {
-			return fmt.Errorf("not_reused: reason %s is not a reason (lowercase words)", quote(shorten(c.NotReused.Reason, 60)))
+			return fmt.Errorf("not_reused: reason %s is not a reason (lowercase words)", escape.Quote(escape.Shorten(c.NotReused.Reason, 60)))
 		}
-		if len(c.NotReused.Detail) > MaxReuseDetail || !utf8.ValidString(c.NotReused.Detail) {
-			return fmt.Errorf("not_reused: detail is longer than %d bytes or not UTF-8", MaxReuseDetail)
+		if len(c.NotReused.Detail) > report.MaxReuseDetail || !utf8.ValidString(c.NotReused.Detail) {
+			return fmt.Errorf("not_reused: detail is longer than %d bytes or not UTF-8", report.MaxReuseDetail)
 		}
 	}
 	return nil

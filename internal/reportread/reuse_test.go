@@ -2,11 +2,11 @@ package reportread_test
 
 import (
 	"bytes"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
 	"github.com/behaves-dev/behaves/internal/reporttest"
 )
 
@@ -40,7 +40,7 @@ func TestReadRefusesForgedReuse(t *testing.T) {
 			if err := report.Encode(&buf, r); err != nil {
 				t.Fatal(err)
 			}
-			_, err := report.Read(&buf, 1<<30)
+			_, err := reportread.Read(&buf, 1<<30)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Read: %v, want a refusal saying %q", err, tc.want)
 			}

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
 	"github.com/behaves-dev/behaves/internal/reporttest"
-	"github.com/behaves-dev/behaves/internal/verdict"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 )
 
 // TestReadReferenceEvents: a report of an earlier behaves (no
@@ -15,7 +15,7 @@ import (
 // not same_as, or a same_as with a stream that is not one, do not.
 func TestReadReferenceEvents(t *testing.T) {
 	t.Parallel()
-	good := reporttest.SameAs(t, report.DefaultMaxReportSize)
+	good := reporttest.SameAs(t, reportwrite.DefaultMaxReportSize)
 	edit := func(f func(cases []any)) []byte {
 		t.Helper()
 		var m map[string]any
@@ -38,7 +38,7 @@ func TestReadReferenceEvents(t *testing.T) {
 		delete(plain, "reference_events")
 		delete(plain["expect"].(map[string]any), "same_as")
 	})
-	if _, err := report.Read(bytes.NewReader(old), 1<<20); err != nil {
+	if _, err := reportread.Read(bytes.NewReader(old), 1<<20); err != nil {
 		t.Errorf("a case without reference_events and same_as: %v", err)
 	}
 	for name, f := range map[string]func(cases []any){
@@ -55,7 +55,7 @@ func TestReadReferenceEvents(t *testing.T) {
 			diff["reference_events"].([]any)[1].(map[string]any)["stdout_bytes"] = -1
 		},
 	} {
-		if _, err := report.Read(bytes.NewReader(edit(f)), 1<<20); err == nil {
+		if _, err := reportread.Read(bytes.NewReader(edit(f)), 1<<20); err == nil {
 			t.Errorf("%s: Read accepted it", name)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+
+	"github.com/behaves-dev/behaves/internal/report"
 )
 
 var digestPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
@@ -12,14 +14,14 @@ var digestPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 // report's programs: a shard's report holds exactly the programs its table
 // puts on it; a merge holds every program of the table once, and a
 // missing shard's programs carry no cases.
-func checkShard(r *Report) error {
+func checkShard(r *report.Report) error {
 	s := r.Shard
 	if s == nil {
 		return nil
 	}
 	switch {
-	case s.Count < 1 || s.Count > MaxShards:
-		return fmt.Errorf("shard: count %d is not between 1 and %d", s.Count, MaxShards)
+	case s.Count < 1 || s.Count > report.MaxShards:
+		return fmt.Errorf("shard: count %d is not between 1 and %d", s.Count, report.MaxShards)
 	case s.Index < 0 || s.Index > s.Count:
 		return fmt.Errorf("shard: index %d is not between 0 and its count %d", s.Index, s.Count)
 	case !digestPattern.MatchString(s.SpecDigest):
@@ -89,9 +91,9 @@ func checkShard(r *Report) error {
 		switch {
 		case state[on] == 2 && len(p.Cases) > 0:
 			return fmt.Errorf("shard: program %q of missing shard %d has cases", p.ID, on)
-		case state[on] == 2 && p.Reason != MissingReason(on, s.Count):
-			return fmt.Errorf("shard: program %q of missing shard %d does not say so (reason %q)", p.ID, on, MissingReason(on, s.Count))
-		case state[on] == 1 && MissingShardReason.MatchString(p.Reason) && len(p.Cases) == 0:
+		case state[on] == 2 && p.Reason != report.MissingReason(on, s.Count):
+			return fmt.Errorf("shard: program %q of missing shard %d does not say so (reason %q)", p.ID, on, report.MissingReason(on, s.Count))
+		case state[on] == 1 && report.MissingShardReason.MatchString(p.Reason) && len(p.Cases) == 0:
 			return fmt.Errorf("shard: program %q of merged shard %d says its shard is missing", p.ID, on)
 		}
 	}

@@ -3,24 +3,19 @@ package reportread_test
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"reflect"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
 	"github.com/behaves-dev/behaves/internal/reporttest"
-	"github.com/behaves-dev/behaves/internal/spec"
-	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
 // TestReadChecksShard: a shard block that does not agree with the report's
 // programs is refused.
 func TestReadChecksShard(t *testing.T) {
 	t.Parallel()
-	good := shardReport(t, 2, 3, split, testDigest)
+	good := reporttest.ShardReport(t, 2, 3, []int{2, 1, 3, 1}, reporttest.ShardDigest)
 	var buf bytes.Buffer
 	if err := report.Encode(&buf, good); err != nil {
 		t.Fatal(err)
@@ -33,7 +28,7 @@ func TestReadChecksShard(t *testing.T) {
 		}
 		f(m["shard"].(map[string]any))
 		b, _ := json.Marshal(m)
-		_, err := report.Read(bytes.NewReader(b), 1<<30)
+		_, err := reportread.Read(bytes.NewReader(b), 1<<30)
 		return err
 	}
 	table := func(s map[string]any) []any { return s["programs"].([]any) }

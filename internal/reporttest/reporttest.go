@@ -18,6 +18,8 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -309,7 +311,7 @@ func SameAs(t testing.TB, max int64) []byte {
 	plainRes := verdict.Judge(plain.Expect, plainEv)
 
 	path := filepath.Join(t.TempDir(), "report.json")
-	w, err := assemble.NewWriter(path, report.WriterOptions{MaxSize: max})
+	w, err := assemble.NewWriter(path, reportwrite.Options{MaxSize: max})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -472,7 +474,7 @@ const HostileDetail = "stored stdout was <script>alert(1)</script> | cell | `cod
 // Reused is the report of a run given stored reports (behaves run
 // --reuse), written as the engine writes one (assemble.Writer.AddCase
 // with each case's reused_from or not_reused, then Commit) and read back
-// with report.ReadFile, so that it is checked as any stored report is.
+// with reportread.File, so that it is checked as any stored report is.
 //
 // Program "sorter" is answered wholly by stored evidence: two true cases,
 // a false one and a true case that ran 3 times (6 invocations reused, 5
@@ -531,7 +533,7 @@ func Reused(t testing.TB) report.Report {
 	}
 
 	path := filepath.Join(t.TempDir(), "report.json")
-	w, err := assemble.NewWriter(path, report.WriterOptions{})
+	w, err := assemble.NewWriter(path, reportwrite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -579,7 +581,7 @@ func Reused(t testing.TB) report.Report {
 	if _, err := w.Commit(assemble.Report(in)); err != nil {
 		t.Fatal(err)
 	}
-	r, err := report.ReadFile(path, report.DefaultMaxReportSize)
+	r, err := reportread.File(path, reportwrite.DefaultMaxReportSize)
 	if err != nil {
 		t.Fatalf("reading the reused run's report back: %v", err)
 	}

@@ -2,16 +2,15 @@ package reportwrite
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"math/rand/v2"
-	"strings"
 	"testing"
-	"unicode/utf8"
+
+	"github.com/behaves-dev/behaves/internal/report"
 )
 
 // TestWriteStream guards the streamed output against encoding/json: the
-// spool writes each stream as Encode would write encodeStream's string.
+// spool writes each stream as Encode would write the string Event.SetOutput makes.
 func TestWriteStream(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -31,7 +30,9 @@ func TestWriteStream(t *testing.T) {
 	}
 	texts := 0
 	for _, b := range inputs {
-		text, b64 := encodeStream(b)
+		var e report.Event
+		e.SetOutput(b, nil) // the stream as the report holds it
+		text, b64 := e.Stdout, e.StdoutBase64
 		var want bytes.Buffer
 		enc := json.NewEncoder(&want)
 		enc.SetEscapeHTML(false)
@@ -45,8 +46,8 @@ func TestWriteStream(t *testing.T) {
 		if w := want.String(); got.String() != w[1:len(w)-2] {
 			t.Fatalf("%q: wrote %s, encoding/json %s", b, got.String(), w)
 		}
-		if int64(got.Len()) != EncodedLen(b) {
-			t.Fatalf("%q: wrote %d bytes, EncodedLen says %d", b, got.Len(), EncodedLen(b))
+		if int64(got.Len()) != report.EncodedLen(b) {
+			t.Fatalf("%q: wrote %d bytes, EncodedLen says %d", b, got.Len(), report.EncodedLen(b))
 		}
 		if text != "" {
 			texts++

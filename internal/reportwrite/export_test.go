@@ -1,17 +1,24 @@
 package reportwrite
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/behaves-dev/behaves/internal/report"
+)
+
+// What the external tests (package reportwrite_test) need of the
+// package's insides.
 
 // EntrySizes are the bytes of c's entry in a report, with its output and
 // without it.
-func EntrySizes(c Case) (full, bare int64, err error) {
+func EntrySizes(c report.Case) (full, bare int64, err error) {
 	var buf bytes.Buffer
 	if err := encodeEntry(&buf, c); err != nil {
 		return 0, 0, err
 	}
 	full = int64(buf.Len())
 	buf.Reset()
-	if err := encodeEntry(&buf, omitted(Summarize(c))); err != nil {
+	if err := encodeEntry(&buf, omitted(report.Summarize(c))); err != nil {
 		return 0, 0, err
 	}
 	return full, int64(buf.Len()), nil

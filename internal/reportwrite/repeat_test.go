@@ -1,17 +1,14 @@
 package reportwrite_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/behaves-dev/behaves/internal/assemble"
-	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reporttest"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/runner"
-	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
 // TestRepeatBudgetCountsEveryRun guards the size budget: the extra runs'
@@ -27,7 +24,7 @@ func TestRepeatBudgetCountsEveryRun(t *testing.T) {
 	// The steady case's entry is about 6 KiB without output and 17.5 KiB
 	// with it (4,001 bytes in event, runs[0] and runs[1]); run once, it is
 	// about 6 KiB with its output.
-	w, err := assemble.NewWriter(filepath.Join(t.TempDir(), "r.json"), report.WriterOptions{MaxSize: 14 << 10})
+	w, err := assemble.NewWriter(filepath.Join(t.TempDir(), "r.json"), reportwrite.Options{MaxSize: 14 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +33,7 @@ func TestRepeatBudgetCountsEveryRun(t *testing.T) {
 	if w.Omitted() != 1 || w.Used() > 14<<10 {
 		t.Errorf("omitted %d cases, used %d bytes; want the case left out within the budget", w.Omitted(), w.Used())
 	}
-	single, err := assemble.NewWriter(filepath.Join(t.TempDir(), "r.json"), report.WriterOptions{MaxSize: 14 << 10})
+	single, err := assemble.NewWriter(filepath.Join(t.TempDir(), "r.json"), reportwrite.Options{MaxSize: 14 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,19 +1,20 @@
 package reportwrite
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/behaves-dev/behaves/internal/report"
 )
 
-// WriteJSON writes r (as package assemble builds it, or Merge) to path
-// atomically (see writeAtomic), with no bound on its size. A run writes
+// WriteJSON writes r (as package assemble builds it, or reportmerge.Merge) to
+// path atomically (see writeAtomic), with no bound on its size. A run writes
 // through a Writer instead, which never holds every case's output at once.
-func WriteJSON(path string, r Report) (err error) {
-	w, err := NewWriter(path, WriterOptions{})
+func WriteJSON(path string, r report.Report) (err error) {
+	w, err := NewWriter(path, Options{})
 	if err != nil {
 		return fmt.Errorf("writing report %s: %w", path, err)
 	}

@@ -2,23 +2,14 @@ package reportwrite_test
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
-	"strings"
 	"testing"
-	"time"
 
-	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reporttest"
-	"github.com/behaves-dev/behaves/internal/spec"
-	"github.com/behaves-dev/behaves/internal/verdict"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 )
 
 func TestWriteJSONAtomic(t *testing.T) {
@@ -29,7 +20,7 @@ func TestWriteJSONAtomic(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := reporttest.Report()
-	if err := report.WriteJSON(path, r); err != nil {
+	if err := reportwrite.WriteJSON(path, r); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(path)
@@ -75,14 +66,14 @@ func TestWriteJSONFailureLeavesNothing(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(path, "keep"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := report.WriteJSON(path, reporttest.Report()); err == nil {
+	if err := reportwrite.WriteJSON(path, reporttest.Report()); err == nil {
 		t.Fatal("writing over a folder succeeded")
 	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("temporary file left behind: %d entries", len(entries))
 	}
-	if err := report.WriteJSON(filepath.Join(dir, "missing", "report.json"), reporttest.Report()); !errors.Is(err, os.ErrNotExist) {
+	if err := reportwrite.WriteJSON(filepath.Join(dir, "missing", "report.json"), reporttest.Report()); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing folder: err = %v", err)
 	}
 }

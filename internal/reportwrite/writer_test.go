@@ -8,10 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reporttest"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -19,7 +21,7 @@ import (
 // and without its output (all of reporttest.BudgetRun's are alike).
 func entrySizes(t *testing.T, in assemble.Input) (full, bare int64) {
 	t.Helper()
-	full, bare, err := report.EntrySizes(assemble.Report(in).Programs[0].Cases[0])
+	full, bare, err := reportwrite.EntrySizes(assemble.Report(in).Programs[0].Cases[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +65,7 @@ func TestWriterBudget(t *testing.T) {
 	budget := 4*full + 6*bare // four entries with output, the rest without
 	dir := t.TempDir()
 	path := filepath.Join(dir, "report.json")
-	w, err := assemble.NewWriter(path, report.WriterOptions{MaxSize: budget})
+	w, err := assemble.NewWriter(path, reportwrite.Options{MaxSize: budget})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +135,7 @@ func TestWriterBudgetRanks(t *testing.T) {
 	verdicts := []verdict.Verdict{U, F, F, T, U}
 	in := reporttest.BudgetRun(verdicts, n)
 	full, bare := entrySizes(t, in)
-	w, err := assemble.NewWriter(filepath.Join(t.TempDir(), "report.json"), report.WriterOptions{MaxSize: full + 4*bare})
+	w, err := assemble.NewWriter(filepath.Join(t.TempDir(), "report.json"), reportwrite.Options{MaxSize: full + 4*bare})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +162,7 @@ func TestWriterExcerpts(t *testing.T) {
 	t.Parallel()
 	F := verdict.False
 	in := reporttest.BudgetRun([]verdict.Verdict{F, F, F, F}, 64<<10)
-	w, err := assemble.NewWriter(filepath.Join(t.TempDir(), "report.json"), report.WriterOptions{Excerpts: 2})
+	w, err := assemble.NewWriter(filepath.Join(t.TempDir(), "report.json"), reportwrite.Options{Excerpts: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,13 +174,14 @@ func TestWriterExcerpts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	excerptBytes := report.ExcerptMax + utf8.UTFMax // ExcerptMax and a rune, to cut at
 	for j, c := range r.Programs[0].Cases {
 		stdout, stderr := c.HeldOutput()
 		if got, want := stdout != nil, j < 2; got != want {
 			t.Errorf("case %d: excerpt held %v, want %v", j, got, want)
 		}
-		if stdout != nil && (len(stdout) != report.ExcerptBytes || len(stderr) != report.ExcerptBytes) {
-			t.Errorf("case %d: excerpt of %d and %d bytes, want %d", j, len(stdout), len(stderr), report.ExcerptBytes)
+		if stdout != nil && (len(stdout) != excerptBytes || len(stderr) != excerptBytes) {
+			t.Errorf("case %d: excerpt of %d and %d bytes, want %d", j, len(stdout), len(stderr), excerptBytes)
 		}
 	}
 }
