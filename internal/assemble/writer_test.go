@@ -87,7 +87,7 @@ func TestRepeatWriter(t *testing.T) {
 		dropped.Observations = []runner.Observation{in.Observations[0]}
 		dropped.Observations[0].Events = nil // the runner kept no output: the writer has it
 		dropped.Runs = nil
-		if _, err := w.Commit(assemble.Report(dropped)); err != nil {
+		if _, err := reporttest.Commit(t, w, assemble.Report(dropped)); err != nil {
 			t.Fatal(err)
 		}
 		b, err := os.ReadFile(path)
@@ -178,7 +178,7 @@ func TestWriterMatchesEncode(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := reporttest.AddAll(w, reporttest.Input())
-	sum, err := w.Commit(assemble.Report(in))
+	sum, err := reporttest.Commit(t, w, assemble.Report(in))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/ghlimits"
 	gh "github.com/behaves-dev/behaves/internal/publish/github"
 	"github.com/behaves-dev/behaves/internal/report"
-	"github.com/behaves-dev/behaves/internal/reportread"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -75,6 +75,7 @@ func manyCasesReport(t *testing.T, ws string) string {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
+	reporttest.Written(t, path)
 	return path
 }
 
@@ -160,7 +161,7 @@ func tail(s string) string {
 func TestCheckRunLeavesOutAnnotationsOnNoFile(t *testing.T) {
 	t.Parallel()
 	ws := workspaceRepo(t, manySpec(1, 3))
-	rep, err := reportread.File(manyCasesReport(t, ws), DefaultMaxReadReport)
+	rep, err := reporttest.ReadFile(t, manyCasesReport(t, ws), DefaultMaxReadReport)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,6 +177,7 @@ func TestCheckRunLeavesOutAnnotationsOnNoFile(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
+	reporttest.Written(t, reportPath)
 	e := newEmulatedRunner(t, ws, "pull_request")
 	r := e.main(t, Env{}, nil, "publish", "--report", reportPath, "--check-run", "--comment", "off")
 	if r.code != ExitFalse {

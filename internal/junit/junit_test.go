@@ -18,7 +18,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/goldentest"
 	"github.com/behaves-dev/behaves/internal/junit/junittest"
 	"github.com/behaves-dev/behaves/internal/report"
-	"github.com/behaves-dev/behaves/internal/reportread"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
@@ -131,7 +131,7 @@ func roundTrip(t *testing.T, r report.Report) report.Report {
 	if err := reportwrite.WriteJSON(path, r); err != nil {
 		t.Fatal(err)
 	}
-	got, err := reportread.File(path, 64<<20)
+	got, err := reporttest.ReadFile(t, path, 64<<20)
 	if err != nil {
 		t.Fatal(err)
 	}

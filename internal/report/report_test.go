@@ -13,6 +13,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportschema/schematest"
 	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -24,6 +25,7 @@ func TestInvalidUTF8(t *testing.T) {
 	if err := report.Encode(&buf, reporttest.Report()); err != nil {
 		t.Fatal(err)
 	}
+	schematest.Check(t, "the encoded report", buf.Bytes())
 	var back report.Report
 	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reportread"
+	"github.com/behaves-dev/behaves/internal/reportschema/schematest"
 	"github.com/behaves-dev/behaves/internal/reporttest"
 )
 
@@ -21,6 +22,7 @@ func TestReadBuild(t *testing.T) {
 	if err := report.Encode(&buf, r); err != nil {
 		t.Fatal(err)
 	}
+	schematest.Check(t, "the encoded report", buf.Bytes())
 	back, err := reportread.Read(bytes.NewReader(buf.Bytes()), 1<<20)
 	if err != nil {
 		t.Fatalf("Read: %v", err)

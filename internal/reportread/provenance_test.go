@@ -32,7 +32,7 @@ func writtenReports(t *testing.T) map[string][]byte {
 			t.Fatal(err)
 		}
 		defer w.Close()
-		if _, err := w.Commit(assemble.Report(reporttest.AddAll(w, in))); err != nil {
+		if _, err := reporttest.Commit(t, w, assemble.Report(reporttest.AddAll(w, in))); err != nil {
 			t.Fatal(err)
 		}
 		if out[name], err = os.ReadFile(path); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reportread"
+	"github.com/behaves-dev/behaves/internal/reportschema/schematest"
 	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -23,6 +24,7 @@ func TestReadRoundTrip(t *testing.T) {
 	if err := report.Encode(&buf, want); err != nil {
 		t.Fatal(err)
 	}
+	schematest.Check(t, "the encoded report", buf.Bytes())
 	got, err := reportread.Read(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
 	if err != nil {
 		t.Fatalf("Read: %v", err)
@@ -262,6 +264,7 @@ func TestCaseFile(t *testing.T) {
 	if err := report.Encode(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
+	schematest.Check(t, "the encoded report", buf.Bytes())
 	var raw struct {
 		Programs []struct {
 			Cases []map[string]json.RawMessage `json:"cases"`

@@ -8,6 +8,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reportread"
+	"github.com/behaves-dev/behaves/internal/reportschema/schematest"
 	"github.com/behaves-dev/behaves/internal/reporttest"
 )
 
@@ -20,6 +21,7 @@ func TestReadChecksShard(t *testing.T) {
 	if err := report.Encode(&buf, good); err != nil {
 		t.Fatal(err)
 	}
+	schematest.Check(t, "the shard's report", buf.Bytes())
 	base := buf.Bytes()
 	edit := func(f func(s map[string]any)) error {
 		var m map[string]any

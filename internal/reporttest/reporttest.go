@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,7 +17,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
-	"github.com/behaves-dev/behaves/internal/reportread"
+	"github.com/behaves-dev/behaves/internal/reportschema/schematest"
 	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
@@ -329,14 +328,10 @@ func SameAs(t testing.TB, max int64) []byte {
 		Duration:  time.Second,
 		Version:   "v0.1.0-test",
 	}
-	if _, err := w.Commit(assemble.Report(in)); err != nil {
+	if _, err := Commit(t, w, assemble.Report(in)); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return Written(t, path)
 }
 
 // FailedBuild is a report of one program whose build failed: its build
@@ -439,7 +434,8 @@ func RepeatReport() report.Report {
 	return assemble.Report(in)
 }
 
-// Encoded is r as report.Encode writes it: what behaves writes of r
+// Encoded is r as report.Encode writes it, checked against the strict
+// report schema: what behaves writes of r
 // (package assemble's golden files hold Input's and RepeatInput's).
 func Encoded(t testing.TB, r report.Report) []byte {
 	t.Helper()
@@ -447,6 +443,7 @@ func Encoded(t testing.TB, r report.Report) []byte {
 	if err := report.Encode(&buf, r); err != nil {
 		t.Fatal(err)
 	}
+	schematest.Check(t, "the encoded report", buf.Bytes())
 	return buf.Bytes()
 }
 
@@ -578,10 +575,10 @@ func Reused(t testing.TB) report.Report {
 		},
 		Reuse: &report.Reuse{Sources: ReuseSources},
 	}
-	if _, err := w.Commit(assemble.Report(in)); err != nil {
+	if _, err := Commit(t, w, assemble.Report(in)); err != nil {
 		t.Fatal(err)
 	}
-	r, err := reportread.File(path, reportwrite.DefaultMaxReportSize)
+	r, err := ReadFile(t, path, reportwrite.DefaultMaxReportSize)
 	if err != nil {
 		t.Fatalf("reading the reused run's report back: %v", err)
 	}

@@ -23,10 +23,7 @@ func TestWriteJSONAtomic(t *testing.T) {
 	if err := reportwrite.WriteJSON(path, r); err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := reporttest.Written(t, path)
 	var want bytes.Buffer
 	if err := report.Encode(&want, r); err != nil {
 		t.Fatal(err)

@@ -147,6 +147,9 @@ func (w *Writer) Commit(r report.Report) (report.Report, error) {
 	return out, err
 }
 
+// Path is the report's path, where Commit writes it.
+func (w *Writer) Path() string { return w.path }
+
 // Close removes the spool folder and what is left in it.
 func (w *Writer) Close() error {
 	if err := os.RemoveAll(w.spool); err != nil {

@@ -77,7 +77,7 @@ func TestWriterBudget(t *testing.T) {
 		}
 	}
 	in = reporttest.AddAll(w, in) // already added: nothing changes
-	if _, err := w.Commit(assemble.Report(in)); err != nil {
+	if _, err := reporttest.Commit(t, w, assemble.Report(in)); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
@@ -143,7 +143,7 @@ func TestWriterBudgetRanks(t *testing.T) {
 	for j, c := range in.Spec.Programs[0].Cases {
 		w.AddCase(0, j, assemble.Case{Spec: c, Runs: []assemble.RunResult{{Event: in.Observations[0].Events[j], Result: in.Results[0][j]}}, Result: in.Results[0][j]})
 	}
-	r, err := w.Commit(assemble.Report(in))
+	r, err := reporttest.Commit(t, w, assemble.Report(in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestWriterExcerpts(t *testing.T) {
 	for _, j := range []int{3, 1, 2, 0} { // finished out of order
 		w.AddCase(0, j, assemble.Case{Spec: in.Spec.Programs[0].Cases[j], Runs: []assemble.RunResult{{Event: in.Observations[0].Events[j], Result: in.Results[0][j]}}, Result: in.Results[0][j]})
 	}
-	r, err := w.Commit(assemble.Report(in))
+	r, err := reporttest.Commit(t, w, assemble.Report(in))
 	if err != nil {
 		t.Fatal(err)
 	}

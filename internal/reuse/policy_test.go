@@ -1,7 +1,6 @@
 package reuse
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -92,11 +92,7 @@ func policyReport(t *testing.T, sp *spec.Spec, edit func(r *report.Report)) *Sto
 		r = report.Folded(r, nil)
 	}
 	path := filepath.Join(t.TempDir(), "stored.json")
-	var buf bytes.Buffer
-	if err := report.Encode(&buf, r); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(path, reporttest.Encoded(t, r), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s, err := Load([]string{path}, 64<<20)

@@ -406,7 +406,7 @@ func TestSummariesRenderAsReport(t *testing.T) {
 	}
 	defer w.Close()
 	in := reporttest.AddAll(w, reporttest.Input())
-	sum, err := w.Commit(assemble.Report(in))
+	sum, err := reporttest.Commit(t, w, assemble.Report(in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -436,7 +436,7 @@ func TestSummaryExcerpts(t *testing.T) {
 	}
 	defer w.Close()
 	in = reporttest.AddAll(w, in)
-	r, err := w.Commit(assemble.Report(in))
+	r, err := reporttest.Commit(t, w, assemble.Report(in))
 	if err != nil {
 		t.Fatal(err)
 	}
