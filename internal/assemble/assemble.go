@@ -24,7 +24,7 @@ type RunResult struct {
 // record per case, in the spec's order. The run engine, reuse and rescore
 // make it; Report and Writer.AddCase consume it. Its verdict and reason
 // are not here: Report folds them from the cases (report.Folded), as
-// report.Read recomputes them, so that no caller can give a program a
+// reportread.Read recomputes them, so that no caller can give a program a
 // verdict its cases do not give.
 type Program struct {
 	// Spec is the spec's program.
@@ -180,7 +180,7 @@ func caseWithOutput(k Case) report.Case {
 }
 
 // entry is caseWithOutput without the output itself (the events' counts
-// and digests of it are there): what a report.Writer spools the output
+// and digests of it are there): what a reportwrite.Writer spools the output
 // into. With more than one run, the case holds every run's event and
 // verdict, and is nondeterministic as their fold says.
 func entry(k Case) report.Case {

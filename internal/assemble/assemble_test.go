@@ -1,7 +1,6 @@
 package assemble_test
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -20,15 +19,12 @@ import (
 
 func TestJSONGolden(t *testing.T) {
 	t.Parallel()
-	var buf bytes.Buffer
-	if err := report.Encode(&buf, reporttest.Report()); err != nil {
-		t.Fatal(err)
-	}
-	goldentest.Check(t, "report.golden.json", buf.Bytes())
+	data := reporttest.Encoded(t, reporttest.Report())
+	goldentest.Check(t, "report.golden.json", data)
 
 	// The golden file decodes back into the same report.
 	var back report.Report
-	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
+	if err := json.Unmarshal(data, &back); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(back, reporttest.Report()) {

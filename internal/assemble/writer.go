@@ -4,21 +4,22 @@ import (
 	"slices"
 
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
-// Writer is a report.Writer that takes the spec's cases as a run judges
+// Writer is a reportwrite.Writer that takes the spec's cases as a run judges
 // them (the engine's Sink): each becomes its entry, as Report would
 // assemble it, spooled with its output.
 type Writer struct {
-	*report.Writer
+	*reportwrite.Writer
 }
 
-// NewWriter makes a Writer for the report at path (see report.NewWriter).
-func NewWriter(path string, opt report.WriterOptions) (*Writer, error) {
-	w, err := report.NewWriter(path, opt)
+// NewWriter makes a Writer for the report at path (see reportwrite.NewWriter).
+func NewWriter(path string, opt reportwrite.Options) (*Writer, error) {
+	w, err := reportwrite.NewWriter(path, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +47,7 @@ type Case struct {
 }
 
 // AddCase records the judged case k as case c of program p (see
-// report.Writer.Add). It may be called from several goroutines; the
+// reportwrite.Writer.Add). It may be called from several goroutines; the
 // output goes to the spool straight from the events, without a copy.
 func (w *Writer) AddCase(p, c int, k Case) {
 	// Each event's stdout and stderr, in the order the entry holds the

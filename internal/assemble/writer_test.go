@@ -10,7 +10,9 @@ import (
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/goldentest"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
 	"github.com/behaves-dev/behaves/internal/reporttest"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -49,7 +51,7 @@ func TestRepeatReport(t *testing.T) {
 	if r.Counts != want || r.Verdict != verdict.Undetermined {
 		t.Errorf("counts %+v verdict %s, want %+v undetermined", r.Counts, r.Verdict, want)
 	}
-	back, err := report.Read(bytes.NewReader(buf.Bytes()), 1<<20)
+	back, err := reportread.Read(bytes.NewReader(buf.Bytes()), 1<<20)
 	if err != nil {
 		t.Fatalf("Read: %v", err)
 	}
@@ -72,13 +74,13 @@ func TestRepeatWriter(t *testing.T) {
 	write := func(max int64) []byte {
 		t.Helper()
 		path := filepath.Join(t.TempDir(), "report.json")
-		w, err := assemble.NewWriter(path, report.WriterOptions{MaxSize: max})
+		w, err := assemble.NewWriter(path, reportwrite.Options{MaxSize: max})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer w.Close()
 		// The run keeps no output once the writer has it.
-		if _, err := w.Commit(assemble.Report(reporttest.AddAll(w, in))); err != nil {
+		if _, err := reporttest.Commit(t, w, assemble.Report(reporttest.AddAll(w, in))); err != nil {
 			t.Fatal(err)
 		}
 		b, err := os.ReadFile(path)
@@ -87,12 +89,12 @@ func TestRepeatWriter(t *testing.T) {
 		}
 		return b
 	}
-	if got := write(report.DefaultMaxReportSize); !bytes.Equal(got, want) {
+	if got := write(reportwrite.DefaultMaxReportSize); !bytes.Equal(got, want) {
 		t.Errorf("the spooled report differs from the encoded one:\n%s", got)
 	}
 
 	got := write(1) // no output fits
-	r, err := report.Read(bytes.NewReader(got), 1<<20)
+	r, err := reportread.Read(bytes.NewReader(got), 1<<20)
 	if err != nil {
 		t.Fatalf("Read of the budgeted report: %v", err)
 	}
@@ -117,7 +119,7 @@ func TestRepeatWriter(t *testing.T) {
 // same_as, and the report reads back; a written case has neither.
 func TestSameAsReport(t *testing.T) {
 	t.Parallel()
-	r, err := report.Read(bytes.NewReader(reporttest.SameAs(t, report.DefaultMaxReportSize)), 1<<20)
+	r, err := reportread.Read(bytes.NewReader(reporttest.SameAs(t, reportwrite.DefaultMaxReportSize)), 1<<20)
 	if err != nil {
 		t.Fatalf("Read: %v", err)
 	}
@@ -145,7 +147,7 @@ func TestSameAsReport(t *testing.T) {
 
 	// Under a budget too small for any output, the reference's output is
 	// left out with the case's, and the report still reads.
-	r, err = report.Read(bytes.NewReader(reporttest.SameAs(t, 1)), 1<<20)
+	r, err = reportread.Read(bytes.NewReader(reporttest.SameAs(t, 1)), 1<<20)
 	if err != nil {
 		t.Fatalf("Read of the budgeted report: %v", err)
 	}
@@ -164,12 +166,12 @@ func TestWriterMatchesEncode(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "report.json")
-	w, err := assemble.NewWriter(path, report.WriterOptions{MaxSize: report.DefaultMaxReportSize})
+	w, err := assemble.NewWriter(path, reportwrite.Options{MaxSize: reportwrite.DefaultMaxReportSize})
 	if err != nil {
 		t.Fatal(err)
 	}
 	in := reporttest.AddAll(w, reporttest.Input())
-	sum, err := w.Commit(assemble.Report(in))
+	sum, err := reporttest.Commit(t, w, assemble.Report(in))
 	if err != nil {
 		t.Fatal(err)
 	}

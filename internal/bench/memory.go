@@ -12,6 +12,7 @@ import (
 
 	runengine "github.com/behaves-dev/behaves/internal/engine"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -132,7 +133,7 @@ func Memory(ctx context.Context, cfg Options, n int, stdout, logw io.Writer) (*M
 		Parallel:       cfg.Parallel,
 		OutputLimit:    spec.DefaultOutputLimit,
 		MaxOutputLimit: spec.DefaultCeilings.MaxOutputLimit,
-		MaxReportSize:  report.DefaultMaxReportSize,
+		MaxReportSize:  reportwrite.DefaultMaxReportSize,
 		KeptBytes:      int64(n) * 2 * memoryStreamBytes,
 		Revision:       revision(ctx),
 		StartedAt:      time.Now(),

@@ -15,7 +15,7 @@ import (
 	"github.com/docker/docker/api/types/filters"
 
 	"github.com/behaves-dev/behaves/internal/assemble"
-	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -246,7 +246,7 @@ func reuseBig(ctx context.Context, log logger, bin, work, shellImage string, cas
 	log.printf("reuse: writing a stored report of %d cases", cases)
 	t0 := time.Now()
 	big := filepath.Join(work, "big-stored.json")
-	w, err := assemble.NewWriter(big, report.WriterOptions{MaxSize: report.DefaultMaxReportSize})
+	w, err := assemble.NewWriter(big, reportwrite.Options{MaxSize: reportwrite.DefaultMaxReportSize})
 	if err != nil {
 		return out, err
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 )
 
 // matrixSpec is three programs of one case each: with exitOne, "ok" (exit
@@ -41,7 +41,7 @@ func TestActionShardsThenMerge(t *testing.T) {
 		if e.file(t, "step_summary") != "" || !strings.Contains(e.file(t, "set_output"), "verdict=") {
 			t.Errorf("shard %s/2: a summary, or no outputs: the merge job publishes the summary, a shard sets its outputs", i)
 		}
-		rep, err := report.ReadFile(filepath.Join(ws, "shards", "shard-"+i+".json"), DefaultMaxReadReport)
+		rep, err := reporttest.ReadFile(t, filepath.Join(ws, "shards", "shard-"+i+".json"), DefaultMaxReadReport)
 		if err != nil {
 			t.Fatal(err)
 		}

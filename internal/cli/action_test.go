@@ -18,6 +18,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/goldentest"
 	"github.com/behaves-dev/behaves/internal/publish"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/runner"
 )
 
@@ -221,7 +222,7 @@ func TestActionRunAndPublishUnderEmulatedRunner(t *testing.T) {
 	goldentest.Check(t, "action_summary.golden.md", stable(e.file(t, "step_summary")))
 
 	// The annotations are the only commands, and exactly publish's.
-	rep, err := report.ReadFile(filepath.Join(ws, "behaves-report.json"), DefaultMaxReadReport)
+	rep, err := reporttest.ReadFile(t, filepath.Join(ws, "behaves-report.json"), DefaultMaxReadReport)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +314,7 @@ programs:
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, ExitFalse, r.stdout, r.stderr)
 	}
 	checkOutputs(t, e.file(t, "set_output"), "false", "total=2\ntrue=1\nfalse=1\nundetermined=0\n", "behaves-report.json")
-	rep, err := report.ReadFile(filepath.Join(ws, "behaves-report.json"), DefaultMaxReadReport)
+	rep, err := reporttest.ReadFile(t, filepath.Join(ws, "behaves-report.json"), DefaultMaxReadReport)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -559,7 +560,7 @@ func TestActionCeilingInputsReachTheRun(t *testing.T) {
 	if r.code != ExitFalse {
 		t.Fatalf("max-report-size 1KiB: exit %d, want %d\n%s", r.code, ExitFalse, r.stderr)
 	}
-	rep, err := report.ReadFile(filepath.Join(ws, "behaves-report.json"), DefaultMaxReadReport)
+	rep, err := reporttest.ReadFile(t, filepath.Join(ws, "behaves-report.json"), DefaultMaxReadReport)
 	if err != nil {
 		t.Fatal(err)
 	}

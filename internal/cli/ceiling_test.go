@@ -73,6 +73,7 @@ func manyCasesReport(t *testing.T, ws string) string {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
+	reporttest.Written(t, path)
 	return path
 }
 
@@ -158,7 +159,7 @@ func tail(s string) string {
 func TestCheckRunLeavesOutAnnotationsOnNoFile(t *testing.T) {
 	t.Parallel()
 	ws := workspaceRepo(t, manySpec(1, 3))
-	rep, err := report.ReadFile(manyCasesReport(t, ws), DefaultMaxReadReport)
+	rep, err := reporttest.ReadFile(t, manyCasesReport(t, ws), DefaultMaxReadReport)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,6 +175,7 @@ func TestCheckRunLeavesOutAnnotationsOnNoFile(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
+	reporttest.Written(t, reportPath)
 	e := newEmulatedRunner(t, ws, "pull_request")
 	r := e.main(t, Env{}, nil, "publish", "--report", reportPath, "--check-run", "--comment", "off")
 	if r.code != ExitFalse {

@@ -2,14 +2,14 @@ package cli
 
 // behaves html: the HTML report, one self-contained page rendered from a
 // JSON report (package htmlreport). The report is untrusted input (another
-// workflow may have written it): report.ReadFile checks it first.
+// workflow may have written it): reportread.File checks it first.
 
 import (
 	"flag"
 	"fmt"
 
 	"github.com/behaves-dev/behaves/internal/htmlreport"
-	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
 )
 
 const htmlUsage = `usage: behaves html [--report FILE] [-o FILE] [--max-report-size SIZE]
@@ -44,7 +44,7 @@ func htmlCommand(args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, "behaves html: --max-report-size must be positive")
 		return ExitUsage
 	}
-	rep, err := report.ReadFile(*reportPath, maxReport)
+	rep, err := reportread.File(*reportPath, maxReport)
 	if err == nil {
 		err = htmlreport.WriteFile(*out, rep)
 	}

@@ -11,7 +11,7 @@ import (
 	"fmt"
 
 	"github.com/behaves-dev/behaves/internal/junit"
-	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
 )
 
 const junitUsage = `usage: behaves junit [--report FILE] [-o FILE] [--max-report-size SIZE]
@@ -44,7 +44,7 @@ func junitCommand(args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, "behaves junit: --max-report-size must be positive")
 		return ExitUsage
 	}
-	r, err := report.ReadFile(*reportPath, int64(limit))
+	r, err := reportread.File(*reportPath, int64(limit))
 	if err != nil {
 		printMessages(env.Stderr, env, "behaves junit: "+err.Error())
 		return ExitRunFailed

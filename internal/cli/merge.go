@@ -3,8 +3,8 @@ package cli
 // behaves merge: the reports of the shards of one run (behaves run --shard
 // i/N, one per job of an Actions matrix) combined into one report, as the
 // unsharded run would have written it. The shard reports travel as
-// artifacts, so they are untrusted input: each is read by report.ReadFile
-// (every check publish makes), then report.Merge checks that they belong
+// artifacts, so they are untrusted input: each is read by reportread.File
+// (every check publish makes), then reportmerge.Merge checks that they belong
 // together.
 
 import (
@@ -18,7 +18,9 @@ import (
 	"strings"
 
 	"github.com/behaves-dev/behaves/internal/exitcode"
-	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportmerge"
+	"github.com/behaves-dev/behaves/internal/reportread"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/terminal"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -106,27 +108,27 @@ func mergeReports(env Env, cfg mergeConfig) (int, bool) {
 		printMessages(env.Stderr, env, "behaves merge: "+err.Error())
 		return ExitUsage, false
 	}
-	in := make([]report.MergeInput, 0, len(paths))
+	in := make([]reportmerge.Input, 0, len(paths))
 	for _, p := range paths {
-		r, err := report.ReadFile(p, cfg.maxReportSize)
+		r, err := reportread.File(p, cfg.maxReportSize)
 		if err != nil {
 			printMessages(env.Stderr, env, "behaves merge: refusing to merge: "+err.Error())
 			return ExitUsage, false
 		}
-		in = append(in, report.MergeInput{Path: p, Report: r})
+		in = append(in, reportmerge.Input{Path: p, Report: r})
 	}
 	origin, warnings := githubOrigin(env.Getenv)
 	if len(warnings) > 0 {
 		printMessages(env.Stderr, env, warnings...)
 	}
-	merged, err := report.Merge(in, report.MergeOptions{AllowMissing: cfg.allowMissing, PassAt: cfg.passAt,
+	merged, err := reportmerge.Merge(in, reportmerge.Options{AllowMissing: cfg.allowMissing, PassAt: cfg.passAt,
 		RunID: newRunID(), Version: version(), GitHub: origin})
 	if err != nil {
 		printMessages(env.Stderr, env, "behaves merge: refusing to merge: "+err.Error())
 		return ExitUsage, false
 	}
 	code := exitcode.OfReport(merged, cfg.failOn)
-	if err := report.WriteJSON(cfg.reportPath, merged); err != nil {
+	if err := reportwrite.WriteJSON(cfg.reportPath, merged); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves merge: writing the report: %v\n", err)
 		return ExitRunFailed, false
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -54,7 +54,7 @@ func runShards(t *testing.T, specPath, dir string, n int) []*recordingSandbox {
 
 func verdicts(t *testing.T, path string) map[string]string {
 	t.Helper()
-	r, err := report.ReadFile(path, 1<<30)
+	r, err := reporttest.ReadFile(t, path, 1<<30)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestShardsMergeToTheUnshardedRun(t *testing.T) {
 			t.Errorf("%s: merged %s, unsharded %s", name, got[name], v)
 		}
 	}
-	rep, _ := report.ReadFile(merged, 1<<30)
+	rep, _ := reporttest.ReadFile(t, merged, 1<<30)
 	if len(rep.Groups) != 1 || rep.Groups[0].N != 3 || len(rep.Groups[0].PassAt) != 2 {
 		t.Errorf("groups %+v, want one of 3 samples with pass@1 and pass@2", rep.Groups)
 	}
@@ -189,7 +189,7 @@ func TestMergeAllowMissingCLI(t *testing.T) {
 	if !strings.Contains(r.stderr, "shard "+missing+"/3 missing") {
 		t.Errorf("stderr %q does not name the missing shard", r.stderr)
 	}
-	rep, err := report.ReadFile(merged, 1<<30)
+	rep, err := reporttest.ReadFile(t, merged, 1<<30)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +224,7 @@ func TestRunShardFlag(t *testing.T) {
 		_, f := okSandbox()
 		out := filepath.Join(dir, "r.json")
 		r := runMain(t, context.Background(), f, "run", "--spec", specPath, "--report", out, "--shard", string(rune('0'+i))+"/6")
-		rep, err := report.ReadFile(out, 1<<30)
+		rep, err := reporttest.ReadFile(t, out, 1<<30)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/runner"
 )
 
@@ -64,7 +64,7 @@ func TestRunRepeat(t *testing.T) {
 		if sb.runs != 8 {
 			t.Errorf("%d invocations, want 4 + 3 + 1", sb.runs)
 		}
-		rep, err := report.ReadFile(out, 1<<20)
+		rep, err := reporttest.ReadFile(t, out, 1<<20)
 		if err != nil {
 			t.Fatalf("the report does not read: %v", err)
 		}
@@ -107,7 +107,7 @@ func TestRunRepeatLost(t *testing.T) {
 	if r.code != ExitRunFailed {
 		t.Errorf("exit %d, want %d", r.code, ExitRunFailed)
 	}
-	rep, err := report.ReadFile(out, 1<<20)
+	rep, err := reporttest.ReadFile(t, out, 1<<20)
 	if err != nil {
 		t.Fatalf("the report does not read: %v", err)
 	}

@@ -11,7 +11,8 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/exitcode"
-	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/rescore"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/terminal"
@@ -86,7 +87,7 @@ func rescoreCommand(args []string, env Env) int {
 	if len(warnings) > 0 {
 		printMessages(env.Stderr, env, warnings...)
 	}
-	old, err := report.ReadFile(*oldPath, int64(maxRead))
+	old, err := reportread.File(*oldPath, int64(maxRead))
 	if err != nil {
 		printMessages(env.Stderr, env, "behaves: "+err.Error())
 		return ExitRunFailed
@@ -114,7 +115,7 @@ func rescoreCommand(args []string, env Env) int {
 		PassAt:    ks,
 	})
 	code := exitcode.Of(rep.Verdict, false, fo, rep.Counts.Cases.Nondeterministic > 0)
-	werr := report.WriteJSON(*outPath, rep)
+	werr := reportwrite.WriteJSON(*outPath, rep)
 	if werr != nil {
 		fmt.Fprintf(env.Stderr, "behaves: writing the report: %v\n", werr)
 		code = ExitRunFailed

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/runner"
 )
 
@@ -76,7 +77,7 @@ func (a echoKeyedAttempt) Close(context.Context) error { return nil }
 // readChecked reads the report at path as publish does.
 func readChecked(t *testing.T, path string) report.Report {
 	t.Helper()
-	r, err := report.ReadFile(path, 64<<20)
+	r, err := reporttest.ReadFile(t, path, 64<<20)
 	if err != nil {
 		t.Fatalf("the report does not read back: %v", err)
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/behaves-dev/behaves/internal/exitcode"
-	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/run"
 	"github.com/behaves-dev/behaves/internal/shard"
 	"github.com/behaves-dev/behaves/internal/spec"
@@ -42,7 +42,7 @@ type runConfig struct {
 // newRunConfig is a run with every default.
 func newRunConfig() runConfig {
 	return runConfig{pullTimeout: DefaultPullTimeout, reportPath: "behaves-report.json", failOn: FailOnUndetermined,
-		maxReport: report.DefaultMaxReportSize, passAt: []int{1}, terminal: terminalFlags{color: "auto"},
+		maxReport: reportwrite.DefaultMaxReportSize, passAt: []int{1}, terminal: terminalFlags{color: "auto"},
 		maxReuse: DefaultMaxReadReport}
 }
 

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/runner"
 )
 
@@ -81,7 +81,7 @@ programs:
 	if len(sb.ran) != 3+1+2*3 {
 		t.Errorf("%d invocations, want 3 reference runs + 1 own case + 2 × 3 candidate runs: %v", len(sb.ran), sb.ran)
 	}
-	rep, err := report.ReadFile(out, 1<<20)
+	rep, err := reporttest.ReadFile(t, out, 1<<20)
 	if err != nil {
 		t.Fatalf("the report does not read: %v", err)
 	}
@@ -132,7 +132,7 @@ programs:
 		if r.code != ExitTrue {
 			t.Errorf("shard %d: exit %d\n%s", i, r.code, r.stderr)
 		}
-		rep, err := report.ReadFile(out, 1<<20)
+		rep, err := reporttest.ReadFile(t, out, 1<<20)
 		if err != nil {
 			t.Fatalf("shard %d: %v", i, err)
 		}

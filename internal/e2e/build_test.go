@@ -13,6 +13,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/dockertest"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -236,13 +237,13 @@ func TestBuildStage(t *testing.T) {
 		t.Errorf("missing: build output_bytes %d, want null (nothing was built)", *miss.Build.OutputBytes)
 	}
 
-	// The report reads back: its build objects pass report.Read.
+	// The report reads back: its build objects pass reportread.Read.
 	var buf bytes.Buffer
 	if err := report.Encode(&buf, o.report); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := report.Read(&buf, 64<<20); err != nil {
-		t.Errorf("report.Read: %v", err)
+	if _, err := reportread.Read(&buf, 64<<20); err != nil {
+		t.Errorf("reportread.Read: %v", err)
 	}
 
 	// Run again with --reuse of that report: what compiled and ran, and

@@ -13,6 +13,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/cli"
 	"github.com/behaves-dev/behaves/internal/dockertest"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -95,7 +96,7 @@ func TestExamples(t *testing.T) {
 				Stdout: &stdout, Stderr: &stderr, Getenv: os.Getenv,
 				NewSandbox: cli.DockerSandbox(context.Background()),
 			})
-			rep, err := readWritten(t, reportPath, report.DefaultMaxReportSize)
+			rep, err := readWritten(t, reportPath, reportwrite.DefaultMaxReportSize)
 			if err != nil {
 				t.Fatalf("exit %d, no report: %v\nstdout:\n%s\nstderr:\n%s", code, err, indent(stdout.String()), indent(stderr.String()))
 			}
@@ -153,7 +154,7 @@ func TestExamples(t *testing.T) {
 				if code != want.Rescore.ExitCode {
 					t.Errorf("rescore: exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, want.Rescore.ExitCode, indent(rout.String()), indent(rerr.String()))
 				}
-				rep, err := readWritten(t, out, report.DefaultMaxReportSize)
+				rep, err := readWritten(t, out, reportwrite.DefaultMaxReportSize)
 				if err != nil {
 					t.Fatalf("rescore wrote no report: %v", err)
 				}

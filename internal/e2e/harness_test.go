@@ -12,6 +12,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/cli"
 	"github.com/behaves-dev/behaves/internal/dockertest"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
 	"github.com/behaves-dev/behaves/internal/reportschema/schematest"
 )
 
@@ -110,11 +111,11 @@ func indent(s string) string {
 }
 
 // readWritten reads a report behaves wrote, as behaves reads one
-// (report.ReadFile), after checking it against the strict schema.
+// (reportread.File), after checking it against the strict schema.
 func readWritten(tb testing.TB, path string, limit int64) (report.Report, error) {
 	tb.Helper()
 	if b, err := os.ReadFile(path); err == nil {
 		schematest.Check(tb, path, b)
 	}
-	return report.ReadFile(path, limit)
+	return reportread.File(path, limit)
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/dockertest"
 	"github.com/behaves-dev/behaves/internal/engine"
 	"github.com/behaves-dev/behaves/internal/peakrss"
-	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -119,7 +119,7 @@ func TestExtremeOutput(t *testing.T) {
 
 	parallel := engine.DefaultParallel(256 << 20) // the profile's memory: the default
 	bound := engine.MemoryBound(parallel, limit, extremePrograms)
-	reportBound := engine.ReportBound(kept, extremePrograms, report.DefaultMaxReportSize)
+	reportBound := engine.ReportBound(kept, extremePrograms, reportwrite.DefaultMaxReportSize)
 	t.Logf("%d programs, parallel %d: %d MiB kept; peak RSS %.1f MiB (formula %.1f MiB); report %.1f MiB (%.2f × kept; formula %.1f MiB)",
 		extremePrograms, parallel, kept>>20, mib(peakRSS), mib(bound), mib(size), float64(size)/float64(kept), mib(reportBound))
 	if peakRSS > bound || peakRSS >= 128<<20 {

@@ -18,6 +18,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/cli"
 	"github.com/behaves-dev/behaves/internal/dockertest"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -30,7 +31,7 @@ import (
 // run's event in the report; a deterministic case of the same program with
 // repeat: 3 is true with 3 runs. Every run is a container of its own (the
 // engine started 19), --fail-on false does not pass the run (exit 3), the
-// report reads back through report.Read, and nothing is left on the daemon.
+// report reads back through reportread.Read, and nothing is left on the daemon.
 // Rescoring the report judges all 16 stored runs again, and refuses a
 // spec whose repeat no longer matches the stored runs.
 func TestRepeat(t *testing.T) {
@@ -124,8 +125,8 @@ fi
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := report.Read(bytes.NewReader(b), 64<<20); err != nil {
-		t.Errorf("report.Read refuses the report: %v", err)
+	if _, err := reportread.Read(bytes.NewReader(b), 64<<20); err != nil {
+		t.Errorf("reportread.Read refuses the report: %v", err)
 	}
 
 	// The engine's own log: one container started for every run. The run

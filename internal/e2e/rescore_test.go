@@ -14,7 +14,9 @@ import (
 	"github.com/behaves-dev/behaves/internal/cli"
 	"github.com/behaves-dev/behaves/internal/dockertest"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
 	"github.com/behaves-dev/behaves/internal/reportschema/schematest"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -115,7 +117,7 @@ func rescorer(t *testing.T, run outcome, files map[string]string) (string, func(
 		})
 		var rep report.Report
 		if _, err := os.Stat(out); err == nil {
-			if rep, err = report.ReadFile(out, report.DefaultMaxReportSize); err != nil {
+			if rep, err = reportread.File(out, reportwrite.DefaultMaxReportSize); err != nil {
 				t.Fatalf("the rescored report does not read: %v", err)
 			}
 			if b, err := os.ReadFile(out); err == nil {

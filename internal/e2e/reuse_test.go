@@ -17,6 +17,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/cli"
 	"github.com/behaves-dev/behaves/internal/dockertest"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
 	"github.com/behaves-dev/behaves/internal/reuse"
 )
 
@@ -111,13 +112,13 @@ programs:
 	}
 	if code, out := runHere("--reuse", same); code != 0 {
 		t.Errorf("--reuse of the report being replaced: exit %d, want 0\n%s", code, indent(out))
-	} else if r, err := report.ReadFile(same, 64<<20); err != nil || r.Reuse == nil || r.Reuse.Reused != 3 {
+	} else if r, err := reportread.File(same, 64<<20); err != nil || r.Reuse == nil || r.Reuse.Reused != 3 {
 		t.Errorf("the replaced report: %v, reuse %+v; want all 3 reused", err, r.Reuse)
 	}
 	missing := filepath.Join(dir, "missing.json")
 	if code, out := runHere("--reuse", missing); code != 2 || !strings.Contains(out, missing) {
 		t.Errorf("--reuse of a missing report: exit %d, want 2 naming it\n%s", code, indent(out))
-	} else if r, err := report.ReadFile(same, 64<<20); err != nil || !strings.Contains(r.Error, "nothing ran") || len(r.Programs) != 0 {
+	} else if r, err := reportread.File(same, 64<<20); err != nil || !strings.Contains(r.Error, "nothing ran") || len(r.Programs) != 0 {
 		t.Errorf("after a refused --reuse the report is %v / %q with %d programs; want one that says nothing ran", err, r.Error, len(r.Programs))
 	}
 
@@ -201,7 +202,7 @@ func saveReport(t *testing.T, o outcome) string {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := report.ReadFile(path, 64<<20); err != nil {
+	if _, err := reportread.File(path, 64<<20); err != nil {
 		t.Fatalf("the stored report does not read back: %v", err)
 	}
 	return path

@@ -11,6 +11,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reporttest"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -172,7 +173,7 @@ func TestReuseWorkflowKeepsOnlyCompletedReports(t *testing.T) {
 	} {
 		dir, temp := t.TempDir(), t.TempDir()
 		if tc.rep != nil {
-			if err := report.WriteJSON(filepath.Join(dir, "behaves-report.json"), *tc.rep); err != nil {
+			if err := reportwrite.WriteJSON(filepath.Join(dir, "behaves-report.json"), *tc.rep); err != nil {
 				t.Fatal(err)
 			}
 		}

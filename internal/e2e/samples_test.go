@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 )
 
 // TestPassAtSamples runs a files: entry of five samples on the real daemon
@@ -17,7 +17,7 @@ import (
 // report's group, its pass@k over the four determined samples (the
 // undetermined one left out, never counted as a failure), the reason of a
 // k beyond them, and the terminal's table; and that the report reads back
-// (report.Read recomputes the group).
+// (reportread.Read recomputes the group).
 func TestPassAtSamples(t *testing.T) {
 	t.Parallel()
 	img := testImages(t)
@@ -81,7 +81,7 @@ programs:
 	}
 	// The report's groups fold from its programs, so it reads back.
 	path := filepath.Join(t.TempDir(), "r.json")
-	if err := report.WriteJSON(path, o.report); err != nil {
+	if err := reportwrite.WriteJSON(path, o.report); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := readWritten(t, path, 1<<30); err != nil {

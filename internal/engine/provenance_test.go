@@ -13,6 +13,8 @@ import (
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/publish"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/reuse"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/terminal"
@@ -25,7 +27,7 @@ import (
 func provenanceRun(t *testing.T, ctx context.Context, sp *spec.Spec, runID, ghRun string, reusePaths ...string) (string, report.Report) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "report.json")
-	w, err := assemble.NewWriter(path, report.WriterOptions{})
+	w, err := assemble.NewWriter(path, reportwrite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +44,7 @@ func provenanceRun(t *testing.T, ctx context.Context, sp *spec.Spec, runID, ghRu
 	if _, err := w.Commit(out.Report); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := report.ReadFile(path, 64<<20)
+	rep, err := reportread.File(path, 64<<20)
 	if err != nil {
 		t.Fatalf("run %s: the report does not read back: %v", runID, err)
 	}
@@ -148,14 +150,14 @@ func TestReuseOfAnInterruptedRunKeepsWhatItReused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stopped, err := report.Read(bytes.NewReader(data), 64<<20)
+	stopped, err := reportread.Read(bytes.NewReader(data), 64<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
 	stopped.Interrupted = true
 	stopped = report.Folded(stopped, nil)
 	pathStopped := filepath.Join(t.TempDir(), "stopped.json")
-	if err := report.WriteJSON(pathStopped, stopped); err != nil {
+	if err := reportwrite.WriteJSON(pathStopped, stopped); err != nil {
 		t.Fatal(err)
 	}
 	_, d := provenanceRun(t, t.Context(), sp, "run-d", "444", pathStopped)

@@ -15,6 +15,9 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportmerge"
+	"github.com/behaves-dev/behaves/internal/reportread"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/reuse"
 	"github.com/behaves-dev/behaves/internal/shard"
 	"github.com/behaves-dev/behaves/internal/spec"
@@ -32,7 +35,7 @@ func runTo(t *testing.T, sp *spec.Spec, sb *scriptSandbox, runID string, reusePa
 func runPlanTo(t *testing.T, plan *Plan, sb *scriptSandbox, runID string, reusePaths ...string) (string, report.Report) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "report.json")
-	w, err := assemble.NewWriter(path, report.WriterOptions{})
+	w, err := assemble.NewWriter(path, reportwrite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +53,7 @@ func runPlanTo(t *testing.T, plan *Plan, sb *scriptSandbox, runID string, reuseP
 	if _, err := w.Commit(out.Report); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := report.ReadFile(path, 64<<20)
+	rep, err := reportread.File(path, 64<<20)
 	if err != nil {
 		t.Fatalf("the report does not read back: %v", err)
 	}
@@ -374,12 +377,12 @@ func TestReuseOfEverythingNeedsNoSandbox(t *testing.T) {
 func TestReusePerShard(t *testing.T) {
 	sp := loadSpec(t, testSpec, testFiles)
 	path, _ := runTo(t, sp, &scriptSandbox{}, "first")
-	var in []report.MergeInput
+	var in []reportmerge.Input
 	ran := map[string]int{}
 	for i := 1; i <= 2; i++ {
 		sb := &scriptSandbox{}
 		_, r := runPlanTo(t, NewPlan(sp, &shard.Ref{Index: i, Count: 2}, 2), sb, fmt.Sprintf("shard%d", i), path)
-		in = append(in, report.MergeInput{Path: fmt.Sprintf("shard-%d.json", i), Report: r})
+		in = append(in, reportmerge.Input{Path: fmt.Sprintf("shard-%d.json", i), Report: r})
 		for k, n := range sb.ran {
 			ran[k] += n
 		}
@@ -387,7 +390,7 @@ func TestReusePerShard(t *testing.T) {
 	if len(ran) != 1 || ran["flip"] != 4 {
 		t.Errorf("the shards ran %v, want only coin's 4 runs (undetermined before)", ran)
 	}
-	merged, err := report.Merge(in, report.MergeOptions{RunID: "merged"})
+	merged, err := reportmerge.Merge(in, reportmerge.Options{RunID: "merged"})
 	if err != nil {
 		t.Fatal(err)
 	}

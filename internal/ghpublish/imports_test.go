@@ -13,8 +13,8 @@ import (
 func TestImports(t *testing.T) {
 	t.Parallel()
 	importrule.Check(t, "ghpublish", importrule.Rule{
-		Direct: []string{"internal/exitcode", "internal/htmlreport", "internal/junit", "internal/publish", "internal/publish/github",
-			"internal/report", "internal/terminal", "internal/verdict"},
+		Direct: []string{"internal/escape", "internal/exitcode", "internal/htmlreport", "internal/junit", "internal/publish", "internal/publish/github",
+			"internal/report", "internal/reportread", "internal/terminal", "internal/verdict"},
 		Forbidden: []string{"internal/cli", "internal/spec", "internal/assemble", "internal/engine", "internal/runner/docker",
 			"github.com/docker", "os/exec"},
 	})

@@ -5,7 +5,7 @@
 // (what the fork-safe pattern's workflow_run workflow runs) and behind
 // `behaves action` after the spec; the command line only fills its Config
 // and Target, from flags or inputs and the environment. The report is
-// untrusted input here (a fork's pull request wrote it): report.ReadFile
+// untrusted input here (a fork's pull request wrote it): reportread.File
 // checks it before anything reads it, and every string of it reaches the
 // log, the markdown and the API only through package publish's renderers.
 // Before anything is published the report's provenance is checked: under a
@@ -26,12 +26,14 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/behaves-dev/behaves/internal/escape"
 	"github.com/behaves-dev/behaves/internal/exitcode"
 	"github.com/behaves-dev/behaves/internal/htmlreport"
 	"github.com/behaves-dev/behaves/internal/junit"
 	"github.com/behaves-dev/behaves/internal/publish"
 	gh "github.com/behaves-dev/behaves/internal/publish/github"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
 	"github.com/behaves-dev/behaves/internal/terminal"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -137,7 +139,7 @@ type Posted struct {
 // refuses is a notice: reporting never fails the gate.
 func Publish(ctx context.Context, cfg Config, t Target, runCode int) Posted {
 	out := t.Log
-	rep, err := report.ReadFile(cfg.ReportPath, cfg.MaxReportSize)
+	rep, err := reportread.File(cfg.ReportPath, cfg.MaxReportSize)
 	if err != nil {
 		t.messages("behaves: nothing published: " + err.Error())
 		refuseJUnit(t, cfg)
@@ -392,9 +394,9 @@ func failedPost(t Target, what string, err error) {
 func notice(w io.Writer, msg string) { Command(w, noticeLevel, msg) }
 
 // Command prints msg as one workflow command of level, escaped to one line
-// (report.Escape, then the runner's data escaping in Command).
+// (escape.Text, then the runner's data escaping in Command).
 func Command(w io.Writer, level publish.Level, msg string) {
-	fmt.Fprintln(w, publish.Annotation{Level: level, Message: report.Escape(msg)}.Command())
+	fmt.Fprintln(w, publish.Annotation{Level: level, Message: escape.Text(msg)}.Command())
 }
 
 // deciding is the log's last lines: the result, the exit code, and which

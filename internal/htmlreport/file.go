@@ -9,7 +9,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/report"
 )
 
-// WriteFile writes the page of rep (read and checked by report.ReadFile)
+// WriteFile writes the page of rep (read and checked by reportread.File)
 // to out, through a temporary file in out's folder renamed into place.
 func WriteFile(out string, rep report.Report) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")

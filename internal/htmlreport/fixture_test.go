@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -99,11 +101,7 @@ func finish(r report.Report) report.Report {
 // that Read refuses is a broken test, not a page to render.
 func roundTrip(t testing.TB, r report.Report) report.Report {
 	t.Helper()
-	var buf bytes.Buffer
-	if err := report.Encode(&buf, r); err != nil {
-		t.Fatalf("encoding the fixture: %v", err)
-	}
-	got, err := report.Read(&buf, 1<<30)
+	got, err := reportread.Read(bytes.NewReader(reporttest.Encoded(t, r)), 1<<30)
 	if err != nil {
 		t.Fatalf("the fixture is not a valid report: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/behaves-dev/behaves/internal/escape"
 	"github.com/behaves-dev/behaves/internal/linediff"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -93,7 +94,7 @@ const (
 	notesMax    = 5
 )
 
-// Render writes the page for r. r should come from report.Read (checked);
+// Render writes the page for r. r should come from reportread.Read (checked);
 // Render trusts none of its text.
 func Render(w io.Writer, r report.Report, lim Limits) error {
 	lim = lim.withDefaults()
@@ -105,8 +106,8 @@ func Render(w io.Writer, r report.Report, lim Limits) error {
 	return bw.Flush()
 }
 
-// one is untrusted text shown on one line: escaped (report.Escape) and cut.
-func one(s string, n int) string { return report.Shorten(report.Escape(s), n) }
+// one is untrusted text shown on one line: escaped (escape.Text) and cut.
+func one(s string, n int) string { return escape.Shorten(escape.Text(s), n) }
 
 type view struct {
 	Style                      template.CSS
@@ -433,7 +434,7 @@ func caseOf(r report.Report, c *report.Case, b *budget) caseView {
 			s = "file " + one(c.StdinFile, nameRunes) + ", " + s
 		}
 		if ex := c.StdinExcerptData(); len(ex) > 0 {
-			s += ": " + report.Shorten(report.Escape(string(ex)), argRunes)
+			s += ": " + escape.Shorten(escape.Text(string(ex)), argRunes)
 		}
 		cv.Stdin = s
 	}

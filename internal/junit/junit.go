@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/behaves-dev/behaves/internal/escape"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -344,7 +345,7 @@ func caseDetails(r report.Report, specFile string, p *report.Program, c *report.
 	case c.NotReused != nil:
 		// The detail may quote a stored report: escaped to one line, so
 		// that it cannot pass for another line of the details.
-		line(&b, "ran now: %s: %s", c.NotReused.Reason, report.Escape(c.NotReused.Detail))
+		line(&b, "ran now: %s: %s", c.NotReused.Reason, escape.Text(c.NotReused.Detail))
 	}
 	line(&b, "args: %s", jsonText(c.Args))
 	if c.StdinSize > 0 {

@@ -19,6 +19,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/junit/junittest"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reporttest"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -74,7 +75,7 @@ var startedAt = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
 // hostileReport is a run with the three verdicts whose output, names and
 // reasons hold everything XML cannot carry. It goes through the JSON
-// report and report.Read, as `behaves junit` reads one.
+// report and reportread.Read, as `behaves junit` reads one.
 func hostileReport(t *testing.T) report.Report {
 	t.Helper()
 	equals := func(s string) *verdict.Matcher {
@@ -128,10 +129,10 @@ func hostileReport(t *testing.T) report.Report {
 func roundTrip(t *testing.T, r report.Report) report.Report {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "report.json")
-	if err := report.WriteJSON(path, r); err != nil {
+	if err := reportwrite.WriteJSON(path, r); err != nil {
 		t.Fatal(err)
 	}
-	got, err := report.ReadFile(path, 64<<20)
+	got, err := reporttest.ReadFile(t, path, 64<<20)
 	if err != nil {
 		t.Fatal(err)
 	}

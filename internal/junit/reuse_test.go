@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/behaves-dev/behaves/internal/escape"
 	"github.com/behaves-dev/behaves/internal/goldentest"
 	"github.com/behaves-dev/behaves/internal/junit/junittest"
-	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reporttest"
 )
 
@@ -138,7 +138,7 @@ func TestReusedHostileDetail(t *testing.T) {
 			}
 		}
 	}
-	want := "\nran now: undetermined: " + report.Escape(reporttest.HostileDetail) + "\n"
+	want := "\nran now: undetermined: " + escape.Text(reporttest.HostileDetail) + "\n"
 	if !strings.Contains(body, want) {
 		t.Errorf("the failure's details lack %q:\n%s", want, body)
 	}

@@ -6,7 +6,6 @@ package match_test
 // with an error naming the part).
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/match"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
 	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/rescore"
 	"github.com/behaves-dev/behaves/internal/reuse"
@@ -101,14 +101,10 @@ func policyReport(t *testing.T, sp *spec.Spec, edit func(r *report.Report)) (rep
 		r = report.Folded(r, nil)
 	}
 	path := filepath.Join(t.TempDir(), "stored.json")
-	var buf bytes.Buffer
-	if err := report.Encode(&buf, r); err != nil {
+	if err := os.WriteFile(path, reporttest.Encoded(t, r), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	stored, err := report.ReadFile(path, 64<<20)
+	stored, err := reportread.File(path, 64<<20)
 	if err != nil {
 		t.Fatal(err)
 	}

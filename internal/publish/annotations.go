@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/behaves-dev/behaves/internal/escape"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -29,7 +30,7 @@ const (
 
 // Annotation is one annotation as data: what a check run sends (every one
 // of them) and what Command writes for the runner's log. Title, Message and
-// RawDetails are inert text (escaped by report.Escape; RawDetails keeps its
+// RawDetails are inert text (escaped by escape.Text; RawDetails keeps its
 // own line breaks between escaped lines).
 type Annotation struct {
 	Level Level
@@ -116,12 +117,12 @@ func sandboxWarnings(progs []report.Program, specFile string) []Annotation {
 		a := caseAnnotation(g.prog, g.first, LevelWarning, specFile)
 		if g.cases > 1 {
 			profile := oneLine(g.prog.Profile, titleMaxRunes)
-			a.Title = report.Shorten("profile "+profile, titleMaxRunes)
+			a.Title = escape.Shorten("profile "+profile, titleMaxRunes)
 			cases := fmt.Sprintf("%d cases", g.cases)
 			if g.programs > 1 {
 				cases += fmt.Sprintf(" of %d programs", g.programs)
 			}
-			a.Message = report.Shorten(fmt.Sprintf("%s (all %s of profile %s, none ran)", caseMessage(g.first), cases, profile), AnnotationMessageLimit)
+			a.Message = escape.Shorten(fmt.Sprintf("%s (all %s of profile %s, none ran)", caseMessage(g.first), cases, profile), AnnotationMessageLimit)
 		}
 		out = append(out, a)
 	}
@@ -229,7 +230,7 @@ func caseAnnotation(p *report.Program, c *report.Case, level Level, specFile str
 }
 
 func title(program, kase string) string {
-	return report.Shorten(oneLine(program, titleMaxRunes)+" / "+oneLine(kase, titleMaxRunes), titleMaxRunes)
+	return escape.Shorten(oneLine(program, titleMaxRunes)+" / "+oneLine(kase, titleMaxRunes), titleMaxRunes)
 }
 
 // caseMessage is the case's one-line reason (the judge writes it: expected
@@ -286,7 +287,7 @@ func programAnnotation(p *report.Program, opt AnnotationOptions) (a Annotation, 
 	case falseCases > 2:
 		msg = fmt.Sprintf("%s (and %d more false cases)", msg, falseCases-1)
 	}
-	a.Message = report.Shorten(msg, AnnotationMessageLimit)
+	a.Message = escape.Shorten(msg, AnnotationMessageLimit)
 	a.RawDetails = rawDetails(at)
 	return a, at, true
 }
@@ -326,7 +327,7 @@ func rawDetails(c *report.Case) string {
 	if c.Event.SandboxError != "" {
 		lines = append(lines, "sandbox: "+oneLine(c.Event.SandboxError, rawDetailsMaxRunes))
 	}
-	return report.Shorten(strings.Join(lines, "\n"), rawDetailsMaxRunes)
+	return escape.Shorten(strings.Join(lines, "\n"), rawDetailsMaxRunes)
 }
 
 // specErrorFile is the file a spec error is in, relative to the repository
@@ -357,7 +358,7 @@ func specErrorFile(r *report.Report, e report.SpecError) string {
 // report is untrusted: an absolute path, a "..", a backslash or an escape
 // never becomes a file= property.
 func repoPath(p string) string {
-	if p == "" || report.Escape(p) != p || strings.ContainsRune(p, '\\') ||
+	if p == "" || escape.Text(p) != p || strings.ContainsRune(p, '\\') ||
 		path.IsAbs(p) || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") {
 		return ""
 	}

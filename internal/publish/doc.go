@@ -11,7 +11,7 @@
 // quotes programs and a spec from a pull request, so every string in it is
 // attacker text. It reaches the output only in these forms:
 //
-//   - escaped to one line by report.Escape (no control character, line
+//   - escaped to one line by escape.Text (no control character, line
 //     break or bidi control survives: they become visible \n, \x00,
 //     \u202e);
 //   - in markdown, inside a code span whose backtick delimiter is longer
@@ -30,7 +30,7 @@
 //
 // The comment's hidden marker is the body's first line, which never holds
 // report text, and ParseMarker reads nothing else. The marker also holds
-// two raw tabs, which report.Escape never lets through: no report text can
+// two raw tabs, which escape.Text never lets through: no report text can
 // hold a copy of it anywhere in the body.
 //
 // # Annotations

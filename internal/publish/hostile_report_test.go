@@ -12,6 +12,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
 )
 
 // The reports FuzzHostileReport mutates: the golden reports of package
@@ -252,7 +253,7 @@ func hostileSeeds() []hostileSeed {
 
 // FuzzHostileReport forges reports, not only run output: it puts the
 // fuzzer's text into one string of a real report (a value, a key, or a new
-// map member) and reads the result with report.Read. For what Read accepts
+// map member) and reads the result with reportread.Read. For what Read accepts
 // it renders the job summary, the PR comment and the check run's summary
 // with cmark-gfm and compares each skeleton (elements, comments, text
 // outside code) with that of the same forgery made with benign text of the
@@ -267,7 +268,7 @@ func FuzzHostileReport(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		if _, err := report.Read(bytes.NewReader(doc), 1<<20); err != nil {
+		if _, err := reportread.Read(bytes.NewReader(doc), 1<<20); err != nil {
 			f.Fatalf("the base report %s does not read: %v", name, err)
 		}
 		docs, strs = append(docs, doc), append(strs, jsonStrings(doc))
@@ -287,7 +288,7 @@ func FuzzHostileReport(f *testing.F) {
 			f.Fatalf("seed: %s holds no %s", hostileBases[s.base], s.find)
 		}
 		if s.accepted {
-			if _, err := report.Read(bytes.NewReader(forge(docs[s.base], strs[s.base], at, s.mode, s.text)), 1<<20); err != nil {
+			if _, err := reportread.Read(bytes.NewReader(forge(docs[s.base], strs[s.base], at, s.mode, s.text)), 1<<20); err != nil {
 				f.Fatalf("seed %s in %s: Read refuses it (%v), so it tests no renderer", s.find, hostileBases[s.base], err)
 			}
 		}
@@ -301,12 +302,12 @@ func FuzzHostileReport(f *testing.F) {
 		b := int(base) % len(docs)
 		doc, ss := docs[b], strs[b]
 		i, m := int(at)%len(ss), int(mode)%modes
-		r, err := report.Read(bytes.NewReader(forge(doc, ss, i, m, text)), 1<<20)
+		r, err := reportread.Read(bytes.NewReader(forge(doc, ss, i, m, text)), 1<<20)
 		if err != nil {
 			return // refused: nothing is rendered
 		}
 		plain := benign(text)
-		rb, err := report.Read(bytes.NewReader(forge(doc, ss, i, m, plain)), 1<<20)
+		rb, err := reportread.Read(bytes.NewReader(forge(doc, ss, i, m, plain)), 1<<20)
 		got := renderAll(t, Summary(r, opt), Comment(r, opt), CheckRunSummary(r, opt))
 		checkMarkerOnly(t, r, got[0], got[1], got[2])
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/behaves-dev/behaves/internal/escape"
 	"github.com/behaves-dev/behaves/internal/ghlimits"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -418,7 +419,7 @@ func imageCell(p *report.Program) string {
 		digest = algo + ":" + hexd[:12]
 	}
 	if name != "" {
-		digest = report.Shorten(name, 40) + "@" + digest
+		digest = escape.Shorten(name, 40) + "@" + digest
 	}
 	return cell(digest, 80)
 }

@@ -245,7 +245,7 @@ func TestParseMarker(t *testing.T) {
 		{"x" + marker, false},                                       // text before
 		{marker + " x\n", false},                                    // text after
 		{strings.ReplaceAll(marker, "\t", " ") + "\n", false},       // spaces, as report text would have them
-		{strings.ReplaceAll(marker, "\t", `\t`) + "\n", false},      // report.Escape's form of a tab
+		{strings.ReplaceAll(marker, "\t", `\t`) + "\n", false},      // escape.Text's form of a tab
 		{markerPrefix + strings.ToUpper(hex) + markerSuffix, false}, // not lowercase
 		{markerPrefix + hex[1:] + markerSuffix, false},              // 63 digits
 		{markerPrefix + hex + "0" + markerSuffix, false},            // 65 digits

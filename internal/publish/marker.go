@@ -9,7 +9,7 @@ import (
 )
 
 // The comment marker is "<!--\tbehaves:comment v1 spec=<64 hex>\t-->",
-// with two raw tabs: report.Escape turns every tab into "\t", and all
+// with two raw tabs: escape.Text turns every tab into "\t", and all
 // report text in a comment goes through it, so no report text can contain
 // a marker anywhere in the body, not only on its first line.
 const (

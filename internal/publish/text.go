@@ -6,10 +6,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/escape"
 )
 
-// oneLine returns s escaped to one line of inert text (report.Escape) and
+// oneLine returns s escaped to one line of inert text (escape.Text) and
 // cut to at most n runes, the cut marked with "…". Escaping comes first so
 // that a cut can only shorten an escape, never let a control character
 // through. Every rune of s becomes at least one rune of the escaped text,
@@ -19,7 +19,7 @@ func oneLine(s string, n int) string {
 	if len(s) > utf8.UTFMax*(n+1) {
 		s = s[:utf8.UTFMax*(n+1)]
 	}
-	return report.Shorten(report.Escape(s), n)
+	return escape.Shorten(escape.Text(s), n)
 }
 
 // longestRun returns the length of the longest run of c in s.
@@ -85,7 +85,7 @@ type excerpt struct {
 }
 
 // newExcerpt takes at most maxBytes bytes (cut on a rune boundary) and
-// maxLines lines of data, each line escaped by report.Escape: a lone CR or
+// maxLines lines of data, each line escaped by escape.Text: a lone CR or
 // a NUL shows as \r or \x00 and can neither end a line of the fence nor
 // reach the renderer.
 func newExcerpt(data []byte, maxBytes, maxLines int) excerpt {
@@ -108,7 +108,7 @@ func newExcerpt(data []byte, maxBytes, maxLines int) excerpt {
 		if i := bytes.IndexByte(shown, '\n'); i >= 0 {
 			line, nl = shown[:i], true
 		}
-		ex.lines = append(ex.lines, report.Escape(string(line)))
+		ex.lines = append(ex.lines, escape.Text(string(line)))
 		consumed += len(line)
 		shown = shown[len(line):]
 		if nl {

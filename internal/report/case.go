@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"slices"
+	"unicode/utf8"
 
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -21,8 +23,8 @@ func isBare(c *Case) bool {
 
 // HeldOutput returns what of the case's kept stdout and stderr is in
 // memory to show: all of it for a case as built or read, and for a
-// Writer's summary the excerpt it holds (nil when it holds none; see
-// WriterOptions.Excerpts).
+// reportwrite.Writer's summary the excerpt it holds (nil when it holds none; see
+// reportwrite.Options.Excerpts).
 func (c *Case) HeldOutput() (stdout, stderr []byte) {
 	if c.summary {
 		if c.excerpt == nil {
@@ -75,4 +77,62 @@ func (c *Case) ExpectedExitCode() string {
 		return "the reference's (unknown)"
 	}
 	return fmt.Sprint(c.Expect.ExitCode)
+}
+
+// DefaultExcerpts is how many cases that are not true keep the start of their
+// output in a reportwrite.Writer's summaries when
+// reportwrite.Options.Excerpts is 0: as many as the terminal rendering
+// describes by default.
+const DefaultExcerpts = 100
+
+// ExcerptMax is how much of each stream a summary's excerpt holds for a
+// renderer (Case.HeldOutput): the terminal shows at most that much of a
+// stream.
+const ExcerptMax = 4096
+
+// excerptBytes is what a summary keeps of a stream: ExcerptMax plus a
+// rune's worth, so that a renderer can cut on a rune boundary.
+const excerptBytes = ExcerptMax + utf8.UTFMax
+
+// Events lists the case's events in the order the JSON holds them: the
+// case's event, then each run's, then each of its reference's.
+func (c *Case) Events() []*Event {
+	evs := make([]*Event, 0, 1+len(c.Runs)+len(c.ReferenceEvents))
+	evs = append(evs, &c.Event)
+	for k := range c.Runs {
+		evs = append(evs, &c.Runs[k].Event)
+	}
+	for k := range c.ReferenceEvents {
+		evs = append(evs, &c.ReferenceEvents[k])
+	}
+	return evs
+}
+
+// Summarize returns c without its output (its runs copied, not shared),
+// marked as a summary: what a reportwrite.Writer holds in memory of a spooled
+// case. Encode refuses it.
+func Summarize(c Case) Case {
+	c.Runs = slices.Clone(c.Runs)
+	c.ReferenceEvents = slices.Clone(c.ReferenceEvents)
+	for _, e := range c.Events() {
+		e.Stdout, e.StdoutBase64 = "", ""
+		e.Stderr, e.StderrBase64 = "", ""
+	}
+	c.summary = true
+	return c
+}
+
+// HoldExcerpt gives the summary c the start of its kept stdout and stderr
+// (at most ExcerptMax and a rune of each, copied), for HeldOutput.
+func (c *Case) HoldExcerpt(stdout, stderr []byte) {
+	c.excerpt = &[2][]byte{excerpt(stdout), excerpt(stderr)}
+}
+
+// DropExcerpt lets go of the excerpt HoldExcerpt gave c.
+func (c *Case) DropExcerpt() { c.excerpt = nil }
+
+// excerpt copies the start of b, so that the summary does not keep the
+// whole output alive.
+func excerpt(b []byte) []byte {
+	return slices.Clone(b[:min(len(b), excerptBytes)])
 }

@@ -24,7 +24,8 @@ func (e Event) Stopped() string {
 
 // EventOf is the runner's event as the report holds it, without the kept
 // output itself: its sizes and SHA-256 are there, its stdout and stderr
-// fields "" until SetOutput fills them (a Writer streams them in instead).
+// fields "" until SetOutput fills them (a reportwrite.Writer streams them in
+// instead).
 func EventOf(ev runner.Event) Event {
 	e := Event{
 		StdoutTruncated: ev.Stdout.Truncated,

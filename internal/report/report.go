@@ -74,16 +74,16 @@ type Report struct {
 	// Groups holds one Group per `files:` entry, in spec order; [] when the
 	// spec has none.
 	Groups []Group `json:"groups"`
-	// Shard is null for a run of the whole spec. A run of one shard
-	// (--shard i/N) and a merge of shards (Merge) set it: which shard,
-	// the spec's digest and the table of every program's shard (see
-	// Shard). Read accepts a report without the key (an earlier behaves).
+	// Shard is null for a run of the whole spec. A run of one shard (--shard
+	// i/N) and a merge of shards (reportmerge.Merge) set it: which shard, the
+	// spec's digest and the table of every program's shard (see Shard).
+	// reportread.Read accepts a report without the key (an earlier behaves).
 	Shard *Shard `json:"shard"`
-	// Reuse is null for a run given no stored reports (--reuse); else
-	// what it took from them (see Reuse). Read accepts a report without
+	// Reuse is null for a run given no stored reports (--reuse); else what it
+	// took from them (see Reuse). reportread.Read accepts a report without
 	// the key (an earlier behaves).
 	Reuse *Reuse `json:"reuse"`
-	// Programs stays the last field: Writer streams it (see spliceOpen).
+	// Programs stays the last field: reportwrite.Writer streams it.
 	Programs []Program `json:"programs"`
 }
 
@@ -204,10 +204,10 @@ func (p Program) Incomplete() bool {
 // happened and the verdict.
 type Case struct {
 	Name string `json:"name"`
-	// File is the cases file that holds the case, relative to the
-	// repository root and slash-separated (the program entry's
-	// cases_file); "" for a case written in the spec. Read accepts a case
-	// without it (a report of an earlier behaves): written in the spec.
+	// File is the cases file that holds the case, relative to the repository
+	// root and slash-separated (the program entry's cases_file); "" for a
+	// case written in the spec. reportread.Read accepts a case without it (a
+	// report of an earlier behaves): written in the spec.
 	File string `json:"file"`
 	// Line and Col locate the case's entry in its file: File, else the
 	// spec file.
@@ -220,9 +220,9 @@ type Case struct {
 	// StdinSize is the size of the stdin the spec gave the case (inline or
 	// from stdin_file), and StdinExcerpt its first StdinExcerptMax bytes at
 	// most, as text or, when that is shorter in JSON, as base64 in
-	// StdinExcerptBase64: enough for a reader of the summary to see what
-	// the program was given. Read accepts a case without them (a report of
-	// an earlier behaves): no stdin.
+	// StdinExcerptBase64: enough for a reader of the summary to see what the
+	// program was given. reportread.Read accepts a case without them (a
+	// report of an earlier behaves): no stdin.
 	StdinSize          int64           `json:"stdin_size"`
 	StdinExcerpt       string          `json:"stdin_excerpt"`
 	StdinExcerptBase64 string          `json:"stdin_excerpt_base64"`
@@ -231,7 +231,7 @@ type Case struct {
 	Reason string `json:"reason"`
 	// Nondeterministic is set when the case ran more than once (repeat)
 	// and some runs were true, others false: the case is then undetermined
-	// (verdict.Fold). Read accepts a case without it: false.
+	// (verdict.Fold). reportread.Read accepts a case without it: false.
 	Nondeterministic bool `json:"nondeterministic"`
 	// Expect holds the expectation with the first run's outcome of each
 	// part (the outcome that goes with Event).
@@ -239,15 +239,15 @@ type Case struct {
 	// Event is the evidence of the case's run, the first run's when it
 	// ran more than once.
 	Event Event `json:"event"`
-	// Runs holds every run of a case that ran more than once (repeat > 1),
-	// in order, each with its own verdict; Runs[0].Event is Event. It is
-	// [] for a case that ran once (its run is Event), and Read accepts a
+	// Runs holds every run of a case that ran more than once (repeat > 1), in
+	// order, each with its own verdict; Runs[0].Event is Event. It is [] for
+	// a case that ran once (its run is Event), and reportread.Read accepts a
 	// case without it (a report of an earlier behaves): one run.
 	Runs []Run `json:"runs"`
 	// ReferenceEvents holds, for a same_as case, the events of its
 	// reference program's runs of the same invocation (args and stdin), in
 	// order: what the case was compared with. [] for any other case, and
-	// Read accepts a case without it (a report of an earlier behaves).
+	// reportread.Read accepts a case without it (a report of an earlier behaves).
 	ReferenceEvents []Event `json:"reference_events"`
 	// ReferenceApplied is, for a same_as case, what the containers of its
 	// reference runs were built from (runner.Apply of the reference's
@@ -263,9 +263,10 @@ type Case struct {
 	// (null when it was reused, or the run was given none).
 	NotReused *NotReused `json:"not_reused"`
 
-	// summary marks a case held in memory by a Writer: its event carries
-	// no stream bytes, only excerpt (for the terminal). Encode refuses it,
-	// so that a summary is never written as if it were the evidence.
+	// summary marks a case held in memory by a reportwrite.Writer: its event
+	// carries no stream bytes, only excerpt (for the terminal). Encode
+	// refuses it, so that a summary is never written as if it were the
+	// evidence.
 	summary bool
 	// excerpt holds the start of the kept stdout and stderr of a summary
 	// (nil when none was kept in memory).
@@ -281,9 +282,9 @@ type Run struct {
 }
 
 // MaxRuns bounds the runs a case's entry holds, and its reference events
-// (Read refuses more): a case and its reference run at most as many times
-// as a spec may ask for (spec.MaxRepeat; package assemble, which reads
-// both, has a test that keeps them equal).
+// (reportread.Read refuses more): a case and its reference run at most as
+// many times as a spec may ask for (spec.MaxRepeat; package assemble, which
+// reads both, has a test that keeps them equal).
 const MaxRuns = 100
 
 // RunCount is how many times the case ran: len(Runs), or 1 without Runs.
@@ -303,7 +304,7 @@ type Expect struct {
 	// SameAs is the case's differential expectation (null for any other
 	// case). ExitCode, Stdout and Stderr are then the reference's first
 	// run's exit code and kept output for the compared streams, when the
-	// reference could answer (else 0 and null). Read accepts an expect
+	// reference could answer (else 0 and null). reportread.Read accepts an expect
 	// without it (a report of an earlier behaves).
 	SameAs *SameAs `json:"same_as"`
 }
@@ -468,29 +469,29 @@ func streamBytes(text, b64 string) []byte {
 }
 
 // Folded returns r with everything that folds from its cases folded, as
-// Read recomputes it: each program's verdict and reason, the counts, the
-// groups (pass@k for each k of passAt; DefaultPassAt when it is empty)
-// and the run's verdict; and with every nil list and map made empty
-// (normalize). It copies what it changes; r's own slices are left alone.
+// reportread.Read recomputes it: each program's verdict and reason, the
+// counts, the groups (pass@k for each k of passAt; DefaultPassAt when it is
+// empty) and the run's verdict; and with every nil list and map made empty
+// (Normalize). It copies what it changes; r's own slices are left alone.
 func Folded(r Report, passAt []int) Report {
 	r.Programs = slices.Clone(r.Programs)
 	for i := range r.Programs {
 		p := &r.Programs[i]
-		p.Verdict, p.Reason = programVerdict(p.Cases)
+		p.Verdict, p.Reason = ProgramVerdict(p.Cases)
 	}
-	r.Counts = countsOf(r.Programs)
-	r.Reuse = reuseOf(&r)
-	r.Verdict = overall(r)
+	r.Counts = CountsOf(r.Programs)
+	r.Reuse = ReuseOf(&r)
+	r.Verdict = Overall(r)
 	ks := passAt
 	if len(ks) == 0 {
 		ks = DefaultPassAt
 	}
 	r.Groups = groups(r.Programs, ks)
-	return normalize(r)
+	return Normalize(r)
 }
 
-// countsOf counts the programs' and the cases' verdicts.
-func countsOf(programs []Program) Counts {
+// CountsOf counts the programs' and the cases' verdicts.
+func CountsOf(programs []Program) Counts {
 	var n Counts
 	for _, p := range programs {
 		n.Programs.Add(p.Verdict)
@@ -509,11 +510,11 @@ func countsOf(programs []Program) Counts {
 	return n
 }
 
-// overall is the run's verdict: false dominates, then anything that keeps
+// Overall is the run's verdict: false dominates, then anything that keeps
 // the run from being settled makes it undetermined. A run without
 // programs is undetermined, except a shard the slicing gave none (more
 // shards than programs): the merge judges the whole.
-func overall(r Report) verdict.Verdict {
+func Overall(r Report) verdict.Verdict {
 	if r.Counts.Programs.False > 0 {
 		return verdict.False
 	}
@@ -523,9 +524,9 @@ func overall(r Report) verdict.Verdict {
 	return verdict.True
 }
 
-// programVerdict is what a program's cases fold to (verdict.Program): its
-// verdict and reason, in Folded and in Read alike.
-func programVerdict(cases []Case) (verdict.Verdict, string) {
+// ProgramVerdict is what a program's cases fold to (verdict.Program): its
+// verdict and reason, in Folded and in reportread.Read alike.
+func ProgramVerdict(cases []Case) (verdict.Verdict, string) {
 	results := make([]verdict.CaseResult, len(cases))
 	for j := range cases {
 		results[j] = verdict.CaseResult{Verdict: cases[j].Verdict, Reason: cases[j].Reason}
@@ -539,21 +540,21 @@ func programVerdict(cases []Case) (verdict.Verdict, string) {
 // A program that prints control characters therefore costs the report 4/3
 // of its bytes, never the 6 that "\u0001" takes.
 func encodeStream(b []byte) (text, b64 string) {
-	if asText(b) {
+	if AsText(b) {
 		return string(b), ""
 	}
 	return "", base64.StdEncoding.EncodeToString(b)
 }
 
-// asText reports whether encodeStream keeps b as text.
-func asText(b []byte) bool {
+// AsText reports whether encodeStream keeps b as text.
+func AsText(b []byte) bool {
 	return utf8.Valid(b) && jsonStringLen(b) <= int64(base64.StdEncoding.EncodedLen(len(b)))
 }
 
-// encodedLen is the length of b in the report as encodeStream stores it,
+// EncodedLen is the length of b in the report as encodeStream stores it,
 // quotes excluded.
-func encodedLen(b []byte) int64 {
-	if asText(b) {
+func EncodedLen(b []byte) int64 {
+	if AsText(b) {
 		return jsonStringLen(b)
 	}
 	return int64(base64.StdEncoding.EncodedLen(len(b)))
@@ -603,10 +604,10 @@ func entrySHA256(p runner.Program) string {
 	return sha256Hex(b)
 }
 
-// normalize returns r with every nil slice and map replaced by an empty one,
+// Normalize returns r with every nil slice and map replaced by an empty one,
 // so the JSON never says null where a list or object belongs. It copies what
 // it changes; r's own slices are left alone.
-func normalize(r Report) Report {
+func Normalize(r Report) Report {
 	if r.SpecErrors == nil {
 		r.SpecErrors = []SpecError{}
 	}

@@ -5,10 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -16,6 +13,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportschema/schematest"
 	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -27,6 +25,7 @@ func TestInvalidUTF8(t *testing.T) {
 	if err := report.Encode(&buf, reporttest.Report()); err != nil {
 		t.Fatal(err)
 	}
+	schematest.Check(t, "the encoded report", buf.Bytes())
 	var back report.Report
 	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
 		t.Fatal(err)
@@ -133,70 +132,4 @@ func jsonFields(typ reflect.Type) []reflect.StructField {
 		out = append(out, f)
 	}
 	return out
-}
-
-func TestWriteJSONAtomic(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "report.json")
-	if err := os.WriteFile(path, []byte("old report"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	r := reporttest.Report()
-	if err := report.WriteJSON(path, r); err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want bytes.Buffer
-	if err := report.Encode(&want, r); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want.Bytes()) {
-		t.Errorf("file does not hold the encoded report")
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi.Mode().Perm() != 0o644 {
-		t.Errorf("mode = %v, want 0644", fi.Mode().Perm())
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(entries) != 1 || entries[0].Name() != "report.json" {
-		var names []string
-		for _, e := range entries {
-			names = append(names, e.Name())
-		}
-		t.Errorf("folder holds %v, want only report.json", names)
-	}
-}
-
-func TestWriteJSONFailureLeavesNothing(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	// The target is a folder: the rename fails, and the temporary file
-	// must not stay behind.
-	path := filepath.Join(dir, "report.json")
-	if err := os.Mkdir(path, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(path, "keep"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := report.WriteJSON(path, reporttest.Report()); err == nil {
-		t.Fatal("writing over a folder succeeded")
-	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 {
-		t.Errorf("temporary file left behind: %d entries", len(entries))
-	}
-	if err := report.WriteJSON(filepath.Join(dir, "missing", "report.json"), reporttest.Report()); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("missing folder: err = %v", err)
-	}
 }

@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,6 +17,8 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportschema/schematest"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -309,7 +310,7 @@ func SameAs(t testing.TB, max int64) []byte {
 	plainRes := verdict.Judge(plain.Expect, plainEv)
 
 	path := filepath.Join(t.TempDir(), "report.json")
-	w, err := assemble.NewWriter(path, report.WriterOptions{MaxSize: max})
+	w, err := assemble.NewWriter(path, reportwrite.Options{MaxSize: max})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,14 +331,10 @@ func SameAs(t testing.TB, max int64) []byte {
 		Duration:  time.Second,
 		Version:   "v0.1.0-test",
 	}
-	if _, err := w.Commit(assemble.Report(in)); err != nil {
+	if _, err := Commit(t, w, assemble.Report(in)); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return Written(t, path)
 }
 
 // FailedBuild is a report of one program whose build failed: its build
@@ -431,7 +428,8 @@ func RepeatReport() report.Report {
 	return assemble.Report(in)
 }
 
-// Encoded is r as report.Encode writes it: what behaves writes of r
+// Encoded is r as report.Encode writes it, checked against the strict
+// report schema: what behaves writes of r
 // (package assemble's golden files hold Input's and RepeatInput's).
 func Encoded(t testing.TB, r report.Report) []byte {
 	t.Helper()
@@ -439,6 +437,7 @@ func Encoded(t testing.TB, r report.Report) []byte {
 	if err := report.Encode(&buf, r); err != nil {
 		t.Fatal(err)
 	}
+	schematest.Check(t, "the encoded report", buf.Bytes())
 	return buf.Bytes()
 }
 
@@ -466,7 +465,7 @@ const HostileDetail = "stored stdout was <script>alert(1)</script> | cell | `cod
 // Reused is the report of a run given stored reports (behaves run
 // --reuse), written as the engine writes one (assemble.Writer.AddCase
 // with each case's reused_from or not_reused, then Commit) and read back
-// with report.ReadFile, so that it is checked as any stored report is.
+// with reportread.File, so that it is checked as any stored report is.
 //
 // Program "sorter" is answered wholly by stored evidence: two true cases,
 // a false one and a true case that ran 3 times (6 invocations reused, 5
@@ -525,7 +524,7 @@ func Reused(t testing.TB) report.Report {
 	}
 
 	path := filepath.Join(t.TempDir(), "report.json")
-	w, err := assemble.NewWriter(path, report.WriterOptions{})
+	w, err := assemble.NewWriter(path, reportwrite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -569,10 +568,10 @@ func Reused(t testing.TB) report.Report {
 		},
 		Reuse: &report.Reuse{Sources: ReuseSources},
 	}
-	if _, err := w.Commit(assemble.Report(in)); err != nil {
+	if _, err := Commit(t, w, assemble.Report(in)); err != nil {
 		t.Fatal(err)
 	}
-	r, err := report.ReadFile(path, report.DefaultMaxReportSize)
+	r, err := ReadFile(t, path, reportwrite.DefaultMaxReportSize)
 	if err != nil {
 		t.Fatalf("reading the reused run's report back: %v", err)
 	}

@@ -18,10 +18,10 @@
 //
 // Reused evidence names the run that recorded it (report.Origin), also
 // when it is reused again: the original run, whose ID, start, commit and
-// Actions run the new report's reuse.sources list (report.Read refuses a
+// Actions run the new report's reuse.sources list (reportread.Read refuses a
 // reused_from that names no listed run).
 //
-// A stored report is hostile input (report.ReadFile bounds and checks it),
+// A stored report is hostile input (reportread.File bounds and checks it),
 // and its evidence is exactly as trustworthy as whoever could write it:
 // anyone can compute a key, so a report with matching keys and made-up
 // output turns a program true without a container. docs/security.md says
@@ -38,6 +38,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/evidence"
 	"github.com/behaves-dev/behaves/internal/match"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -96,7 +97,7 @@ type source struct {
 type at struct{ p, c int }
 
 // Load reads the reports at paths, each bounded to limit bytes and checked
-// as publish checks the report it reads (report.ReadFile). An error names
+// as publish checks the report it reads (reportread.File). An error names
 // the file.
 func Load(paths []string, limit int64) (*Store, error) {
 	if len(paths) > report.MaxReuseSources {
@@ -106,7 +107,7 @@ func Load(paths []string, limit int64) (*Store, error) {
 	for _, path := range paths {
 		// A regular file only (a symlink to one is followed): a FIFO or a
 		// device would block the run before it replaces its report.
-		r, err := report.ReadRegularFile(path, limit)
+		r, err := reportread.RegularFile(path, limit)
 		if err != nil {
 			return nil, fmt.Errorf("--reuse: %w", err)
 		}
@@ -131,7 +132,7 @@ func newSource(s *Store, path string, r report.Report) *source {
 	// Every run a report's reuse.sources lists completed: a store lists
 	// only the runs its answers came from (origin), each of them a
 	// completed run's own evidence or one that such a run, in turn, was
-	// listed for; and report.Read refuses a reused_from that names no
+	// listed for; and reportread.Read refuses a reused_from that names no
 	// listed run. So a case that a failed or interrupted run reused names
 	// a completed run, and stays reusable.
 	if r.Reuse != nil {

@@ -32,6 +32,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/engine"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/reuse"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/shard"
@@ -162,7 +163,7 @@ func Run(ctx context.Context, cfg Config, env Env) (res Result, err error) {
 	// writeEarly writes a report of a run that did not run, and its side
 	// files.
 	writeEarly := func(rep report.Report) error {
-		if err := report.WriteJSON(cfg.ReportPath, rep); err != nil {
+		if err := reportwrite.WriteJSON(cfg.ReportPath, rep); err != nil {
 			return fmt.Errorf("writing the report: %w", err)
 		}
 		return writeSideFiles(cfg.JUnitPath, cfg.HTMLPath, rep)
@@ -193,7 +194,7 @@ func Run(ctx context.Context, cfg Config, env Env) (res Result, err error) {
 
 	// Each case's evidence goes to the report's spool as soon as it is
 	// judged; memory keeps a summary (see report.Writer).
-	out, err := assemble.NewWriter(cfg.ReportPath, report.WriterOptions{MaxSize: cfg.MaxReport})
+	out, err := assemble.NewWriter(cfg.ReportPath, reportwrite.Options{MaxSize: cfg.MaxReport})
 	if err != nil {
 		return Result{}, fmt.Errorf("writing the report: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/htmlreport"
 	"github.com/behaves-dev/behaves/internal/junit"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
 )
 
 // writeJUnit writes r as JUnit XML to path ("" writes nothing).
@@ -35,7 +36,7 @@ func sideFilesFromReport(junitPath, htmlPath, reportPath string, limit int64) er
 	if junitPath == "" && htmlPath == "" {
 		return nil
 	}
-	r, err := report.ReadFile(reportPath, limit)
+	r, err := reportread.File(reportPath, limit)
 	if err != nil {
 		what := "JUnit " + junitPath
 		if junitPath == "" {

@@ -2,5 +2,5 @@
 // deterministic, balanced assignment of programs to shards (longest first,
 // greedy, ties broken by program ID) and the spec digest that tells a
 // merge which shards belong together. Combining shard reports is
-// report.Merge; package cli wires both.
+// reportmerge.Merge; package cli wires both.
 package shard

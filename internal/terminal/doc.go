@@ -5,7 +5,7 @@
 //
 // Everything a program printed, and everything the spec says (the spec
 // comes from a pull request), is untrusted text: the rendering escapes it
-// (report.Escape), prefixes each line of program output, and under GitHub
+// (escape.Text), prefixes each line of program output, and under GitHub
 // Actions wraps the whole rendering in a stop-commands region so nothing in
 // it becomes a workflow command.
 //

@@ -11,13 +11,14 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/behaves-dev/behaves/internal/escape"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
 // DefaultMaxCaseDetails is how many cases that are not true the terminal
 // rendering describes before it only counts the rest (the JSON report has
-// them all): as many as a run's report.Writer keeps the start of the
+// them all): as many as a run's reportwrite.Writer keeps the start of the
 // output of.
 const DefaultMaxCaseDetails = report.DefaultExcerpts
 
@@ -84,7 +85,7 @@ func validToken(t string) error {
 // came out; then a table of programs and a summary line.
 //
 // All text from the report is treated as untrusted: it is escaped (see
-// report.Escape), each line of program output or expected text is
+// escape.Text), each line of program output or expected text is
 // prefixed with "| ", and with opt.GitHubActions the whole rendering sits
 // between "::stop-commands::<token>" and "::<token>::".
 func Write(w io.Writer, r report.Report, opt Options) error {
@@ -111,7 +112,7 @@ func Write(w io.Writer, r report.Report, opt Options) error {
 	t.table(r)
 	t.summary(r)
 	for _, l := range opt.After {
-		t.printf("%s\n", report.Escape(l))
+		t.printf("%s\n", escape.Text(l))
 	}
 	end()
 	if _, err := w.Write(t.buf.Bytes()); err != nil {
@@ -131,7 +132,7 @@ func PrintMessages(w io.Writer, githubActions bool, lines ...string) {
 
 // WriteMessages writes behaves' own messages that carry untrusted text (a
 // spec problem quotes the spec's keys, names and values): each one escaped
-// to a single line (see report.Escape) and, with opt.GitHubActions, all of
+// to a single line (see escape.Text) and, with opt.GitHubActions, all of
 // them in a stop-commands region, exactly as Write treats a report.
 func WriteMessages(w io.Writer, lines []string, opt Options) error {
 	t := &term{}
@@ -140,7 +141,7 @@ func WriteMessages(w io.Writer, lines []string, opt Options) error {
 		return fmt.Errorf("writing messages: %w", err)
 	}
 	for _, l := range lines {
-		t.printf("%s\n", report.Escape(l))
+		t.printf("%s\n", escape.Text(l))
 	}
 	end()
 	if _, err := w.Write(t.buf.Bytes()); err != nil {
@@ -308,7 +309,7 @@ func (t *term) program(p *report.Program) {
 		if t.saidFor == nil {
 			t.saidFor = map[[2]string]string{}
 		}
-		t.saidFor[k] = report.Shorten(report.Escape(p.Name), nameMaxRunes)
+		t.saidFor[k] = escape.Shorten(escape.Text(p.Name), nameMaxRunes)
 		t.printf("   %s  all %d cases: %s\n\n", t.verdict(verdict.Undetermined), len(p.Cases), reason)
 		return
 	}
@@ -368,14 +369,14 @@ func (t *term) caseDetail(c *report.Case) {
 	}
 	args := make([]string, len(c.Args))
 	for i, a := range c.Args {
-		args[i] = report.Shorten(report.Quote(a), lineMaxRunes)
+		args[i] = escape.Shorten(escape.Quote(a), lineMaxRunes)
 	}
 	t.printf("     args: [%s]\n", strings.Join(args, ", "))
 	t.stdin(c)
 	t.runs(c)
 	if sa := c.Expect.SameAs; sa != nil {
 		t.printf("     same as reference %s (%d run(s); the exit code and %s compared): what is expected below is the reference's run 1\n",
-			report.Shorten(report.Quote(sa.Reference), lineMaxRunes), len(c.ReferenceEvents), oneLine(strings.Join(sa.Streams, ", ")))
+			escape.Shorten(escape.Quote(sa.Reference), lineMaxRunes), len(c.ReferenceEvents), oneLine(strings.Join(sa.Streams, ", ")))
 	}
 	if showExit {
 		switch {
@@ -561,7 +562,7 @@ func (t *term) blockIn(indent string, data []byte, total int64, markEOL bool, ma
 		if l == "" {
 			t.printf("%s|\n", indent)
 		} else {
-			t.printf("%s| %s\n", indent, report.Escape(l))
+			t.printf("%s| %s\n", indent, escape.Text(l))
 		}
 		consumed += len(l)
 		if consumed < len(data) && data[consumed] == '\n' {
@@ -588,7 +589,7 @@ func (t *term) table(r report.Report) {
 		for _, c := range p.Cases {
 			tally.Add(c.Verdict)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", report.Shorten(report.Escape(p.Name), nameMaxRunes),
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", escape.Shorten(escape.Text(p.Name), nameMaxRunes),
 			t.verdict(p.Verdict), tally.True, tally.False, tally.Undetermined, ms(p.DurationMS))
 	}
 	_ = tw.Flush() // writes to a bytes.Buffer
@@ -605,13 +606,13 @@ func (t *term) groups(r report.Report) {
 	tw := tabwriter.NewWriter(&t.buf, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "SAMPLES	N	TRUE	FALSE	UNDETERMINED	PASS@K\n")
 	for _, g := range r.Groups {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\n", report.Shorten(report.Escape(g.Name), nameMaxRunes), g.N, g.True, g.False, g.Undetermined, g.PassAtText())
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\n", escape.Shorten(escape.Text(g.Name), nameMaxRunes), g.N, g.True, g.False, g.Undetermined, g.PassAtText())
 	}
 	_ = tw.Flush()
 	for _, g := range r.Groups {
 		for _, k := range g.Ks() {
 			if why, ok := g.NullReason(k); ok {
-				t.printf("%s: pass@%d: %s\n", report.Shorten(report.Escape(g.Name), nameMaxRunes), k, oneLine(why))
+				t.printf("%s: pass@%d: %s\n", escape.Shorten(escape.Text(g.Name), nameMaxRunes), k, oneLine(why))
 			}
 		}
 	}
@@ -684,7 +685,7 @@ func reusedTag(c *report.Case) string {
 	return "  [reused from run " + oneLine(c.ReusedFrom.RunID) + "]"
 }
 
-// oneLine returns s escaped (report.Escape) and cut to lineMaxRunes.
-func oneLine(s string) string { return report.Shorten(report.Escape(s), lineMaxRunes) }
+// oneLine returns s escaped (escape.Text) and cut to lineMaxRunes.
+func oneLine(s string) string { return escape.Shorten(escape.Text(s), lineMaxRunes) }
 
 func ms(v int64) string { return (time.Duration(v) * time.Millisecond).String() }

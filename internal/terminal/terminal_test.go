@@ -11,7 +11,9 @@ import (
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/goldentest"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
 	"github.com/behaves-dev/behaves/internal/reporttest"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -372,7 +374,7 @@ func TestRepeatTerminal(t *testing.T) {
 // reference's output as what is expected, next to the candidate's.
 func TestSameAsTerminal(t *testing.T) {
 	t.Parallel()
-	r, err := report.Read(bytes.NewReader(reporttest.SameAs(t, report.DefaultMaxReportSize)), 1<<20)
+	r, err := reportread.Read(bytes.NewReader(reporttest.SameAs(t, reportwrite.DefaultMaxReportSize)), 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,17 +395,17 @@ func TestSameAsTerminal(t *testing.T) {
 }
 
 // TestSummariesRenderAsReport guards what a run renders: the summaries a
-// report.Writer's Commit returns (no output but the excerpts) render the
+// reportwrite.Writer's Commit returns (no output but the excerpts) render the
 // same text as the report they stand for.
 func TestSummariesRenderAsReport(t *testing.T) {
 	t.Parallel()
-	w, err := assemble.NewWriter(filepath.Join(t.TempDir(), "report.json"), report.WriterOptions{MaxSize: report.DefaultMaxReportSize})
+	w, err := assemble.NewWriter(filepath.Join(t.TempDir(), "report.json"), reportwrite.Options{MaxSize: reportwrite.DefaultMaxReportSize})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
 	in := reporttest.AddAll(w, reporttest.Input())
-	sum, err := w.Commit(assemble.Report(in))
+	sum, err := reporttest.Commit(t, w, assemble.Report(in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,13 +429,13 @@ func TestSummaryExcerpts(t *testing.T) {
 	t.Parallel()
 	F := verdict.False
 	in := reporttest.BudgetRun([]verdict.Verdict{F, F, F, F}, 64<<10)
-	w, err := assemble.NewWriter(filepath.Join(t.TempDir(), "report.json"), report.WriterOptions{Excerpts: 2})
+	w, err := assemble.NewWriter(filepath.Join(t.TempDir(), "report.json"), reportwrite.Options{Excerpts: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
 	in = reporttest.AddAll(w, in)
-	r, err := w.Commit(assemble.Report(in))
+	r, err := reporttest.Commit(t, w, assemble.Report(in))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,10 @@
-package report
+package reportread
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,7 +14,9 @@ import (
 	"regexp"
 	"syscall"
 
+	"github.com/behaves-dev/behaves/internal/escape"
 	"github.com/behaves-dev/behaves/internal/filekind"
+	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
@@ -36,27 +40,29 @@ var (
 	shaPattern = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})?$`)
 )
 
-// ReadFile reads and checks the report at path (see Read), reading at most
+// File reads and checks the report at path (see Read), reading at most
 // limit bytes of it.
-func ReadFile(path string, limit int64) (Report, error) { return readPath(path, limit, false) }
+func File(path string, limit int64) (report.Report, error) { return readPath(path, limit, false) }
 
-// ReadRegularFile is ReadFile of a path that must name a regular file (a
+// RegularFile is File of a path that must name a regular file (a
 // symbolic link to one is followed). Anything else (a FIFO, a device, a
 // socket, a folder) is refused without waiting on it: the file is opened
 // non-blocking, so that opening a FIFO with no writer returns at once, and
 // its type is checked on the open file, so that a path swapped after a
 // check is caught too.
-func ReadRegularFile(path string, limit int64) (Report, error) { return readPath(path, limit, true) }
+func RegularFile(path string, limit int64) (report.Report, error) {
+	return readPath(path, limit, true)
+}
 
-// readPath is ReadFile, or with regularOnly ReadRegularFile.
-func readPath(path string, limit int64, regularOnly bool) (Report, error) {
+// readPath is File, or with regularOnly RegularFile.
+func readPath(path string, limit int64, regularOnly bool) (report.Report, error) {
 	flag := os.O_RDONLY
 	if regularOnly {
 		flag |= syscall.O_NONBLOCK
 	}
 	f, err := os.OpenFile(path, flag, 0)
 	if err != nil {
-		return Report{}, fmt.Errorf("reading report %s: %w", path, err)
+		return report.Report{}, fmt.Errorf("reading report %s: %w", path, err)
 	}
 	defer f.Close()
 	var size int64
@@ -65,67 +71,67 @@ func readPath(path string, limit int64, regularOnly bool) (Report, error) {
 	case err == nil && st.Mode().IsRegular():
 		size = st.Size()
 	case regularOnly && err != nil:
-		return Report{}, fmt.Errorf("reading report %s: %w", path, err)
+		return report.Report{}, fmt.Errorf("reading report %s: %w", path, err)
 	case regularOnly:
-		return Report{}, fmt.Errorf("reading report %s: it is not a regular file (%s)", path, filekind.Of(st.Mode()))
+		return report.Report{}, fmt.Errorf("reading report %s: it is not a regular file (%s)", path, filekind.Of(st.Mode()))
 	}
 	r, err := read(f, limit, size)
 	if err != nil {
-		return Report{}, fmt.Errorf("reading report %s: %w", path, err)
+		return report.Report{}, fmt.Errorf("reading report %s: %w", path, err)
 	}
 	return r, nil
 }
 
 // Read decodes a report from untrusted input and checks it: at most limit
-// bytes; its shape (checkShape: every key Encode writes present, the
-// lists and maps within their limits, what decoding it takes bounded by
-// its size); schema Schema and tool ToolName; verdicts, acquisitions and
-// resource limits among the known values; lines and counts not negative;
-// the run ID and the github block in their forms; every program's verdict
-// and reason, the counts, the groups and the overall verdict equal to what
-// the cases fold to; every reused case's reused_from a run the reuse
-// block lists; every event of a program of the current evidence format
-// with the digests of its streams (checkDigests); and kept output equal to
-// its recorded size and digest. It returns the first problem found. Its memory and time are
-// bounded by the input's size (docs/security.md).
-func Read(rd io.Reader, limit int64) (Report, error) { return read(rd, limit, 0) }
+// bytes; its shape (checkShape: every key report.Encode writes present, the
+// lists and maps within their limits, what decoding it takes bounded by its
+// size); schema Schema and tool ToolName; verdicts, acquisitions and resource
+// limits among the known values; lines and counts not negative; the run ID
+// and the github block in their forms; every program's verdict and reason,
+// the counts, the groups and the overall verdict equal to what the cases fold
+// to; every reused case's reused_from a run the reuse block lists; every
+// event of a program of the current evidence format with the digests of its
+// streams (checkDigests); and kept output equal to its recorded size and
+// digest. It returns the first problem found. Its memory and time are bounded
+// by the input's size (docs/security.md).
+func Read(rd io.Reader, limit int64) (report.Report, error) { return read(rd, limit, 0) }
 
 // read is Read with the input's size when it is known (0 otherwise), so
 // that the bytes are read into one buffer of that size: io.ReadAll grows
 // its buffer as it goes and would hold up to about twice the file.
-func read(rd io.Reader, limit, size int64) (Report, error) {
+func read(rd io.Reader, limit, size int64) (report.Report, error) {
 	buf := bytes.NewBuffer(make([]byte, 0, min(max(size, 0), limit)+bytes.MinRead+1))
 	if _, err := buf.ReadFrom(io.LimitReader(rd, limit+1)); err != nil {
-		return Report{}, err
+		return report.Report{}, err
 	}
 	data := buf.Bytes()
 	if int64(len(data)) > limit {
-		return Report{}, fmt.Errorf("it is larger than %s", verdict.FormatSize(limit))
+		return report.Report{}, fmt.Errorf("it is larger than %s", verdict.FormatSize(limit))
 	}
 	// The shape pass first: nothing is decoded before it (see shape.go).
 	if err := checkShape(data); err != nil {
-		return Report{}, err
+		return report.Report{}, err
 	}
-	var r Report
+	var r report.Report
 	// Unmarshal, not a Decoder: a Decoder copies the whole value into a
 	// buffer of its own before decoding it, a second copy of the file.
 	// Unmarshal refuses data after the object too.
 	if err := json.Unmarshal(data, &r); err != nil {
-		return Report{}, fmt.Errorf("not a report: %w", err)
+		return report.Report{}, fmt.Errorf("not a report: %w", err)
 	}
 	if err := checkReport(&r); err != nil {
-		return Report{}, err
+		return report.Report{}, err
 	}
 	return r, nil
 }
 
 // checkReport checks the decoded report's values and recomputes its verdicts.
-func checkReport(r *Report) error {
-	if r.Schema != Schema {
-		return fmt.Errorf("schema %q is not %q", r.Schema, Schema)
+func checkReport(r *report.Report) error {
+	if r.Schema != report.Schema {
+		return fmt.Errorf("schema %q is not %q", r.Schema, report.Schema)
 	}
-	if r.Tool.Name != ToolName {
-		return fmt.Errorf("tool %q is not %q", r.Tool.Name, ToolName)
+	if r.Tool.Name != report.ToolName {
+		return fmt.Errorf("tool %q is not %q", r.Tool.Name, report.ToolName)
 	}
 	if !runIDPattern.MatchString(r.RunID) {
 		return fmt.Errorf("run_id %q is not a run ID", r.RunID)
@@ -155,7 +161,7 @@ func checkReport(r *Report) error {
 	}
 	// counts.*.nondeterministic is absent from a report of an earlier
 	// behaves, whose cases have no runs: 0, as recomputed.
-	if counts := countsOf(r.Programs); r.Counts != counts {
+	if counts := report.CountsOf(r.Programs); r.Counts != counts {
 		return fmt.Errorf("counts %+v are not the programs' and cases' verdicts %+v", r.Counts, counts)
 	}
 	// groups is absent from a report of an earlier behaves: no groups.
@@ -173,7 +179,7 @@ func checkReport(r *Report) error {
 	if err := checkDigests(r); err != nil {
 		return err
 	}
-	if want := overall(*r); r.Verdict != want {
+	if want := report.Overall(*r); r.Verdict != want {
 		return fmt.Errorf("verdict %s is not what the programs fold to (%s)", r.Verdict, want)
 	}
 	return nil
@@ -184,7 +190,7 @@ func checkReport(r *Report) error {
 var sha256Pattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // checkDigests holds every event of a program recorded under the current
-// evidence format to the digests its writer always records (EventOf):
+// evidence format to the digests its writer always records (report.EventOf):
 // stdout_sha256 and stderr_sha256, also for a stream that kept nothing
 // (the digest of no bytes) and for output omitted from the report. Without
 // them checkKept would take the kept output as it is, and reuse would
@@ -193,10 +199,10 @@ var sha256Pattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
 // is; stdin_sha256 and program_sha256 may be "" in any format (a run that
 // stopped before it had them), which the evidence key counts as
 // unrecorded.
-func checkDigests(r *Report) error {
+func checkDigests(r *report.Report) error {
 	for i := range r.Programs {
 		p := &r.Programs[i]
-		if p.EvidenceFormat != EvidenceFormat {
+		if p.EvidenceFormat != report.EvidenceFormat {
 			continue
 		}
 		if p.Build != nil {
@@ -227,10 +233,10 @@ func checkDigests(r *Report) error {
 
 // eventDigests checks that the event at path records the digest of each
 // of its streams.
-func eventDigests(path string, e *Event) error {
+func eventDigests(path string, e *report.Event) error {
 	for _, d := range [...]struct{ field, sum string }{{"stdout_sha256", e.StdoutSHA256}, {"stderr_sha256", e.StderrSHA256}} {
 		if !sha256Pattern.MatchString(d.sum) {
-			return fmt.Errorf("%s.%s %s is not a SHA-256: evidence_format %d records the digest of every stream", path, d.field, quote(shorten(d.sum, 70)), EvidenceFormat)
+			return fmt.Errorf("%s.%s %s is not a SHA-256: evidence_format %d records the digest of every stream", path, d.field, escape.Quote(escape.Shorten(d.sum, 70)), report.EvidenceFormat)
 		}
 	}
 	return nil
@@ -238,7 +244,7 @@ func eventDigests(path string, e *Event) error {
 
 // checkStdinExcerpt checks a case's stdin excerpt: one encoding, valid
 // base64, at most StdinExcerptMax bytes and no more than stdin_size.
-func checkStdinExcerpt(c *Case) error {
+func checkStdinExcerpt(c *report.Case) error {
 	if c.StdinExcerpt != "" && c.StdinExcerptBase64 != "" {
 		return errors.New("both stdin_excerpt and stdin_excerpt_base64")
 	}
@@ -253,8 +259,8 @@ func checkStdinExcerpt(c *Case) error {
 	switch {
 	case c.StdinSize < 0:
 		return errors.New("negative stdin_size")
-	case n > StdinExcerptMax:
-		return fmt.Errorf("a stdin excerpt of %d bytes (at most %d)", n, StdinExcerptMax)
+	case n > report.StdinExcerptMax:
+		return fmt.Errorf("a stdin excerpt of %d bytes (at most %d)", n, report.StdinExcerptMax)
 	case int64(n) > c.StdinSize:
 		return fmt.Errorf("a stdin excerpt of %d bytes from a stdin of %d", n, c.StdinSize)
 	}
@@ -262,7 +268,7 @@ func checkStdinExcerpt(c *Case) error {
 }
 
 // checkEvent checks one event's enums, numbers and kept output.
-func checkEvent(e *Event) error {
+func checkEvent(e *report.Event) error {
 	switch e.ResourceLimit {
 	case runner.LimitNone, runner.LimitMemory, runner.LimitOutput:
 	default:
@@ -273,7 +279,7 @@ func checkEvent(e *Event) error {
 
 // checkEventData checks an event's numbers and kept output (what a
 // case's event and a build's share).
-func checkEventData(e *Event) error {
+func checkEventData(e *report.Event) error {
 	if e.DurationMS < 0 || e.StdoutBytes < 0 || e.StderrBytes < 0 || e.StdinBytes < 0 {
 		return errors.New("negative size or duration")
 	}
@@ -321,7 +327,7 @@ func checkKept(stream, text, b64 string, kept, total int64, sum string, omitted 
 // case's verdict and nondeterministic what the runs' verdicts fold to
 // (verdict.FoldVerdicts). A report edited to turn a run's false into true
 // must turn the case too; one that turns only the case fails here.
-func checkRuns(c *Case) error {
+func checkRuns(c *report.Case) error {
 	switch len(c.Runs) {
 	case 0:
 		if c.Nondeterministic {
@@ -354,7 +360,7 @@ func checkRuns(c *Case) error {
 // reference did not run, and none in a report of an earlier behaves), each
 // valid; its streams are stdout and stderr, once each; its normalisation
 // is known.
-func checkReference(c *Case) error {
+func checkReference(c *report.Case) error {
 	sa := c.Expect.SameAs
 	if sa == nil {
 		if len(c.ReferenceEvents) > 0 {
@@ -388,7 +394,7 @@ func checkReference(c *Case) error {
 	return nil
 }
 
-func checkProgram(p *Program) error {
+func checkProgram(p *report.Program) error {
 	if p.Line < 0 || p.Col < 0 || p.DurationMS < 0 || p.EvidenceFormat < 0 {
 		return errors.New("negative line, col, duration_ms or evidence_format")
 	}
@@ -431,15 +437,21 @@ func checkProgram(p *Program) error {
 			return fmt.Errorf("case %d: %w", k+1, err)
 		}
 	}
-	want, reason := programVerdict(p.Cases)
+	want, reason := report.ProgramVerdict(p.Cases)
 	if p.Verdict != want {
 		return fmt.Errorf("verdict %s is not what its cases fold to (%s)", p.Verdict, want)
 	}
 	// The reason is the deciding case's, as the verdict is; a merge's
 	// program of a missing shard has no cases and says which shard
 	// (checkShard holds it to the shard table).
-	if p.Reason != reason && !(len(p.Cases) == 0 && missingShardReason.MatchString(p.Reason)) {
-		return fmt.Errorf("reason %s is not what its cases fold to (%q)", quote(shorten(p.Reason, 60)), reason)
+	if p.Reason != reason && !(len(p.Cases) == 0 && report.MissingShardReason.MatchString(p.Reason)) {
+		return fmt.Errorf("reason %s is not what its cases fold to (%q)", escape.Quote(escape.Shorten(p.Reason, 60)), reason)
 	}
 	return nil
+}
+
+// sha256Hex is the lowercase hex SHA-256 of b, as an event records it.
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }

@@ -1,25 +1,25 @@
-package report
+package reportmerge
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
-// MergeInput is one shard's report, read by ReadFile, and where it came
+// Input is one shard's report, read by ReadFile, and where it came
 // from (for messages).
-type MergeInput struct {
+type Input struct {
 	Path   string
-	Report Report
+	Report report.Report
 }
 
-// MergeOptions tune Merge.
-type MergeOptions struct {
+// Options tune Merge.
+type Options struct {
 	// AllowMissing merges without some shards: their programs are
 	// undetermined ("shard 2/3 missing"), with no cases.
 	AllowMissing bool
@@ -30,33 +30,33 @@ type MergeOptions struct {
 	// report is this process's, the shards' are named in its shard block.
 	RunID   string
 	Version string
-	GitHub  GitHub
+	GitHub  report.GitHub
 }
 
-// MergeError is a refusal to merge: the reports do not make one run.
-type MergeError struct{ Msg string }
+// Error is a refusal to merge: the reports do not make one run.
+type Error struct{ Msg string }
 
-func (e *MergeError) Error() string { return e.Msg }
+func (e *Error) Error() string { return e.Msg }
 
 func refuse(format string, args ...any) error {
-	return &MergeError{Msg: fmt.Sprintf(format, args...)}
+	return &Error{Msg: fmt.Sprintf(format, args...)}
 }
 
 // Merge combines the reports of the shards of one run into one report, as
 // the unsharded run would have written it: the programs in spec order,
 // counts, groups (pass@k for opt.PassAt) and the verdict recomputed. It
-// refuses (a *MergeError) a report that is not a shard's, shards of
+// refuses (a *Error) a report that is not a shard's, shards of
 // different specs (digests) or counts, two reports of one shard or of one
 // program, and a missing shard unless opt.AllowMissing: then each of its
 // programs is undetermined with no cases, and the merge cannot be true.
 // The run failed (Error) when any shard's run failed; it was interrupted
 // when any shard was.
-func Merge(in []MergeInput, opt MergeOptions) (Report, error) {
+func Merge(in []Input, opt Options) (report.Report, error) {
 	if len(in) == 0 {
-		return Report{}, refuse("no shard reports to merge")
+		return report.Report{}, refuse("no shard reports to merge")
 	}
-	byIndex := map[int]MergeInput{}
-	var first *Shard
+	byIndex := map[int]Input{}
+	var first *report.Shard
 	var firstPath string
 	for _, m := range in {
 		s := m.Report.Shard
@@ -68,21 +68,21 @@ func Merge(in []MergeInput, opt MergeOptions) (Report, error) {
 			if e := m.Report.Error; s == nil && e != "" {
 				why += "; its run: " + e
 			}
-			return Report{}, refuse("%s: %s", m.Path, why)
+			return report.Report{}, refuse("%s: %s", m.Path, why)
 		}
 		if first == nil {
 			first, firstPath = s, m.Path
 		}
 		switch {
 		case s.Count != first.Count:
-			return Report{}, refuse("%s is shard %d/%d, but %s is of %d shards: not one run", m.Path, s.Index, s.Count, firstPath, first.Count)
+			return report.Report{}, refuse("%s is shard %d/%d, but %s is of %d shards: not one run", m.Path, s.Index, s.Count, firstPath, first.Count)
 		case s.SpecDigest != first.SpecDigest:
-			return Report{}, refuse("%s and %s ran different specs (spec digest %s, %s): not one run", firstPath, m.Path, first.SpecDigest, s.SpecDigest)
+			return report.Report{}, refuse("%s and %s ran different specs (spec digest %s, %s): not one run", firstPath, m.Path, first.SpecDigest, s.SpecDigest)
 		case !slices.Equal(s.Programs, first.Programs):
-			return Report{}, refuse("%s and %s have different shard tables: not one run", firstPath, m.Path)
+			return report.Report{}, refuse("%s and %s have different shard tables: not one run", firstPath, m.Path)
 		}
 		if prev, dup := byIndex[s.Index]; dup {
-			return Report{}, refuse("%s and %s overlap: both are shard %d/%d", prev.Path, m.Path, s.Index, s.Count)
+			return report.Report{}, refuse("%s and %s overlap: both are shard %d/%d", prev.Path, m.Path, s.Index, s.Count)
 		}
 		byIndex[s.Index] = m
 	}
@@ -94,7 +94,7 @@ func Merge(in []MergeInput, opt MergeOptions) (Report, error) {
 		}
 		for _, p := range m.Report.Programs {
 			if prev, dup := owner[p.ID]; dup {
-				return Report{}, refuse("%s and %s overlap: both hold program %q", prev, m.Path, p.ID)
+				return report.Report{}, refuse("%s and %s overlap: both hold program %q", prev, m.Path, p.ID)
 			}
 			owner[p.ID] = m.Path
 		}
@@ -112,18 +112,18 @@ func Merge(in []MergeInput, opt MergeOptions) (Report, error) {
 		for k, i := range missing {
 			names[k] = fmt.Sprintf("%d/%d", i, first.Count)
 		}
-		return Report{}, refuse("shard %s missing (merge with --allow-missing to judge its programs undetermined)", strings.Join(names, ", "))
+		return report.Report{}, refuse("shard %s missing (merge with --allow-missing to judge its programs undetermined)", strings.Join(names, ", "))
 	}
 
 	base := byIndex[merged[0]].Report
-	out := Report{
-		Schema:   Schema,
-		Tool:     Tool{Name: ToolName, Version: opt.Version},
+	out := report.Report{
+		Schema:   report.Schema,
+		Tool:     report.Tool{Name: report.ToolName, Version: opt.Version},
 		RunID:    opt.RunID,
 		Spec:     base.Spec,
 		SpecFile: base.SpecFile,
 		GitHub:   opt.GitHub,
-		Shard: &Shard{Index: 0, Count: first.Count, SpecDigest: first.SpecDigest,
+		Shard: &report.Shard{Index: 0, Count: first.Count, SpecDigest: first.SpecDigest,
 			Merged: merged, Missing: missing, Programs: first.Programs},
 	}
 	var end time.Time
@@ -145,23 +145,23 @@ func Merge(in []MergeInput, opt MergeOptions) (Report, error) {
 	out.DurationMS = end.Sub(out.StartedAt).Milliseconds()
 	out.Error = strings.Join(errs, "; ")
 
-	shards := make([]Report, 0, len(merged))
+	shards := make([]report.Report, 0, len(merged))
 	for _, i := range merged {
 		shards = append(shards, byIndex[i].Report)
 	}
 	reuse, err := mergeSources(shards)
 	if err != nil {
-		return Report{}, err
+		return report.Report{}, err
 	}
 	out.Reuse = reuse
 
-	held := map[string]Program{}
+	held := map[string]report.Program{}
 	for _, i := range merged {
 		for _, p := range byIndex[i].Report.Programs {
 			held[p.ID] = p
 		}
 	}
-	out.Programs = make([]Program, 0, len(first.Programs))
+	out.Programs = make([]report.Program, 0, len(first.Programs))
 	for _, t := range first.Programs {
 		p, ok := held[t.ID]
 		if !ok {
@@ -169,39 +169,33 @@ func Merge(in []MergeInput, opt MergeOptions) (Report, error) {
 		}
 		out.Programs = append(out.Programs, p)
 	}
-	// Counted as Read counts them, nondeterministic cases too: a merged
-	// report must read back.
-	out.Counts = countsOf(out.Programs)
-	out.Reuse = reuseOf(&out)
-	out.Verdict = overall(out)
+	// Counted as reportread.Read counts them, nondeterministic cases too: a
+	// merged report must read back.
+	out.Counts = report.CountsOf(out.Programs)
+	out.Reuse = report.ReuseOf(&out)
+	out.Verdict = report.Overall(out)
 	ks := opt.PassAt
 	if len(ks) == 0 {
-		ks = DefaultPassAt
+		ks = report.DefaultPassAt
 	}
-	out.Groups = groups(out.Programs, ks)
-	return normalize(out), nil
+	out.Groups = report.GroupsOf(out.Programs, ks)
+	return report.Normalize(out), nil
 }
 
 // missingProgram is the entry of a program whose shard's report is
 // missing: undetermined, with no cases (nothing was observed).
-func missingProgram(t ShardProgram, count int) Program {
-	why := missingReason(t.Shard, count)
-	return Program{
+func missingProgram(t report.ShardProgram, count int) report.Program {
+	why := report.MissingReason(t.Shard, count)
+	return report.Program{
 		ID: t.ID, Name: t.Name, Group: t.Group, File: t.File, Profile: t.Profile,
 		Line: t.Line, Col: t.Col,
 		// Nothing was observed, so nothing of another format: a rescore
 		// of the merge leaves it undetermined rather than refuse it.
-		EvidenceFormat:     EvidenceFormat,
+		EvidenceFormat:     report.EvidenceFormat,
 		Verdict:            verdict.Undetermined,
 		Reason:             why,
 		Acquisition:        runner.AcquisitionError,
 		AcquisitionReasons: []string{why + ": its report was not among those merged"},
-		Cases:              []Case{},
+		Cases:              []report.Case{},
 	}
 }
-
-// missingReason is the reason of a merge's program whose shard is missing.
-func missingReason(shard, count int) string { return fmt.Sprintf("shard %d/%d missing", shard, count) }
-
-// missingShardReason matches what missingReason writes.
-var missingShardReason = regexp.MustCompile(`^shard [0-9]+/[0-9]+ missing$`)

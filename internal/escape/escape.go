@@ -1,4 +1,11 @@
-package report
+// Package escape makes untrusted text inert for the renderers: everything
+// a program printed and everything the spec says (the spec comes from a
+// pull request) reaches a terminal, a log, Markdown or HTML only through
+// Text, Quote or Shorten, as one line in which no control byte, line break
+// or bidi control survives. The renderers (terminal, publish, junit,
+// htmlreport) build on it, and so do reportread's messages, which quote
+// what a report holds.
+package escape
 
 import (
 	"fmt"
@@ -112,12 +119,12 @@ func unsafeRune(r rune) bool {
 	return !unicode.IsPrint(r)
 }
 
-// Escape returns s as one line of inert text (see escapeTo): no control
+// Text returns s as one line of inert text (see escapeTo): no control
 // byte, line break or bidi control survives. The renderers (terminal,
 // publish, htmlreport) build on it.
-func Escape(s string) string { return esc(s) }
+func Text(s string) string { return esc(s) }
 
-// Quote returns s escaped as Escape does, except that backslashes and
+// Quote returns s escaped as Text does, except that backslashes and
 // double quotes are escaped too, in double quotes: an argument or a name
 // shown as one value.
 func Quote(s string) string { return quote(s) }

@@ -1,4 +1,4 @@
-package report_test
+package reportread_test
 
 import (
 	"bytes"
@@ -11,7 +11,9 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
 	"github.com/behaves-dev/behaves/internal/reporttest"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -24,7 +26,7 @@ import (
 func TestShapeRefuses(t *testing.T) {
 	t.Parallel()
 	written := reporttest.Encoded(t, reporttest.Report())
-	sameAs := reporttest.SameAs(t, report.DefaultMaxReportSize)
+	sameAs := reporttest.SameAs(t, reportwrite.DefaultMaxReportSize)
 	group := func(m map[string]any) map[string]any { return m["groups"].([]any)[0].(map[string]any) }
 	kase := func(m map[string]any, p, c int) map[string]any {
 		return m["programs"].([]any)[p].(map[string]any)["cases"].([]any)[c].(map[string]any)
@@ -112,12 +114,12 @@ func TestShapeRefuses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = report.CheckShape(b)
+			err = reportread.CheckShape(b)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("checkShape = %v, want an error containing %q", err, tt.want)
 			}
 			// Read says the same: the shape pass comes first.
-			if _, rerr := report.Read(bytes.NewReader(b), int64(len(b))); rerr == nil || rerr.Error() != err.Error() {
+			if _, rerr := reportread.Read(bytes.NewReader(b), int64(len(b))); rerr == nil || rerr.Error() != err.Error() {
 				t.Errorf("Read = %v, want %v", rerr, err)
 			}
 		})
@@ -134,11 +136,11 @@ func TestShapeRefusesRawJSON(t *testing.T) {
 	for _, tt := range []struct{ name, data, want string }{
 		{"a key twice", `{"verdict": "true",` + body, `the report: "verdict" is given twice`},
 		{"a case key twice", strings.Replace(string(written), `"args": [`, `"args": [], "args": [`, 1), `programs[0].cases[0]: "args" is given twice`},
-		{"deep nesting", `{"x": ` + strings.Repeat("[", report.MaxNesting+1) + strings.Repeat("]", report.MaxNesting+1) + "," + body, "nested more than 10000 deep"},
+		{"deep nesting", `{"x": ` + strings.Repeat("[", reportread.MaxNesting+1) + strings.Repeat("]", reportread.MaxNesting+1) + "," + body, "nested more than 10000 deep"},
 		{"cut", string(written[:len(written)/2]), "JSON"},
 		{"not an object", `[]`, "not a report"},
 	} {
-		if err := report.CheckShape([]byte(tt.data)); err == nil || !strings.Contains(err.Error(), tt.want) {
+		if err := reportread.CheckShape([]byte(tt.data)); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: checkShape = %v, want an error containing %q", tt.name, err, tt.want)
 		}
 	}
@@ -161,9 +163,9 @@ func TestShapeCostOfRealReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, data := range map[string][]byte{
-		"fixture": reporttest.Encoded(t, reporttest.Report()), "same_as": reporttest.SameAs(t, report.DefaultMaxReportSize), "big": big.Bytes(), "50,000 cases": many.Bytes(),
+		"fixture": reporttest.Encoded(t, reporttest.Report()), "same_as": reporttest.SameAs(t, reportwrite.DefaultMaxReportSize), "big": big.Bytes(), "50,000 cases": many.Bytes(),
 	} {
-		cost, err := report.DecodeCost(data)
+		cost, err := reportread.DecodeCost(data)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
@@ -172,7 +174,7 @@ func TestShapeCostOfRealReports(t *testing.T) {
 		if ratio > 1.5 {
 			t.Errorf("%s: decoding %d bytes costs %d (%.2f × its size), want at most 1.5 ×", name, len(data), cost, ratio)
 		}
-		if _, err := report.Read(bytes.NewReader(data), int64(len(data))); err != nil {
+		if _, err := reportread.Read(bytes.NewReader(data), int64(len(data))); err != nil {
 			t.Errorf("%s: Read: %v", name, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package report_test
+package reportread_test
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
+	"github.com/behaves-dev/behaves/internal/reportschema/schematest"
 	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -22,14 +24,15 @@ func TestReadRoundTrip(t *testing.T) {
 	if err := report.Encode(&buf, want); err != nil {
 		t.Fatal(err)
 	}
-	got, err := report.Read(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	schematest.Check(t, "the encoded report", buf.Bytes())
+	got, err := reportread.Read(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
 	if err != nil {
 		t.Fatalf("Read: %v", err)
 	}
 	if got.Verdict != want.Verdict || got.Counts != want.Counts || len(got.Programs) != len(want.Programs) {
 		t.Errorf("Read = verdict %s counts %+v, want %s %+v", got.Verdict, got.Counts, want.Verdict, want.Counts)
 	}
-	if _, err := report.Read(bytes.NewReader(buf.Bytes()), int64(buf.Len()-1)); err == nil || !strings.Contains(err.Error(), "larger than") {
+	if _, err := reportread.Read(bytes.NewReader(buf.Bytes()), int64(buf.Len()-1)); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("Read over the limit: err = %v, want larger than", err)
 	}
 }
@@ -70,7 +73,7 @@ func TestStdinExcerpt(t *testing.T) {
 	if bytes.Contains(old, []byte("stdin_excerpt")) || len(old) == len(written) {
 		t.Fatal("the test did not remove the stdin keys")
 	}
-	r, err := report.Read(bytes.NewReader(old), 1<<20)
+	r, err := reportread.Read(bytes.NewReader(old), 1<<20)
 	if err != nil {
 		t.Fatalf("Read of a report without the stdin keys: %v", err)
 	}
@@ -206,16 +209,16 @@ func TestReadRefusesForgery(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = report.Read(bytes.NewReader(b), 1<<20)
+			_, err = reportread.Read(bytes.NewReader(b), 1<<20)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Read = %v, want an error containing %q", err, tt.want)
 			}
 		})
 	}
-	if _, err := report.Read(bytes.NewReader(append(written, "{}"...)), 1<<20); err == nil {
+	if _, err := reportread.Read(bytes.NewReader(append(written, "{}"...)), 1<<20); err == nil {
 		t.Error("Read accepted data after the report")
 	}
-	if r, err := report.Read(bytes.NewReader(written), 1<<20); err != nil || r.Verdict != verdict.False {
+	if r, err := reportread.Read(bytes.NewReader(written), 1<<20); err != nil || r.Verdict != verdict.False {
 		t.Errorf("Read(fixture) = %v, %v; want false, nil", r.Verdict, err)
 	}
 }
@@ -229,7 +232,7 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(`{}`))
 	f.Add([]byte(`{"schema":"behaves.report/v1","programs":null}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := report.Read(bytes.NewReader(data), 1<<20)
+		r, err := reportread.Read(bytes.NewReader(data), 1<<20)
 		if err != nil {
 			return
 		}
@@ -237,7 +240,7 @@ func FuzzRead(f *testing.F) {
 		if err := report.Encode(&buf, r); err != nil {
 			t.Fatalf("Encode of an accepted report: %v", err)
 		}
-		again, err := report.Read(&buf, 4<<20)
+		again, err := reportread.Read(&buf, 4<<20)
 		if err != nil {
 			t.Fatalf("Read refuses its own accepted report re-encoded: %v", err)
 		}
@@ -261,6 +264,7 @@ func TestCaseFile(t *testing.T) {
 	if err := report.Encode(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
+	schematest.Check(t, "the encoded report", buf.Bytes())
 	var raw struct {
 		Programs []struct {
 			Cases []map[string]json.RawMessage `json:"cases"`
@@ -275,7 +279,7 @@ func TestCaseFile(t *testing.T) {
 	if got := string(raw.Programs[0].Cases[1]["file"]); got != `""` {
 		t.Errorf("a case written in the spec has file %s, want \"\"", got)
 	}
-	back, err := report.Read(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	back, err := reportread.Read(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +292,7 @@ func TestCaseFile(t *testing.T) {
 	if len(old) == len(written) || !bytes.Contains(old, []byte(`"file"`)) {
 		t.Fatal("the test did not remove the cases' file keys, or removed the programs' too")
 	}
-	if _, err := report.Read(bytes.NewReader(old), 1<<20); err != nil {
+	if _, err := reportread.Read(bytes.NewReader(old), 1<<20); err != nil {
 		t.Errorf("Read of a report whose cases have no file: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package report
+package reportread
 
 import (
 	"encoding"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/behaves-dev/behaves/internal/escape"
+	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -27,7 +29,7 @@ import (
 //     case-insensitively), and one that matches a field only
 //     case-insensitively or names a field twice is refused, so that what
 //     the walk checks is what the decoder fills;
-//   - the keys Encode always writes are present and not null (report,
+//   - the keys report.Encode always writes are present and not null (report,
 //     program, case);
 //   - the shape limits: at most verdict.MaxPassAtKs values of k a group,
 //     each a k from 1 to verdict.MaxPassAtK in decimal, the same set in
@@ -87,7 +89,7 @@ func checkShape(data []byte) error {
 	return nil
 }
 
-var typeOfReport = reflect.TypeFor[Report]()
+var typeOfReport = reflect.TypeFor[report.Report]()
 
 // walker walks one report's raw JSON.
 type walker struct {
@@ -145,11 +147,11 @@ type structInfo struct {
 
 var structInfos sync.Map // reflect.Type → *structInfo
 
-// required are the keys Encode always writes and Read requires (not null).
+// required are the keys report.Encode always writes and Read requires (not null).
 var required = map[reflect.Type][]string{
-	reflect.TypeFor[Report]():  {"schema", "tool", "run_id", "spec", "spec_file", "verdict", "counts", "interrupted", "error", "spec_errors", "github", "programs"},
-	reflect.TypeFor[Program](): {"id", "name", "file", "profile", "line", "col", "verdict", "reason", "acquisition", "cases"},
-	reflect.TypeFor[Case]():    {"name", "line", "col", "args", "verdict", "reason", "expect", "event"},
+	reflect.TypeFor[report.Report]():  {"schema", "tool", "run_id", "spec", "spec_file", "verdict", "counts", "interrupted", "error", "spec_errors", "github", "programs"},
+	reflect.TypeFor[report.Program](): {"id", "name", "file", "profile", "line", "col", "verdict", "reason", "acquisition", "cases"},
+	reflect.TypeFor[report.Case]():    {"name", "line", "col", "args", "verdict", "reason", "expect", "event"},
 }
 
 func infoOf(t reflect.Type) *structInfo {
@@ -264,7 +266,7 @@ func (w *walker) object(t reflect.Type, path string) error {
 	} else {
 		seen = make([]uint8, len(si.fields))
 	}
-	isCase := t == reflect.TypeFor[Case]()
+	isCase := t == reflect.TypeFor[report.Case]()
 	if isCase {
 		w.sameAs = false
 	}
@@ -296,7 +298,7 @@ func (w *walker) object(t reflect.Type, path string) error {
 		f := si.fields[i]
 		sub := join(path, f.name)
 		if !exact {
-			return shapeError(path, "key %s is not %q: behaves writes its keys exactly", quote(shorten(key, 40)), f.name)
+			return shapeError(path, "key %s is not %q: behaves writes its keys exactly", escape.Quote(escape.Shorten(key, 40)), f.name)
 		}
 		if seen[i] != 0 {
 			return shapeError(path, "%q is given twice", f.name)
@@ -312,7 +314,7 @@ func (w *walker) object(t reflect.Type, path string) error {
 		switch {
 		case limit > 0 && f.typ.Kind() == reflect.Slice:
 			n, err = w.countedArray(f.typ, sub, f.name, limit, what)
-		case t == reflect.TypeFor[Group]() && f.name == "pass_at":
+		case t == reflect.TypeFor[report.Group]() && f.name == "pass_at":
 			err = w.passAt(f.typ, sub)
 		case limit > 0 && f.typ.Kind() == reflect.Map:
 			err = w.countedMap(f.typ, sub, f.name, limit, what)
@@ -325,7 +327,7 @@ func (w *walker) object(t reflect.Type, path string) error {
 		switch {
 		case isCase && f.name == "reference_events":
 			refEvents = n
-		case t == reflect.TypeFor[Expect]() && f.name == "same_as":
+		case t == reflect.TypeFor[report.Expect]() && f.name == "same_as":
 			w.sameAs = !null
 		}
 	}
@@ -353,12 +355,12 @@ func where(path string) string {
 // (0 for no limit but the file's size), and what to call them.
 func (w *walker) limitOf(t reflect.Type, name string) (int, string) {
 	switch {
-	case t == reflect.TypeFor[Case]() && (name == "runs" || name == "reference_events"):
-		return MaxRuns, "the repeat ceiling"
-	case t == reflect.TypeFor[Group]() && name == "pass_at_reasons":
+	case t == reflect.TypeFor[report.Case]() && (name == "runs" || name == "reference_events"):
+		return report.MaxRuns, "the repeat ceiling"
+	case t == reflect.TypeFor[report.Group]() && name == "pass_at_reasons":
 		return verdict.MaxPassAtKs, "the values of k a run asks for"
-	case t == reflect.TypeFor[Reuse]() && name == "sources":
-		return MaxReuseRuns, "the runs a report names as where its evidence came from"
+	case t == reflect.TypeFor[report.Reuse]() && name == "sources":
+		return report.MaxReuseRuns, "the runs a report names as where its evidence came from"
 	}
 	return 0, ""
 }
@@ -423,7 +425,7 @@ func (w *walker) mapObject(t reflect.Type, path, name string) error {
 func (w *walker) countedMap(t reflect.Type, path, name string, limit int, what string) error {
 	return w.eachKey(path, limit, what, func(key string) error {
 		w.charge(name, 2*(2*stringHeader+int64(t.Elem().Size())+mapEntryOverhead)+int64(len(key)))
-		return w.value(t.Elem(), path+"["+strconv.Quote(shorten(key, 20))+"]", name)
+		return w.value(t.Elem(), path+"["+strconv.Quote(escape.Shorten(key, 20))+"]", name)
 	})
 }
 
@@ -473,7 +475,7 @@ func (w *walker) passAt(t reflect.Type, path string) error {
 	err := w.eachKey(path, verdict.MaxPassAtKs, "the values of k a run may ask for", func(key string) error {
 		k, err := strconv.Atoi(key)
 		if err != nil || k < 1 || k > verdict.MaxPassAtK || strconv.Itoa(k) != key {
-			return shapeError(path, "key %s is not a k from 1 to %d", quote(shorten(key, 40)), verdict.MaxPassAtK)
+			return shapeError(path, "key %s is not a k from 1 to %d", escape.Quote(escape.Shorten(key, 40)), verdict.MaxPassAtK)
 		}
 		for _, seen := range w.keys {
 			if seen == key {

@@ -1,4 +1,4 @@
-package report_test
+package reportread_test
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
+	"github.com/behaves-dev/behaves/internal/reportschema/schematest"
 	"github.com/behaves-dev/behaves/internal/reporttest"
 )
 
@@ -20,7 +22,8 @@ func TestReadBuild(t *testing.T) {
 	if err := report.Encode(&buf, r); err != nil {
 		t.Fatal(err)
 	}
-	back, err := report.Read(bytes.NewReader(buf.Bytes()), 1<<20)
+	schematest.Check(t, "the encoded report", buf.Bytes())
+	back, err := reportread.Read(bytes.NewReader(buf.Bytes()), 1<<20)
 	if err != nil {
 		t.Fatalf("Read: %v", err)
 	}
@@ -41,14 +44,14 @@ func TestReadBuild(t *testing.T) {
 	delete(p, "build")
 	delete(p["cases"].([]any)[0].(map[string]any)["event"].(map[string]any), "build_failure")
 	old, _ := json.Marshal(m)
-	if _, err := report.Read(bytes.NewReader(old), 1<<20); err != nil {
+	if _, err := reportread.Read(bytes.NewReader(old), 1<<20); err != nil {
 		t.Errorf("a report without build keys: %v", err)
 	}
 
 	p = m["programs"].([]any)[0].(map[string]any)
 	p["build"] = map[string]any{"resource_limit": "disk", "command": []any{}}
 	bad, _ := json.Marshal(m)
-	if _, err := report.Read(bytes.NewReader(bad), 1<<20); err == nil || !strings.Contains(err.Error(), "resource_limit") {
+	if _, err := reportread.Read(bytes.NewReader(bad), 1<<20); err == nil || !strings.Contains(err.Error(), "resource_limit") {
 		t.Errorf("a build with resource_limit disk: %v, want refused", err)
 	}
 }

@@ -1,4 +1,4 @@
-package report_test
+package reportread_test
 
 import (
 	"bytes"
@@ -12,7 +12,9 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportread"
 	"github.com/behaves-dev/behaves/internal/reporttest"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 )
 
 // writtenReports are reports as behaves writes them, through the Writer
@@ -25,12 +27,12 @@ func writtenReports(t *testing.T) map[string][]byte {
 	out := map[string][]byte{}
 	budget := func(name string, in assemble.Input, maxSize int64) {
 		path := filepath.Join(t.TempDir(), "report.json")
-		w, err := assemble.NewWriter(path, report.WriterOptions{MaxSize: maxSize})
+		w, err := assemble.NewWriter(path, reportwrite.Options{MaxSize: maxSize})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer w.Close()
-		if _, err := w.Commit(assemble.Report(reporttest.AddAll(w, in))); err != nil {
+		if _, err := reporttest.Commit(t, w, assemble.Report(reporttest.AddAll(w, in))); err != nil {
 			t.Fatal(err)
 		}
 		if out[name], err = os.ReadFile(path); err != nil {
@@ -55,7 +57,7 @@ func TestWrittenReportsRecordEveryDigest(t *testing.T) {
 	t.Parallel()
 	sha := regexp.MustCompile(`^[0-9a-f]{64}$`)
 	for name, data := range writtenReports(t) {
-		r, err := report.Read(bytes.NewReader(data), 1<<30)
+		r, err := reportread.Read(bytes.NewReader(data), 1<<30)
 		if err != nil {
 			t.Errorf("%s: the written report does not read back: %v", name, err)
 			continue
@@ -134,7 +136,7 @@ func TestReadRefusesAnEventWithoutItsDigests(t *testing.T) {
 				ev[tc.field] = tc.value
 			}
 			edited, _ := json.Marshal(m)
-			_, err := report.Read(bytes.NewReader(edited), 1<<30)
+			_, err := reportread.Read(bytes.NewReader(edited), 1<<30)
 			if err == nil || !strings.HasPrefix(err.Error(), tc.wantPrefix+" ") {
 				t.Errorf("Read: %v, want a refusal naming %s", err, tc.wantPrefix)
 			}
@@ -145,7 +147,7 @@ func TestReadRefusesAnEventWithoutItsDigests(t *testing.T) {
 			if tc.value == "not a digest" {
 				return // a digest that is there is checked against the output
 			}
-			if _, err := report.Read(bytes.NewReader(older), 1<<30); err != nil {
+			if _, err := reportread.Read(bytes.NewReader(older), 1<<30); err != nil {
 				t.Errorf("the same event of evidence format 0: %v, want it read", err)
 			}
 		})
@@ -204,7 +206,7 @@ func TestReadRefusesReuseOfAnUnlistedRun(t *testing.T) {
 			if err := report.Encode(&buf, edited); err != nil {
 				t.Fatal(err)
 			}
-			_, err := report.Read(&buf, 1<<30)
+			_, err := reportread.Read(&buf, 1<<30)
 			if err == nil || err.Error() != tc.want+": a reused case names a run the report lists" {
 				t.Errorf("Read: %v, want %q", err, tc.want)
 			}

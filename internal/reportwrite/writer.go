@@ -1,4 +1,4 @@
-package report
+package reportwrite
 
 import (
 	"bufio"
@@ -15,6 +15,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -22,28 +23,14 @@ import (
 // (--max-report-size).
 const DefaultMaxReportSize int64 = 256 << 20
 
-// DefaultExcerpts is how many cases that are not true keep the start of
-// their output in a Writer's summaries when WriterOptions.Excerpts is 0:
-// as many as the terminal rendering describes by default.
-const DefaultExcerpts = 100
-
-// ExcerptMax is how much of each stream a summary's excerpt holds for a
-// renderer (Case.HeldOutput): the terminal shows at most that much of a
-// stream.
-const ExcerptMax = 4096
-
-// excerptBytes is what a summary keeps of a stream: ExcerptMax plus a
-// rune's worth, so that a renderer can cut on a rune boundary.
-const excerptBytes = ExcerptMax + utf8.UTFMax
-
-// JSON indentation of the report's nesting levels, as Encode writes them.
+// JSON indentation of the report's nesting levels, as report.Encode writes them.
 const (
 	programIndent = "    "
 	caseIndent    = "        "
 )
 
-// WriterOptions tune a Writer.
-type WriterOptions struct {
+// Options tune a Writer.
+type Options struct {
 	// MaxSize bounds the bytes of the report's case entries (each case's
 	// JSON, its output included); 0 or less means no bound. Past it, the
 	// kept output of cases is omitted: true cases' first, then
@@ -72,7 +59,7 @@ type WriterOptions struct {
 type Writer struct {
 	path  string
 	spool string
-	opt   WriterOptions
+	opt   Options
 
 	mu       sync.Mutex
 	entries  map[[2]int]*entry
@@ -89,8 +76,8 @@ type Writer struct {
 
 // entry is one case as the Writer holds it.
 type entry struct {
-	key  [2]int // program, case
-	c    Case   // the summary, or the entry as written when not spooled
+	key  [2]int      // program, case
+	c    report.Case // the summary, or the entry as written when not spooled
 	rank int
 	file string // the spooled entry with its output; "" when none
 	// size and bare are the bytes of the entry with and without its
@@ -101,9 +88,9 @@ type entry struct {
 // NewWriter makes a Writer for the report at path, with its spool folder
 // next to it (same file system, so the budget also bounds the disk that
 // the spool takes there). Close removes the spool.
-func NewWriter(path string, opt WriterOptions) (*Writer, error) {
+func NewWriter(path string, opt Options) (*Writer, error) {
 	if opt.Excerpts <= 0 {
-		opt.Excerpts = DefaultExcerpts
+		opt.Excerpts = report.DefaultExcerpts
 	}
 	spool, err := os.MkdirTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.spool")
 	if err != nil {
@@ -113,14 +100,14 @@ func NewWriter(path string, opt WriterOptions) (*Writer, error) {
 }
 
 // Add records the judged case c of program p: entry is the case's JSON
-// entry without its output (each event as EventOf makes it: sizes and
+// entry without its output (each event as report.EventOf makes it: sizes and
 // SHA-256, no bytes), and streams the kept stdout and stderr of each of
 // its events, in the order the entry holds them (its event, each run's,
 // each reference event's). The entry goes to the spool with its output
 // (or in without it, see Writer) and a summary stays in memory. It may be
 // called from several goroutines. The output is written to the spool
 // straight from streams, without a copy, one case at a time.
-func (w *Writer) Add(p, c int, entry Case, streams [][]byte) {
+func (w *Writer) Add(p, c int, entry report.Case, streams [][]byte) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.add([2]int{p, c}, entry, streams)
@@ -129,20 +116,20 @@ func (w *Writer) Add(p, c int, entry Case, streams [][]byte) {
 // Commit writes the report r (as package assemble builds it) atomically
 // to the Writer's path: the cases given to Add are taken from the spool,
 // the others are added now. It returns r with every case as its summary,
-// for the terminal (Encode refuses it). On failure the report's path is
+// for the terminal (report.Encode refuses it). On failure the report's path is
 // left as it was.
-func (w *Writer) Commit(r Report) (Report, error) {
+func (w *Writer) Commit(r report.Report) (report.Report, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	out := normalize(r)
+	out := report.Normalize(r)
 	for i := range out.Programs {
 		p := &out.Programs[i]
-		cases := make([]Case, len(p.Cases))
+		cases := make([]report.Case, len(p.Cases))
 		for j := range p.Cases {
 			e := w.entries[[2]int{i, j}]
 			if e == nil {
 				c := p.Cases[j]
-				e = w.add([2]int{i, j}, summarize(c), caseStreams(&c))
+				e = w.add([2]int{i, j}, report.Summarize(c), caseStreams(&c))
 			}
 			cases[j] = e.c
 		}
@@ -150,8 +137,8 @@ func (w *Writer) Commit(r Report) (Report, error) {
 	}
 	// The cases given to Add carry what r may not (their runs, and so
 	// whether they are nondeterministic): count them as they are.
-	out.Counts = countsOf(out.Programs)
-	out.Reuse = reuseOf(&out)
+	out.Counts = report.CountsOf(out.Programs)
+	out.Reuse = report.ReuseOf(&out)
 	out.OutputOmittedCases = w.omitted
 	if w.err != nil {
 		return out, fmt.Errorf("writing report %s: %w", w.path, w.err)
@@ -159,6 +146,9 @@ func (w *Writer) Commit(r Report) (Report, error) {
 	err := writeAtomic(w.path, func(f io.Writer) error { return w.assemble(f, out) })
 	return out, err
 }
+
+// Path is the report's path, where Commit writes it.
+func (w *Writer) Path() string { return w.path }
 
 // Close removes the spool folder and what is left in it.
 func (w *Writer) Close() error {
@@ -179,23 +169,9 @@ func rank(v verdict.Verdict) int {
 	}
 }
 
-// events lists the case's events in the order the JSON holds them: the
-// case's event, then each run's, then each of its reference's.
-func (c *Case) events() []*Event {
-	evs := make([]*Event, 0, 1+len(c.Runs)+len(c.ReferenceEvents))
-	evs = append(evs, &c.Event)
-	for k := range c.Runs {
-		evs = append(evs, &c.Runs[k].Event)
-	}
-	for k := range c.ReferenceEvents {
-		evs = append(evs, &c.ReferenceEvents[k])
-	}
-	return evs
-}
-
 // hasOutput reports whether any of the case's events kept output.
-func hasOutput(c *Case) bool {
-	for _, e := range c.events() {
+func hasOutput(c *report.Case) bool {
+	for _, e := range c.Events() {
 		if e.StdoutKeptBytes > 0 || e.StderrKeptBytes > 0 {
 			return true
 		}
@@ -205,9 +181,9 @@ func hasOutput(c *Case) bool {
 
 // caseStreams returns the kept bytes of each of c's events, stdout then
 // stderr, in the order of events.
-func caseStreams(c *Case) [][]byte {
+func caseStreams(c *report.Case) [][]byte {
 	var out [][]byte
-	for _, e := range c.events() {
+	for _, e := range c.Events() {
 		out = append(out, e.StdoutData(), e.StderrData())
 	}
 	return out
@@ -216,11 +192,11 @@ func caseStreams(c *Case) [][]byte {
 // add takes case c, whose events hold no output, with the kept bytes of
 // each event's stdout and stderr in streams (in the order of events),
 // under key; w.mu is held.
-func (w *Writer) add(key [2]int, c Case, streams [][]byte) *entry {
+func (w *Writer) add(key [2]int, c report.Case, streams [][]byte) *entry {
 	if old := w.entries[key]; old != nil {
 		return old // each case is added once; a repeat changes nothing
 	}
-	evs := c.events()
+	evs := c.Events()
 	total := 0
 	for k, e := range evs {
 		var out, errb []byte
@@ -235,7 +211,7 @@ func (w *Writer) add(key [2]int, c Case, streams [][]byte) *entry {
 	if len(streams) != 2*len(evs) && w.err == nil && total > 0 {
 		w.err = fmt.Errorf("case %d of program %d: its output does not match its runs", key[1], key[0])
 	}
-	e := &entry{key: key, rank: rank(c.Verdict), c: summarize(c)}
+	e := &entry{key: key, rank: rank(c.Verdict), c: report.Summarize(c)}
 	w.entries[key] = e
 	if e.rank > 0 && len(streams) >= 2 && len(streams[0])+len(streams[1]) > 0 {
 		w.keepExcerpt(e, streams[0], streams[1])
@@ -248,7 +224,7 @@ func (w *Writer) add(key [2]int, c Case, streams [][]byte) *entry {
 	}
 	e.size = base
 	for _, b := range streams {
-		e.size += encodedLen(b)
+		e.size += report.EncodedLen(b)
 	}
 	e.bare = w.measure(&w.short, omitted(e.c))
 	admit := w.err == nil && (w.opt.MaxSize <= 0 || w.used+e.size <= w.opt.MaxSize ||
@@ -273,7 +249,7 @@ func (w *Writer) add(key [2]int, c Case, streams [][]byte) *entry {
 }
 
 // measure encodes c into buf (reset first) and returns its size.
-func (w *Writer) measure(buf *bytes.Buffer, c Case) int64 {
+func (w *Writer) measure(buf *bytes.Buffer, c report.Case) int64 {
 	buf.Reset()
 	if err := encodeEntry(buf, c); err != nil && w.err == nil {
 		w.err = err
@@ -304,9 +280,9 @@ const (
 )
 
 // spliceOutput writes the entry enc, encoded without its output, with
-// streams (each event's stdout and stderr, in the order of Case.events) in
+// streams (each event's stdout and stderr, in the order of Case.Events) in
 // place of the empty stdout / stdout_base64 and stderr / stderr_base64
-// values (the ones encodeStream would fill), streamed so that no copy of
+// values (the ones Event.SetOutput would fill), streamed so that no copy of
 // the output is made. Every stream's field is found in order, also an
 // empty one's, so that the next stream's search starts past it.
 func spliceOutput(f io.Writer, enc []byte, streams [][]byte, runs int) error {
@@ -322,7 +298,7 @@ func spliceOutput(f io.Writer, enc []byte, streams [][]byte, runs int) error {
 		if k%2 == 1 {
 			key = "stderr"
 		}
-		if !asText(data) {
+		if !report.AsText(data) {
 			key += "_base64"
 		}
 		marker := []byte("\n" + indent + `"` + key + `": ""`)
@@ -343,11 +319,11 @@ func spliceOutput(f io.Writer, enc []byte, streams [][]byte, runs int) error {
 	return err
 }
 
-// writeStream writes b inside a JSON string as encodeStream stores it:
+// writeStream writes b inside a JSON string as report.Event.SetOutput stores it:
 // escaped text exactly as encoding/json writes it (HTML escaping off), or
 // base64.
 func writeStream(w io.Writer, b []byte) error {
-	if !asText(b) {
+	if !report.AsText(b) {
 		enc := base64.NewEncoder(base64.StdEncoding, w)
 		if _, err := enc.Write(b); err != nil {
 			return err
@@ -454,8 +430,8 @@ func (w *Writer) omit(e *entry) {
 
 // omittedAll reports whether every event of c that kept output says it
 // was left out.
-func omittedAll(c *Case) bool {
-	for _, e := range c.events() {
+func omittedAll(c *report.Case) bool {
+	for _, e := range c.Events() {
 		if e.StdoutKeptBytes > 0 && !e.StdoutOmitted || e.StderrKeptBytes > 0 && !e.StderrOmitted {
 			return false
 		}
@@ -478,47 +454,29 @@ func (w *Writer) keepExcerpt(e *entry, out, errb []byte) {
 			w.excerpts = w.excerpts[:len(w.excerpts)-1]
 			return
 		}
-		w.excerpts[last].c.excerpt = nil
+		w.excerpts[last].c.DropExcerpt()
 		w.excerpts = slices.Delete(w.excerpts, last, last+1)
 	}
-	e.c.excerpt = &[2][]byte{excerpt(out), excerpt(errb)}
+	e.c.HoldExcerpt(out, errb)
 }
 
 func before(a, b [2]int) bool { return a[0] < b[0] || a[0] == b[0] && a[1] < b[1] }
 
-// excerpt copies the start of b, so that the summary does not keep the
-// whole output alive.
-func excerpt(b []byte) []byte {
-	return slices.Clone(b[:min(len(b), excerptBytes)])
-}
-
-// summarize returns c without its output (its runs copied, not shared).
-func summarize(c Case) Case {
-	c.Runs = slices.Clone(c.Runs)
-	c.ReferenceEvents = slices.Clone(c.ReferenceEvents)
-	for _, e := range c.events() {
-		e.Stdout, e.StdoutBase64 = "", ""
-		e.Stderr, e.StderrBase64 = "", ""
-	}
-	c.summary = true
-	return c
-}
-
 // omitted returns the summary c marked as having its output left out, in
 // every event.
-func omitted(c Case) Case {
+func omitted(c report.Case) report.Case {
 	c.Runs = slices.Clone(c.Runs)
 	c.ReferenceEvents = slices.Clone(c.ReferenceEvents)
-	for _, e := range c.events() {
+	for _, e := range c.Events() {
 		e.StdoutOmitted = e.StdoutKeptBytes > 0
 		e.StderrOmitted = e.StderrKeptBytes > 0
 	}
 	return c
 }
 
-// encodeEntry writes c as Encode would inside a report (indented at the
+// encodeEntry writes c as report.Encode would inside a report (indented at the
 // cases' level), without the final newline.
-func encodeEntry(buf *bytes.Buffer, c Case) error {
+func encodeEntry(buf *bytes.Buffer, c report.Case) error {
 	return encodeAt(buf, caseIndent, c)
 }
 
@@ -537,7 +495,7 @@ func encodeAt(buf *bytes.Buffer, prefix string, v any) error {
 // the spool when it was spooled, else encoded from its entry. It removes
 // each spooled file once copied, so that the spool and the report never
 // hold an entry twice.
-func (w *Writer) assemble(f io.Writer, out Report) error {
+func (w *Writer) assemble(f io.Writer, out report.Report) error {
 	bw := bufio.NewWriterSize(f, 64<<10)
 	var buf bytes.Buffer
 	flush := func() error {
@@ -546,7 +504,7 @@ func (w *Writer) assemble(f io.Writer, out Report) error {
 		return err
 	}
 	head := out
-	head.Programs = []Program{}
+	head.Programs = []report.Program{}
 	if err := encodeAt(&buf, "", head); err != nil {
 		return err
 	}
@@ -555,7 +513,7 @@ func (w *Writer) assemble(f io.Writer, out Report) error {
 	}
 	for i := range out.Programs {
 		p := out.Programs[i]
-		p.Cases = []Case{}
+		p.Cases = []report.Case{}
 		buf.WriteString(sep(i) + programIndent)
 		if err := encodeAt(&buf, programIndent, p); err != nil {
 			return err

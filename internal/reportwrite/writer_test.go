@@ -1,4 +1,4 @@
-package report_test
+package reportwrite_test
 
 import (
 	"bytes"
@@ -8,10 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reporttest"
+	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -19,7 +21,7 @@ import (
 // and without its output (all of reporttest.BudgetRun's are alike).
 func entrySizes(t *testing.T, in assemble.Input) (full, bare int64) {
 	t.Helper()
-	full, bare, err := report.EntrySizes(assemble.Report(in).Programs[0].Cases[0])
+	full, bare, err := reportwrite.EntrySizes(assemble.Report(in).Programs[0].Cases[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +65,7 @@ func TestWriterBudget(t *testing.T) {
 	budget := 4*full + 6*bare // four entries with output, the rest without
 	dir := t.TempDir()
 	path := filepath.Join(dir, "report.json")
-	w, err := assemble.NewWriter(path, report.WriterOptions{MaxSize: budget})
+	w, err := assemble.NewWriter(path, reportwrite.Options{MaxSize: budget})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +77,7 @@ func TestWriterBudget(t *testing.T) {
 		}
 	}
 	in = reporttest.AddAll(w, in) // already added: nothing changes
-	if _, err := w.Commit(assemble.Report(in)); err != nil {
+	if _, err := reporttest.Commit(t, w, assemble.Report(in)); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
@@ -133,7 +135,7 @@ func TestWriterBudgetRanks(t *testing.T) {
 	verdicts := []verdict.Verdict{U, F, F, T, U}
 	in := reporttest.BudgetRun(verdicts, n)
 	full, bare := entrySizes(t, in)
-	w, err := assemble.NewWriter(filepath.Join(t.TempDir(), "report.json"), report.WriterOptions{MaxSize: full + 4*bare})
+	w, err := assemble.NewWriter(filepath.Join(t.TempDir(), "report.json"), reportwrite.Options{MaxSize: full + 4*bare})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +143,7 @@ func TestWriterBudgetRanks(t *testing.T) {
 	for j, c := range in.Programs[0].Cases {
 		w.AddCase(0, j, c)
 	}
-	r, err := w.Commit(assemble.Report(in))
+	r, err := reporttest.Commit(t, w, assemble.Report(in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +162,7 @@ func TestWriterExcerpts(t *testing.T) {
 	t.Parallel()
 	F := verdict.False
 	in := reporttest.BudgetRun([]verdict.Verdict{F, F, F, F}, 64<<10)
-	w, err := assemble.NewWriter(filepath.Join(t.TempDir(), "report.json"), report.WriterOptions{Excerpts: 2})
+	w, err := assemble.NewWriter(filepath.Join(t.TempDir(), "report.json"), reportwrite.Options{Excerpts: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,17 +170,18 @@ func TestWriterExcerpts(t *testing.T) {
 	for _, j := range []int{3, 1, 2, 0} { // finished out of order
 		w.AddCase(0, j, in.Programs[0].Cases[j])
 	}
-	r, err := w.Commit(assemble.Report(in))
+	r, err := reporttest.Commit(t, w, assemble.Report(in))
 	if err != nil {
 		t.Fatal(err)
 	}
+	excerptBytes := report.ExcerptMax + utf8.UTFMax // ExcerptMax and a rune, to cut at
 	for j, c := range r.Programs[0].Cases {
 		stdout, stderr := c.HeldOutput()
 		if got, want := stdout != nil, j < 2; got != want {
 			t.Errorf("case %d: excerpt held %v, want %v", j, got, want)
 		}
-		if stdout != nil && (len(stdout) != report.ExcerptBytes || len(stderr) != report.ExcerptBytes) {
-			t.Errorf("case %d: excerpt of %d and %d bytes, want %d", j, len(stdout), len(stderr), report.ExcerptBytes)
+		if stdout != nil && (len(stdout) != excerptBytes || len(stderr) != excerptBytes) {
+			t.Errorf("case %d: excerpt of %d and %d bytes, want %d", j, len(stdout), len(stderr), excerptBytes)
 		}
 	}
 }
