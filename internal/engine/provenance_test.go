@@ -14,6 +14,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/publish"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reportread"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/reuse"
 	"github.com/behaves-dev/behaves/internal/spec"
@@ -41,10 +42,10 @@ func provenanceRun(t *testing.T, ctx context.Context, sp *spec.Spec, runID, ghRu
 		}
 	}
 	out := NewPlan(sp, nil, 2).Run(ctx, &scriptSandbox{}, opt, w)
-	if _, err := w.Commit(out.Report); err != nil {
+	if _, err := reporttest.Commit(t, w, out.Report); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := reportread.File(path, 64<<20)
+	rep, err := reporttest.ReadFile(t, path, 64<<20)
 	if err != nil {
 		t.Fatalf("run %s: the report does not read back: %v", runID, err)
 	}
@@ -160,6 +161,7 @@ func TestReuseOfAnInterruptedRunKeepsWhatItReused(t *testing.T) {
 	if err := reportwrite.WriteJSON(pathStopped, stopped); err != nil {
 		t.Fatal(err)
 	}
+	reporttest.Written(t, pathStopped)
 	_, d := provenanceRun(t, t.Context(), sp, "run-d", "444", pathStopped)
 	for _, got := range reused(d) {
 		if !strings.HasSuffix(got, " ran: "+reuse.ReasonInterrupted) {

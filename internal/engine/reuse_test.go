@@ -16,7 +16,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reportmerge"
-	"github.com/behaves-dev/behaves/internal/reportread"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/reuse"
 	"github.com/behaves-dev/behaves/internal/shard"
@@ -50,10 +50,10 @@ func runPlanTo(t *testing.T, plan *Plan, sb *scriptSandbox, runID string, reuseP
 	if out.Err != nil {
 		t.Fatalf("run failed: %v", out.Err)
 	}
-	if _, err := w.Commit(out.Report); err != nil {
+	if _, err := reporttest.Commit(t, w, out.Report); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := reportread.File(path, 64<<20)
+	rep, err := reporttest.ReadFile(t, path, 64<<20)
 	if err != nil {
 		t.Fatalf("the report does not read back: %v", err)
 	}
