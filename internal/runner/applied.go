@@ -50,7 +50,9 @@ func Apply(prof Profile) Applied {
 	a := applyOne(prof)
 	a.Command = slices.Clone(prof.Command)
 	if prof.Build == nil { // with a build, the command is the full prefix
-		a.Command = append(a.Command, ProgramPath(prof))
+		if prof.ProgramName != "" { // a folder program without an entry: the command says what runs
+			a.Command = append(a.Command, ProgramPath(prof))
+		}
 		return a
 	}
 	bp := BuildProfile(prof)
@@ -99,8 +101,13 @@ func BuildProfile(prof Profile) Profile {
 	return bp
 }
 
-// ProgramPath is where a sandbox puts the program's entry file.
+// ProgramPath is where a sandbox puts the program's entry file: under
+// /program, at ProgramName; /program itself for a folder program without
+// an entry (a build's {program}).
 func ProgramPath(prof Profile) string {
+	if prof.ProgramName == "" {
+		return DefaultProgramDir
+	}
 	return DefaultProgramDir + "/" + prof.ProgramName
 }
 

@@ -20,7 +20,9 @@ type Profile struct {
 	// Command is the effective argv prefix; "/program/<ProgramName>" and the
 	// invocation's args follow it. The image ENTRYPOINT never applies.
 	Command []string
-	// ProgramName is the file name the entry file gets under /program.
+	// ProgramName is the path the entry file gets under /program: a file
+	// name for a one-file program, the entry's own path for a folder
+	// program ("" for one without an entry: nothing is appended).
 	ProgramName string
 	// Timeout bounds the program's own run, from start to exit.
 	Timeout time.Duration
@@ -107,10 +109,21 @@ func (nf NetworkFiles) OrDefault() NetworkFiles {
 }
 
 // Program is what runs: a file tree, path (relative to /program) to bytes.
-// Entry names the file that Profile.Command runs.
+// Entry names the file that Profile.Command runs ("" for a folder program
+// without one: the profile's command says what runs).
 type Program struct {
 	Files map[string][]byte
 	Entry string
+	// Folder marks a program that is a folder of files (a spec's dir:):
+	// its files keep their own paths (the entry is not renamed to the
+	// profile's program name) and its digest is its file list's (Digest).
+	Folder bool
+	// Executable are the files delivered executable (mode 0555; every
+	// other file 0444).
+	Executable map[string]bool
+	// Links are the symbolic links delivered with the files: path →
+	// target, a relative path that resolves inside the program.
+	Links map[string]string
 }
 
 // Invocation is one input to a program: its arguments and its stdin.

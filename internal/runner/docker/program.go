@@ -6,7 +6,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,9 +20,12 @@ import (
 const (
 	// programFileMode and programDirMode are the modes of the program's files
 	// and directories in its volume: readable by any uid, writable by none
-	// (the volume is also mounted read-only).
+	// (the volume is also mounted read-only); programExecMode is a file's
+	// that the program marks executable, and programLinkMode a link's.
 	programFileMode = 0o444
 	programDirMode  = 0o555
+	programExecMode = 0o555
+	programLinkMode = 0o777
 )
 
 // checkRelPath accepts a clean, relative, slash-separated path that stays
@@ -42,34 +47,43 @@ func checkRelPath(p string) error {
 }
 
 // programFiles lays the program's files out as they appear under /program:
-// the entry file under the profile's program name, every other file at its
-// own path.
-func programFiles(prog runner.Program, programName string) (map[string][]byte, error) {
-	if _, ok := prog.Files[prog.Entry]; !ok {
-		return nil, fmt.Errorf("the program has no entry file %q", prog.Entry)
+// a one-file program's entry file under the profile's program name, every
+// other file (and every file of a folder program) at its own path.
+func programFiles(prog runner.Program, programName string) (runner.Program, error) {
+	if prog.Folder {
+		if _, ok := prog.Files[prog.Entry]; prog.Entry != "" && !ok {
+			return runner.Program{}, fmt.Errorf("the program has no entry file %q", prog.Entry)
+		}
+		return prog, nil
 	}
-	out := make(map[string][]byte, len(prog.Files))
+	if _, ok := prog.Files[prog.Entry]; !ok {
+		return runner.Program{}, fmt.Errorf("the program has no entry file %q", prog.Entry)
+	}
+	out := runner.Program{Files: make(map[string][]byte, len(prog.Files)), Entry: programName}
 	for p, data := range prog.Files {
 		if p == prog.Entry {
 			continue
 		}
 		if err := checkRelPath(p); err != nil {
-			return nil, err
+			return runner.Program{}, err
 		}
-		out[p] = data
+		out.Files[p] = data
 	}
-	if _, ok := out[programName]; ok {
-		return nil, fmt.Errorf("the program name %q is also the path of another program file", programName)
+	if _, ok := out.Files[programName]; ok {
+		return runner.Program{}, fmt.Errorf("the program name %q is also the path of another program file", programName)
 	}
-	out[programName] = prog.Files[prog.Entry]
+	out.Files[programName] = prog.Files[prog.Entry]
 	return out, nil
 }
 
-// archiveEntry is one file or directory of a program, as it is archived.
+// archiveEntry is one file, link or directory of a program, as it is
+// archived.
 type archiveEntry struct {
 	name string // relative to the program's root; a directory ends in "/"
 	data []byte
 	dir  bool
+	exec bool   // a file delivered executable
+	link string // a symbolic link's target ("" for anything else)
 	// owned entries have their own owner and mode (a build volume's root,
 	// name "": the volume's own directory); the others are root's, with
 	// programFileMode or programDirMode.
@@ -78,30 +92,49 @@ type archiveEntry struct {
 	mode     int64
 }
 
-// programLayout checks a program's files (path relative to /program →
-// content) and lists them as archive entries, with their directories,
-// sorted: every directory precedes its contents.
-func programLayout(files map[string][]byte) ([]archiveEntry, error) {
+// programLayout checks a program's files and links as they appear under
+// /program (paths relative to it) and lists them as archive entries, with
+// their directories, sorted: every directory precedes its contents. A
+// link's target must be relative and resolve inside the program, through
+// no other link.
+func programLayout(prog runner.Program) ([]archiveEntry, error) {
 	dirs := map[string]bool{}
-	for p := range files {
-		if err := checkRelPath(p); err != nil {
-			return nil, err
+	for _, paths := range [][]string{slices.Collect(maps.Keys(prog.Files)), slices.Collect(maps.Keys(prog.Links))} {
+		for _, p := range paths {
+			if err := checkRelPath(p); err != nil {
+				return nil, err
+			}
+			for d := path.Dir(p); d != "."; d = path.Dir(d) {
+				dirs[d] = true
+			}
 		}
-		for d := path.Dir(p); d != "."; d = path.Dir(d) {
-			dirs[d] = true
+	}
+	for p := range prog.Links {
+		if _, ok := prog.Files[p]; ok {
+			return nil, fmt.Errorf("path %q is both a file and a link", p)
 		}
 	}
 	for d := range dirs {
-		if _, ok := files[d]; ok {
+		_, file := prog.Files[d]
+		_, link := prog.Links[d]
+		if file || link {
 			return nil, fmt.Errorf("path %q is both a file and a directory", d)
 		}
 	}
-	entries := make([]archiveEntry, 0, len(files)+len(dirs))
+	for p, target := range prog.Links {
+		if err := runner.CheckLink(p, target, prog.Links); err != nil {
+			return nil, err
+		}
+	}
+	entries := make([]archiveEntry, 0, len(prog.Files)+len(prog.Links)+len(dirs))
 	for d := range dirs {
 		entries = append(entries, archiveEntry{name: d + "/", dir: true})
 	}
-	for p, data := range files {
-		entries = append(entries, archiveEntry{name: p, data: data})
+	for p, data := range prog.Files {
+		entries = append(entries, archiveEntry{name: p, data: data, exec: prog.Executable[p]})
+	}
+	for p, target := range prog.Links {
+		entries = append(entries, archiveEntry{name: p, link: target})
 	}
 	// "a/" sorts before "a/x".
 	sort.Slice(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
@@ -137,6 +170,14 @@ func deliveryTar(programs [][]archiveEntry) ([]byte, error) {
 			case e.dir:
 				hdr.Typeflag = tar.TypeDir
 				hdr.Mode = programDirMode
+			case e.link != "":
+				hdr.Typeflag = tar.TypeSymlink
+				hdr.Linkname = e.link
+				hdr.Mode = programLinkMode
+			case e.exec:
+				hdr.Typeflag = tar.TypeReg
+				hdr.Mode = programExecMode
+				hdr.Size = int64(len(e.data))
 			default:
 				hdr.Typeflag = tar.TypeReg
 				hdr.Mode = programFileMode

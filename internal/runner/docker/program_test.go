@@ -38,24 +38,30 @@ func readTar(t *testing.T, b []byte) []tarEntry {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if hdr.Typeflag == tar.TypeSymlink {
+			data = []byte("-> " + hdr.Linkname)
+		}
 		out = append(out, tarEntry{hdr.Name, hdr.Typeflag, hdr.Mode, hdr.Uid, hdr.Gid, hdr.Uname, string(data)})
 	}
 }
 
 func TestDeliveryTar(t *testing.T) {
 	t.Parallel()
-	programs := []map[string][]byte{
-		{
+	programs := []runner.Program{
+		{Files: map[string][]byte{
 			"main.py":        []byte("print(1)\n"),
 			"pkg/sub/mod.py": []byte("X = 2\n"),
 			"pkg/a.txt":      nil,
-		},
-		{"main.sh": []byte("echo 2\n")},
+		}},
+		{Files: map[string][]byte{"main.sh": []byte("echo 2\n")}},
+		// A folder program: an executable file and a link inside it.
+		{Folder: true, Files: map[string][]byte{"run.sh": []byte("exec sh lib/x.sh\n"), "lib/x.sh": []byte("echo x\n")},
+			Executable: map[string]bool{"run.sh": true}, Links: map[string]string{"lib/run": "../run.sh"}},
 	}
 	layouts := make([][]archiveEntry, len(programs))
-	for k, files := range programs {
+	for k, prog := range programs {
 		var err error
-		if layouts[k], err = programLayout(files); err != nil {
+		if layouts[k], err = programLayout(prog); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -70,6 +76,10 @@ func TestDeliveryTar(t *testing.T) {
 		{"0/pkg/sub/", tar.TypeDir, 0o555, 0, 0, "root", ""},
 		{"0/pkg/sub/mod.py", tar.TypeReg, 0o444, 0, 0, "root", "X = 2\n"},
 		{"1/main.sh", tar.TypeReg, 0o444, 0, 0, "root", "echo 2\n"},
+		{"2/lib/", tar.TypeDir, 0o555, 0, 0, "root", ""},
+		{"2/lib/run", tar.TypeSymlink, 0o777, 0, 0, "root", "-> ../run.sh"},
+		{"2/lib/x.sh", tar.TypeReg, 0o444, 0, 0, "root", "echo x\n"},
+		{"2/run.sh", tar.TypeReg, 0o555, 0, 0, "root", "exec sh lib/x.sh\n"},
 	}
 	if diff := cmp.Diff(want, readTar(t, b)); diff != "" {
 		t.Errorf("tar entries (-want +got):\n%s", diff)
@@ -92,8 +102,35 @@ func TestProgramLayoutRejects(t *testing.T) {
 		{"a\x00b": nil},
 		{"a": nil, "a/b": nil}, // a file and a directory
 	} {
-		if _, err := programLayout(files); err == nil {
+		if _, err := programLayout(runner.Program{Files: files}); err == nil {
 			t.Errorf("programLayout(%q) accepted", keys(files))
+		}
+	}
+	// Links that leave the program, or pass through another link (which
+	// the kernel follows before the names after it), are refused; links
+	// that stay inside are kept.
+	file := map[string][]byte{"a/f": nil}
+	for _, tt := range []struct {
+		links map[string]string
+		ok    bool
+	}{
+		{map[string]string{"l": "a/f"}, true},
+		{map[string]string{"a/l": "../a/f"}, true},
+		{map[string]string{"a/l": "f"}, true},
+		{map[string]string{"l": "m", "m": "a/f"}, true}, // a chain ends at its last name
+		{map[string]string{"l": "/etc/shadow"}, false},
+		{map[string]string{"l": ".."}, false},
+		{map[string]string{"a/l": "../../x"}, false},
+		{map[string]string{"a/l": "f/../../.."}, false},
+		{map[string]string{"r": ".", "a/l": "../r/.."}, false}, // through a link, then up: outside
+		{map[string]string{"a/l": ""}, false},
+		{map[string]string{"a/f": "x"}, false},  // a file and a link
+		{map[string]string{"a": "x"}, false},    // a link and a directory
+		{map[string]string{"l/x": "a/f"}, true}, // a folder of links
+	} {
+		_, err := programLayout(runner.Program{Files: file, Links: tt.links})
+		if (err == nil) != tt.ok {
+			t.Errorf("links %v: err %v, want ok %v", tt.links, err, tt.ok)
 		}
 	}
 }
@@ -114,7 +151,7 @@ func TestProgramFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string][]byte{"main.py": []byte("E"), "lib/util.py": []byte("U")}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, got.Files); diff != "" {
 		t.Errorf("files (-want +got):\n%s", diff)
 	}
 
@@ -124,6 +161,14 @@ func TestProgramFiles(t *testing.T) {
 	clash := runner.Program{Files: map[string][]byte{"e.py": []byte("E"), "main.py": []byte("other")}, Entry: "e.py"}
 	if _, err := programFiles(clash, "main.py"); err == nil {
 		t.Error("a program name that clashes with another file was accepted")
+	}
+	// A folder program keeps every path, its entry's too.
+	folder := runner.Program{Folder: true, Entry: "tool/main.py", Files: map[string][]byte{"tool/main.py": []byte("E")}, Executable: map[string]bool{"tool/main.py": true}}
+	if got, err := programFiles(folder, "tool/main.py"); err != nil || !cmp.Equal(got, folder) {
+		t.Errorf("folder program laid out as %+v, %v; want it as it is", got, err)
+	}
+	if _, err := programFiles(runner.Program{Folder: true, Entry: "x.py", Files: map[string][]byte{"y.py": nil}}, "x.py"); err == nil {
+		t.Error("a folder program without its entry file was accepted")
 	}
 }
 

@@ -297,17 +297,28 @@ func (s *Sandbox) cleanupParent(ctx context.Context) context.Context {
 }
 
 // checkProfile rejects a profile the container settings cannot honour, and
-// fills the program name's default (the entry file's base name).
+// fills the program name's default (the entry file's base name; a folder
+// program's entry keeps its own path).
 func checkProfile(prof runner.Profile, prog runner.Program) (runner.Profile, error) {
-	if prof.ProgramName == "" {
-		prof.ProgramName = path.Base(prog.Entry)
-	}
 	var errs []error
+	switch {
+	case prog.Folder:
+		prof.ProgramName = prog.Entry
+		if prog.Entry != "" {
+			if err := checkRelPath(prog.Entry); err != nil {
+				errs = append(errs, fmt.Errorf("the entry: %w", err))
+			}
+		}
+	case prof.ProgramName == "":
+		prof.ProgramName = path.Base(prog.Entry)
+		fallthrough
+	default:
+		if n := prof.ProgramName; n == "" || n == "." || n == ".." || strings.ContainsAny(n, "/\x00") {
+			errs = append(errs, fmt.Errorf("program name %q is not a single file name", n))
+		}
+	}
 	if len(prof.Command) == 0 {
 		errs = append(errs, errors.New("the profile has no command"))
-	}
-	if n := prof.ProgramName; n == "" || n == "." || n == ".." || strings.ContainsAny(n, "/\x00") {
-		errs = append(errs, fmt.Errorf("program name %q is not a single file name", n))
 	}
 	if prof.Timeout <= 0 {
 		errs = append(errs, errors.New("the timeout must be positive"))
@@ -456,11 +467,11 @@ func (s *Sandbox) plan(ctx context.Context, prog runner.Program, prof runner.Pro
 			return nil, err
 		}
 	}
-	files, err := programFiles(prog, prof.ProgramName)
+	tree, err := programFiles(prog, prof.ProgramName)
 	if err == nil {
 		var layout []archiveEntry
-		if layout, err = programLayout(files); err == nil {
-			return &delivery{prof: prof, img: img, rt: rt, layout: layout, programSHA256: sha256Hex(prog.Files[prog.Entry]), build: build}, nil
+		if layout, err = programLayout(tree); err == nil {
+			return &delivery{prof: prof, img: img, rt: rt, layout: layout, programSHA256: prog.Digest(), build: build}, nil
 		}
 	}
 	return nil, fmt.Errorf("laying out the program: %w", err)
