@@ -136,6 +136,14 @@ func readCapped(path string, max int64) ([]byte, error) {
 // gitlink the submodule's own index decides; a submodule that is not
 // checked out tracks nothing. An error means an index could not be read.
 func (r *Repo) Tracked(rel string) (bool, error) {
+	_, ok, err := r.Mode(rel)
+	return ok, err
+}
+
+// Mode is the mode git records for the file it tracks at rel
+// (ModeRegular, ModeExecutable or ModeSymlink), and whether it tracks one
+// there (see Tracked).
+func (r *Repo) Mode(rel string) (uint32, bool, error) {
 	for i := 0; i < len(rel); i++ {
 		if rel[i] != '/' {
 			continue
@@ -144,13 +152,16 @@ func (r *Repo) Tracked(rel string) (bool, error) {
 		if e, ok := r.index.Lookup(prefix); ok && e.Mode == ModeGitlink && !e.IntentToAdd {
 			sub, err := r.submodule(prefix)
 			if err != nil || sub == nil {
-				return false, err
+				return 0, false, err
 			}
-			return sub.Tracked(rel[i+1:])
+			return sub.Mode(rel[i+1:])
 		}
 	}
 	e, ok := r.index.Lookup(rel)
-	return ok && e.Tracked(), nil
+	if !ok || !e.Tracked() {
+		return 0, false, nil
+	}
+	return e.Mode, true, nil
 }
 
 // submodule opens (once) the repo of the submodule at prefix, or returns

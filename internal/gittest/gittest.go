@@ -111,3 +111,19 @@ func GitFails(tb testing.TB, dir string, args ...string) string {
 	}
 	return string(out)
 }
+
+// Shell runs script with sh -c in dir, in git's isolated environment (Env),
+// and returns its standard output; it fails the test when the script exits
+// non-zero.
+func Shell(tb testing.TB, dir, script string) string {
+	tb.Helper()
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = Env(tb)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		tb.Fatalf("sh -c %q in %s: %v\n%s", script, dir, err, stderr.String())
+	}
+	return stdout.String()
+}

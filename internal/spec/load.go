@@ -84,6 +84,12 @@ func (o Options) withDefaults() Options {
 	if o.MaxFileSize <= 0 {
 		o.MaxFileSize = DefaultMaxFileSize
 	}
+	if o.Ceilings.MaxProgramFiles <= 0 {
+		o.Ceilings.MaxProgramFiles = DefaultCeilings.MaxProgramFiles
+	}
+	if o.Ceilings.MaxProgramSize <= 0 {
+		o.Ceilings.MaxProgramSize = DefaultCeilings.MaxProgramSize
+	}
 	return o
 }
 

@@ -15,7 +15,7 @@ import (
 
 var (
 	topKeys     = []string{"version", "profiles", "programs"}
-	programKeys = []string{"name", "file", "files", "profile", "cases", "cases_file", "reference", "inputs_file"}
+	programKeys = []string{"name", "file", "files", "dir", "entry", "profile", "cases", "cases_file", "reference", "inputs_file"}
 	caseKeys    = []string{"name", "args", "stdin", "stdin_file", "expect", "repeat"}
 	expectKeys  = []string{"exit_code", "stdout", "stderr", "same_as", "streams", "normalize", "ignore_case"}
 	matcherKeys = []string{"equals", "contains", "regex", "ignore_case", "normalize"}
@@ -33,11 +33,15 @@ type entry struct {
 	name     string
 	nameNode *yaml.Node
 	profile  string
-	// fileNode is the file or files value; glob is set for files.
+	// fileNode is the file, files or dir value; glob is set for files.
 	fileNode *yaml.Node
 	glob     bool
 	files    []fileRef
-	cases    []Case
+	// dir is set for a dir: entry (nil otherwise): its folder, the
+	// program read from it, and its entry ("" for none).
+	dir    *folderRef
+	folder folder
+	cases  []Case
 	// reference is the entry's reference (another entry's name), "" for
 	// none; refNode its value.
 	reference string
@@ -139,7 +143,7 @@ func (l *loader) references(entries []*entry) {
 // entry parses one item of programs. It returns nil when the item is not a
 // mapping.
 func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileState) *entry {
-	fs, ok := l.mapping(n, what, "a mapping with name, file or files, profile and cases", programKeys)
+	fs, ok := l.mapping(n, what, "a mapping with name, file, files or dir, profile and cases", programKeys)
 	if !ok {
 		return nil
 	}
@@ -166,9 +170,29 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 
 	file, hasFile := fs.get("file")
 	files, hasFiles := fs.get("files")
+	dir, hasDir := fs.get("dir")
+	entryKey, hasEntry := fs.get("entry")
 	switch {
 	case hasFile && hasFiles:
 		l.errorf(later(file.key, files.key), "%s has both file and files: use file for one program or files for a glob, not both", what)
+	case hasDir && (hasFile || hasFiles):
+		other := file
+		if hasFiles {
+			other = files
+		}
+		l.errorf(later(dir.key, other.key), "%s has both dir and %s: use dir for a program that is a folder of files, %s for a program that is one file, not both", what, other.key.Value, other.key.Value)
+	case hasDir:
+		e.fileNode = dir.val
+		if ref, ok := l.dirPath(dir.val); ok {
+			if f, ok := l.readFolder(dir.val, ref); ok {
+				e.dir, e.folder = &ref, f
+				if hasEntry {
+					if s, ok := l.entryPath(entryKey.val, ref, f); ok {
+						e.folder.prog.Entry = s
+					}
+				}
+			}
+		}
 	case hasFile:
 		e.fileNode = file.val
 		if ref, ok := l.path(file.val, "file"); ok {
@@ -178,7 +202,10 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 		e.fileNode, e.glob = files.val, true
 		e.files, _ = l.glob(files.val)
 	default:
-		l.errorf(n, "%s needs file (one program) or files (a glob, one program per match)", what)
+		l.errorf(n, "%s needs file (one program), files (a glob, one program per match) or dir (a program that is a folder of files)", what)
+	}
+	if hasEntry && !hasDir {
+		l.errorf(entryKey.key, "%s has entry without dir: entry names the file of a dir: program's folder that the command runs; a file: program's entry is its file", what)
 	}
 
 	if f, ok := fs.get("reference"); ok {
@@ -488,8 +515,31 @@ func (l *loader) expand(programsKey *yaml.Node, profiles map[string]*profileStat
 			}
 			runs += e.cases[k].Repeat
 		}
-		total += len(e.files) * runs
+		programs := len(e.files)
+		if e.dir != nil {
+			programs = 1
+		}
+		total += programs * runs
 		if e.name == "" {
+			continue
+		}
+		if e.dir != nil {
+			if f, dup := seen[e.name]; dup {
+				l.errorf(e.nameNode, "duplicate program name %q (first at line %d): program names must be unique", short(e.name), f.line)
+				continue
+			}
+			seen[e.name] = first{line: e.pos.Line}
+			progs = append(progs, pending{prog: Program{
+				ID:        programID(e.name, e.dir.rel),
+				Name:      e.name,
+				File:      e.dir.rel,
+				Profile:   e.profile,
+				Pos:       e.pos,
+				Cases:     withReference(cloneCases(e.cases), e.reference),
+				Program:   e.folder.prog,
+				Untracked: e.folder.untracked,
+				Reference: e.reference,
+			}})
 			continue
 		}
 		if len(e.files) == 0 && !e.glob {
@@ -566,6 +616,10 @@ func (l *loader) expand(programsKey *yaml.Node, profiles map[string]*profileStat
 	// Everything is valid: read the program files.
 	out := make([]Program, 0, len(progs))
 	for _, p := range progs {
+		if p.node == nil { // a dir: entry, read already
+			out = append(out, p.prog)
+			continue
+		}
 		if data, ok := l.read(p.node, p.key, p.ref); ok {
 			p.prog.Program.Files[p.prog.Program.Entry] = data
 		}

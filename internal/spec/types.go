@@ -37,6 +37,11 @@ type Ceilings struct {
 	// every reference run × 2 streams × its output_limit (see
 	// docs/security.md).
 	MaxReferenceOutput int64
+	// MaxProgramFiles and MaxProgramSize bound a folder program (dir:):
+	// the files and links it holds, and the sum of its files' sizes.
+	// Every program's bytes are read into memory before the run.
+	MaxProgramFiles int
+	MaxProgramSize  int64
 }
 
 // DefaultCeilings are the CLI's defaults.
@@ -51,6 +56,8 @@ var DefaultCeilings = Ceilings{
 	// 256MiB: 128 reference runs at the largest output_limit, 2,048 at
 	// the default 64KiB.
 	MaxReferenceOutput: 256 << 20,
+	MaxProgramFiles:    10000,
+	MaxProgramSize:     64 << 20,
 }
 
 // Spec is a loaded, valid spec.
@@ -99,15 +106,21 @@ type Program struct {
 	// Group is the entry's name for a program a `files:` glob matched (one
 	// of that entry's samples), "" for a `file:` entry.
 	Group string
-	// File is the program file's path relative to the repository root.
+	// File is the program file's path relative to the repository root
+	// (for a dir: entry, the folder's).
 	File string
 	// Profile is the profile's name.
 	Profile string
 	Pos     Pos
 	// Program holds the file's bytes, verbatim, under the profile's
-	// program_name (or the file's base name).
+	// program_name (or the file's base name); for a dir: entry, every file
+	// of the folder at its path relative to it, and its entry.
 	Program runner.Program
-	Cases   []Case
+	// Untracked are, for a dir: entry, the files in its folder that are
+	// not part of the program because git does not track them (paths
+	// relative to the root): what the run says it left out.
+	Untracked []string
+	Cases     []Case
 	// Reference is the name of the program the entry names as its
 	// reference ("" for none): a file: entry, one program. Its same_as
 	// cases compare with that program's runs of the same invocation.

@@ -1,0 +1,241 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/behaves-dev/behaves/internal/filekind"
+	"github.com/behaves-dev/behaves/internal/gitindex"
+	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// folderRef is a folder a dir: entry names, checked to be a directory
+// inside the root.
+type folderRef struct {
+	// rel is the folder's path relative to the root, slash-separated, as
+	// the user named it; realRel the same after symlinks.
+	rel, realRel string
+	// shown is the path as the user wrote it, for messages.
+	shown string
+	// real is the resolved path, the one that is walked.
+	real string
+}
+
+// folder is a folder program as the loader read it: its files, and the
+// untracked files inside its folder that are not part of it.
+type folder struct {
+	prog runner.Program
+	// untracked are the paths, relative to the root, of the files in the
+	// folder that git does not track and --allow-untracked does not admit.
+	untracked []string
+}
+
+// dirPath checks a dir: value: a folder inside the root, also after
+// symlinks, with no .git component.
+func (l *loader) dirPath(n *yaml.Node) (folderRef, bool) {
+	const key = "dir"
+	p, ok := l.str(n, key)
+	if !ok {
+		return folderRef{}, false
+	}
+	joined, rel, ok := l.lexical(n, key, p)
+	if !ok {
+		return folderRef{}, false
+	}
+	real, err := filepath.EvalSymlinks(joined)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			l.errorf(n, "dir %q does not exist (paths are relative to %s)", short(p), l.folderName())
+		} else {
+			l.errorf(n, "dir %q cannot be resolved: %v", short(p), unwrapPathError(err))
+		}
+		return folderRef{}, false
+	}
+	r, err := filepath.Rel(l.root, real)
+	if err != nil || !inside(r) {
+		l.errorf(n, "dir %q resolves to %q, outside the repository root %s: every path must stay inside it after symlinks", short(p), real, l.root)
+		return folderRef{}, false
+	}
+	realRel := filepath.ToSlash(r)
+	if hasDotGit(realRel) {
+		l.errorf(n, "dir %q resolves to %q, which has a path component named .git: a spec may never name git's own files", short(p), short(realRel))
+		return folderRef{}, false
+	}
+	fi, err := os.Lstat(real)
+	if err != nil {
+		l.errorf(n, "dir %q cannot be read: %v", short(p), unwrapPathError(err))
+		return folderRef{}, false
+	}
+	if !fi.IsDir() {
+		kind := "a file"
+		if !fi.Mode().IsRegular() {
+			kind = filekind.Of(fi.Mode())
+		}
+		l.errorf(n, "dir %q is %s, not a folder: name a file with file:, a folder with dir:", short(p), kind)
+		return folderRef{}, false
+	}
+	return folderRef{rel: rel, realRel: realRel, shown: p, real: real}, true
+}
+
+// readFolder reads a folder program: every file git tracks under the
+// folder, recursively (outside a git work tree, every regular file), plus
+// the untracked ones --allow-untracked admits, each at its path relative
+// to the folder; files git records as executable (outside git: with an
+// execute bit) executable; symbolic links as links, when they resolve
+// inside the folder. Anything named .git is never read. A folder with no
+// file, over --max-program-files or --max-program-size, or holding a
+// link out of it or a file that is neither a regular file nor a link, is
+// an error at n naming it.
+func (l *loader) readFolder(n *yaml.Node, ref folderRef) (folder, bool) {
+	f := folder{prog: runner.Program{Folder: true, Files: map[string][]byte{}, Executable: map[string]bool{}, Links: map[string]string{}}}
+	var total int64
+	count := 0
+	maxFiles, maxSize := l.opt.Ceilings.MaxProgramFiles, l.opt.Ceilings.MaxProgramSize
+	fail := func(format string, args ...any) error {
+		l.errorf(n, "dir %q: "+format, append([]any{short(ref.shown)}, args...)...)
+		return fs.SkipAll
+	}
+	err := filepath.WalkDir(ref.real, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fail("cannot be read: %v", unwrapPathError(err))
+		}
+		if isDotGit(d.Name()) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		r, rerr := filepath.Rel(ref.real, p)
+		if rerr != nil {
+			return fail("cannot be walked: %v", rerr)
+		}
+		rel := filepath.ToSlash(r)
+		if d.IsDir() || rel == "." {
+			return nil
+		}
+		if strings.IndexFunc(rel, unicode.IsControl) >= 0 {
+			return fail("holds %q, whose name has control characters: rename it", short(rel))
+		}
+		rootRel := path.Join(ref.realRel, rel)
+		mode, tracked := uint32(0), true
+		if l.repo != nil {
+			m, ok, err := l.repo.Mode(rootRel)
+			if err != nil {
+				return fail("%q cannot be checked against the git index: %v", short(rel), err)
+			}
+			mode, tracked = m, ok
+		}
+		if !tracked && !slices.ContainsFunc(l.opt.AllowUntracked, func(g AllowGlob) bool { return g.Match(rootRel) }) {
+			f.untracked = append(f.untracked, rootRel)
+			return nil
+		}
+		if count++; count > maxFiles {
+			return fail("holds more than %d files, above --max-program-files %d: name a smaller folder, or raise the ceiling", maxFiles, maxFiles)
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return fail("%q cannot be read: %v", short(rel), unwrapPathError(err))
+		}
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return fail("link %q cannot be read: %v", short(rel), unwrapPathError(err))
+			}
+			f.prog.Links[rel] = target
+		case fi.Mode().IsRegular():
+			if fi.Size() > l.opt.MaxFileSize {
+				return fail("%q is %s, above the %s cap for the files a spec names", short(rel), sizeOf(fi.Size()), verdict.FormatSize(l.opt.MaxFileSize))
+			}
+			data, err := readChecked(fileRef{real: p, info: fi}, l.opt.MaxFileSize)
+			if err != nil {
+				return fail("%q cannot be read: %v", short(rel), err)
+			}
+			if total += int64(len(data)); total > maxSize {
+				return fail("holds more than %s, above --max-program-size %s: name a smaller folder, or raise the ceiling", verdict.FormatSize(maxSize), verdict.FormatSize(maxSize))
+			}
+			f.prog.Files[rel] = data
+			// A file git tracks is executable as git records it (what a
+			// checkout elsewhere gives); any other by its execute bit.
+			exec := fi.Mode()&0o111 != 0
+			if l.repo != nil && tracked {
+				exec = mode == gitindex.ModeExecutable
+			}
+			if exec {
+				f.prog.Executable[rel] = true
+			}
+		default:
+			return fail("holds %q, which is %s, not a regular file or a symbolic link", short(rel), filekind.Of(fi.Mode()))
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.SkipAll) {
+		l.errorf(n, "dir %q cannot be walked: %v", short(ref.shown), err)
+		return folder{}, false
+	}
+	if errors.Is(err, fs.SkipAll) {
+		return folder{}, false
+	}
+	for _, p := range slices.Sorted(maps.Keys(f.prog.Links)) {
+		if err := runner.CheckLink(p, f.prog.Links[p], f.prog.Links); err != nil {
+			l.errorf(n, "dir %q: %v: a link in a program's folder is delivered as a link, and must resolve inside the folder", short(ref.shown), err)
+			return folder{}, false
+		}
+	}
+	if len(f.prog.Files)+len(f.prog.Links) == 0 {
+		what := "no file"
+		if l.repo != nil {
+			what = "no file git tracks"
+		}
+		l.errorf(n, "dir %q holds %s: a program's folder needs at least one (git add its files)", short(ref.shown), what)
+		return folder{}, false
+	}
+	return f, true
+}
+
+// entryPath checks a dir: entry's entry: value against the program's
+// files: the file, relative to the folder, that the profile's command is
+// given (/program/<entry>).
+func (l *loader) entryPath(n *yaml.Node, ref folderRef, f folder) (string, bool) {
+	s, ok := l.str(n, "entry")
+	if !ok {
+		return "", false
+	}
+	if s == "" || path.IsAbs(s) || path.Clean(s) != s || s == ".." || strings.HasPrefix(s, "../") || strings.ContainsRune(s, 0) {
+		l.errorf(n, "entry %q is not a clean path relative to dir %q (like tool/main.py)", short(s), short(ref.shown))
+		return "", false
+	}
+	_, file := f.prog.Files[s]
+	_, link := f.prog.Links[s]
+	if !file && !link {
+		l.errorf(n, "entry %q is not a file of dir %q%s", short(s), short(ref.shown), suggestFile(s, f.prog))
+		return "", false
+	}
+	return s, true
+}
+
+// suggestFile is ` (did you mean "…"?)` naming the program's file nearest
+// to s, or "".
+func suggestFile(s string, prog runner.Program) string {
+	best, bestDist := "", maxSuggestDistance+1
+	for _, p := range slices.Sorted(maps.Keys(prog.Files)) {
+		if d := gitindex.Distance(s, p, bestDist); d < bestDist {
+			best, bestDist = p, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", short(best))
+}
