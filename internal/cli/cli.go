@@ -130,6 +130,8 @@ func (s *specFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&s.ceilings.MaxPids, "max-pids", s.ceilings.MaxPids, "the largest pids (process limit) a profile may ask for")
 	fs.IntVar(&s.ceilings.MaxRepeat, "max-repeat", s.ceilings.MaxRepeat, "the largest repeat a case or profile may ask for (at most 100): behaves holds a case's runs in memory until the last is in")
 	fs.Var((*sizeFlag)(&s.ceilings.MaxReferenceOutput), "max-reference-output", "the most output of reference programs' runs (runs × 2 streams × output_limit) a spec's same_as cases may make behaves hold in memory (KiB, MiB, GiB)")
+	fs.IntVar(&s.ceilings.MaxProgramFiles, "max-program-files", s.ceilings.MaxProgramFiles, "the most files (and links) a folder program (dir:) may hold")
+	fs.Var((*positiveSizeFlag)(&s.ceilings.MaxProgramSize), "max-program-size", "the most bytes a folder program's files (dir:) may hold in all (KiB, MiB, GiB): behaves reads every program into memory before the run")
 	fs.Var(s.images, "image", "PROFILE=REF: run PROFILE with image REF (sha256:<id> or name@sha256:<digest>); repeatable")
 	fs.Var(&s.untracked, "allow-untracked", "GLOB: let the spec name files git does not track under GLOB (relative to the repository root, ** for any depth: gen/**); never .git; repeatable")
 	fs.Var(&s.registries, "allow-registry", "HOST[:PORT]: a registry that pulling may fetch images from (docker.io, ghcr.io, 127.0.0.1:5000); none by default; repeatable")

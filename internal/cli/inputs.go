@@ -62,6 +62,8 @@ var specInputs = []struct {
 	{"max-pids", "max-pids", false},
 	{"max-repeat", "max-repeat", false},
 	{"max-reference-output", "max-reference-output", false},
+	{"max-program-files", "max-program-files", false},
+	{"max-program-size", "max-program-size", false},
 	{"images", "image", true},
 	{"allow-untracked", "allow-untracked", true},
 	{"allowed-registries", "allow-registry", true},

@@ -211,7 +211,7 @@ func runSpec(ctx context.Context, env Env, cfg runConfig) int {
 		printMessages(env.Stderr, env, warnings...)
 	}
 	renv := runEnv(env)
-	renv.GitHub = origin
+	renv.GitHub, renv.Verbose = origin, cfg.terminal.verbose
 	res, err := run.Run(ctx, cfg.library(), renv)
 	defer func() {
 		if res.CloseErr != nil {

@@ -94,6 +94,9 @@ type Env struct {
 	Actions bool
 	// Terminal says Stderr is a terminal (the live progress line).
 	Terminal bool
+	// Verbose names the files a folder program left out (untracked), not
+	// only their count.
+	Verbose bool
 	// NewSandbox connects to the sandbox for a run.
 	NewSandbox func(ctx context.Context, runID string) (runner.Sandbox, io.Closer, error)
 	// StaleCheck, when set, is called once the sandbox is connected and
@@ -190,6 +193,7 @@ func Run(ctx context.Context, cfg Config, env Env) (res Result, err error) {
 	if err != nil {
 		return specFailed(err)
 	}
+	env.messages(leftOut(sp, env.Verbose)...)
 	plan := engine.NewPlan(sp, cfg.Shard, cfg.Parallel)
 
 	// Each case's evidence goes to the report's spool as soon as it is
@@ -252,4 +256,27 @@ func Run(ctx context.Context, cfg Config, env Env) (res Result, err error) {
 	}
 	res.Wrote.JUnit, res.Wrote.HTML = cfg.JUnitPath, cfg.HTMLPath
 	return res, nil
+}
+
+// leftOut says, for each folder program, how many files in its folder
+// are not part of it because git does not track them, so that none is
+// left out silently; verbose names them.
+func leftOut(sp *spec.Spec, verbose bool) []string {
+	var lines []string
+	for _, p := range sp.Programs {
+		if len(p.Untracked) == 0 {
+			continue
+		}
+		line := fmt.Sprintf("behaves: program %q (dir %s): %d file(s) in its folder are not part of it, since git does not track them (git add them, or admit them with --allow-untracked GLOB)", p.Name, p.File, len(p.Untracked))
+		if !verbose {
+			line += "; -v names them"
+		}
+		lines = append(lines, line)
+		if verbose {
+			for _, u := range p.Untracked {
+				lines = append(lines, "  left out: "+u)
+			}
+		}
+	}
+	return lines
 }
