@@ -121,6 +121,8 @@ func program(sp *spec.Spec, rec Program) report.Program {
 		Line:          prog.Pos.Line,
 		Col:           prog.Pos.Col,
 		ProgramSHA256: report.ProgramDigest(prog.Program),
+		Dir:           folderOf(prog),
+		Entry:         entryOf(prog),
 		// Stored evidence is reused and rescored only under the format
 		// this behaves records, so every program's evidence is of it.
 		EvidenceFormat:     report.EvidenceFormat,
@@ -331,4 +333,21 @@ func referenceApplied(refs []runner.Event) *report.Applied {
 	}
 	a := report.AppliedOf(refs[0].Applied.Clone())
 	return &a
+}
+
+// folderOf is a folder program's folder ("" for a one-file program).
+func folderOf(p spec.Program) string {
+	if !p.Program.Folder {
+		return ""
+	}
+	return p.File
+}
+
+// entryOf is a folder program's entry ("" for none, and for a one-file
+// program).
+func entryOf(p spec.Program) string {
+	if !p.Program.Folder {
+		return ""
+	}
+	return p.Program.Entry
 }

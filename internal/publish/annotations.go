@@ -172,7 +172,7 @@ func countAnnotations(r *report.Report) (errs, warns int) {
 	errs = len(r.SpecErrors)
 	for i := range r.Programs {
 		p := &r.Programs[i]
-		if p.Verdict == verdict.False && repoPath(p.File) != "" {
+		if p.Verdict == verdict.False && programFile(p) != "" {
 			errs++
 		}
 		for j := range p.Cases {
@@ -246,7 +246,7 @@ func caseMessage(c *report.Case) string {
 // line its stderr names (see locate), else line 1; at is the case it
 // describes (nil for a program false with no false case).
 func programAnnotation(p *report.Program, opt AnnotationOptions) (a Annotation, at *report.Case, ok bool) {
-	file := repoPath(p.File)
+	file := programFile(p)
 	if p.Verdict != verdict.False || file == "" {
 		return Annotation{}, nil, false
 	}
@@ -261,8 +261,8 @@ func programAnnotation(p *report.Program, opt AnnotationOptions) (a Annotation, 
 		}
 	}
 	at, line, col := first, 1, 0
-	if c, l, cl, found := locate(p); found {
-		at, line, col = c, l, cl
+	if c, f, l, cl, found := locate(p); found {
+		at, file, line, col = c, f, l, cl
 	}
 	if opt.LineCount != nil {
 		if n := opt.LineCount(file); n > 0 && line > n {
@@ -357,6 +357,20 @@ func specErrorFile(r *report.Report, e report.SpecError) string {
 // inside the repository with no control or bidi character, else "". The
 // report is untrusted: an absolute path, a "..", a backslash or an escape
 // never becomes a file= property.
+// programFile is the repository file a false program's annotation is at
+// (unless its output names another line; see locate): its file, or a
+// folder program's entry ("" for a folder program without one, or a path
+// that is not a clean repository path).
+func programFile(p *report.Program) string {
+	if p.Dir == "" {
+		return repoPath(p.File)
+	}
+	if p.Entry == "" || repoPath(p.Dir) == "" || repoPath(p.Entry) == "" {
+		return ""
+	}
+	return repoPath(path.Join(p.Dir, p.Entry))
+}
+
 func repoPath(p string) string {
 	if p == "" || escape.Text(p) != p || strings.ContainsRune(p, '\\') ||
 		path.IsAbs(p) || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") {

@@ -265,6 +265,41 @@ func TestProgramFileLine(t *testing.T) {
 	}
 }
 
+// TestFolderProgramFileLine: a false folder program is annotated at its
+// entry's repository file, or, when its stderr's innermost traceback frame
+// under /program names another of its files, at that file's line; a
+// frame that leaves the folder is not taken, and a folder program without
+// an entry gets no program annotation.
+func TestFolderProgramFileLine(t *testing.T) {
+	t.Parallel()
+	frame := func(rel string, line int) string {
+		return fmt.Sprintf("  File \"/program/%s\", line %d, in f\n", rel, line)
+	}
+	for _, tt := range []struct {
+		name, entry, stderr string
+		path                string
+		line                int
+	}{
+		{"the entry's own line", "tool/main.py", "Traceback (most recent call last):\n" + frame("tool/main.py", 7), "proj/tool/main.py", 7},
+		{"another module's frame, innermost", "tool/main.py", frame("tool/main.py", 3) + frame("tool/parsing.py", 12) + "ValueError\n", "proj/tool/parsing.py", 12},
+		{"a frame out of the folder is not taken", "tool/main.py", frame("tool/main.py", 3) + frame("../etc/passwd", 9), "proj/tool/main.py", 3},
+		{"nothing named: the entry, line 1", "tool/main.py", "Killed\n", "proj/tool/main.py", 1},
+		{"no entry: no program annotation", "", frame("tool/main.py", 3), "", 0},
+	} {
+		c := kase("c", 14, verdict.False, "wrong", intp(1), "", "", tt.stderr)
+		c.Event.Command = []string{"python3", "-m", "tool"}
+		p := program("p", "proj", 10, c)
+		p.Dir, p.Entry = "proj", tt.entry
+		a, _, ok := programAnnotation(&p, AnnotationOptions{})
+		if ok != (tt.path != "") || a.Path != tt.path || a.StartLine != tt.line {
+			t.Errorf("%s: at %s:%d (%v), want %s:%d", tt.name, a.Path, a.StartLine, ok, tt.path, tt.line)
+		}
+		if errs, _ := countAnnotations(&report.Report{Programs: []report.Program{p}}); (errs == 2) != ok {
+			t.Errorf("%s: counted %d errors, annotated the program %v", tt.name, errs, ok)
+		}
+	}
+}
+
 // TestProgramFileLineFromRealSettings guards where the program's folder
 // comes from, which a hand-written fixture once hid: every real report held program_mount as a mount
 // description, which locate read as a path, so every annotation was at

@@ -20,20 +20,35 @@ const locateMaxBytes = 256 << 10
 const nameMaxBytes = 255
 
 // locate returns the first false case of p whose stderr names a position
-// in the program's own file, and that position: the first compiler message
-// ("main.c:12:5: error: …", "./main.go:3:2: …", "--> main.rs:2:5"), else
-// the innermost frame of a Python traceback ('File "/program/main.py",
-// line 7'; the last such line is the one closest to the error). Only the
-// position is taken from the output; line is at least 1, col 0 when none
-// was named.
-func locate(p *report.Program) (c *report.Case, line, col int, ok bool) {
+// in the program's own file, the file (a repository path: programFile, or
+// for a folder program the file of its folder the position is in) and that
+// position: the first compiler message ("main.c:12:5: error: …",
+// "./main.go:3:2: …", "--> main.rs:2:5"), else the innermost frame of a
+// Python traceback ('File "/program/main.py", line 7'; the last such line
+// is the one closest to the error; in a folder program, the last under
+// /program, whichever of its files it names). Only the position and a
+// clean path under the program's folder are taken from the output; line
+// is at least 1, col 0 when none was named.
+func locate(p *report.Program) (c *report.Case, file string, line, col int, ok bool) {
 	name := entryName(p)
 	if name == "" || len(name) > nameMaxBytes {
-		return nil, 0, 0, false
+		return nil, "", 0, 0, false
 	}
 	q := regexp.QuoteMeta(name)
 	compiler := regexp.MustCompile(`(?m)^[ \t]*(?:--> )?(?:[^\s:"]*/)?` + q + `:(\d+)(?::(\d+))?(?::|[ \t]*$)`)
-	traceback := regexp.MustCompile(`File "(?:` + regexp.QuoteMeta(mount(p)) + `/)?` + q + `", line (\d+)`)
+	traceback := regexp.MustCompile(`File "(?:` + regexp.QuoteMeta(mount(p)) + `/)?(` + q + `)", line (\d+)`)
+	if p.Dir != "" {
+		traceback = regexp.MustCompile(`File "` + regexp.QuoteMeta(mount(p)) + `/([^"\n]{1,255})", line (\d+)`)
+	}
+	fileOf := func(rel string) string {
+		if p.Dir == "" {
+			return programFile(p)
+		}
+		if repoPath(rel) == "" || repoPath(p.Dir) == "" {
+			return ""
+		}
+		return repoPath(path.Join(p.Dir, rel))
+	}
 	for j := range p.Cases {
 		kase := &p.Cases[j]
 		if kase.Verdict != verdict.False {
@@ -44,19 +59,28 @@ func locate(p *report.Program) (c *report.Case, line, col int, ok bool) {
 			stderr = stderr[:locateMaxBytes]
 		}
 		if m := compiler.FindSubmatch(stderr); m != nil {
-			return kase, atLeast1(string(m[1])), number(string(m[2])), true
+			if f := programFile(p); f != "" {
+				return kase, f, atLeast1(string(m[1])), number(string(m[2])), true
+			}
 		}
-		if all := traceback.FindAllSubmatch(stderr, -1); len(all) > 0 {
-			return kase, atLeast1(string(all[len(all)-1][1])), 0, true
+		all := traceback.FindAllSubmatch(stderr, -1)
+		for k := len(all) - 1; k >= 0; k-- {
+			if f := fileOf(string(all[k][1])); f != "" {
+				return kase, f, atLeast1(string(all[k][2])), 0, true
+			}
 		}
 	}
-	return nil, 0, 0, false
+	return nil, "", 0, 0, false
 }
 
 // entryName is the program's file name inside the sandbox: the command's
 // argument under the program mount (the profile's program_name, e.g.
-// main.py), else the base name of the program file.
+// main.py; a folder program's entry), else the base name of the program
+// file (a folder program's entry, or nothing without one).
 func entryName(p *report.Program) string {
+	if p.Dir != "" {
+		return p.Entry
+	}
 	prefix := mount(p) + "/"
 	for j := range p.Cases {
 		for _, a := range p.Cases[j].Event.Command {

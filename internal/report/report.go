@@ -157,15 +157,24 @@ type Program struct {
 	// Group is the `files:` entry whose sample this program is ("" for a
 	// `file:` entry): the key of its Group.
 	Group string `json:"group"`
-	// File is the program file's path relative to the repository root.
-	File    string `json:"file"`
+	// File is the program file's path relative to the repository root
+	// (a folder program's folder).
+	File string `json:"file"`
+	// Dir is, for a program that is a folder of files (a spec's dir:), the
+	// folder's path relative to the repository root, as File; "" for a
+	// program that is one file. Entry is a folder program's entry,
+	// relative to its folder ("" without one).
+	Dir     string `json:"dir"`
+	Entry   string `json:"entry"`
 	Profile string `json:"profile"`
 	// Line and Col locate the program's entry in the spec file.
 	Line int `json:"line"`
 	Col  int `json:"col"`
 	// ExecutionID is new for every attempt.
 	ExecutionID string `json:"execution_id"`
-	// ProgramSHA256 is the lowercase hex digest of the program file's bytes.
+	// ProgramSHA256 is the lowercase hex digest of the program file's
+	// bytes; for a folder program, of its file list (runner.Program.FileList,
+	// docs/verdicts.md).
 	ProgramSHA256 string `json:"program_sha256"`
 	// EvidenceFormat is the format of the evidence key (package evidence)
 	// that this attempt's evidence was recorded under: rescore and reuse
@@ -596,13 +605,7 @@ func sha256Hex(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func entrySHA256(p runner.Program) string {
-	b, ok := p.Files[p.Entry]
-	if !ok {
-		return ""
-	}
-	return sha256Hex(b)
-}
+func entrySHA256(p runner.Program) string { return p.Digest() }
 
 // Normalize returns r with every nil slice and map replaced by an empty one,
 // so the JSON never says null where a list or object belongs. It copies what

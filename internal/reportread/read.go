@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"reflect"
 	"regexp"
+	"strings"
 	"syscall"
 
 	"github.com/behaves-dev/behaves/internal/escape"
@@ -398,6 +400,14 @@ func checkProgram(p *report.Program) error {
 	if p.Line < 0 || p.Col < 0 || p.DurationMS < 0 || p.EvidenceFormat < 0 {
 		return errors.New("negative line, col, duration_ms or evidence_format")
 	}
+	// A folder program's folder is its file; renderers annotate files
+	// under it, so it is a clean relative path, and its entry one inside.
+	if p.Dir != "" && (p.Dir != p.File || !cleanRel(p.Dir)) {
+		return fmt.Errorf("dir %q is not a clean relative path equal to file %q", p.Dir, p.File)
+	}
+	if p.Entry != "" && (p.Dir == "" || !cleanRel(p.Entry)) {
+		return fmt.Errorf("entry %q without dir, or not a clean relative path", p.Entry)
+	}
 	switch p.Acquisition {
 	case runner.AcquisitionComplete, runner.AcquisitionPartial, runner.AcquisitionError, "":
 	default:
@@ -454,4 +464,11 @@ func checkProgram(p *report.Program) error {
 func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// cleanRel says whether p is a clean, relative, slash-separated path that
+// stays inside its root.
+func cleanRel(p string) bool {
+	return p != "" && p != "." && !path.IsAbs(p) && path.Clean(p) == p && p != ".." && !strings.HasPrefix(p, "../") &&
+		strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) < 0
 }
