@@ -1,0 +1,154 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/behaves-dev/behaves/internal/gittest"
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// folderSpec runs the folder project/ two ways: as a Python package
+// (python3 -m tool, nothing appended) and through its executable entry
+// run.sh (busybox's env runs it by its shebang), which lists /program.
+func folderSpec(img images) string {
+	return fmt.Sprintf(`version: 1
+profiles:
+  py:
+    image: "%s"
+    command: [python3, -m, tool]
+  sh:
+    image: "%s"
+    command: [env]
+programs:
+  - name: package
+    dir: project
+    profile: py
+    cases:
+      - {name: sum, args: ["1", "2", "3"], expect: {stdout: {equals: "6"}}}
+  - name: entry
+    dir: project
+    entry: run.sh
+    profile: sh
+    cases:
+      - {name: lists, expect: {stdout: {equals: "./lib\n./lib/run\n./run.sh\n./tool\n./tool/__main__.py\n./tool/parsing.py"}}}
+`, img.python, img.busybox)
+}
+
+// TestFolderProgram: on the real daemon, a dir: program is every file git
+// tracks under its folder, delivered at its path relative to it, with
+// /program the working directory: the package runs as python3 -m tool,
+// its module imported from another file; an executable entry runs; the
+// program sees exactly the tracked files (an untracked one is absent, and
+// the run says it left it out), and a tracked link inside the folder is a
+// link. With --allow-untracked the file is there.
+func TestFolderProgram(t *testing.T) {
+	t.Parallel()
+	img := testImages(t)
+	repo := gittest.NewRepo(t)
+	gittest.WriteFile(t, repo, "project/tool/__main__.py", "import sys\nfrom tool.parsing import total\nprint(total(sys.argv[1:]))\n")
+	gittest.WriteFile(t, repo, "project/tool/parsing.py", "def total(args):\n    return sum(int(a) for a in args)\n")
+	gittest.WriteFile(t, repo, "project/run.sh", "#!/bin/sh\nfind . | sort\n")
+	if err := os.Chmod(filepath.Join(repo, "project", "run.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(repo, "project", "lib"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../run.sh", filepath.Join(repo, "project", "lib", "run")); err != nil {
+		t.Fatal(err)
+	}
+	gittest.WriteFile(t, repo, "behaves.yml", folderSpec(img))
+	gittest.AddAll(t, repo)
+	gittest.WriteFile(t, repo, "project/secret.env", "TOKEN=untracked\n") // after git add
+
+	code, _, stderr, data := runIn(t, filepath.Join(repo, "behaves.yml"))
+	rep := decode(t, data)
+	if code != 0 || rep.Verdict != verdict.True {
+		t.Fatalf("exit %d, verdict %s; want 0, true\nstderr:\n%s\nreport cases: %+v", code, rep.Verdict, indent(stderr), caseReasons(rep))
+	}
+	if !strings.Contains(stderr, `program "package" (dir project): 1 file(s) in its folder are not part of it`) {
+		t.Errorf("the run does not say it left the untracked file out:\n%s", indent(stderr))
+	}
+	pkg := rep.Programs[0]
+	if pkg.File != "project" {
+		t.Errorf("program file %q, want the folder", pkg.File)
+	}
+	if ev := pkg.Cases[0].Event; strings.Join(ev.Command, " ") != "python3 -m tool 1 2 3" {
+		t.Errorf("command %q: want the profile's alone, then the args", ev.Command)
+	}
+
+	// Admitted, the untracked file is delivered; the listing differs.
+	code, _, stderr, data = runIn(t, filepath.Join(repo, "behaves.yml"), "--allow-untracked", "project/*.env")
+	rep = decode(t, data)
+	entry := rep.Programs[1].Cases[0]
+	if code != 1 || entry.Verdict != verdict.False || !strings.Contains(entry.Event.Stdout, "./secret.env") {
+		t.Errorf("with --allow-untracked: exit %d, entry %s, stdout %q; want secret.env listed\n%s", code, entry.Verdict, entry.Event.Stdout, indent(stderr))
+	}
+}
+
+// TestFolderProgramRefused: a link out of the folder and a folder over
+// --max-program-files are exit 2, naming them, and nothing runs.
+func TestFolderProgramRefused(t *testing.T) {
+	t.Parallel()
+	img := testImages(t)
+	for _, tt := range []struct {
+		name  string
+		setup func(t *testing.T, repo string)
+		args  []string
+		want  string
+	}{
+		{"link out", func(t *testing.T, repo string) {
+			if err := os.Symlink("../../behaves.yml", filepath.Join(repo, "project", "tool", "spec.py")); err != nil {
+				t.Fatal(err)
+			}
+		}, nil, `link "tool/spec.py" points to "../../behaves.yml", outside the program`},
+		{"too many files", nil, []string{"--max-program-files", "2"}, `holds more than 2 files, above --max-program-files 2`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			repo := gittest.NewRepo(t)
+			gittest.WriteFile(t, repo, "project/tool/__main__.py", "print(1)\n")
+			gittest.WriteFile(t, repo, "project/tool/parsing.py", "X = 1\n")
+			gittest.WriteFile(t, repo, "project/run.sh", "#!/bin/sh\n")
+			gittest.WriteFile(t, repo, "behaves.yml", folderSpec(img))
+			if tt.setup != nil {
+				tt.setup(t, repo)
+			}
+			gittest.AddAll(t, repo)
+			code, _, stderr, _ := runIn(t, filepath.Join(repo, "behaves.yml"), tt.args...)
+			if code != 2 || !strings.Contains(stderr, tt.want) || !strings.Contains(stderr, "behaves.yml:") {
+				t.Errorf("exit %d, want 2 with %q at the spec's position:\n%s", code, tt.want, indent(stderr))
+			}
+		})
+	}
+}
+
+// decode reads a report behaves wrote (checked by the strict schema).
+func decode(t *testing.T, data []byte) report.Report {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "report.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := readWritten(t, path, 64<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// caseReasons lists each case's verdict and reason, for failure messages.
+func caseReasons(r report.Report) []string {
+	var out []string
+	for _, p := range r.Programs {
+		for _, c := range p.Cases {
+			out = append(out, fmt.Sprintf("%s/%s: %s %s", p.Name, c.Name, c.Verdict, c.Reason))
+		}
+	}
+	return out
+}
