@@ -32,6 +32,13 @@ type folderRef struct {
 	real string
 }
 
+// folderProgram is one folder of a dir: or dirs: entry and the program
+// read from it.
+type folderProgram struct {
+	ref    folderRef
+	folder folder
+}
+
 // folder is a folder program as the loader read it: its files, and the
 // untracked files inside its folder that are not part of it.
 type folder struct {
@@ -86,6 +93,56 @@ func (l *loader) dirPath(n *yaml.Node) (folderRef, bool) {
 		return folderRef{}, false
 	}
 	return folderRef{rel: rel, realRel: realRel, shown: p, real: real}, true
+}
+
+// dirGlob expands a dirs pattern into the matching folders, in lexical
+// order; files it matches are not programs and are passed over. No folder
+// matching is an error.
+func (l *loader) dirGlob(n *yaml.Node) []folderRef {
+	const key = "dirs"
+	p, ok := l.str(n, key)
+	if !ok {
+		return nil
+	}
+	joined, _, ok := l.lexical(n, key, p)
+	if !ok {
+		return nil
+	}
+	pattern := joined
+	if fromDir, err := filepath.Rel(l.dir, joined); err == nil {
+		pattern = filepath.Join(escapeGlob(l.dir), fromDir)
+	}
+	matches, err := filepath.Glob(pattern)
+	if err != nil {
+		l.errorf(n, "dirs %q is not a valid glob pattern: %v (use *, ?, [a-z], and \\ to escape)", short(p), err)
+		return nil
+	}
+	slices.Sort(matches)
+	var refs []folderRef
+	for _, m := range matches {
+		if fi, err := os.Lstat(m); err != nil || !fi.IsDir() {
+			continue // a file (or a link) the pattern also matches
+		}
+		shown := m
+		if s, err := filepath.Rel(l.dir, m); err == nil {
+			shown = filepath.ToSlash(s)
+		}
+		if strings.IndexFunc(filepath.Base(m), unicode.IsControl) >= 0 {
+			l.errorf(n, "dirs match %q has control characters in its name: rename the folder", short(shown))
+			continue
+		}
+		if hasDotGit(filepath.ToSlash(shown)) {
+			continue // git's own folder is never a program
+		}
+		mn := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: shown, Line: n.Line, Column: n.Column}
+		if ref, ok := l.dirPath(mn); ok {
+			refs = append(refs, ref)
+		}
+	}
+	if len(refs) == 0 {
+		l.errorf(n, "dirs %q matches no folder (patterns are relative to the spec's folder)", short(p))
+	}
+	return refs
 }
 
 // readFolder reads a folder program: every file git tracks under the

@@ -114,6 +114,40 @@ func TestLoadFolderWithoutEntry(t *testing.T) {
 	}
 }
 
+// TestLoadDirs: a dirs: entry is one folder program per matching folder,
+// named <name>/<base name>, in lexical order, grouped for pass@k like a
+// files: entry's samples; files the pattern matches are passed over, a
+// pattern matching no folder is an error.
+func TestLoadDirs(t *testing.T) {
+	t.Parallel()
+	repo := repoDir(t)
+	for _, c := range []string{"b", "a", "c"} {
+		write(t, filepath.Join(repo, "candidates", c, "tool", "__main__.py"), "print('"+c+"')\n")
+	}
+	write(t, filepath.Join(repo, "candidates", "README.md"), "five candidates\n")
+	spec := strings.Replace(dirSpec("x", "    entry: tool/__main__.py\n"), "dir: x", `dirs: "candidates/*"`, 1)
+	write(t, filepath.Join(repo, "behaves.yml"), spec)
+	track(t, repo)
+	sp, err := Load(filepath.Join(repo, "behaves.yml"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range sp.Programs {
+		got = append(got, fmt.Sprintf("%s %s %s %s", p.Name, p.Group, p.File, p.Program.Entry))
+	}
+	want := []string{"tool/a tool candidates/a tool/__main__.py", "tool/b tool candidates/b tool/__main__.py", "tool/c tool candidates/c tool/__main__.py"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("programs (-want +got):\n%s", diff)
+	}
+
+	write(t, filepath.Join(repo, "none.yml"), strings.Replace(spec, "candidates/*", "candidates/*.md", 1))
+	track(t, repo)
+	if _, err := Load(filepath.Join(repo, "none.yml"), Options{}); err == nil || !strings.Contains(err.Error(), `dirs "candidates/*.md" matches no folder`) {
+		t.Errorf("a pattern matching files only: %v", err)
+	}
+}
+
 // TestLoadFolderRefuses: what a dir: entry may not be, each an error at
 // the entry's value naming what to change.
 func TestLoadFolderRefuses(t *testing.T) {

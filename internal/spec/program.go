@@ -4,7 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -15,7 +17,7 @@ import (
 
 var (
 	topKeys     = []string{"version", "profiles", "programs"}
-	programKeys = []string{"name", "file", "files", "dir", "entry", "profile", "cases", "cases_file", "reference", "inputs_file"}
+	programKeys = []string{"name", "file", "files", "dir", "dirs", "entry", "profile", "cases", "cases_file", "reference", "inputs_file"}
 	caseKeys    = []string{"name", "args", "stdin", "stdin_file", "expect", "repeat"}
 	expectKeys  = []string{"exit_code", "stdout", "stderr", "same_as", "streams", "normalize", "ignore_case"}
 	matcherKeys = []string{"equals", "contains", "regex", "ignore_case", "normalize"}
@@ -33,15 +35,15 @@ type entry struct {
 	name     string
 	nameNode *yaml.Node
 	profile  string
-	// fileNode is the file, files or dir value; glob is set for files.
+	// fileNode is the file, files, dir or dirs value; glob is set for
+	// files and dirs.
 	fileNode *yaml.Node
 	glob     bool
 	files    []fileRef
-	// dir is set for a dir: entry (nil otherwise): its folder, the
-	// program read from it, and its entry ("" for none).
-	dir    *folderRef
-	folder folder
-	cases  []Case
+	// folders are a dir: entry's folder, or a dirs: entry's matches, each
+	// with the program read from it (nil for a file or files entry).
+	folders []folderProgram
+	cases   []Case
 	// reference is the entry's reference (another entry's name), "" for
 	// none; refNode its value.
 	reference string
@@ -171,27 +173,48 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 	file, hasFile := fs.get("file")
 	files, hasFiles := fs.get("files")
 	dir, hasDir := fs.get("dir")
+	dirs, hasDirs := fs.get("dirs")
 	entryKey, hasEntry := fs.get("entry")
-	switch {
-	case hasFile && hasFiles:
-		l.errorf(later(file.key, files.key), "%s has both file and files: use file for one program or files for a glob, not both", what)
-	case hasDir && (hasFile || hasFiles):
-		other := file
-		if hasFiles {
-			other = files
+	var given []field
+	for _, k := range []string{"file", "files", "dir", "dirs"} {
+		if f, ok := fs.get(k); ok {
+			given = append(given, f)
 		}
-		l.errorf(later(dir.key, other.key), "%s has both dir and %s: use dir for a program that is a folder of files, %s for a program that is one file, not both", what, other.key.Value, other.key.Value)
-	case hasDir:
-		e.fileNode = dir.val
-		if ref, ok := l.dirPath(dir.val); ok {
-			if f, ok := l.readFolder(dir.val, ref); ok {
-				e.dir, e.folder = &ref, f
-				if hasEntry {
-					if s, ok := l.entryPath(entryKey.val, ref, f); ok {
-						e.folder.prog.Entry = s
-					}
-				}
+	}
+	slices.SortFunc(given, func(a, b field) int {
+		if a.key.Line != b.key.Line {
+			return a.key.Line - b.key.Line
+		}
+		return a.key.Column - b.key.Column
+	})
+	switch {
+	case len(given) > 1:
+		l.errorf(later(given[0].key, given[1].key), "%s has both %s and %s: use exactly one of file (one program), files (a glob, one program per file), dir (a program that is a folder) or dirs (a glob, one program per folder)", what, given[0].key.Value, given[1].key.Value)
+	case hasDir || hasDirs:
+		node := dir.val
+		var refs []folderRef
+		if hasDir {
+			if ref, ok := l.dirPath(dir.val); ok {
+				refs = []folderRef{ref}
 			}
+		} else {
+			node, e.glob = dirs.val, true
+			refs = l.dirGlob(dirs.val)
+		}
+		e.fileNode = node
+		for _, ref := range refs {
+			f, ok := l.readFolder(node, ref)
+			if !ok {
+				continue
+			}
+			if hasEntry {
+				s, ok := l.entryPath(entryKey.val, ref, f)
+				if !ok {
+					continue
+				}
+				f.prog.Entry = s
+			}
+			e.folders = append(e.folders, folderProgram{ref: ref, folder: f})
 		}
 	case hasFile:
 		e.fileNode = file.val
@@ -202,10 +225,10 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 		e.fileNode, e.glob = files.val, true
 		e.files, _ = l.glob(files.val)
 	default:
-		l.errorf(n, "%s needs file (one program), files (a glob, one program per match) or dir (a program that is a folder of files)", what)
+		l.errorf(n, "%s needs file (one program), files (a glob, one program per match), dir (a program that is a folder of files) or dirs (a glob, one folder program per match)", what)
 	}
-	if hasEntry && !hasDir {
-		l.errorf(entryKey.key, "%s has entry without dir: entry names the file of a dir: program's folder that the command runs; a file: program's entry is its file", what)
+	if hasEntry && !hasDir && !hasDirs {
+		l.errorf(entryKey.key, "%s has entry without dir or dirs: entry names the file of a program's folder that the command runs; a file: program's entry is its file", what)
 	}
 
 	if f, ok := fs.get("reference"); ok {
@@ -515,31 +538,35 @@ func (l *loader) expand(programsKey *yaml.Node, profiles map[string]*profileStat
 			}
 			runs += e.cases[k].Repeat
 		}
-		programs := len(e.files)
-		if e.dir != nil {
-			programs = 1
-		}
-		total += programs * runs
+		total += (len(e.files) + len(e.folders)) * runs
 		if e.name == "" {
 			continue
 		}
-		if e.dir != nil {
-			if f, dup := seen[e.name]; dup {
-				l.errorf(e.nameNode, "duplicate program name %q (first at line %d): program names must be unique", short(e.name), f.line)
+		for _, fp := range e.folders {
+			name, group, from := e.name, "", ""
+			if e.glob {
+				name, group = e.name+"/"+path.Base(fp.ref.rel), e.name
+				from = fmt.Sprintf(" from dirs match %q", short(fp.ref.shown))
+			}
+			if f, dup := seen[name]; dup {
+				l.errorf(e.fileNode, "duplicate program name %q%s (first at line %d): program names must be unique", short(name), from, f.line)
 				continue
 			}
-			seen[e.name] = first{line: e.pos.Line}
+			seen[name] = first{line: e.pos.Line, file: fp.ref.shown}
 			progs = append(progs, pending{prog: Program{
-				ID:        programID(e.name, e.dir.rel),
-				Name:      e.name,
-				File:      e.dir.rel,
+				ID:        programID(e.name, fp.ref.rel),
+				Name:      name,
+				Group:     group,
+				File:      fp.ref.rel,
 				Profile:   e.profile,
 				Pos:       e.pos,
 				Cases:     withReference(cloneCases(e.cases), e.reference),
-				Program:   e.folder.prog,
-				Untracked: e.folder.untracked,
+				Program:   fp.folder.prog,
+				Untracked: fp.folder.untracked,
 				Reference: e.reference,
 			}})
+		}
+		if len(e.folders) > 0 {
 			continue
 		}
 		if len(e.files) == 0 && !e.glob {

@@ -179,14 +179,15 @@ func schemaObjects() []schemaObject {
 		},
 		{
 			def:         "program",
-			description: "One program (file), one per matching file (files), or one made of a folder's files (dir), all with the same cases.",
+			description: "One program (file), one per matching file (files), or one made of a folder's files (dir), or one per matching folder (dirs), all with the same cases.",
 			keys:        programKeys,
 			props: map[string]map[string]any{
 				"name":    jsWith(jsString("The program's name, unique in the spec."), "pattern", schemaName),
 				"file":    jsString("The program file, relative to the spec's folder."),
 				"files":   jsString("A glob relative to the spec's folder: one program per match, named <name>/<base name>."),
 				"dir":     jsString("A folder relative to the spec's folder: one program made of every file git tracks under it, delivered at /program/<path relative to the folder>."),
-				"entry":   jsString("With dir: the file, relative to the folder, whose path /program/<entry> the profile's command is given; without it nothing is appended."),
+				"dirs":    jsString("A glob relative to the spec's folder: one folder program per matching folder, named <name>/<folder's base name>."),
+				"entry":   jsString("With dir or dirs: the file, relative to the folder, whose path /program/<entry> the profile's command is given; without it nothing is appended."),
 				"profile": jsString("The name of a profile under profiles."),
 				"cases": {"type": "array", "minItems": 1, "items": map[string]any{"$ref": "#/$defs/case"},
 					"description": "The cases: one invocation each."},
@@ -202,8 +203,12 @@ func schemaObjects() []schemaObject {
 					map[string]any{"required": []any{"file"}},
 					map[string]any{"required": []any{"files"}},
 					map[string]any{"required": []any{"dir"}},
+					map[string]any{"required": []any{"dirs"}},
 				}},
-				map[string]any{"dependentRequired": map[string]any{"entry": []any{"dir"}}},
+				map[string]any{"if": map[string]any{"required": []any{"entry"}}, "then": map[string]any{"anyOf": []any{
+					map[string]any{"required": []any{"dir"}},
+					map[string]any{"required": []any{"dirs"}},
+				}}},
 				map[string]any{"not": map[string]any{"required": []any{"cases", "cases_file"}}},
 				map[string]any{"anyOf": []any{
 					map[string]any{"required": []any{"cases"}},
