@@ -19,11 +19,12 @@ const (
 
 // Digest is the lowercase hex SHA-256 that stands for the program's
 // content, a report's program_sha256: for one file, its bytes'; for a
-// folder, its file list's (FileList), so that a path, a mode or a byte
-// changed anywhere in it changes the digest. It is "" for a one-file
-// program without its entry file.
+// folder, or a file delivered with others (a spec's with:), its file
+// list's (FileList), so that a path, a mode or a byte changed anywhere in
+// it changes the digest. It is "" for a one-file program without its
+// entry file.
 func (p Program) Digest() string {
-	if p.Folder {
+	if p.Folder || len(p.Files) > 1 || len(p.Links) > 0 {
 		return sha256Hex([]byte(p.FileList()))
 	}
 	b, ok := p.Files[p.Entry]

@@ -296,3 +296,95 @@ func suggestFile(s string, prog runner.Program) string {
 	}
 	return fmt.Sprintf(" (did you mean %q?)", short(best))
 }
+
+// withFile is a file a with: list delivers beside every program of its
+// entry, at /program/<path>: its path as written, relative to the spec's
+// folder.
+type withFile struct {
+	path string
+	data []byte
+	exec bool
+	node *yaml.Node
+}
+
+// withFiles checks and reads a with: list: files git tracks (or that
+// --allow-untracked admits), each a clean path inside the spec's folder
+// (it is also where the file is delivered), named once.
+func (l *loader) withFiles(n *yaml.Node) []withFile {
+	if n.Kind != yaml.SequenceNode {
+		l.errorf(n, "with must be a list of files like [harness/check.py], got %s", describe(n))
+		return nil
+	}
+	var out []withFile
+	seen := map[string]bool{}
+	for _, item := range n.Content {
+		p, ok := l.str(item, "with")
+		if !ok {
+			continue
+		}
+		if p == "" || path.IsAbs(p) || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") {
+			l.errorf(item, "with %q is not a clean path inside the spec's folder (like harness/check.py): it is also where the file is delivered, /program/<path>", short(p))
+			continue
+		}
+		if seen[p] {
+			l.errorf(item, "with lists %q twice", short(p))
+			continue
+		}
+		seen[p] = true
+		ref, ok := l.path(item, "with")
+		if !ok {
+			continue
+		}
+		data, ok := l.read(item, "with", ref)
+		if !ok {
+			continue
+		}
+		exec := ref.info.Mode()&0o111 != 0
+		if l.repo != nil {
+			if mode, tracked, err := l.repo.Mode(ref.rel); err == nil && tracked {
+				exec = mode == gitindex.ModeExecutable
+			}
+		}
+		out = append(out, withFile{path: p, data: data, exec: exec, node: item})
+	}
+	return out
+}
+
+// addWith delivers e's with files beside prog (named in messages as
+// shown): a with file whose path is also a file or link of the program is
+// an error naming both.
+func (l *loader) addWith(e *entry, prog runner.Program, shown string) runner.Program {
+	if len(e.with) == 0 {
+		return prog
+	}
+	files := maps.Clone(prog.Files)
+	exec := maps.Clone(prog.Executable)
+	if exec == nil {
+		exec = map[string]bool{}
+	}
+	for _, w := range e.with {
+		_, file := files[w.path]
+		_, link := prog.Links[w.path]
+		if file || link || overlaps(w.path, files) || overlaps(w.path, prog.Links) {
+			l.errorf(w.node, "with %q collides with the file %q delivers at /program/%s: rename one of them", short(w.path), short(shown), short(w.path))
+			continue
+		}
+		files[w.path] = w.data
+		if w.exec {
+			exec[w.path] = true
+		}
+	}
+	prog.Files, prog.Executable = files, exec
+	return prog
+}
+
+// overlaps says whether p is a folder above a path of m, or one of m's
+// paths is a folder above p: one of them could not be delivered.
+func overlaps[V any](p string, m map[string]V) bool {
+	for q := range m {
+		if strings.HasPrefix(q, p+"/") || strings.HasPrefix(p, q+"/") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -148,6 +150,67 @@ func TestLoadDirs(t *testing.T) {
 	}
 }
 
+// TestLoadWith: with: delivers files beside every program of its entry,
+// at their paths as written (relative to the spec's folder), for one-file
+// and folder programs alike; such a program's digest is its file list's.
+// A path out of the spec's folder, or one a program's own file takes, is
+// refused.
+func TestLoadWith(t *testing.T) {
+	t.Parallel()
+	repo := repoDir(t)
+	write(t, filepath.Join(repo, "harness", "check.py"), "import main\n")
+	write(t, filepath.Join(repo, "solution.py"), "print(1)\n")
+	write(t, filepath.Join(repo, "candidates", "a", "main.py"), "A\n")
+	write(t, filepath.Join(repo, "candidates", "b", "main.py"), "B\n")
+	write(t, filepath.Join(repo, "behaves.yml"), fmt.Sprintf(`version: 1
+profiles:
+  py: {image: %q, command: [python3]}
+programs:
+  - name: one
+    file: solution.py
+    with: [harness/check.py]
+    profile: py
+    cases: [{name: c}]
+  - name: many
+    dirs: "candidates/*"
+    with: [harness/check.py]
+    profile: py
+    cases: [{name: c}]
+`, testImage))
+	track(t, repo)
+	sp, err := Load(filepath.Join(repo, "behaves.yml"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sp.Programs) != 3 {
+		t.Fatalf("%d programs, want 3", len(sp.Programs))
+	}
+	for _, p := range sp.Programs {
+		if got := string(p.Program.Files["harness/check.py"]); got != "import main\n" {
+			t.Errorf("%s: harness/check.py = %q, want the harness", p.Name, got)
+		}
+	}
+	one := sp.Programs[0].Program
+	if one.Entry != "solution.py" || one.Digest() == sha256Hex(one.Files["solution.py"]) || one.Digest() != sha256Hex([]byte(one.FileList())) {
+		t.Errorf("one-file program with a harness: entry %q, digest %s; want its file list's", one.Entry, one.Digest())
+	}
+
+	write(t, filepath.Join(repo, "cand", "harness"), "a file named like the harness's folder\n")
+	track(t, repo)
+	for _, tt := range []struct{ program, want string }{
+		{`{name: one, file: solution.py, with: ["../x.py"]`, `with "../x.py" is not a clean path inside the spec's folder`},
+		{`{name: one, file: solution.py, with: [solution.py]`, `with "solution.py" collides with the file "solution.py"`},
+		{`{name: one, dir: cand, with: [harness/check.py]`, `with "harness/check.py" collides with the file "cand"`},
+		{`{name: one, file: solution.py, with: [nope.py]`, `with "nope.py" is not a file git tracks`},
+	} {
+		write(t, filepath.Join(repo, "bad.yml"), fmt.Sprintf("version: 1\nprofiles:\n  py: {image: %q, command: [python3]}\nprograms:\n  - %s, profile: py, cases: [{name: c}]}\n", testImage, tt.program))
+		track(t, repo)
+		if _, err := Load(filepath.Join(repo, "bad.yml"), Options{}); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want %q", tt.program, err, tt.want)
+		}
+	}
+}
+
 // TestLoadFolderRefuses: what a dir: entry may not be, each an error at
 // the entry's value naming what to change.
 func TestLoadFolderRefuses(t *testing.T) {
@@ -251,6 +314,11 @@ const folderRecipe = `git ls-files -s -- . | while read -r mode _ _ path; do
   if [ "$mode" = 120000 ]; then sum=$(printf %s "$(readlink "$path")" | sha256sum); else sum=$(sha256sum < "$path"); fi
   printf '%s %s %s\n' "$mode" "${sum%% *}" "$path"
 done | LC_ALL=C sort -k3 | sha256sum | cut -d' ' -f1`
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
 
 func keysOf[V any](m map[string]V) []string {
 	var out []string

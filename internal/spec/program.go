@@ -17,7 +17,7 @@ import (
 
 var (
 	topKeys     = []string{"version", "profiles", "programs"}
-	programKeys = []string{"name", "file", "files", "dir", "dirs", "entry", "profile", "cases", "cases_file", "reference", "inputs_file"}
+	programKeys = []string{"name", "file", "files", "dir", "dirs", "entry", "with", "profile", "cases", "cases_file", "reference", "inputs_file"}
 	caseKeys    = []string{"name", "args", "stdin", "stdin_file", "expect", "repeat"}
 	expectKeys  = []string{"exit_code", "stdout", "stderr", "same_as", "streams", "normalize", "ignore_case"}
 	matcherKeys = []string{"equals", "contains", "regex", "ignore_case", "normalize"}
@@ -43,7 +43,11 @@ type entry struct {
 	// folders are a dir: entry's folder, or a dirs: entry's matches, each
 	// with the program read from it (nil for a file or files entry).
 	folders []folderProgram
-	cases   []Case
+	// with are the files delivered beside every program of the entry, and
+	// withNode the with value.
+	with     []withFile
+	withNode *yaml.Node
+	cases    []Case
 	// reference is the entry's reference (another entry's name), "" for
 	// none; refNode its value.
 	reference string
@@ -229,6 +233,11 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 	}
 	if hasEntry && !hasDir && !hasDirs {
 		l.errorf(entryKey.key, "%s has entry without dir or dirs: entry names the file of a program's folder that the command runs; a file: program's entry is its file", what)
+	}
+
+	if f, ok := fs.get("with"); ok {
+		e.withNode = f.val
+		e.with = l.withFiles(f.val)
 	}
 
 	if f, ok := fs.get("reference"); ok {
@@ -520,10 +529,11 @@ func (l *loader) expand(programsKey *yaml.Node, profiles map[string]*profileStat
 	seen := map[string]first{}
 	total := 0
 	type pending struct {
-		prog Program
-		node *yaml.Node
-		key  string
-		ref  fileRef
+		prog  Program
+		node  *yaml.Node
+		key   string
+		ref   fileRef
+		entry *entry
 	}
 	var progs []pending
 	for _, e := range entries {
@@ -561,7 +571,7 @@ func (l *loader) expand(programsKey *yaml.Node, profiles map[string]*profileStat
 				Profile:   e.profile,
 				Pos:       e.pos,
 				Cases:     withReference(cloneCases(e.cases), e.reference),
-				Program:   fp.folder.prog,
+				Program:   l.addWith(e, fp.folder.prog, fp.ref.shown),
 				Untracked: fp.folder.untracked,
 				Reference: e.reference,
 			}})
@@ -618,9 +628,10 @@ func (l *loader) expand(programsKey *yaml.Node, profiles map[string]*profileStat
 					Program:   runner.Program{Entry: entry, Files: map[string][]byte{}},
 					Reference: e.reference,
 				},
-				node: e.fileNode,
-				key:  key,
-				ref:  ref,
+				node:  e.fileNode,
+				key:   key,
+				ref:   ref,
+				entry: e,
 			})
 		}
 	}
@@ -643,12 +654,13 @@ func (l *loader) expand(programsKey *yaml.Node, profiles map[string]*profileStat
 	// Everything is valid: read the program files.
 	out := make([]Program, 0, len(progs))
 	for _, p := range progs {
-		if p.node == nil { // a dir: entry, read already
+		if p.node == nil { // a folder program, read already
 			out = append(out, p.prog)
 			continue
 		}
 		if data, ok := l.read(p.node, p.key, p.ref); ok {
 			p.prog.Program.Files[p.prog.Program.Entry] = data
+			p.prog.Program = l.addWith(p.entry, p.prog.Program, p.ref.shown)
 		}
 		out = append(out, p.prog)
 	}

@@ -187,6 +187,7 @@ func schemaObjects() []schemaObject {
 				"files":   jsString("A glob relative to the spec's folder: one program per match, named <name>/<base name>."),
 				"dir":     jsString("A folder relative to the spec's folder: one program made of every file git tracks under it, delivered at /program/<path relative to the folder>."),
 				"dirs":    jsString("A glob relative to the spec's folder: one folder program per matching folder, named <name>/<folder's base name>."),
+				"with":    {"type": "array", "items": map[string]any{"type": "string"}, "description": "Files delivered beside every program of the entry, at /program/<path as written, relative to the spec's folder>: a harness every sample shares."},
 				"entry":   jsString("With dir or dirs: the file, relative to the folder, whose path /program/<entry> the profile's command is given; without it nothing is appended."),
 				"profile": jsString("The name of a profile under profiles."),
 				"cases": {"type": "array", "minItems": 1, "items": map[string]any{"$ref": "#/$defs/case"},
