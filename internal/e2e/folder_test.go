@@ -152,3 +152,45 @@ func caseReasons(r report.Report) []string {
 	}
 	return out
 }
+
+// TestFolderCandidates: dirs: gives one program per candidate folder,
+// grouped for pass@k, and with: delivers the shared harness to every one:
+// the harness (the profile's command, nothing appended) imports each
+// candidate's own module.
+func TestFolderCandidates(t *testing.T) {
+	t.Parallel()
+	img := testImages(t)
+	repo := gittest.NewRepo(t)
+	gittest.WriteFile(t, repo, "harness/check.py", "from solution import add\nprint(add(2, 3))\n")
+	gittest.WriteFile(t, repo, "candidates/a/solution.py", "def add(a, b):\n    return a + b\n")
+	gittest.WriteFile(t, repo, "candidates/b/solution.py", "def add(a, b):\n    return a - b\n")
+	gittest.WriteFile(t, repo, "candidates/c/solution.py", "from helper import plus as add\n")
+	gittest.WriteFile(t, repo, "candidates/c/helper.py", "def plus(a, b):\n    return a + b\n")
+	gittest.WriteFile(t, repo, "behaves.yml", fmt.Sprintf(`version: 1
+profiles:
+  py:
+    image: "%s"
+    command: [python3, harness/check.py]
+    env: {PYTHONPATH: /program}
+programs:
+  - name: add
+    dirs: "candidates/*"
+    with: [harness/check.py]
+    profile: py
+    cases:
+      - {name: five, expect: {stdout: {equals: "5"}}}
+`, img.python))
+	gittest.AddAll(t, repo)
+	code, _, stderr, data := runIn(t, filepath.Join(repo, "behaves.yml"), "--pass-at", "1")
+	rep := decode(t, data)
+	var got []string
+	for _, p := range rep.Programs {
+		got = append(got, p.Name+" "+p.Verdict.String())
+	}
+	if code != 1 || strings.Join(got, ",") != "add/a true,add/b false,add/c true" {
+		t.Fatalf("exit %d, programs %v; want add/a true, add/b false, add/c true\n%s", code, got, indent(stderr))
+	}
+	if len(rep.Groups) != 1 || rep.Groups[0].Name != "add" || rep.Groups[0].N != 3 || rep.Groups[0].True != 2 {
+		t.Errorf("groups %+v, want add: 3 samples, 2 true", rep.Groups)
+	}
+}
