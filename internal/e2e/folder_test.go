@@ -35,7 +35,7 @@ programs:
     entry: run.sh
     profile: sh
     cases:
-      - {name: lists, expect: {stdout: {equals: "./lib\n./lib/run\n./run.sh\n./tool\n./tool/__main__.py\n./tool/parsing.py"}}}
+      - {name: lists, expect: {stdout: {equals: ".\n./lib\n./lib/run\n./run.sh\n./tool\n./tool/__main__.py\n./tool/parsing.py\nlib/run is a link"}}}
 `, img.python, img.busybox)
 }
 
@@ -52,7 +52,7 @@ func TestFolderProgram(t *testing.T) {
 	repo := gittest.NewRepo(t)
 	gittest.WriteFile(t, repo, "project/tool/__main__.py", "import sys\nfrom tool.parsing import total\nprint(total(sys.argv[1:]))\n")
 	gittest.WriteFile(t, repo, "project/tool/parsing.py", "def total(args):\n    return sum(int(a) for a in args)\n")
-	gittest.WriteFile(t, repo, "project/run.sh", "#!/bin/sh\nfind . | sort\n")
+	gittest.WriteFile(t, repo, "project/run.sh", "#!/bin/sh\nfind . | sort\n[ -L lib/run ] && echo lib/run is a link\n")
 	if err := os.Chmod(filepath.Join(repo, "project", "run.sh"), 0o755); err != nil {
 		t.Fatal(err)
 	}

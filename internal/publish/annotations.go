@@ -172,7 +172,7 @@ func countAnnotations(r *report.Report) (errs, warns int) {
 	errs = len(r.SpecErrors)
 	for i := range r.Programs {
 		p := &r.Programs[i]
-		if p.Verdict == verdict.False && programFile(p) != "" {
+		if _, _, ok := programAnnotation(p, AnnotationOptions{}); ok {
 			errs++
 		}
 		for j := range p.Cases {
@@ -247,7 +247,7 @@ func caseMessage(c *report.Case) string {
 // describes (nil for a program false with no false case).
 func programAnnotation(p *report.Program, opt AnnotationOptions) (a Annotation, at *report.Case, ok bool) {
 	file := programFile(p)
-	if p.Verdict != verdict.False || file == "" {
+	if p.Verdict != verdict.False || file == "" && p.Dir == "" {
 		return Annotation{}, nil, false
 	}
 	var first *report.Case
@@ -263,6 +263,9 @@ func programAnnotation(p *report.Program, opt AnnotationOptions) (a Annotation, 
 	at, line, col := first, 1, 0
 	if c, f, l, cl, found := locate(p); found {
 		at, file, line, col = c, f, l, cl
+	}
+	if file == "" { // a folder program without an entry, and no frame in its files
+		return Annotation{}, nil, false
 	}
 	if opt.LineCount != nil {
 		if n := opt.LineCount(file); n > 0 && line > n {

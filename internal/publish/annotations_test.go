@@ -269,7 +269,7 @@ func TestProgramFileLine(t *testing.T) {
 // entry's repository file, or, when its stderr's innermost traceback frame
 // under /program names another of its files, at that file's line; a
 // frame that leaves the folder is not taken, and a folder program without
-// an entry gets no program annotation.
+// an entry is annotated only where a frame names one of its files.
 func TestFolderProgramFileLine(t *testing.T) {
 	t.Parallel()
 	frame := func(rel string, line int) string {
@@ -284,7 +284,8 @@ func TestFolderProgramFileLine(t *testing.T) {
 		{"another module's frame, innermost", "tool/main.py", frame("tool/main.py", 3) + frame("tool/parsing.py", 12) + "ValueError\n", "proj/tool/parsing.py", 12},
 		{"a frame out of the folder is not taken", "tool/main.py", frame("tool/main.py", 3) + frame("../etc/passwd", 9), "proj/tool/main.py", 3},
 		{"nothing named: the entry, line 1", "tool/main.py", "Killed\n", "proj/tool/main.py", 1},
-		{"no entry: no program annotation", "", frame("tool/main.py", 3), "", 0},
+		{"no entry: the frame's file", "", frame("tool/parsing.py", 3), "proj/tool/parsing.py", 3},
+		{"no entry, no frame: no program annotation", "", "Killed\n", "", 0},
 	} {
 		c := kase("c", 14, verdict.False, "wrong", intp(1), "", "", tt.stderr)
 		c.Event.Command = []string{"python3", "-m", "tool"}

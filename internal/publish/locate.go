@@ -31,12 +31,17 @@ const nameMaxBytes = 255
 // is at least 1, col 0 when none was named.
 func locate(p *report.Program) (c *report.Case, file string, line, col int, ok bool) {
 	name := entryName(p)
-	if name == "" || len(name) > nameMaxBytes {
+	if len(name) > nameMaxBytes || name == "" && p.Dir == "" {
 		return nil, "", 0, 0, false
 	}
-	q := regexp.QuoteMeta(name)
-	compiler := regexp.MustCompile(`(?m)^[ \t]*(?:--> )?(?:[^\s:"]*/)?` + q + `:(\d+)(?::(\d+))?(?::|[ \t]*$)`)
-	traceback := regexp.MustCompile(`File "(?:` + regexp.QuoteMeta(mount(p)) + `/)?(` + q + `)", line (\d+)`)
+	// A folder program without an entry has no file of its own a
+	// compiler message could name: only traceback frames locate it.
+	var compiler, traceback *regexp.Regexp
+	if name != "" {
+		q := regexp.QuoteMeta(name)
+		compiler = regexp.MustCompile(`(?m)^[ \t]*(?:--> )?(?:[^\s:"]*/)?` + q + `:(\d+)(?::(\d+))?(?::|[ \t]*$)`)
+		traceback = regexp.MustCompile(`File "(?:` + regexp.QuoteMeta(mount(p)) + `/)?(` + q + `)", line (\d+)`)
+	}
 	if p.Dir != "" {
 		traceback = regexp.MustCompile(`File "` + regexp.QuoteMeta(mount(p)) + `/([^"\n]{1,255})", line (\d+)`)
 	}
@@ -58,9 +63,11 @@ func locate(p *report.Program) (c *report.Case, file string, line, col int, ok b
 		if len(stderr) > locateMaxBytes {
 			stderr = stderr[:locateMaxBytes]
 		}
-		if m := compiler.FindSubmatch(stderr); m != nil {
-			if f := programFile(p); f != "" {
-				return kase, f, atLeast1(string(m[1])), number(string(m[2])), true
+		if compiler != nil {
+			if m := compiler.FindSubmatch(stderr); m != nil {
+				if f := programFile(p); f != "" {
+					return kase, f, atLeast1(string(m[1])), number(string(m[2])), true
+				}
 			}
 		}
 		all := traceback.FindAllSubmatch(stderr, -1)
