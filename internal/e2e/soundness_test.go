@@ -125,6 +125,8 @@ func TestReuseIsSound(t *testing.T) {
 		"cases2.yml":   "- {name: listed, args: [\"2\"], expect: {exit_code: 0}}\n",
 		"inputs.jsonl": "{\"args\": [\"1\"]}\n", "inputs2.jsonl": "{\"args\": [\"2\"]}\n",
 		"glob/g1.sh": probe, "glob2/g1.sh": probe + "echo glob2\n",
+		"d1/probe.sh": probe, "d1/other.sh": probe + "echo other\n", "d2/probe.sh": probe + "echo d2\n",
+		"dg1/a/probe.sh": probe, "dg2/a/probe.sh": probe + "echo dg2\n",
 	}
 	before := runBehaves(t, context.Background(), build(false), files)
 	if before.code != 0 {
@@ -251,6 +253,9 @@ func soundRows() []soundRow {
 	entry := func(name, file, extra, caseText string) string {
 		return fmt.Sprintf("  - name: %s\n    file: %s\n    profile: p_%s\n%s    cases:\n      - %s", name, file, name, extra, caseText)
 	}
+	dirEntry := func(name, dir, caseText string) string {
+		return fmt.Sprintf("  - name: %s\n    %s\n    profile: p_%s\n    cases:\n      - %s", name, dir, name, caseText)
+	}
 	probeCase := func(name string) string {
 		return fmt.Sprintf(`{name: c, args: ["x"], stdin: "in", expect: {stdout: {equals: @%s/c@}}}`, name)
 	}
@@ -320,6 +325,21 @@ func soundRows() []soundRow {
 		{keys: []string{"program.files"}, name: "files", lookup: "files/g1.sh", profBefore: baseProfile, profAfter: baseProfile, part: "no stored run",
 			entryBefore: "  - name: files\n    files: glob/*.sh\n    profile: p_files\n    cases:\n      - {name: c, expect: {exit_code: 0}}",
 			entryAfter:  "  - name: files\n    files: glob2/*.sh\n    profile: p_files\n    cases:\n      - {name: c, expect: {exit_code: 0}}"},
+		// A folder program: another folder has another id and digest;
+		// another entry is another command over the same files; another
+		// with: file is another file list under the same id.
+		{keys: []string{"program.dir"}, name: "dir", profBefore: baseProfile, profAfter: baseProfile, part: "no stored run",
+			entryBefore: dirEntry("dir", "dir: d1\n    entry: probe.sh", `{name: c, args: ["x"], stdin: "in", expect: {exit_code: 0}}`),
+			entryAfter:  dirEntry("dir", "dir: d2\n    entry: probe.sh", probeCase("dir"))},
+		{keys: []string{"program.entry"}, name: "entry", profBefore: baseProfile, profAfter: baseProfile, part: "command",
+			entryBefore: dirEntry("entry", "dir: d1\n    entry: probe.sh", `{name: c, args: ["x"], stdin: "in", expect: {exit_code: 0}}`),
+			entryAfter:  dirEntry("entry", "dir: d1\n    entry: other.sh", probeCase("entry"))},
+		{keys: []string{"program.dirs"}, name: "dirs", lookup: "dirs/a", profBefore: baseProfile, profAfter: baseProfile, part: "no stored run",
+			entryBefore: dirEntry("dirs", "dirs: dg1/*\n    entry: probe.sh", `{name: c, expect: {exit_code: 0}}`),
+			entryAfter:  dirEntry("dirs", "dirs: dg2/*\n    entry: probe.sh", `{name: c, expect: {exit_code: 0}}`)},
+		{keys: []string{"program.with"}, name: "with", profBefore: baseProfile, profAfter: baseProfile, part: "program",
+			entryBefore: entry("with", "probe.sh", "    with: [in.txt]\n", `{name: c, args: ["x"], stdin: "in", expect: {exit_code: 0}}`),
+			entryAfter:  entry("with", "probe.sh", "    with: [in2.txt]\n", probeCase("with"))},
 		{keys: []string{"program.profile"}, name: "profile", profBefore: baseProfile, profAfter: edit(`MODE: a`, `MODE: c`), part: "env",
 			entryBefore: plain("profile"), entryAfter: after("profile")},
 		// Names and expectations are not in the key: the stored run is
