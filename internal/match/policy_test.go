@@ -6,10 +6,12 @@ package match_test
 // with an error naming the part).
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/behaves-dev/behaves/internal/assemble"
 	"github.com/behaves-dev/behaves/internal/match"
@@ -122,8 +124,7 @@ func policyReport(t *testing.T, sp *spec.Spec, edit func(r *report.Report)) (rep
 // of its program's id and its name, whatever that case's verdict was, or
 // the spec is refused with an error naming what differs; a part left
 // unrecorded is refused unless the stored case never ran. (reuse's refusal
-// of evidence from more runs than a report may name is the store's
-// listing, not a match: reuse's own TestOriginListsTheOriginalRun.)
+// of evidence from more runs than a report may name: TestPolicySources.)
 func TestPolicies(t *testing.T) {
 	t.Parallel()
 	const (
@@ -244,5 +245,51 @@ func TestPolicies(t *testing.T) {
 				t.Errorf("rescore: errors %v, want one containing %q", errs, tt.rescore)
 			}
 		})
+	}
+}
+
+// TestPolicySources is reuse's last refusal: a report names at most
+// report.MaxReuseRuns runs its evidence came from, so a case whose stored
+// evidence came from one run more runs now, with reason "too many source
+// runs". The stored report ran one case itself and reused each of the
+// others from a run of its own, each listed in its reuse.sources: the
+// first report.MaxReuseRuns answers fill the list, and the case of the
+// report's own run, the one more, runs now. rescore, which names no
+// sources, takes them all.
+func TestPolicySources(t *testing.T) {
+	t.Parallel()
+	n := report.MaxReuseRuns + 1
+	var cases strings.Builder
+	for k := range n {
+		fmt.Fprintf(&cases, "      - {name: c%d, args: [\"%d\"], expect: {stdout: {equals: \"%d\"}}}\n", k, k, k)
+	}
+	edit := func(s string) string {
+		from := s[strings.Index(s, "programs:"):]
+		return strings.Replace(s, from, "programs:\n  - name: echo\n    file: echo.sh\n    profile: p\n    cases:\n"+cases.String(), 1)
+	}
+	sp := loadPolicySpec(t, edit)
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	stored, store := policyReport(t, sp, func(r *report.Report) {
+		r.Reuse = &report.Reuse{}
+		for k := range n - 1 {
+			run := fmt.Sprintf("run-%04d", k)
+			r.Reuse.Sources = append(r.Reuse.Sources, report.ReuseSource{RunID: run, StartedAt: at})
+			r.Programs[0].Cases[k].ReusedFrom = &report.Origin{RunID: run, ExecutionID: "exec-" + run}
+		}
+	})
+	answers := store.Match(sp.Programs[0], match.Wants(sp, nil, nil)[0], false)
+	for k, a := range answers[:n-1] {
+		if !a.Reused() || a.From.RunID != fmt.Sprintf("run-%04d", k) {
+			t.Fatalf("case c%d: reused %v from %+v (%+v), want it reused from its run", k, a.Reused(), a.From, a.NotReused)
+		}
+	}
+	if last := answers[n-1]; last.Reused() || last.NotReused.Reason != reuse.ReasonSources {
+		t.Errorf("case c%d, of the report's own run: reused %v (%+v), want it run for %q", n-1, last.Reused(), last.NotReused, reuse.ReasonSources)
+	}
+	if got := len(store.Sources()); got != report.MaxReuseRuns {
+		t.Errorf("%d sources listed, want %d", got, report.MaxReuseRuns)
+	}
+	if _, errs := rescore.Match(sp, stored, "stored.json"); errs != nil {
+		t.Errorf("rescore refused it: %v", errs)
 	}
 }
