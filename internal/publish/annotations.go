@@ -172,7 +172,7 @@ func countAnnotations(r *report.Report) (errs, warns int) {
 	errs = len(r.SpecErrors)
 	for i := range r.Programs {
 		p := &r.Programs[i]
-		if _, _, ok := programAnnotation(p, AnnotationOptions{}); ok {
+		if hasProgramAnnotation(p) {
 			errs++
 		}
 		for j := range p.Cases {
@@ -360,6 +360,22 @@ func specErrorFile(r *report.Report, e report.SpecError) string {
 // inside the repository with no control or bidi character, else "". The
 // report is untrusted: an absolute path, a "..", a backslash or an escape
 // never becomes a file= property.
+// hasProgramAnnotation says whether programAnnotation annotates p, as
+// cheaply as it can: only a folder program without an entry has to look
+// for a traceback frame in its files (locate).
+func hasProgramAnnotation(p *report.Program) bool {
+	switch {
+	case p.Verdict != verdict.False:
+		return false
+	case programFile(p) != "":
+		return true
+	case p.Dir == "":
+		return false
+	}
+	_, file, _, _, found := locate(p)
+	return found && file != ""
+}
+
 // programFile is the repository file a false program's annotation is at
 // (unless its output names another line; see locate): its file, or a
 // folder program's entry ("" for a folder program without one, or a path
