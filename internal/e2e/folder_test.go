@@ -5,11 +5,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/behaves-dev/behaves/internal/dockertest"
 	"github.com/behaves-dev/behaves/internal/gittest"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/verdict"
+	"github.com/docker/docker/api/types/events"
+	"github.com/docker/docker/api/types/filters"
 )
 
 // folderSpec runs the folder project/ two ways: as a Python package
@@ -192,5 +196,78 @@ programs:
 	}
 	if len(rep.Groups) != 1 || rep.Groups[0].Name != "add" || rep.Groups[0].N != 3 || rep.Groups[0].True != 2 {
 		t.Errorf("groups %+v, want add: 3 samples, 2 true", rep.Groups)
+	}
+}
+
+// TestFolderReuseRunsOnlyTheEditedProgram: with --reuse of a run of three
+// folder programs, editing one file of one of them (not its entry) runs
+// that program alone: one container starts, counted from the daemon's live
+// event stream, and the others' cases are reused; the edited program's
+// reason names its program.
+func TestFolderReuseRunsOnlyTheEditedProgram(t *testing.T) {
+	t.Parallel()
+	img := testImages(t)
+	cl := dockertest.Client(t)
+	repo := gittest.NewRepo(t)
+	for _, c := range []string{"a", "b", "c"} {
+		gittest.WriteFile(t, repo, "candidates/"+c+"/main.py", "from helper import answer\nprint(answer())\n")
+		gittest.WriteFile(t, repo, "candidates/"+c+"/helper.py", "def answer():\n    return 42\n")
+	}
+	gittest.WriteFile(t, repo, "behaves.yml", fmt.Sprintf(`version: 1
+profiles:
+  py: {image: "%s", command: [python3]}
+programs:
+  - name: cand
+    dirs: "candidates/*"
+    entry: main.py
+    profile: py
+    cases:
+      - {name: answer, expect: {stdout: {equals: "42"}}}
+`, img.python))
+	gittest.AddAll(t, repo)
+	specPath := filepath.Join(repo, "behaves.yml")
+	code, _, stderr, data := runIn(t, specPath)
+	if code != 0 {
+		t.Fatalf("the stored run: exit %d\n%s", code, indent(stderr))
+	}
+	stored := filepath.Join(t.TempDir(), "stored.json")
+	if err := os.WriteFile(stored, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	gittest.WriteFile(t, repo, "candidates/b/helper.py", "def answer():\n    return 41\n")
+	gittest.AddAll(t, repo)
+	runID := randomHex(t)[:16]
+	var mu sync.Mutex
+	started := 0
+	stop := followEvents(t, cl, filters.NewArgs(filters.Arg("type", "container"), filters.Arg("event", "start"),
+		filters.Arg("label", "behaves.run-id="+runID)), func(events.Message) {
+		mu.Lock()
+		started++
+		mu.Unlock()
+	})
+	code, _, stderr, data = runIn(t, specPath, "--reuse", stored, "--run-id", runID)
+	stop()
+	rep := decode(t, data)
+	if code != 1 {
+		t.Errorf("exit %d, want 1 (cand/b false)\n%s", code, indent(stderr))
+	}
+	for _, p := range rep.Programs {
+		c := p.Cases[0]
+		switch p.Name {
+		case "cand/b":
+			if c.ReusedFrom != nil || c.NotReused == nil || c.NotReused.Reason != "changed: program" || c.Verdict != verdict.False {
+				t.Errorf("cand/b: reused %+v, not reused %+v, %s; want it run again for its program, false", c.ReusedFrom, c.NotReused, c.Verdict)
+			}
+		default:
+			if c.ReusedFrom == nil || c.Verdict != verdict.True {
+				t.Errorf("%s: not reused (%+v), %s; want its stored run, true", p.Name, c.NotReused, c.Verdict)
+			}
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if started != 1 {
+		t.Errorf("%d containers started, want 1: the edited program's one case", started)
 	}
 }
