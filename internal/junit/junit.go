@@ -338,7 +338,14 @@ func caseDetails(r report.Report, specFile string, p *report.Program, c *report.
 	var b strings.Builder
 	line(&b, "%s:%d:%d: %s / %s", specFile, c.Line, c.Col, p.Name, c.Name)
 	line(&b, "verdict: %s: %s", c.Verdict, c.Reason)
-	line(&b, "program: %s (profile %s)", p.File, p.Profile)
+	switch {
+	case p.Dir == "":
+		line(&b, "program: %s (profile %s)", p.File, p.Profile)
+	case p.Entry == "":
+		line(&b, "program: folder %s (profile %s)", p.Dir, p.Profile)
+	default:
+		line(&b, "program: folder %s, entry %s (profile %s)", p.Dir, p.Entry, p.Profile)
+	}
 	switch {
 	case c.ReusedFrom != nil:
 		line(&b, "reused: the stored evidence of run %s (execution %s), judged again", c.ReusedFrom.RunID, c.ReusedFrom.ExecutionID)

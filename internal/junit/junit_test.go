@@ -400,3 +400,22 @@ func TestTimedOutIsNotExit137(t *testing.T) {
 		t.Errorf("the JUnit text does not say the program was stopped:\n%s", out)
 	}
 }
+
+// TestCaseDetailsFolderProgram: a case's details name a folder program by
+// its folder and entry.
+func TestCaseDetailsFolderProgram(t *testing.T) {
+	t.Parallel()
+	c := report.Case{Name: "c", Line: 3, Col: 5}
+	for _, tt := range []struct {
+		p    report.Program
+		want string
+	}{
+		{report.Program{Name: "p", File: "p.py", Profile: "py"}, "program: p.py (profile py)"},
+		{report.Program{Name: "p", File: "app", Dir: "app", Profile: "py"}, "program: folder app (profile py)"},
+		{report.Program{Name: "p", File: "app", Dir: "app", Entry: "run.sh", Profile: "py"}, "program: folder app, entry run.sh (profile py)"},
+	} {
+		if got := caseDetails(report.Report{}, "behaves.yml", &tt.p, &c); !strings.Contains(got, tt.want+"\n") {
+			t.Errorf("details:\n%s\nwant the line %q", got, tt.want)
+		}
+	}
+}

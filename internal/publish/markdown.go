@@ -560,7 +560,7 @@ func (d *doc) buildBlock(p *report.Program, reason string, n int) string {
 	fmt.Fprintf(&sb, "<details>\n<summary>%s %s: all %d cases false: %s</summary>\n\n",
 		mark(verdict.False), htmlCode(p.Name, nameMaxRunes), n, htmlCode(reason, reasonMaxRunes))
 	fmt.Fprintf(&sb, "- spec: %s\n", code(fmt.Sprintf("%s:%d:%d", specName(d.r), p.Line, p.Col), nameMaxRunes+20))
-	fmt.Fprintf(&sb, "- program file: %s\n", code(p.File, nameMaxRunes+40))
+	sb.WriteString(programWhere(p))
 	fmt.Fprintf(&sb, "- build command: %s\n", code(strings.Join(b.Command, " "), reasonMaxRunes))
 	got := "none (did not exit)"
 	if b.ExitCode != nil {
@@ -631,7 +631,7 @@ func (d *doc) programBlock(p *report.Program, reason string, n int) string {
 	fmt.Fprintf(&sb, "<details>\n<summary>%s %s: all %d cases undetermined: %s</summary>\n\n",
 		mark(verdict.Undetermined), htmlCode(p.Name, nameMaxRunes), n, htmlCode(reason, reasonMaxRunes))
 	fmt.Fprintf(&sb, "- spec: %s\n", code(fmt.Sprintf("%s:%d:%d", specName(d.r), p.Line, p.Col), nameMaxRunes+20))
-	fmt.Fprintf(&sb, "- program file: %s\n", code(p.File, nameMaxRunes+40))
+	sb.WriteString(programWhere(p))
 	d.programNotes(&sb, p)
 	sb.WriteString("\n</details>\n\n")
 	return sb.String()
@@ -677,7 +677,7 @@ func (d *doc) caseBlock(p *report.Program, c *report.Case) string {
 		caseFile = specName(d.r)
 	}
 	fmt.Fprintf(&sb, "- spec: %s\n", code(fmt.Sprintf("%s:%d:%d", caseFile, c.Line, c.Col), nameMaxRunes+20))
-	fmt.Fprintf(&sb, "- program file: %s\n", code(p.File, nameMaxRunes+40))
+	sb.WriteString(programWhere(p))
 	switch {
 	case c.ReusedFrom != nil:
 		fmt.Fprintf(&sb, "- reused: the stored evidence of run %s (execution %s), judged again\n",
@@ -860,3 +860,16 @@ func (d *doc) block(sb *strings.Builder, data []byte, markEOL bool) {
 }
 
 func ms(v int64) string { return (time.Duration(v) * time.Millisecond).String() }
+
+// programWhere is a program's line of its details: its file, or for a
+// program that is a folder of files, its folder and entry.
+func programWhere(p *report.Program) string {
+	if p.Dir == "" {
+		return fmt.Sprintf("- program file: %s\n", code(p.File, nameMaxRunes+40))
+	}
+	s := fmt.Sprintf("- program folder: %s", code(p.Dir, nameMaxRunes+40))
+	if p.Entry != "" {
+		s += fmt.Sprintf(", entry %s", code(p.Entry, nameMaxRunes+40))
+	}
+	return s + "\n"
+}

@@ -487,3 +487,21 @@ func TestMissingImageOncePerProfile(t *testing.T) {
 		t.Errorf("%d <details> (%d nested), want 2", len(got.details), got.nested)
 	}
 }
+
+// TestProgramWhere: a program's details name its file, or a folder
+// program's folder and entry.
+func TestProgramWhere(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		p    report.Program
+		want string
+	}{
+		{report.Program{File: "src/p.py"}, "- program file: `src/p.py`\n"},
+		{report.Program{File: "cli-app", Dir: "cli-app"}, "- program folder: `cli-app`\n"},
+		{report.Program{File: "cli-app", Dir: "cli-app", Entry: "run.sh"}, "- program folder: `cli-app`, entry `run.sh`\n"},
+	} {
+		if got := programWhere(&tt.p); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.p, got, tt.want)
+		}
+	}
+}

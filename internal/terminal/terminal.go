@@ -258,7 +258,14 @@ func (t *term) program(p *report.Program) {
 		nondet += fmt.Sprintf("; %d reused", n)
 	}
 	t.printf("== %s: %s (%d of %d cases true%s)\n", oneLine(p.Name), t.verdict(p.Verdict), tally.True, tally.Total, nondet)
-	t.printf("   file %s · profile %s · %s\n", oneLine(p.File), oneLine(p.Profile), t.pos(p.Line, p.Col))
+	where := "file " + oneLine(p.File)
+	if p.Dir != "" { // a program that is a folder of files
+		where = "dir " + oneLine(p.Dir)
+		if p.Entry != "" {
+			where += " · entry " + oneLine(p.Entry)
+		}
+	}
+	t.printf("   %s · profile %s · %s\n", where, oneLine(p.Profile), t.pos(p.Line, p.Col))
 	// The program's reason is its deciding case's: said below, unless
 	// the bound leaves every case of the program undescribed.
 	if p.Reason != "" && t.left == 0 {

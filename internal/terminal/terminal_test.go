@@ -84,6 +84,22 @@ func TestTerminalCaseFile(t *testing.T) {
 	}
 }
 
+// TestTerminalFolderProgram: a program that is a folder is named by its
+// folder and its entry, not as a file.
+func TestTerminalFolderProgram(t *testing.T) {
+	t.Parallel()
+	r := reporttest.Report()
+	p := &r.Programs[1] // false: described
+	p.File, p.Dir, p.Entry = "cli-app", "cli-app", "tool/main.py"
+	var buf bytes.Buffer
+	if err := Write(&buf, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); !strings.Contains(out, "   dir cli-app · entry tool/main.py · profile python · behaves.yml:30:5\n") {
+		t.Errorf("the folder program is not named by its folder and entry:\n%s", out)
+	}
+}
+
 func TestTerminalToken(t *testing.T) {
 	t.Parallel()
 	for _, tok := range []string{"short", testToken + "\n::error::x", "pause-logging-is-not-ok!"} {
