@@ -248,16 +248,18 @@ func (l *loader) path(n *yaml.Node, key string) (fileRef, bool) {
 	return l.resolve(n, key, p, joined, rel)
 }
 
-// glob expands a files pattern into the matching files, in lexical order.
-func (l *loader) glob(n *yaml.Node) ([]fileRef, bool) {
-	const key = "files"
-	p, ok := l.str(n, key)
+// globMatches expands the glob of key (files or dirs) at n: the pattern
+// as written and every path it matches, in lexical order, the spec's
+// folder matched literally. ok is false when the value is not a pattern
+// (the error is recorded).
+func (l *loader) globMatches(n *yaml.Node, key string) (p string, matches []string, ok bool) {
+	p, ok = l.str(n, key)
 	if !ok {
-		return nil, false
+		return "", nil, false
 	}
 	joined, _, ok := l.lexical(n, key, p)
 	if !ok {
-		return nil, false
+		return "", nil, false
 	}
 	// The spec's folder is matched literally: escape any glob syntax in it.
 	pattern := joined
@@ -266,14 +268,23 @@ func (l *loader) glob(n *yaml.Node) ([]fileRef, bool) {
 	}
 	matches, err := filepath.Glob(pattern)
 	if err != nil {
-		l.errorf(n, "files %q is not a valid glob pattern: %v (use *, ?, [a-z], and \\ to escape)", short(p), err)
+		l.errorf(n, "%s %q is not a valid glob pattern: %v (use *, ?, [a-z], and \\ to escape)", key, short(p), err)
+		return "", nil, false
+	}
+	sort.Strings(matches)
+	return p, matches, true
+}
+
+// glob expands a files pattern into the matching files, in lexical order.
+func (l *loader) glob(n *yaml.Node) ([]fileRef, bool) {
+	p, matches, ok := l.globMatches(n, "files")
+	if !ok {
 		return nil, false
 	}
 	if len(matches) == 0 {
 		l.errorf(n, "files %q matches no file (patterns are relative to the spec's folder)", short(p))
 		return nil, false
 	}
-	sort.Strings(matches)
 	var refs []fileRef
 	good := true
 	for _, m := range matches {

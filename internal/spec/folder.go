@@ -99,25 +99,10 @@ func (l *loader) dirPath(n *yaml.Node) (folderRef, bool) {
 // order; files it matches are not programs and are passed over. No folder
 // matching is an error.
 func (l *loader) dirGlob(n *yaml.Node) []folderRef {
-	const key = "dirs"
-	p, ok := l.str(n, key)
+	p, matches, ok := l.globMatches(n, "dirs")
 	if !ok {
 		return nil
 	}
-	joined, _, ok := l.lexical(n, key, p)
-	if !ok {
-		return nil
-	}
-	pattern := joined
-	if fromDir, err := filepath.Rel(l.dir, joined); err == nil {
-		pattern = filepath.Join(escapeGlob(l.dir), fromDir)
-	}
-	matches, err := filepath.Glob(pattern)
-	if err != nil {
-		l.errorf(n, "dirs %q is not a valid glob pattern: %v (use *, ?, [a-z], and \\ to escape)", short(p), err)
-		return nil
-	}
-	slices.Sort(matches)
 	var refs []folderRef
 	for _, m := range matches {
 		if fi, err := os.Lstat(m); err != nil || !fi.IsDir() {
