@@ -120,9 +120,11 @@ func program(sp *spec.Spec, rec Program) report.Program {
 		Profile:       prog.Profile,
 		Line:          prog.Pos.Line,
 		Col:           prog.Pos.Col,
-		ProgramSHA256: report.ProgramDigest(prog.Program),
+		ProgramSHA256: prog.Program.Digest(),
 		Dir:           folderOf(prog),
 		Entry:         entryOf(prog),
+		Files:         filesOf(prog),
+		FileCount:     len(prog.Program.Files) + len(prog.Program.Links),
 		// Stored evidence is reused and rescored only under the format
 		// this behaves records, so every program's evidence is of it.
 		EvidenceFormat:     report.EvidenceFormat,
@@ -341,6 +343,16 @@ func folderOf(p spec.Program) string {
 		return ""
 	}
 	return p.File
+}
+
+// filesOf is what prog delivers, with where each file comes from.
+func filesOf(prog spec.Program) []report.ProgramFile {
+	l := prog.Program.List()
+	out := make([]report.ProgramFile, len(l))
+	for i, e := range l {
+		out[i] = report.ProgramFile{Path: e.Path, Source: prog.Source(e.Path), Mode: e.Mode, Bytes: e.Bytes, SHA256: e.SHA256, Target: e.Target}
+	}
+	return out
 }
 
 // entryOf is a folder program's entry ("" for none, and for a one-file

@@ -64,7 +64,7 @@ func (a echoKeyedAttempt) Run(ctx context.Context, inv runner.Invocation) (runne
 		Stdout:        runner.Stream{Data: slices.Clone(inv.Stdin), Bytes: int64(len(inv.Stdin))},
 		Command:       append(append(slices.Clone(p.Command), runner.DefaultProgramDir+"/"+p.ProgramName), inv.Args...),
 		StdinSHA256:   hex.EncodeToString(sum[:]),
-		ProgramSHA256: report.ProgramDigest(a.req.Program),
+		ProgramSHA256: a.req.Program.Digest(),
 		ImageDigest:   testImage,
 		Limits: runner.Limits{TimeoutMS: p.Timeout.Milliseconds(), MemoryBytes: p.Memory, CPUs: p.CPUs, Pids: p.Pids,
 			OutputLimit: p.OutputLimit, OutputCeiling: p.OutputCeiling},

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/behaves-dev/behaves/internal/runner"
@@ -67,7 +68,7 @@ func DiffReference(want, got []Key) []Difference {
 func DiffProgram(want, got Program) []Difference {
 	c := &collector{unrecorded: got.unrecorded, by: "the stored run"}
 	c.add(PartFormat, want.Format != got.Format, "this behaves records evidence format %d, the stored run was recorded under format %d by another behaves", want.Format, got.Format)
-	c.add(PartProgram, want.SHA256 != got.SHA256, "changed since the stored run (sha256 %s, stored %s)", short(want.SHA256), short(got.SHA256))
+	c.add(PartProgram, want.SHA256 != got.SHA256, "changed since the stored run%s (sha256 %s, stored %s)", filesChanged(want.Files, got.Files), short(want.SHA256), short(got.SHA256))
 	c.add(PartImage, !sameImage(want.Image, got.Image), "image is %q%s, the stored run ran %s", want.Image.Pin, resolved(want.Image), storedImage(got.Image))
 	if slices.Contains(got.unrecorded, PartSettings) {
 		c.add(PartSettings, false, "")
@@ -86,6 +87,51 @@ func DiffProgram(want, got Program) []Difference {
 		diffApplied(c, string(PartBuild)+".", reflect.ValueOf(*wb), reflect.ValueOf(*gb))
 	}
 	return c.d
+}
+
+// maxFilesNamed bounds how many differing files a difference names.
+const maxFilesNamed = 3
+
+// filesChanged names, when both lists are known, the files of want that
+// got does not hold alike (": tool/parsing.py changed, tool/new.py
+// added"), at most maxFilesNamed and how many more; "" otherwise.
+func filesChanged(want, got []runner.ListEntry) string {
+	if want == nil || got == nil {
+		return ""
+	}
+	stored := make(map[string]runner.ListEntry, len(got))
+	for _, e := range got {
+		stored[e.Path] = e
+	}
+	var named []string
+	n := 0
+	note := func(s string) {
+		if n++; n <= maxFilesNamed {
+			named = append(named, s)
+		}
+	}
+	for _, e := range want {
+		o, ok := stored[e.Path]
+		delete(stored, e.Path)
+		switch {
+		case !ok:
+			note(strconv.Quote(e.Path) + " added")
+		case o.Mode != e.Mode:
+			note(fmt.Sprintf("%q mode %s (stored %s)", e.Path, e.Mode, o.Mode))
+		case o.SHA256 != e.SHA256:
+			note(strconv.Quote(e.Path) + " changed")
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(stored)) {
+		note(strconv.Quote(p) + " removed")
+	}
+	if n > maxFilesNamed {
+		named = append(named, fmt.Sprintf("and %d more", n-maxFilesNamed))
+	}
+	if len(named) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(named, ", ")
 }
 
 // DiffRun lists how a stored invocation's input differs from the spec's.

@@ -48,9 +48,13 @@ type Program struct {
 	// Format is the evidence format the attempt was recorded under
 	// (report.EvidenceFormat).
 	Format int
-	// SHA256 is the lowercase hex digest of the program file.
+	// SHA256 is the program's digest (runner.Program.Digest).
 	SHA256 string
-	Image  Image
+	// Files is the program's file list when it is known (nil when a
+	// report left it out): it does not decide whether two keys agree (the
+	// digest does), it lets Diff name the files that differ.
+	Files []runner.ListEntry
+	Image Image
 	// Applied is what every container of the attempt is built from, its
 	// build's included (Applied.Build).
 	Applied runner.Applied
@@ -157,7 +161,8 @@ func Want(prof runner.Profile, prog runner.Program, inv runner.Invocation, ref *
 func WantProgram(prof runner.Profile, prog runner.Program) Program {
 	p := Program{
 		Format:  report.EvidenceFormat,
-		SHA256:  report.ProgramDigest(prog),
+		SHA256:  prog.Digest(),
+		Files:   prog.List(),
 		Image:   Image{Pin: prof.Image},
 		Applied: runner.Apply(prof),
 	}

@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"errors"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -202,6 +203,57 @@ func TestDiffNamesEachPart(t *testing.T) {
 	}
 }
 
+// TestDiffNamesFiles: when both sides know the program's file list, the
+// program's difference names each file added, removed or changed (at
+// most three, then how many more).
+func TestDiffNamesFiles(t *testing.T) {
+	t.Parallel()
+	folder := func(files map[string]string, exec ...string) runner.Program {
+		p := runner.Program{Folder: true, Files: map[string][]byte{}, Executable: map[string]bool{}}
+		for k, v := range files {
+			p.Files[k] = []byte(v)
+		}
+		for _, e := range exec {
+			p.Executable[e] = true
+		}
+		return p
+	}
+	base := map[string]string{"main.py": "import parsing\n", "parsing.py": "x = 1\n", "util.py": ""}
+	with := func(edit func(m map[string]string)) map[string]string {
+		m := maps.Clone(base)
+		edit(m)
+		return m
+	}
+	stored := Want(profile(), folder(base), inv, nil, 0)
+	for _, tt := range []struct {
+		name string
+		now  runner.Program
+		msg  string
+	}{
+		{"changed", folder(with(func(m map[string]string) { m["parsing.py"] = "x = 2\n" })), `changed since the stored run: "parsing.py" changed (sha256`},
+		{"added", folder(with(func(m map[string]string) { m["new.py"] = "" })), `: "new.py" added (`},
+		{"removed", folder(with(func(m map[string]string) { delete(m, "util.py") })), `: "util.py" removed (`},
+		{"mode", folder(base, "main.py"), `: "main.py" mode 100755 (stored 100644) (`},
+		{"many", folder(map[string]string{"a": "", "b": "", "c": "", "d": ""}), `: "a" added, "b" added, "c" added, and 4 more (`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := Diff(Want(profile(), tt.now, inv, nil, 0), stored)
+			if len(d) != 1 || d[0].Part != PartProgram || !strings.Contains(d[0].Msg, tt.msg) {
+				t.Fatalf("differences %+v, want one program difference containing %q", d, tt.msg)
+			}
+		})
+	}
+	// A stored report that left its list out is still refused on its
+	// digest, without names.
+	blind := stored
+	blind.Program.Files = nil
+	d := Diff(Want(profile(), folder(with(func(m map[string]string) { m["parsing.py"] = "" })), inv, nil, 0), blind)
+	if len(d) != 1 || !strings.HasPrefix(d[0].Msg, "changed since the stored run (sha256") {
+		t.Errorf("without a stored list: %+v", d)
+	}
+}
+
 // TestStoredIgnoresPerRunIdentifiers: two attempts of the same program on
 // the same input differ in their run's names (execution ID, volume), never
 // in their key; and the key of what the sandbox records (reporttest's
@@ -212,7 +264,7 @@ func TestStoredIgnoresPerRunIdentifiers(t *testing.T) {
 	attempt := func(run string) (*report.Program, *report.Case) {
 		st := reporttest.Settings
 		st.ProgramMount = "volume:behaves-" + run + "-program:/program:ro"
-		op := &report.Program{ID: "p", ExecutionID: "exec-" + run, ProgramSHA256: report.ProgramDigest(prog), EvidenceFormat: report.EvidenceFormat, Settings: report.SettingsOf(st)}
+		op := &report.Program{ID: "p", ExecutionID: "exec-" + run, ProgramSHA256: prog.Digest(), EvidenceFormat: report.EvidenceFormat, Settings: report.SettingsOf(st)}
 		w := WantRun(inv)
 		oc := &report.Case{Name: "c", Args: inv.Args, Event: report.Event{StdinSHA256: w.StdinSHA256,
 			ImageDigest: st.ImageID, ProgramSHA256: op.ProgramSHA256, Limits: report.LimitsOf(reporttest.Limits)}}
@@ -233,7 +285,7 @@ func TestStoredIgnoresPerRunIdentifiers(t *testing.T) {
 // never taken as agreeing.
 func TestStoredUnrecorded(t *testing.T) {
 	t.Parallel()
-	op := &report.Program{ProgramSHA256: report.ProgramDigest(prog), EvidenceFormat: report.EvidenceFormat} // stopped before anything ran
+	op := &report.Program{ProgramSHA256: prog.Digest(), EvidenceFormat: report.EvidenceFormat} // stopped before anything ran
 	oc := &report.Case{Args: inv.Args, Event: report.Event{SandboxError: "image not present"}}
 	d := Diff(Want(profile(), prog, inv, nil, 0), Stored(op, oc, oc.Event))
 	want := []Part{PartImage, PartSettings, PartStdin}
@@ -257,7 +309,7 @@ func TestStoredReadsNoBackendField(t *testing.T) {
 	prof := reporttest.Profile()
 	w := WantRun(inv)
 	stored := func(st runner.Settings) Key {
-		op := &report.Program{ProgramSHA256: report.ProgramDigest(prog), EvidenceFormat: report.EvidenceFormat, Settings: report.SettingsOf(st)}
+		op := &report.Program{ProgramSHA256: prog.Digest(), EvidenceFormat: report.EvidenceFormat, Settings: report.SettingsOf(st)}
 		oc := &report.Case{Args: inv.Args, Event: report.Event{StdinSHA256: w.StdinSHA256,
 			ImageDigest: st.ImageID, ProgramSHA256: op.ProgramSHA256, Limits: report.LimitsOf(reporttest.Limits)}}
 		return Stored(op, oc, oc.Event)
@@ -311,9 +363,9 @@ func TestFormat(t *testing.T) {
 	prof := reporttest.Profile()
 	w := WantRun(inv)
 	oc := &report.Case{Args: inv.Args, Event: report.Event{StdinSHA256: w.StdinSHA256,
-		ImageDigest: reporttest.Settings.ImageID, ProgramSHA256: report.ProgramDigest(prog), Limits: report.LimitsOf(reporttest.Limits)}}
+		ImageDigest: reporttest.Settings.ImageID, ProgramSHA256: prog.Digest(), Limits: report.LimitsOf(reporttest.Limits)}}
 	stored := func(format int) Key {
-		op := &report.Program{ProgramSHA256: report.ProgramDigest(prog), EvidenceFormat: format, Settings: report.SettingsOf(reporttest.Settings)}
+		op := &report.Program{ProgramSHA256: prog.Digest(), EvidenceFormat: format, Settings: report.SettingsOf(reporttest.Settings)}
 		return Stored(op, oc, oc.Event)
 	}
 	want := Want(prof, prog, inv, nil, 0)

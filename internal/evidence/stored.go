@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/runner"
 )
 
 // StoredProgram is the program part of the key of a stored program
@@ -14,6 +15,7 @@ func StoredProgram(op *report.Program) Program {
 	p := Program{
 		Format:  op.EvidenceFormat,
 		SHA256:  op.ProgramSHA256,
+		Files:   storedFiles(op),
 		Image:   Image{Pin: st.Image, ID: st.ImageID, RepoDigest: st.RepoDigest},
 		Applied: st.Applied.Runner().Clone(),
 	}
@@ -35,6 +37,18 @@ func StoredProgram(op *report.Program) Program {
 		}
 	}
 	return p
+}
+
+// storedFiles is the file list op recorded (nil when it has none).
+func storedFiles(op *report.Program) []runner.ListEntry {
+	if len(op.Files) == 0 {
+		return nil
+	}
+	l := make([]runner.ListEntry, len(op.Files))
+	for i, f := range op.Files {
+		l[i] = f.ListEntry()
+	}
+	return l
 }
 
 // StoredRun is the run part of the key of a stored event of a case whose

@@ -56,7 +56,7 @@ func event(prof runner.Profile, prog runner.Program, c spec.Case, stdout string)
 	ap := runner.Apply(prof)
 	return runner.Event{ExitCode: &code, Stdout: runner.Stream{Data: []byte(stdout), Bytes: int64(len(stdout))},
 		StdinSHA256: hex.EncodeToString(sum[:]), Command: append(slices.Clone(ap.Command), c.Invocation.Args...),
-		ImageDigest: prof.Image, ProgramSHA256: report.ProgramDigest(prog), Applied: &ap}
+		ImageDigest: prof.Image, ProgramSHA256: prog.Digest(), Applied: &ap}
 }
 
 // storedReport is a run of sp as the engine records it: each program's

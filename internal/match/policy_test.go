@@ -91,7 +91,7 @@ func policyReport(t *testing.T, sp *spec.Spec, edit func(r *report.Report)) (rep
 			out := c.Invocation.Args[0] + "\n"
 			ev := runner.Event{ExitCode: &code, Stdout: runner.Stream{Data: []byte(out), Bytes: int64(len(out))},
 				StdinSHA256: emptySHA256, ImageDigest: prof.Image,
-				ProgramSHA256: report.ProgramDigest(p.Program), Command: append(ap.Command, c.Invocation.Args...), Applied: &ap}
+				ProgramSHA256: p.Program.Digest(), Command: append(ap.Command, c.Invocation.Args...), Applied: &ap}
 			obs.Events = append(obs.Events, ev)
 			results = append(results, verdict.Judge(c.Expect, ev))
 		}

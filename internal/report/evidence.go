@@ -98,7 +98,3 @@ func (b BuildStage) RunnerEvent() (runner.Event, bool) {
 	}
 	return ev, ok
 }
-
-// ProgramDigest is the lowercase hex SHA-256 of a program's entry file, as
-// a report's program_sha256 records it ("" without one).
-func ProgramDigest(p runner.Program) string { return entrySHA256(p) }

@@ -164,9 +164,18 @@ type Program struct {
 	// folder's path relative to the repository root, as File; "" for a
 	// program that is one file. Entry is a folder program's entry,
 	// relative to its folder ("" without one).
-	Dir     string `json:"dir"`
-	Entry   string `json:"entry"`
-	Profile string `json:"profile"`
+	Dir   string `json:"dir"`
+	Entry string `json:"entry"`
+	// Files are what was delivered to /program, by path (bytewise): the
+	// program's files and links, its with: files too. program_sha256 is
+	// computed from them (runner.DigestOf), and Read recomputes it. When
+	// the report's size budget (--max-report-size) could not hold the
+	// list, it is empty and FilesOmitted says so; FileCount is always its
+	// length. Absent (and FileCount 0) in reports of an earlier behaves.
+	Files        []ProgramFile `json:"files"`
+	FileCount    int           `json:"file_count"`
+	FilesOmitted bool          `json:"files_omitted"`
+	Profile      string        `json:"profile"`
 	// Line and Col locate the program's entry in the spec file.
 	Line int `json:"line"`
 	Col  int `json:"col"`
@@ -605,7 +614,28 @@ func sha256Hex(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func entrySHA256(p runner.Program) string { return p.Digest() }
+// ProgramFile is one file (or link) delivered as part of a program.
+type ProgramFile struct {
+	// Path is where it was delivered, relative to /program.
+	Path string `json:"path"`
+	// Source is the file's path relative to the repository root: a
+	// folder program's file is under its dir, a with: file where the
+	// spec's with: names it, a one-file program's its file.
+	Source string `json:"source"`
+	// Mode is git's: "100644", "100755" (executable) or "120000" (a link).
+	Mode string `json:"mode"`
+	// Bytes and SHA256 are the size and lowercase hex SHA-256 of the
+	// bytes delivered (of a link's target text).
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256"`
+	// Target is a link's target ("" for a file).
+	Target string `json:"target"`
+}
+
+// ListEntry is f as a line of its program's file list.
+func (f ProgramFile) ListEntry() runner.ListEntry {
+	return runner.ListEntry{Path: f.Path, Mode: f.Mode, Bytes: f.Bytes, SHA256: f.SHA256, Target: f.Target}
+}
 
 // Normalize returns r with every nil slice and map replaced by an empty one,
 // so the JSON never says null where a list or object belongs. It copies what
@@ -646,6 +676,7 @@ func Normalize(r Report) Report {
 		p := &r.Programs[i]
 		p.AcquisitionReasons = nonNil(p.AcquisitionReasons)
 		p.SandboxWarnings = nonNil(p.SandboxWarnings)
+		p.Files = nonNil(p.Files)
 		p.Settings = normalizeSettings(p.Settings)
 		if p.Build != nil {
 			b := *p.Build
@@ -719,9 +750,9 @@ func normalizeApplied(a Applied) Applied {
 	return a
 }
 
-func nonNil(s []string) []string {
+func nonNil[T any](s []T) []T {
 	if s == nil {
-		return []string{}
+		return []T{}
 	}
 	return s
 }

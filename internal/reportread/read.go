@@ -408,6 +408,9 @@ func checkProgram(p *report.Program) error {
 	if p.Entry != "" && (p.Dir == "" || !cleanRel(p.Entry)) {
 		return fmt.Errorf("entry %q without dir, or not a clean relative path", p.Entry)
 	}
+	if err := checkFiles(p); err != nil {
+		return err
+	}
 	switch p.Acquisition {
 	case runner.AcquisitionComplete, runner.AcquisitionPartial, runner.AcquisitionError, "":
 	default:
@@ -464,6 +467,55 @@ func checkProgram(p *report.Program) error {
 func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// checkFiles holds a program's files list to its program_sha256: each
+// entry well formed, the list sorted by path with no path twice, and the
+// digest recomputed from it (runner.DigestOf) equal to the one recorded.
+// A list that disagrees was forged or damaged: reuse and rescore would
+// otherwise trust a digest no file vouches for, and renderers would
+// annotate files the program never had.
+func checkFiles(p *report.Program) error {
+	switch {
+	case p.FilesOmitted && (len(p.Files) > 0 || p.FileCount <= 0):
+		return fmt.Errorf("files_omitted with %d files listed and file_count %d: an omitted list is empty and counts its files", len(p.Files), p.FileCount)
+	case p.FilesOmitted:
+		return nil
+	case len(p.Files) != p.FileCount:
+		return fmt.Errorf("file_count %d, but files lists %d", p.FileCount, len(p.Files))
+	case len(p.Files) == 0:
+		return nil // a report of an earlier behaves, or a program never read
+	}
+	entries := make([]runner.ListEntry, len(p.Files))
+	for i, f := range p.Files {
+		at := fmt.Sprintf("files[%d]", i)
+		if !cleanRel(f.Path) || !cleanRel(f.Source) {
+			return fmt.Errorf("%s: path %q or source %q is not a clean relative path", at, f.Path, f.Source)
+		}
+		if i > 0 && p.Files[i-1].Path >= f.Path {
+			return fmt.Errorf("%s: path %q is not after %q: the list is sorted by path, each once", at, f.Path, p.Files[i-1].Path)
+		}
+		if !sha256Pattern.MatchString(f.SHA256) || f.Bytes < 0 {
+			return fmt.Errorf("%s: sha256 %q is not a lowercase hex SHA-256, or bytes is negative", at, f.SHA256)
+		}
+		switch f.Mode {
+		case runner.ListModeFile, runner.ListModeExecutable:
+			if f.Target != "" {
+				return fmt.Errorf("%s: a file (mode %s) with a link target", at, f.Mode)
+			}
+		case runner.ListModeLink:
+			if err := runner.CheckLink(f.Path, f.Target, nil); err != nil || f.SHA256 != sha256Hex([]byte(f.Target)) || f.Bytes != int64(len(f.Target)) {
+				return fmt.Errorf("%s: link %q: its target is not a relative path inside the program, or sha256 and bytes are not its target's", at, f.Path)
+			}
+		default:
+			return fmt.Errorf("%s: unknown mode %q (100644, 100755 or 120000)", at, f.Mode)
+		}
+		entries[i] = f.ListEntry()
+	}
+	if got := runner.DigestOf(entries, p.Dir != ""); got != p.ProgramSHA256 {
+		return fmt.Errorf("program_sha256 %s is not the digest of its files (%s): the files list and program_sha256 disagree", escape.Quote(escape.Shorten(p.ProgramSHA256, 70)), got)
+	}
+	return nil
 }
 
 // cleanRel says whether p is a clean, relative, slash-separated path that

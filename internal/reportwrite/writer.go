@@ -3,6 +3,7 @@ package reportwrite
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -20,7 +21,7 @@ import (
 )
 
 // DefaultMaxReportSize is the default budget of a report's case entries
-// (--max-report-size).
+// and programs' files lists (--max-report-size).
 const DefaultMaxReportSize int64 = 256 << 20
 
 // JSON indentation of the report's nesting levels, as report.Encode writes them.
@@ -32,9 +33,10 @@ const (
 // Options tune a Writer.
 type Options struct {
 	// MaxSize bounds the bytes of the report's case entries (each case's
-	// JSON, its output included); 0 or less means no bound. Past it, the
-	// kept output of cases is omitted: true cases' first, then
-	// undetermined ones', false cases' last (see Writer).
+	// JSON, its output included) and of its programs' files lists; 0 or
+	// less means no bound. Past it, the kept output of cases is omitted:
+	// true cases' first, then undetermined ones', false cases' last (see
+	// Writer); then the files lists the rest cannot hold (fitFiles).
 	MaxSize int64
 	// Excerpts is how many cases that are not true keep the start of
 	// their output in memory for the terminal, the first in the spec's
@@ -140,11 +142,54 @@ func (w *Writer) Commit(r report.Report) (report.Report, error) {
 	out.Counts = report.CountsOf(out.Programs)
 	out.Reuse = report.ReuseOf(&out)
 	out.OutputOmittedCases = w.omitted
+	if err := w.fitFiles(out.Programs); err != nil {
+		return out, err
+	}
 	if w.err != nil {
 		return out, fmt.Errorf("writing report %s: %w", w.path, w.err)
 	}
 	err := writeAtomic(w.path, func(f io.Writer) error { return w.assemble(f, out) })
 	return out, err
+}
+
+// fitFiles leaves out the programs' files lists that do not fit in what
+// the case entries left of the budget, the largest first: each such list
+// is emptied and marked files_omitted (its file_count and the digest,
+// program_sha256, stay), never cut. A list is what was delivered, which
+// the digest already vouches for; a case's output is evidence of what the
+// program did, so the cases' entries are served first.
+func (w *Writer) fitFiles(ps []report.Program) error {
+	if w.opt.MaxSize <= 0 {
+		return nil
+	}
+	sizes := make([]int64, len(ps))
+	var total int64
+	var buf bytes.Buffer
+	for i := range ps {
+		buf.Reset()
+		if err := encodeAt(&buf, programIndent+"  ", ps[i].Files); err != nil {
+			return err
+		}
+		sizes[i] = int64(buf.Len())
+		total += sizes[i]
+	}
+	room := w.opt.MaxSize - w.used
+	order := make([]int, len(ps))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(sizes[b], sizes[a]) })
+	for _, i := range order {
+		if total <= room {
+			break
+		}
+		if len(ps[i].Files) == 0 {
+			continue
+		}
+		total -= sizes[i] - 2 // an empty list is "[]"
+		ps[i].Files, ps[i].FilesOmitted = []report.ProgramFile{}, true
+	}
+	return nil
 }
 
 // Path is the report's path, where Commit writes it.

@@ -14,6 +14,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/reportwrite"
+	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -183,5 +184,62 @@ func TestWriterExcerpts(t *testing.T) {
 		if stdout != nil && (len(stdout) != excerptBytes || len(stderr) != excerptBytes) {
 			t.Errorf("case %d: excerpt of %d and %d bytes, want %d", j, len(stdout), len(stderr), excerptBytes)
 		}
+	}
+}
+
+// TestWriterFilesBudget: a program's files list counts toward the
+// budget; one that does not fit beside the case entries is left out
+// whole, marked, its count kept, and the report still reads (the digest
+// it no longer vouches for stays).
+func TestWriterFilesBudget(t *testing.T) {
+	t.Parallel()
+	const n = 1 << 10
+	verdicts := []verdict.Verdict{verdict.False, verdict.True}
+	for _, tt := range []struct {
+		name    string
+		slack   int64 // the budget beyond the case entries
+		omitted bool
+	}{
+		{"room for the list", 1 << 20, false},
+		{"no room for it", 1 << 10, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			in := reporttest.BudgetRun(verdicts, n)
+			in.RunID, in.StartedAt, in.Version = "run-0001", reporttest.StartedAt, "v0.1.0-test"
+			p := &in.Programs[0].Spec
+			p.Program = runner.Program{Folder: true, Files: map[string][]byte{}}
+			for i := range 300 {
+				p.Program.Files[fmt.Sprintf("pkg/module_%03d.sh", i)] = []byte(fmt.Sprintf("echo %d\n", i))
+			}
+			full, _ := entrySizes(t, in)
+			budget := int64(len(verdicts))*full + tt.slack
+			path := filepath.Join(t.TempDir(), "report.json")
+			w, err := assemble.NewWriter(path, reportwrite.Options{MaxSize: budget})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			in = reporttest.AddAll(w, in)
+			if _, err := reporttest.Commit(t, w, assemble.Report(in)); err != nil {
+				t.Fatal(err)
+			}
+			r, err := reporttest.ReadFile(t, path, 1<<30)
+			if err != nil {
+				t.Fatalf("the report does not read back: %v", err)
+			}
+			got := r.Programs[0]
+			if got.FilesOmitted != tt.omitted || got.FileCount != 300 || (len(got.Files) == 0) != tt.omitted {
+				t.Errorf("files_omitted %v, file_count %d, %d listed; want omitted %v, 300", got.FilesOmitted, got.FileCount, len(got.Files), tt.omitted)
+			}
+			if got.ProgramSHA256 != p.Program.Digest() {
+				t.Errorf("program_sha256 %s, want %s", got.ProgramSHA256, p.Program.Digest())
+			}
+			for _, c := range got.Cases {
+				if c.Event.StdoutOmitted {
+					t.Errorf("case %s lost its output to the files list", c.Name)
+				}
+			}
+		})
 	}
 }

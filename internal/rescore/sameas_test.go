@@ -37,7 +37,7 @@ func storedDiff() report.Report {
 	ref, cand := sp.Programs[0], sp.Programs[1]
 	ownEv := event(sp, ref.Cases[0], "x\n")
 	refEv := event(sp, cand.Cases[0], "w\n")
-	refEv.ProgramSHA256 = report.ProgramDigest(ref.Program)
+	refEv.ProgramSHA256 = ref.Program.Digest()
 	refApplied := runner.Apply(sp.Job(ref).Profile) // the reference's attempt's, as the runner stamps it
 	refEv.Applied = &refApplied
 	candEv := event(sp, cand.Cases[0], "W\n")

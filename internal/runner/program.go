@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -25,13 +24,45 @@ const (
 // entry file.
 func (p Program) Digest() string {
 	if p.Folder || len(p.Files) > 1 || len(p.Links) > 0 {
-		return sha256Hex([]byte(p.FileList()))
+		return DigestOf(p.List(), true)
 	}
 	b, ok := p.Files[p.Entry]
 	if !ok {
 		return ""
 	}
 	return sha256Hex(b)
+}
+
+// ListEntry is one file or link of a program, as its file list
+// (FileList) and a report's files record it.
+type ListEntry struct {
+	// Path is relative to the program's folder (/program), slash-separated.
+	Path string
+	// Mode is ListModeFile, ListModeExecutable or ListModeLink.
+	Mode string
+	// Bytes and SHA256 are the size and lowercase hex digest of the file's
+	// bytes, of a link's target text.
+	Bytes  int64
+	SHA256 string
+	// Target is a link's target ("" for a file).
+	Target string
+}
+
+// List is the program's files and links, sorted by path (bytewise).
+func (p Program) List() []ListEntry {
+	out := make([]ListEntry, 0, len(p.Files)+len(p.Links))
+	for path, data := range p.Files {
+		mode := ListModeFile
+		if p.Executable[path] {
+			mode = ListModeExecutable
+		}
+		out = append(out, ListEntry{Path: path, Mode: mode, Bytes: int64(len(data)), SHA256: sha256Hex(data)})
+	}
+	for path, target := range p.Links {
+		out = append(out, ListEntry{Path: path, Mode: ListModeLink, Bytes: int64(len(target)), SHA256: sha256Hex([]byte(target)), Target: target})
+	}
+	slices.SortFunc(out, func(a, b ListEntry) int { return strings.Compare(a.Path, b.Path) })
+	return out
 }
 
 // FileList is the text a folder program's digest is the SHA-256 of: one
@@ -41,24 +72,27 @@ func (p Program) Digest() string {
 // bytes (of a link's target text) and path is relative to the program's
 // folder, slash-separated. docs/verdicts.md shows how to compute it with
 // sha256sum.
-func (p Program) FileList() string {
-	paths := slices.Sorted(maps.Keys(p.Files))
-	for l := range p.Links {
-		paths = append(paths, l)
-	}
-	slices.Sort(paths)
+func (p Program) FileList() string { return FileListOf(p.List()) }
+
+// FileListOf is FileList of the entries l, in the order given.
+func FileListOf(l []ListEntry) string {
 	var b strings.Builder
-	for _, path := range paths {
-		mode, data := ListModeFile, p.Files[path]
-		switch target, link := p.Links[path]; {
-		case link:
-			mode, data = ListModeLink, []byte(target)
-		case p.Executable[path]:
-			mode = ListModeExecutable
-		}
-		b.WriteString(mode + " " + sha256Hex(data) + " " + path + "\n")
+	for _, e := range l {
+		b.WriteString(e.Mode + " " + e.SHA256 + " " + e.Path + "\n")
 	}
 	return b.String()
+}
+
+// DigestOf is Digest for a program whose List is l: folder says it is a
+// folder program. A reader of a report recomputes program_sha256 with it.
+func DigestOf(l []ListEntry, folder bool) string {
+	switch {
+	case folder || len(l) > 1 || len(l) == 1 && l[0].Mode == ListModeLink:
+		return sha256Hex([]byte(FileListOf(l)))
+	case len(l) == 1:
+		return l[0].SHA256
+	}
+	return ""
 }
 
 func sha256Hex(b []byte) string {

@@ -287,6 +287,7 @@ func suggestFile(s string, prog runner.Program) string {
 // folder.
 type withFile struct {
 	path string
+	rel  string // the file's path relative to the root
 	data []byte
 	exec bool
 	node *yaml.Node
@@ -330,23 +331,25 @@ func (l *loader) withFiles(n *yaml.Node) []withFile {
 				exec = mode == gitindex.ModeExecutable
 			}
 		}
-		out = append(out, withFile{path: p, data: data, exec: exec, node: item})
+		out = append(out, withFile{path: p, rel: ref.rel, data: data, exec: exec, node: item})
 	}
 	return out
 }
 
-// addWith delivers e's with files beside prog (named in messages as
-// shown): a with file whose path is also a file or link of the program is
-// an error naming both.
-func (l *loader) addWith(e *entry, prog runner.Program, shown string) runner.Program {
+// addWith delivers e's with files beside p's program (named in messages
+// as shown) and records where each comes from (p.With): a with file whose
+// path is also a file or link of the program is an error naming both.
+func (l *loader) addWith(e *entry, p *Program, shown string) {
 	if len(e.with) == 0 {
-		return prog
+		return
 	}
+	prog := p.Program
 	files := maps.Clone(prog.Files)
 	exec := maps.Clone(prog.Executable)
 	if exec == nil {
 		exec = map[string]bool{}
 	}
+	with := make(map[string]string, len(e.with))
 	for _, w := range e.with {
 		_, file := files[w.path]
 		_, link := prog.Links[w.path]
@@ -355,12 +358,13 @@ func (l *loader) addWith(e *entry, prog runner.Program, shown string) runner.Pro
 			continue
 		}
 		files[w.path] = w.data
+		with[w.path] = w.rel
 		if w.exec {
 			exec[w.path] = true
 		}
 	}
 	prog.Files, prog.Executable = files, exec
-	return prog
+	p.Program, p.With = prog, with
 }
 
 // overlaps says whether p is a folder above a path of m, or one of m's

@@ -563,7 +563,7 @@ func (l *loader) expand(programsKey *yaml.Node, profiles map[string]*profileStat
 				continue
 			}
 			seen[name] = first{line: e.pos.Line, file: fp.ref.shown}
-			progs = append(progs, pending{prog: Program{
+			prog := Program{
 				ID:        programID(e.name, fp.ref.rel),
 				Name:      name,
 				Group:     group,
@@ -571,10 +571,12 @@ func (l *loader) expand(programsKey *yaml.Node, profiles map[string]*profileStat
 				Profile:   e.profile,
 				Pos:       e.pos,
 				Cases:     withReference(cloneCases(e.cases), e.reference),
-				Program:   l.addWith(e, fp.folder.prog, fp.ref.shown),
+				Program:   fp.folder.prog,
 				Untracked: fp.folder.untracked,
 				Reference: e.reference,
-			}})
+			}
+			l.addWith(e, &prog, fp.ref.shown)
+			progs = append(progs, pending{prog: prog})
 		}
 		if len(e.folders) > 0 {
 			continue
@@ -660,7 +662,7 @@ func (l *loader) expand(programsKey *yaml.Node, profiles map[string]*profileStat
 		}
 		if data, ok := l.read(p.node, p.key, p.ref); ok {
 			p.prog.Program.Files[p.prog.Program.Entry] = data
-			p.prog.Program = l.addWith(p.entry, p.prog.Program, p.ref.shown)
+			l.addWith(p.entry, &p.prog, p.ref.shown)
 		}
 		out = append(out, p.prog)
 	}

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"path"
 	"time"
 
 	"github.com/behaves-dev/behaves/internal/runner"
@@ -116,6 +117,9 @@ type Program struct {
 	// program_name (or the file's base name); for a dir: entry, every file
 	// of the folder at its path relative to it, and its entry.
 	Program runner.Program
+	// With maps each file a with: list delivers beside the program (its
+	// path in Program.Files) to its path relative to the root.
+	With map[string]string
 	// Untracked are, for a dir: entry, the files in its folder that are
 	// not part of the program because git does not track them (paths
 	// relative to the root): what the run says it left out.
@@ -125,6 +129,19 @@ type Program struct {
 	// reference ("" for none): a file: entry, one program. Its same_as
 	// cases compare with that program's runs of the same invocation.
 	Reference string
+}
+
+// Source is the path, relative to the root, of the file the program
+// delivers at /program/<delivered>: a with: file's own, a folder
+// program's file under its folder, a one-file program's file.
+func (p Program) Source(delivered string) string {
+	if rel, ok := p.With[delivered]; ok {
+		return rel
+	}
+	if p.Program.Folder {
+		return path.Join(p.File, delivered)
+	}
+	return p.File
 }
 
 // Case is one invocation and what it expects. The runner gets only
