@@ -1,16 +1,22 @@
 package e2e
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/behaves-dev/behaves/internal/cli"
 	"github.com/behaves-dev/behaves/internal/dockertest"
 	"github.com/behaves-dev/behaves/internal/gittest"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 	"github.com/docker/docker/api/types/events"
 	"github.com/docker/docker/api/types/filters"
@@ -269,5 +275,20 @@ programs:
 	defer mu.Unlock()
 	if started != 1 {
 		t.Errorf("%d containers started, want 1: the edited program's one case", started)
+	}
+
+	// rescore refuses the stored run for the edited program, naming the
+	// file that changed (from the stored report's files list).
+	var out bytes.Buffer
+	code = cli.Main(context.Background(), []string{"rescore", "--spec", specPath, "--report", stored,
+		"--report-out", filepath.Join(t.TempDir(), "rescored.json")}, cli.Env{
+		Stdout: &out, Stderr: &out, Getenv: os.Getenv,
+		NewSandbox: func(context.Context, string) (runner.Sandbox, io.Closer, error) {
+			t.Error("rescore asked for a sandbox")
+			return nil, nil, errors.New("no sandbox in rescore")
+		},
+	})
+	if want := `candidates/b changed since the stored run: "helper.py" changed (sha256`; code != cli.ExitUsage || !strings.Contains(out.String(), want) {
+		t.Errorf("rescore after the edit: exit %d, want %d and %q\n%s", code, cli.ExitUsage, want, indent(out.String()))
 	}
 }
