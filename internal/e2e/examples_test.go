@@ -52,6 +52,9 @@ type exampleExpectation struct {
 		// same_as case must keep (reference_events).
 		ReferenceRuns int `json:"reference_runs"`
 	} `json:"cases"`
+	// Groups, when set, maps every sample group (a files: or dirs: entry)
+	// to its counts and pass@k, as the report states them.
+	Groups map[string]exampleGroup `json:"groups"`
 	// Annotations, when set, are the workflow-command annotations that
 	// `behaves publish --annotations` prints for the run's report, in the
 	// order it prints them (every one: a list that leaves one out fails).
@@ -64,6 +67,15 @@ type exampleExpectation struct {
 		ExitCode int                        `json:"exit_code"`
 		Programs map[string]verdict.Verdict `json:"programs"`
 	} `json:"rescore"`
+}
+
+// exampleGroup is a sample group's counts and its pass@k by k.
+type exampleGroup struct {
+	N            int                `json:"n"`
+	True         int                `json:"true"`
+	False        int                `json:"false"`
+	Undetermined int                `json:"undetermined"`
+	PassAt       map[string]float64 `json:"pass_at"`
 }
 
 // exampleAnnotation is one annotation an example's expected.json states:
@@ -220,6 +232,23 @@ func TestExamples(t *testing.T) {
 				if w.ReferenceRuns != 0 && len(c.ReferenceEvents) != w.ReferenceRuns {
 					t.Errorf("case %s / %s: %d reference events, want %d (reason: %s)",
 						w.Program, w.Case, len(c.ReferenceEvents), w.ReferenceRuns, c.Reason)
+				}
+			}
+			if want.Groups != nil {
+				got := map[string]exampleGroup{}
+				for _, g := range rep.Groups {
+					eg := exampleGroup{N: g.N, True: g.True, False: g.False, Undetermined: g.Undetermined, PassAt: map[string]float64{}}
+					for k, v := range g.PassAt {
+						if v == nil {
+							t.Errorf("group %s: pass@%s is null (%s)", g.Name, k, g.PassAtReasons[k])
+							continue
+						}
+						eg.PassAt[k] = *v
+					}
+					got[g.Name] = eg
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want.Groups) {
+					t.Errorf("groups %+v, want %+v", got, want.Groups)
 				}
 			}
 			if want.Annotations != nil {
