@@ -679,6 +679,121 @@ func (a annotation) String() string {
 	return fmt.Sprintf("%s %s:%d %q", a.level, a.file, a.line, a.title)
 }
 
+// actAnnotations returns the annotations act read from a step's main
+// stage, in order, and fails the test on any other workflow command act
+// acted on there: behaves prints annotations, its stop-commands regions
+// (each closed by its token) and notices, nothing else.
+func actAnnotations(t *testing.T, log actLog, stepID string) []annotation {
+	t.Helper()
+	var got []annotation
+	var others []string
+	open := ""
+	for _, e := range log.stage(stepID, "Main") {
+		if e.Raw == "" {
+			continue // not a workflow command
+		}
+		switch {
+		case open != "" && e.Command == "ignored":
+			// a line act left alone inside a stop-commands region
+		case open != "":
+			if e.Command != open {
+				others = append(others, "inside a stop-commands region: "+e.Raw)
+			}
+			open = ""
+		case e.Command == "stop-commands":
+			if len(e.Arg) < 16 {
+				others = append(others, "a short stop-commands token: "+e.Raw)
+			}
+			open = e.Arg
+		case e.Command == "error" || e.Command == "warning":
+			line, _ := strconv.Atoi(e.KVPairs["line"])
+			got = append(got, annotation{e.Command, e.KVPairs["file"], line, e.KVPairs["title"]})
+		case e.Command == "notice":
+			t.Logf("behaves' notice in step %s: %s", stepID, e.Arg)
+		default:
+			others = append(others, e.Raw)
+		}
+	}
+	if open != "" {
+		others = append(others, "a stop-commands region left open: "+open)
+	}
+	if len(others) > 0 {
+		t.Errorf("act acted on workflow commands behaves should not have printed in step %s: %q", stepID, others)
+	}
+	return got
+}
+
+// folderExample is the example the self-test's folder step runs.
+const folderExample = "examples/python-package"
+
+// actFolderStep checks the self-test's second `uses: ./` step (id
+// folder), the action on examples/python-package: its outputs, its report
+// (this run's, nothing of it left) and the annotations act read, which are
+// exactly those the example's expected.json states for `behaves publish`,
+// in the same order: among them the error at the line of the module that
+// raised (tool/parsing.py), not at the package's entry.
+func actFolderStep(t *testing.T, cl *client.Client, log actLog, ws string) {
+	t.Helper()
+	const reportPath = "behaves-report-folder.json"
+	data, err := os.ReadFile(filepath.Join(ws, reportPath))
+	if err != nil {
+		t.Fatalf("no report of the folder step in the workspace: %v\n%s", err, log.dump())
+	}
+	var rep report.Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatalf("the folder step's report is not valid JSON: %v", err)
+	}
+	schematest.Check(t, "the report the folder step wrote", data)
+	dockertest.AssertNothingLeft(t, cl, rep.RunID)
+	if rep.SpecFile != folderExample+"/behaves.yml" {
+		t.Errorf("the folder step's report: spec_file %q, want %s/behaves.yml", rep.SpecFile, folderExample)
+	}
+
+	b, err := os.ReadFile(filepath.Join(repoRoot(t), folderExample, "expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want exampleExpectation
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatalf("%s/expected.json: %v", folderExample, err)
+	}
+	gotVerdicts := map[string]verdict.Verdict{}
+	for _, p := range rep.Programs {
+		gotVerdicts[p.Name] = p.Verdict
+	}
+	if fmt.Sprint(gotVerdicts) != fmt.Sprint(want.Programs) {
+		t.Errorf("the folder step's verdicts %v, want %v", gotVerdicts, want.Programs)
+	}
+	pc := rep.Counts.Programs
+	wantOutputs := map[string]string{
+		"verdict": "false", "report": reportPath,
+		"total": strconv.Itoa(pc.Total), "true": strconv.Itoa(pc.True),
+		"false": strconv.Itoa(pc.False), "undetermined": strconv.Itoa(pc.Undetermined),
+	}
+	if got := log.outputs(t, "folder"); fmt.Sprint(got) != fmt.Sprint(wantOutputs) {
+		t.Errorf("the folder step's outputs %v, want %v", got, wantOutputs)
+	}
+
+	got := actAnnotations(t, log, "folder")
+	if len(want.Annotations) == 0 {
+		t.Fatalf("%s/expected.json states no annotations", folderExample)
+	}
+	var wantAnns []annotation
+	for _, a := range want.Annotations {
+		wantAnns = append(wantAnns, annotation{a.Level, a.File, a.Line, a.Title})
+	}
+	if fmt.Sprint(got) != fmt.Sprint(wantAnns) {
+		t.Errorf("act read the folder step's annotations\n%s\nwant (%s/expected.json)\n%s", indent(fmt.Sprint(got)), folderExample, indent(fmt.Sprint(wantAnns)))
+	}
+	module := false
+	for _, a := range got {
+		module = module || a.file == folderExample+"/versions/refactor/tool/parsing.py"
+	}
+	if !module {
+		t.Errorf("act read no annotation at the module that raised, %s/versions/refactor/tool/parsing.py: %v", folderExample, got)
+	}
+}
+
 // TestActSelfTest runs the self-test workflow under nektos/act against the
 // real daemon and checks what a workflow author would see: the job
 // succeeds (the behaves step fails on the demo's false samples, which
@@ -691,7 +806,10 @@ func (a annotation) String() string {
 // regions and a notice; the post step ran the image's behaves-post; the
 // report in the workspace belongs to this run and commit; and nothing of
 // the run (labelled with its run ID) or of act (its job container and
-// volumes) is left.
+// volumes) is left. The workflow's second behaves step runs the action on
+// examples/python-package, a program that is a folder: act read exactly
+// the annotations its expected.json states for `behaves publish`, among
+// them the one at the line of the module that raised (actFolderStep).
 func TestActSelfTest(t *testing.T) {
 	t.Parallel()
 	actSelfTest(t, nil, false)
@@ -820,28 +938,30 @@ func actSelfTest(t *testing.T, rel *release.Release, build bool) {
 		t.Errorf("act's job result %q, want success\n%s", jobResult, dump())
 	}
 	// Every step of the workflow succeeds (actions/checkout of the
-	// workflow's own repository too: act skips it), but the action's, which
-	// fails on the demo's false samples (continue-on-error), and whose post
-	// step succeeds.
+	// workflow's own repository too: act skips it), but the action's two,
+	// which fail on the demo's and the folder example's false programs
+	// (continue-on-error), and whose post steps succeed.
 	steps, err := workflowSteps(workflow)
 	if err != nil {
 		t.Fatal(err)
 	}
-	actionStep := ""
+	var actionSteps []string
 	for _, s := range steps {
 		want := "success"
 		if s.uses == "./" {
-			want, actionStep = "failure", s.id
+			want, actionSteps = "failure", append(actionSteps, s.id)
 		}
 		if got := log.result(s.id, "Main"); got != want {
 			t.Errorf("step %s (%s): result %q, want %q", s.id, s.name, got, want)
 		}
 	}
-	if actionStep != "behaves" {
-		t.Fatalf("the workflow's `uses: ./` step has the id %q, want behaves (the outputs' step)", actionStep)
+	if fmt.Sprint(actionSteps) != "[behaves folder]" {
+		t.Fatalf("the workflow's `uses: ./` steps have the ids %q, want behaves (the demo) and folder (examples/python-package)", actionSteps)
 	}
-	if got := log.result(actionStep, "Post"); got != "success" {
-		t.Errorf("the post step of %s: result %q, want success", actionStep, got)
+	for _, id := range actionSteps {
+		if got := log.result(id, "Post"); got != "success" {
+			t.Errorf("the post step of %s: result %q, want success", id, got)
+		}
 	}
 	if got, want := log.outputs(t, imagesStepID), map[string]string{"python": python, "shell": busybox}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("the images step's outputs %v, want the local images %v", got, want)
@@ -933,41 +1053,7 @@ func actSelfTest(t *testing.T, rel *release.Release, build bool) {
 	// The workflow commands act acted on in the behaves step: the
 	// annotations, behaves' stop-commands regions (each closed by its
 	// token) and a notice; nothing else.
-	var got []annotation
-	var others []string
-	open := ""
-	for _, e := range log.stage("behaves", "Main") {
-		if e.Raw == "" {
-			continue // not a workflow command
-		}
-		switch {
-		case open != "" && e.Command == "ignored":
-			// a line act left alone inside a stop-commands region
-		case open != "":
-			if e.Command != open {
-				others = append(others, "inside a stop-commands region: "+e.Raw)
-			}
-			open = ""
-		case e.Command == "stop-commands":
-			if len(e.Arg) < 16 {
-				others = append(others, "a short stop-commands token: "+e.Raw)
-			}
-			open = e.Arg
-		case e.Command == "error" || e.Command == "warning":
-			line, _ := strconv.Atoi(e.KVPairs["line"])
-			got = append(got, annotation{e.Command, e.KVPairs["file"], line, e.KVPairs["title"]})
-		case e.Command == "notice":
-			t.Logf("behaves' notice: %s", e.Arg)
-		default:
-			others = append(others, e.Raw)
-		}
-	}
-	if open != "" {
-		others = append(others, "a stop-commands region left open: "+open)
-	}
-	if len(others) > 0 {
-		t.Errorf("act acted on workflow commands behaves should not have printed: %q", others)
-	}
+	got := actAnnotations(t, log, "behaves")
 	// Want: each false case at its line in the spec, each false program at
 	// its file (the line is behaves' choice: a traceback's or 1), each
 	// undetermined case as a warning.
@@ -1014,6 +1100,8 @@ func actSelfTest(t *testing.T, rel *release.Release, build bool) {
 			t.Errorf("the annotation at %s has line %d", file, line)
 		}
 	}
+
+	actFolderStep(t, cl, log, ws)
 
 	// The post step: act started the image's behaves-post, which exited 0.
 	// act gives it no STATE_run-id (see above), so it has nothing to remove.

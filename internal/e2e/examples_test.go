@@ -5,11 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/behaves-dev/behaves/internal/actionstest"
 	"github.com/behaves-dev/behaves/internal/cli"
 	"github.com/behaves-dev/behaves/internal/dockertest"
 	"github.com/behaves-dev/behaves/internal/report"
@@ -48,6 +52,13 @@ type exampleExpectation struct {
 		// same_as case must keep (reference_events).
 		ReferenceRuns int `json:"reference_runs"`
 	} `json:"cases"`
+	// Groups, when set, maps every sample group (a files: or dirs: entry)
+	// to its counts and pass@k, as the report states them.
+	Groups map[string]exampleGroup `json:"groups"`
+	// Annotations, when set, are the workflow-command annotations that
+	// `behaves publish --annotations` prints for the run's report, in the
+	// order it prints them (every one: a list that leaves one out fails).
+	Annotations []exampleAnnotation `json:"annotations"`
 	// Rescore, when set, rescores the run's report against another spec
 	// of the example's folder, as its comment shows: the exit code and
 	// every program's verdict then, with nothing run.
@@ -58,11 +69,95 @@ type exampleExpectation struct {
 	} `json:"rescore"`
 }
 
+// exampleGroup is a sample group's counts and its pass@k by k.
+type exampleGroup struct {
+	N            int                `json:"n"`
+	True         int                `json:"true"`
+	False        int                `json:"false"`
+	Undetermined int                `json:"undetermined"`
+	PassAt       map[string]float64 `json:"pass_at"`
+}
+
+// exampleAnnotation is one annotation an example's expected.json states:
+// its level (error, warning), the repository file and line, and its title.
+type exampleAnnotation struct {
+	Level string `json:"level"`
+	File  string `json:"file"`
+	Line  int    `json:"line"`
+	Title string `json:"title"`
+}
+
+// publishedAnnotations runs `behaves publish --annotations` on the report
+// at reportPath, with no GITHUB_* variable (offline: nothing but stdout is
+// written), and returns its exit code, the annotations the runner would
+// read from its stdout (actionstest.Commands: outside stop-commands
+// regions), and its stdout for failure messages.
+func publishedAnnotations(t *testing.T, reportPath string) (int, []exampleAnnotation, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := cli.Main(context.Background(), []string{"publish", "--report", reportPath, "--annotations"}, cli.Env{
+		Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" },
+		NewSandbox: func(context.Context, string) (runner.Sandbox, io.Closer, error) {
+			t.Error("publish asked for a sandbox")
+			return nil, nil, errors.New("no sandbox in publish")
+		},
+	})
+	var got []exampleAnnotation
+	for _, c := range actionstest.Commands(stdout.String()) {
+		if c.Name != "error" && c.Name != "warning" && c.Name != "notice" {
+			continue
+		}
+		a, err := parseAnnotation(c.Text)
+		if err != nil {
+			t.Errorf("publish printed %q: %v", c.Text, err)
+			continue
+		}
+		got = append(got, a)
+	}
+	return code, got, stdout.String() + stderr.String()
+}
+
+// parseAnnotation reads "::LEVEL file=F,line=N,…,title=T::message" as the
+// runner does: properties split at "," and "=", then unescaped.
+func parseAnnotation(line string) (exampleAnnotation, error) {
+	info, _, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "::"), "::")
+	if !ok {
+		return exampleAnnotation{}, errors.New("no second ::")
+	}
+	level, props, _ := strings.Cut(info, " ")
+	a := exampleAnnotation{Level: level}
+	unescape := strings.NewReplacer("%0D", "\r", "%0A", "\n", "%3A", ":", "%2C", ",", "%25", "%")
+	for _, kv := range strings.Split(props, ",") {
+		if kv == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return exampleAnnotation{}, fmt.Errorf("property %q has no =", kv)
+		}
+		v = unescape.Replace(v)
+		switch k {
+		case "file":
+			a.File = v
+		case "line":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return exampleAnnotation{}, fmt.Errorf("line %q: %w", v, err)
+			}
+			a.Line = n
+		case "title":
+			a.Title = v
+		}
+	}
+	return a, nil
+}
+
 // TestExamples runs every runnable example (examples/*/behaves.yml, as it
 // is in the repository, so the workspace rule applies to it as to a user's
 // spec) against the real daemon and checks the verdicts its expected.json
-// states. An example without expected.json is an error: every example the
-// docs show must run.
+// states, and, where it states them, the annotations `behaves publish`
+// prints from the report the run wrote. An example without expected.json
+// is an error: every example the docs show must run.
 func TestExamples(t *testing.T) {
 	specs, err := filepath.Glob(filepath.Join("..", "..", "examples", "*", "behaves.yml"))
 	if err != nil {
@@ -137,6 +232,33 @@ func TestExamples(t *testing.T) {
 				if w.ReferenceRuns != 0 && len(c.ReferenceEvents) != w.ReferenceRuns {
 					t.Errorf("case %s / %s: %d reference events, want %d (reason: %s)",
 						w.Program, w.Case, len(c.ReferenceEvents), w.ReferenceRuns, c.Reason)
+				}
+			}
+			if want.Groups != nil {
+				got := map[string]exampleGroup{}
+				for _, g := range rep.Groups {
+					eg := exampleGroup{N: g.N, True: g.True, False: g.False, Undetermined: g.Undetermined, PassAt: map[string]float64{}}
+					for k, v := range g.PassAt {
+						if v == nil {
+							t.Errorf("group %s: pass@%s is null (%s)", g.Name, k, g.PassAtReasons[k])
+							continue
+						}
+						eg.PassAt[k] = *v
+					}
+					got[g.Name] = eg
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want.Groups) {
+					t.Errorf("groups %+v, want %+v", got, want.Groups)
+				}
+			}
+			if want.Annotations != nil {
+				pcode, anns, out := publishedAnnotations(t, reportPath)
+				if pcode != want.ExitCode {
+					t.Errorf("publish: exit code %d, want %d (run's)\n%s", pcode, want.ExitCode, indent(out))
+				}
+				if fmt.Sprint(anns) != fmt.Sprint(want.Annotations) {
+					t.Errorf("publish printed the annotations\n%s\nwant\n%s\nits output:\n%s",
+						indent(fmt.Sprintf("%+v", anns)), indent(fmt.Sprintf("%+v", want.Annotations)), indent(out))
 				}
 			}
 			if want.Rescore != nil {

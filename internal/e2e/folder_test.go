@@ -101,6 +101,54 @@ func TestFolderProgram(t *testing.T) {
 	}
 }
 
+// TestFolderProgramBuild: a folder program with a build stage builds in
+// /program, with /program appended to the build's command without an
+// entry and /program/<entry> with one, also an entry in a subfolder (once
+// refused as "not a single file name": the build's program name was
+// checked as a one-file program's); every case runs what it built.
+func TestFolderProgramBuild(t *testing.T) {
+	t.Parallel()
+	img := testImages(t)
+	repo := gittest.NewRepo(t)
+	const script = `pwd > /build/pwd; echo "$0" > /build/arg; cat src/a.txt > /build/out`
+	gittest.WriteFile(t, repo, "project/src/a.txt", "A\n")
+	gittest.WriteFile(t, repo, "project/bin/build.sh", script+"\n")
+	gittest.WriteFile(t, repo, "behaves.yml", fmt.Sprintf(`version: 1
+profiles:
+  whole:
+    image: "%[1]s"
+    command: [cat, /build/pwd, /build/arg, /build/out]
+    build: {command: [sh, -c, '%[2]s']}
+  entry:
+    image: "%[1]s"
+    command: [cat, /build/pwd, /build/arg, /build/out]
+    build: {command: [sh]}
+programs:
+  - name: whole
+    dir: project
+    profile: whole
+    cases:
+      - {name: built, expect: {stdout: {equals: "/program\n/program\nA"}}}
+  - name: entry
+    dir: project
+    entry: bin/build.sh
+    profile: entry
+    cases:
+      - {name: built, expect: {stdout: {equals: "/program\n/program/bin/build.sh\nA"}}}
+`, img.busybox, script))
+	gittest.AddAll(t, repo)
+	code, _, stderr, data := runIn(t, filepath.Join(repo, "behaves.yml"))
+	rep := decode(t, data)
+	if code != 0 || rep.Verdict != verdict.True {
+		t.Fatalf("exit %d, verdict %s; want 0, true\nstderr:\n%s\nreport cases: %+v", code, rep.Verdict, indent(stderr), caseReasons(rep))
+	}
+	for _, p := range rep.Programs {
+		if p.Build == nil {
+			t.Errorf("program %s: no build in the report", p.Name)
+		}
+	}
+}
+
 // TestFolderProgramRefused: a link out of the folder and a folder over
 // --max-program-files are exit 2, naming them, and nothing runs.
 func TestFolderProgramRefused(t *testing.T) {

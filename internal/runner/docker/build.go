@@ -37,10 +37,13 @@ type buildPlan struct {
 
 // planBuild checks a profile's build stage and its image (inspected, never
 // pulled, like the program's): a missing build image stops the program
-// before anything is made for it.
-func (s *Sandbox) planBuild(ctx context.Context, prof runner.Profile) (*buildPlan, error) {
+// before anything is made for it. prof is checked already (checkProfile
+// with prog); prog is passed on so that the build's program name is
+// checked as the program's was: a folder program's entry may be a path
+// under a subfolder, or absent ("{program}" is then /program).
+func (s *Sandbox) planBuild(ctx context.Context, prof runner.Profile, prog runner.Program) (*buildPlan, error) {
 	b := prof.Build
-	bp, err := checkProfile(runner.BuildProfile(prof), runner.Program{Entry: prof.ProgramName})
+	bp, err := checkProfile(runner.BuildProfile(prof), prog)
 	if err != nil {
 		return nil, err
 	}

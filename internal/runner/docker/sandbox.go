@@ -463,7 +463,7 @@ func (s *Sandbox) plan(ctx context.Context, prog runner.Program, prof runner.Pro
 	}
 	var build *buildPlan
 	if prof.Build != nil {
-		if build, err = s.planBuild(ctx, prof); err != nil {
+		if build, err = s.planBuild(ctx, prof, prog); err != nil {
 			return nil, err
 		}
 	}
