@@ -285,6 +285,12 @@ func matcherOutcome(m *verdict.Matcher, ch *verdict.Check) *report.MatcherOutcom
 		Value:      m.Value,
 		IgnoreCase: m.IgnoreCase,
 		Normalize:  m.Normalize,
+		Unordered:  m.Unordered,
+		Lines:      m.Lines,
+		Subset:     m.Subset,
+		Abs:        m.Abs,
+		Rel:        m.Rel,
+		Matchers:   []report.MatcherOutcome{},
 		Verdict:    verdict.Undetermined,
 	}
 	if mo.Normalize == "" {
@@ -293,6 +299,13 @@ func matcherOutcome(m *verdict.Matcher, ch *verdict.Check) *report.MatcherOutcom
 	if ch != nil {
 		mo.Verdict, mo.Reason = ch.Verdict, ch.Reason
 		mo.Expected, mo.Actual = ch.Expected, ch.Actual
+	}
+	for i := range m.All {
+		var part *verdict.Check
+		if ch != nil && i < len(ch.Parts) {
+			part = &ch.Parts[i]
+		}
+		mo.Matchers = append(mo.Matchers, *matcherOutcome(&m.All[i], part))
 	}
 	return mo
 }

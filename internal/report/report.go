@@ -342,6 +342,18 @@ type MatcherOutcome struct {
 	Value      string            `json:"value"`
 	IgnoreCase bool              `json:"ignore_case"`
 	Normalize  verdict.Normalize `json:"normalize"`
+	// The options of the matchers whose right answers are not one text
+	// (additions to behaves.report/v1; false and null for the others):
+	// unordered (equals, json), lines and subset (json), the tolerances
+	// abs and rel (json, numbers).
+	Unordered bool     `json:"unordered"`
+	Lines     bool     `json:"lines"`
+	Subset    bool     `json:"subset"`
+	Abs       *float64 `json:"abs"`
+	Rel       *float64 `json:"rel"`
+	// Matchers are, for a list of matchers (kind "all"), each one with
+	// its outcome, in the spec's order; empty otherwise.
+	Matchers []MatcherOutcome `json:"matchers"`
 	// Verdict is undetermined when the matcher was not checked.
 	Verdict verdict.Verdict `json:"verdict"`
 	Reason  string          `json:"reason"`
@@ -694,6 +706,8 @@ func Normalize(r Report) Report {
 		for j := range p.Cases {
 			c := &p.Cases[j]
 			c.Args = nonNil(c.Args)
+			c.Expect.Stdout = normalizeMatcher(c.Expect.Stdout)
+			c.Expect.Stderr = normalizeMatcher(c.Expect.Stderr)
 			c.Event.Command = nonNil(c.Event.Command)
 			if c.Runs == nil {
 				c.Runs = []Run{}
@@ -748,6 +762,19 @@ func normalizeApplied(a Applied) Applied {
 		a.Build = &b
 	}
 	return a
+}
+
+// normalizeMatcher is a copy of m whose lists are never null.
+func normalizeMatcher(m *MatcherOutcome) *MatcherOutcome {
+	if m == nil {
+		return nil
+	}
+	c := *m
+	c.Matchers = make([]MatcherOutcome, len(m.Matchers))
+	for i := range m.Matchers {
+		c.Matchers[i] = *normalizeMatcher(&m.Matchers[i])
+	}
+	return &c
 }
 
 func nonNil[T any](s []T) []T {

@@ -216,11 +216,27 @@ func TestGoldenErr(t *testing.T) {
 func dump(t *testing.T, s *Spec) string {
 	t.Helper()
 	pos := func(p Pos) string { return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col) }
+	// matcher shows what the loader set; the options of the structured
+	// matchers only when set.
 	type matcher struct {
-		Kind       string `json:"kind"`
-		Value      string `json:"value"`
-		IgnoreCase bool   `json:"ignore_case"`
-		Normalize  string `json:"normalize"`
+		Kind       string    `json:"kind"`
+		Value      string    `json:"value"`
+		IgnoreCase bool      `json:"ignore_case"`
+		Normalize  string    `json:"normalize"`
+		Unordered  bool      `json:"unordered,omitempty"`
+		Lines      bool      `json:"lines,omitempty"`
+		Subset     bool      `json:"subset,omitempty"`
+		Abs        *float64  `json:"abs,omitempty"`
+		Rel        *float64  `json:"rel,omitempty"`
+		All        []matcher `json:"all,omitempty"`
+	}
+	var toMatcher func(m verdict.Matcher) *matcher
+	toMatcher = func(m verdict.Matcher) *matcher {
+		d := &matcher{string(m.Kind), m.Value, m.IgnoreCase, string(m.Normalize), m.Unordered, m.Lines, m.Subset, m.Abs, m.Rel, nil}
+		for _, sub := range m.All {
+			d.All = append(d.All, *toMatcher(sub))
+		}
+		return d
 	}
 	type kase struct {
 		Name      string   `json:"name"`
@@ -341,10 +357,10 @@ func dump(t *testing.T, s *Spec) string {
 			}
 			dc.SameAs = c.Expect.SameAs
 			if m := c.Expect.Stdout; m != nil {
-				dc.Stdout = &matcher{string(m.Kind), m.Value, m.IgnoreCase, string(m.Normalize)}
+				dc.Stdout = toMatcher(*m)
 			}
 			if m := c.Expect.Stderr; m != nil {
-				dc.Stderr = &matcher{string(m.Kind), m.Value, m.IgnoreCase, string(m.Normalize)}
+				dc.Stderr = toMatcher(*m)
 			}
 			dp.Cases = append(dp.Cases, dc)
 		}

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -20,7 +19,7 @@ var (
 	programKeys = []string{"name", "file", "files", "dir", "dirs", "entry", "with", "profile", "cases", "cases_file", "reference", "inputs_file"}
 	caseKeys    = []string{"name", "args", "stdin", "stdin_file", "expect", "repeat"}
 	expectKeys  = []string{"exit_code", "stdout", "stderr", "same_as", "streams", "normalize", "ignore_case"}
-	matcherKeys = []string{"equals", "contains", "regex", "ignore_case", "normalize"}
+	matcherKeys = []string{"equals", "contains", "regex", "json", "numbers", "ignore_case", "normalize", "unordered", "lines", "subset", "abs", "rel"}
 )
 
 // Version is the only spec format version this package reads.
@@ -465,56 +464,6 @@ func (l *loader) sameAs(what string, fs fields, f field) *verdict.SameAs {
 		}
 	}
 	return sa
-}
-
-// matcher parses one stream's matcher.
-func (l *loader) matcher(what, stream string, n *yaml.Node) *verdict.Matcher {
-	fs, ok := l.mapping(n, what, `a mapping with one of equals, contains or regex, like {equals: "..."}`, matcherKeys)
-	if !ok {
-		return nil
-	}
-	m := &verdict.Matcher{Normalize: verdict.NormalizeTrailing}
-	var kindNode *yaml.Node
-	for _, name := range fs.order {
-		kind := verdict.Kind(name)
-		if kind != verdict.Equals && kind != verdict.Contains && kind != verdict.Regex {
-			continue
-		}
-		f, _ := fs.get(name)
-		if kindNode != nil {
-			l.errorf(f.key, "%s has both %s and %s: use exactly one of equals, contains or regex", stream, m.Kind, kind)
-			continue
-		}
-		kindNode = f.val
-		m.Kind = kind
-		m.Value, _ = l.str(f.val, name)
-	}
-	if kindNode == nil {
-		l.errorf(n, "%s needs one of equals, contains or regex", stream)
-	}
-	if f, ok := fs.get("ignore_case"); ok {
-		m.IgnoreCase, _ = l.boolean(f.val, "ignore_case")
-	}
-	if f, ok := fs.get("normalize"); ok {
-		if s, ok := l.str(f.val, "normalize"); ok {
-			switch verdict.Normalize(s) {
-			case verdict.NormalizeTrailing, verdict.NormalizeExact, verdict.NormalizeWhitespace:
-				m.Normalize = verdict.Normalize(s)
-			default:
-				l.errorf(f.val, "normalize %q is not one of trailing (the default), exact or whitespace", short(s))
-			}
-		}
-	}
-	if m.Kind == verdict.Regex && kindNode != nil && kindNode.Kind == yaml.ScalarNode && kindNode.ShortTag() == "!!str" {
-		pattern := m.Value
-		if m.IgnoreCase {
-			pattern = "(?i)" + pattern
-		}
-		if _, err := regexp.Compile(pattern); err != nil {
-			l.errorf(kindNode, "regex %q is not a valid RE2 expression: %s", short(m.Value), strings.TrimPrefix(err.Error(), "error parsing regexp: "))
-		}
-	}
-	return m
 }
 
 // expand turns entries into programs: one per file, named

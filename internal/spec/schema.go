@@ -242,8 +242,8 @@ func schemaObjects() []schemaObject {
 			keys:        expectKeys,
 			props: map[string]map[string]any{
 				"exit_code": {"type": "integer", "minimum": 0, "maximum": 255, "description": "The expected exit code (default 0)."},
-				"stdout":    jsRef("matcher", "A matcher for stdout; absent: not checked."),
-				"stderr":    jsRef("matcher", "A matcher for stderr; absent: not checked."),
+				"stdout":    jsStreamMatcher("stdout"),
+				"stderr":    jsStreamMatcher("stderr"),
 				"same_as": {"enum": []any{"reference"},
 					"description": "Compare with the program entry's reference on the same invocation: the exit code and the streams listed, instead of exit_code, stdout and stderr."},
 				"streams": {"type": "array", "minItems": 1, "uniqueItems": true, "items": map[string]any{"enum": []any{"stdout", "stderr"}},
@@ -269,23 +269,64 @@ func schemaObjects() []schemaObject {
 		},
 		{
 			def:         "matcher",
-			description: "Exactly one of equals, contains or regex, with ignore_case and normalize.",
+			description: "Exactly one of equals, contains, regex, json or numbers, with its options.",
 			keys:        matcherKeys,
 			props: map[string]map[string]any{
-				"equals":      jsString("The whole output, after normalize."),
-				"contains":    jsString("A part of the output, after normalize."),
-				"regex":       jsString("An RE2 expression, searched (a match anywhere)."),
-				"ignore_case": {"type": "boolean", "description": "Compare case-insensitively (default false)."},
+				"equals":   jsString("The whole output, after normalize (with unordered: its lines, in any order)."),
+				"contains": jsString("A part of the output, after normalize."),
+				"regex":    jsString("An RE2 expression, searched (a match anywhere)."),
+				"json": {"description": "The output is one JSON document equal by value to this (any YAML value, or a string holding JSON); with lines, one a line (a list, or a string of lines)."},
+				"numbers": {"type": []any{"string", "number", "array"}, "items": map[string]any{"type": []any{"string", "number"}},
+					"description": "The expected whitespace-separated tokens: numbers compare by value (within abs or rel), other tokens exactly."},
+				"ignore_case": {"type": "boolean", "description": "Compare case-insensitively (default false; equals, contains, regex)."},
 				"normalize": {"enum": []any{"trailing", "exact", "whitespace"},
-					"description": "trailing (default): CRLF to LF, line-end blanks and trailing newlines stripped; exact: bytes as they are; whitespace: every run collapsed to one space."},
+					"description": "trailing (default): CRLF to LF, line-end blanks and trailing newlines stripped; exact: bytes as they are; whitespace: every run collapsed to one space (equals, contains, regex)."},
+				"unordered": {"type": "boolean", "description": "equals: the lines in any order; json: arrays in any order (default false)."},
+				"lines":     {"type": "boolean", "description": "json: one JSON document a line (default false)."},
+				"subset":    {"type": "boolean", "description": "json: objects may hold members the expectation does not name (default false)."},
+				"abs":       {"type": "number", "minimum": 0, "description": "json, numbers: a number passes within this absolute difference (or within rel)."},
+				"rel":       {"type": "number", "minimum": 0, "description": "json, numbers: a number passes within this relative difference (or within abs)."},
 			},
-			extra: map[string]any{"oneOf": []any{
-				map[string]any{"required": []any{"equals"}},
-				map[string]any{"required": []any{"contains"}},
-				map[string]any{"required": []any{"regex"}},
-			}},
+			extra: map[string]any{
+				"oneOf": []any{
+					map[string]any{"required": []any{"equals"}},
+					map[string]any{"required": []any{"contains"}},
+					map[string]any{"required": []any{"regex"}},
+					map[string]any{"required": []any{"json"}},
+					map[string]any{"required": []any{"numbers"}},
+				},
+				"dependentRequired": map[string]any{"lines": []any{"json"}, "subset": []any{"json"}},
+				"allOf": []any{
+					jsOnlyWith("unordered", "equals", "json"),
+					jsOnlyWith("abs", "json", "numbers"),
+					jsOnlyWith("rel", "json", "numbers"),
+					jsOnlyWith("ignore_case", "equals", "contains", "regex"),
+					jsOnlyWith("normalize", "equals", "contains", "regex"),
+				},
+			},
 		},
 	}
+}
+
+// jsStreamMatcher is a stream's expectation: one matcher, or a list of
+// them that must all hold.
+func jsStreamMatcher(stream string) map[string]any {
+	return map[string]any{
+		"description": "A matcher for " + stream + ", or a list of matchers that must all hold; absent: not checked.",
+		"oneOf": []any{
+			map[string]any{"$ref": "#/$defs/matcher"},
+			map[string]any{"type": "array", "minItems": 1, "items": map[string]any{"$ref": "#/$defs/matcher"}},
+		},
+	}
+}
+
+// jsOnlyWith says that key may appear only beside one of kinds.
+func jsOnlyWith(key string, kinds ...string) map[string]any {
+	alts := make([]any, len(kinds))
+	for i, k := range kinds {
+		alts[i] = map[string]any{"required": []any{k}}
+	}
+	return map[string]any{"if": map[string]any{"required": []any{key}}, "then": map[string]any{"anyOf": alts}}
 }
 
 // buildSchema returns the schema document for objs, whose first object is

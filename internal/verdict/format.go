@@ -87,17 +87,42 @@ func regexForm(p string, max int) string {
 // "Fizz" (ignore_case)`, `regex /^\d+$/ (normalize: whitespace)`.
 func matcherForm(m Matcher) string {
 	var s string
-	if m.Kind == Regex {
+	switch m.Kind {
+	case Regex:
 		s = "regex " + regexForm(m.Value, actualWidth)
-	} else {
+	case All:
+		forms := make([]string, len(m.All))
+		for i, sub := range m.All {
+			forms[i] = matcherForm(sub)
+		}
+		s = "all of: " + strings.Join(forms, "; ")
+		if len(s) > actualWidth {
+			s = s[:cutAt([]byte(s), actualWidth)] + "…"
+		}
+		return s
+	default:
 		s = string(m.Kind) + " " + quoteCut([]byte(m.Value), actualWidth)
 	}
 	var opts []string
 	if m.IgnoreCase {
 		opts = append(opts, "ignore_case")
 	}
-	if m.Normalize != "" && m.Normalize != NormalizeTrailing {
+	if m.Normalize != "" && m.Normalize != NormalizeTrailing && m.Kind != JSON && m.Kind != Numbers {
 		opts = append(opts, "normalize: "+string(m.Normalize))
+	}
+	for _, o := range []struct {
+		on   bool
+		name string
+	}{{m.Unordered, "unordered"}, {m.Lines, "lines"}, {m.Subset, "subset"}} {
+		if o.on {
+			opts = append(opts, o.name)
+		}
+	}
+	if m.Abs != nil {
+		opts = append(opts, "abs: "+strconv.FormatFloat(*m.Abs, 'g', -1, 64))
+	}
+	if m.Rel != nil {
+		opts = append(opts, "rel: "+strconv.FormatFloat(*m.Rel, 'g', -1, 64))
 	}
 	if len(opts) > 0 {
 		s += " (" + strings.Join(opts, ", ") + ")"

@@ -21,6 +21,9 @@ type Check struct {
 	Actual   string `json:"actual"`
 	// Reason is one line a person can read when Verdict is not True.
 	Reason string `json:"reason"`
+	// Parts are, for a list of matchers (Kind All), each matcher's check,
+	// in the list's order.
+	Parts []Check `json:"parts,omitempty"`
 }
 
 // CaseResult is the verdict on one case with its reason and every check.

@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -449,7 +450,7 @@ func TestJudgeChecks(t *testing.T) {
 		t.Fatalf("checks = %+v", got.Checks)
 	}
 	for i := range want {
-		if got.Checks[i] != want[i] {
+		if !reflect.DeepEqual(got.Checks[i], want[i]) {
 			t.Errorf("check %d =\n%+v\nwant\n%+v", i, got.Checks[i], want[i])
 		}
 	}
@@ -536,7 +537,7 @@ func TestValidate(t *testing.T) {
 		{Matcher{Kind: Regex, Value: "a(b"}, "invalid regex /a(b/: error parsing regexp: missing closing ): `a(b`"},
 		{Matcher{Kind: Regex, Value: `\p{Nope}`}, "invalid regex"},
 		{Matcher{Kind: Regex, Value: `(?<=a)b`}, "invalid regex"}, // no lookbehind in RE2
-		{Matcher{Kind: "matches"}, `unknown matcher kind "matches" (want equals, contains or regex)`},
+		{Matcher{Kind: "matches"}, `unknown matcher kind "matches" (want equals, contains, regex, json or numbers)`},
 		{Matcher{}, `unknown matcher kind ""`},
 		{Matcher{Kind: Equals, Normalize: "lines"}, `unknown normalize "lines" (want trailing, exact or whitespace)`},
 	}

@@ -2,7 +2,9 @@ package verdict
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"regexp/syntax"
 	"strings"
@@ -22,8 +24,45 @@ func (m Matcher) Validate() error {
 		if _, err := m.compile(); err != nil {
 			return err
 		}
+	case JSON:
+		docs := []string{m.Value}
+		if m.Lines {
+			docs = strings.Split(strings.TrimRight(m.Value, "\n"), "\n")
+		}
+		for i, d := range docs {
+			if _, err := parseJSON([]byte(d)); err != nil {
+				if m.Lines {
+					return fmt.Errorf("the expected line %d is not JSON: %v", i+1, err)
+				}
+				return fmt.Errorf("the expected value is not JSON: %v", err)
+			}
+		}
+	case Numbers:
+		if len(strings.Fields(m.Value)) == 0 {
+			return errors.New("numbers expects at least one token")
+		}
+	case All:
+		if len(m.All) == 0 {
+			return errors.New("an empty list of matchers")
+		}
+		for i, sub := range m.All {
+			if sub.Kind == All {
+				return fmt.Errorf("matcher %d is a list itself", i+1)
+			}
+			if err := sub.Validate(); err != nil {
+				return fmt.Errorf("matcher %d: %w", i+1, err)
+			}
+		}
 	default:
-		return fmt.Errorf("unknown matcher kind %q (want equals, contains or regex)", string(m.Kind))
+		return fmt.Errorf("unknown matcher kind %q (want equals, contains, regex, json or numbers)", string(m.Kind))
+	}
+	for _, t := range []*float64{m.Abs, m.Rel} {
+		if t != nil && (*t < 0 || math.IsNaN(*t) || math.IsInf(*t, 0)) {
+			return fmt.Errorf("a tolerance of %v: abs and rel are finite numbers, 0 or more", *t)
+		}
+	}
+	if m.Unordered && m.Kind != Equals && m.Kind != JSON {
+		return fmt.Errorf("unordered applies to equals and json, not %s", m.Kind)
 	}
 	switch m.Normalize {
 	case "", NormalizeTrailing, NormalizeExact, NormalizeWhitespace:
@@ -168,6 +207,16 @@ func matchStream(m Matcher, st stream) Check {
 	}
 	if err := m.Validate(); err != nil {
 		return settle(Undetermined, ": invalid matcher: %s", oneLine(err.Error()))
+	}
+	switch {
+	case m.Kind == All:
+		return matchAll(m, st, ch)
+	case m.Kind == JSON:
+		return matchJSON(m, st, ch)
+	case m.Kind == Numbers:
+		return matchNumbers(m, st, ch)
+	case m.Kind == Equals && m.Unordered:
+		return matchUnordered(m, st, ch)
 	}
 	norm := m.normalize()
 	got := normalize(norm, st.s.Data)

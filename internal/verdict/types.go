@@ -51,6 +51,17 @@ const (
 	Equals   Kind = "equals"
 	Contains Kind = "contains"
 	Regex    Kind = "regex" // RE2, searched (not anchored)
+	// JSON compares the output as one JSON document by value (with
+	// Matcher.Lines, one document a line); Value is the expected
+	// document's JSON text (one a line with Lines).
+	JSON Kind = "json"
+	// Numbers compares the output's whitespace-separated tokens with
+	// Value's: numbers by value (within Abs or Rel when given), the other
+	// tokens exactly, testlib's way.
+	Numbers Kind = "numbers"
+	// All holds when every matcher of Matcher.All holds: several checks
+	// on one stream, written in the spec as a list.
+	All Kind = "all"
 )
 
 // Normalize is how output (and a literal expected value) is normalised before
@@ -75,6 +86,20 @@ type Matcher struct {
 	Value      string
 	IgnoreCase bool
 	Normalize  Normalize
+	// Unordered compares an equals matcher's lines as a multiset (after
+	// normalisation), a json matcher's arrays as multisets.
+	Unordered bool
+	// Lines: a json matcher compares one document a line.
+	Lines bool
+	// Subset: a json matcher's objects may hold members the expected
+	// value does not name.
+	Subset bool
+	// Abs and Rel are the tolerances of a numbers or json matcher's
+	// numbers (nil: none; with neither, numbers compare exactly, as
+	// decimals). A number passes when either holds.
+	Abs, Rel *float64
+	// All are an All matcher's matchers, in the spec's order.
+	All []Matcher
 }
 
 // Expectation is what one case expects. A nil matcher checks nothing on that
