@@ -713,3 +713,22 @@ func TestFilesOmittedFallback(t *testing.T) {
 		checkProgramAnnotation(t, tt.name, r, tt.want, "", "")
 	}
 }
+
+// TestLocateLookupsBounded: a program's output is looked up for at most
+// lookupsMax paths, the first compiler messages first: a real position
+// after that many forged ones is not found (the entry's line 1), one
+// within them is.
+func TestLocateLookupsBounded(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		forged int
+		want   string
+	}{
+		{lookupsMax - 1, "proj/calc.go:7:2"},
+		{lookupsMax, "proj/tool/main.py:1:0"},
+	} {
+		stderr := strings.Repeat("x:1\n", tt.forged) + "./calc.go:7:2: undefined: x\n"
+		r := reporttest.RoundTrip(t, reporttest.Single(folderProgram("tool/main.py"), ranWithStderr(stderr)))
+		checkProgramAnnotation(t, fmt.Sprintf("%d forged", tt.forged), r, tt.want, "", "")
+	}
+}

@@ -23,6 +23,13 @@ const nameMaxBytes = 255
 // file of a program has a longer one, and a longer one is not looked up.
 const pathMaxBytes = 4096
 
+// lookupsMax bounds the paths one program's output gets looked up for
+// (each a clean and a search of the list): its output is bounded, but a
+// line like "a:1" is four bytes, and a program can write nothing else
+// into every case. The first compiler messages and the innermost frames
+// are looked at first, where a real position is.
+const lookupsMax = 1000
+
 // linkHopsMax bounds the links followed to find the file a path names
 // (Linux's MAXSYMLINKS): a report's links could otherwise loop.
 const linkHopsMax = 40
@@ -116,6 +123,8 @@ func locate(p *report.Program) (located, bool) {
 // another folder maps to its file too (a build that copied it elsewhere).
 type fileMap struct {
 	p *report.Program
+	// lookups is what is left of lookupsMax.
+	lookups int
 	// prefix is the program's folder in the sandbox with a slash
 	// ("/program/").
 	prefix string
@@ -124,8 +133,8 @@ type fileMap struct {
 	entry string
 }
 
-func newFileMap(p *report.Program) (fileMap, bool) {
-	m := fileMap{p: p, prefix: mount(p) + "/"}
+func newFileMap(p *report.Program) (*fileMap, bool) {
+	m := &fileMap{p: p, prefix: mount(p) + "/", lookups: lookupsMax}
 	if p.Dir == "" {
 		if name := entryName(p); len(name) <= nameMaxBytes {
 			m.entry = name
@@ -137,11 +146,15 @@ func newFileMap(p *report.Program) (fileMap, bool) {
 }
 
 // find returns the file and position the start of out names (see locate).
-func (m fileMap) find(out []byte) (file string, line, col int, ok bool) {
+func (m *fileMap) find(out []byte) (file string, line, col int, ok bool) {
 	if len(out) > locateMaxBytes {
 		out = out[:locateMaxBytes]
 	}
-	for _, sm := range compilerMessage.FindAllSubmatchIndex(out, -1) {
+	if m.lookups <= 0 {
+		return "", 0, 0, false
+	}
+	for _, sm := range compilerMessage.FindAllSubmatchIndex(out, m.lookups) {
+		m.lookups--
 		if f := m.source(string(out[sm[2]:sm[3]]), true); f != "" {
 			col := 0
 			if sm[6] >= 0 {
@@ -151,7 +164,8 @@ func (m fileMap) find(out []byte) (file string, line, col int, ok bool) {
 		}
 	}
 	frames := tracebackFrame.FindAllSubmatchIndex(out, -1)
-	for k := len(frames) - 1; k >= 0; k-- {
+	for k := len(frames) - 1; k >= 0 && m.lookups > 0; k-- {
+		m.lookups--
 		sm := frames[k]
 		if f := m.source(string(out[sm[2]:sm[3]]), false); f != "" {
 			return f, atLeast1(string(out[sm[4]:sm[5]])), 0, true
@@ -163,7 +177,7 @@ func (m fileMap) find(out []byte) (file string, line, col int, ok bool) {
 // source is the repository file that named stands for, or "" (see
 // fileMap). lenient admits, for a one-file program, its file's name in
 // another folder.
-func (m fileMap) source(named string, lenient bool) string {
+func (m *fileMap) source(named string, lenient bool) string {
 	if named == "" || len(named) > pathMaxBytes {
 		return ""
 	}
@@ -184,7 +198,7 @@ func (m fileMap) source(named string, lenient bool) string {
 
 // delivered is the repository file of rel, a clean path under the
 // program's folder, or "".
-func (m fileMap) delivered(rel string) string {
+func (m *fileMap) delivered(rel string) string {
 	p := m.p
 	if len(p.Files) > 0 {
 		if f, ok := m.resolve(rel); ok {
@@ -209,7 +223,7 @@ func (m fileMap) delivered(rel string) string {
 // the program's links in any of its components as the kernel would, at
 // most linkHopsMax of them; false for a path that names no file (nothing
 // listed, a folder, a file used as a folder, a link out of the program).
-func (m fileMap) resolve(rel string) (report.ProgramFile, bool) {
+func (m *fileMap) resolve(rel string) (report.ProgramFile, bool) {
 	hops := 0
 	for i := 0; ; {
 		end := len(rel)
@@ -244,7 +258,7 @@ func (m fileMap) resolve(rel string) (report.ProgramFile, bool) {
 // lookup finds the entry of the list at exactly name. The list is sorted
 // by path (the report's form, which reportread checks); in a list that is
 // not, a path may go unfound, never found wrong.
-func (m fileMap) lookup(name string) (report.ProgramFile, bool) {
+func (m *fileMap) lookup(name string) (report.ProgramFile, bool) {
 	files := m.p.Files
 	i, ok := slices.BinarySearchFunc(files, name, func(f report.ProgramFile, name string) int {
 		return strings.Compare(f.Path, name)
