@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -87,6 +88,11 @@ func (l Limits) withDefaults() Limits {
 
 // Display bounds for report text that is one line.
 const (
+	// filesMax bounds the files listed for one program, filesPageMax for
+	// the page: a program may have 10,000 files, a run 10,000 programs.
+	filesMax     = 200
+	filesPageMax = 5000
+
 	nameRunes   = 200
 	reasonRunes = 500
 	argRunes    = 120
@@ -162,13 +168,36 @@ type passCell struct{ Value, Reason string }
 type programView struct {
 	Index                       int
 	Verdict, Name, File, Reason string
-	Tally, Duration             string
-	Warnings                    []string
+	// Folder is set for a program that is a folder (File is the folder),
+	// Entry is its entry ("" for none).
+	Folder          bool
+	Entry           string
+	Tally, Duration string
+	Warnings        []string
+	// Files lists what a program of more than one file delivered (nil
+	// for a program of one file).
+	Files *filesView
 	// Build is set when the program's build failed and made every case
 	// false: the page shows the build, once, instead of each case.
 	Build     *buildView
 	Cases     []caseView
 	CasesMore string
+}
+
+// filesView is a program's files: a line that counts them and, when the
+// report lists them, each with its size, the repository path of a file
+// that is not at its own place in the folder (a with: file; for a
+// program that is one file, every file) and a link's target.
+type filesView struct {
+	Summary string
+	// Omitted says that the report left the list out (files_omitted).
+	Omitted bool
+	List    []fileView
+	More    string
+}
+
+type fileView struct {
+	Path, Size, Source, Target string
 }
 
 type buildView struct {
@@ -253,13 +282,15 @@ func build(r report.Report, lim Limits) view {
 		b.bytes = max(lim.MinSideBytes, min(lim.SideBytes, per))
 		b.lines = max(lim.MinSideLines, min(lim.SideLines, lim.SideLines*b.bytes/lim.SideBytes))
 	}
-	detailed := 0
+	detailed, filesLeft := 0, filesPageMax
 	for i := range r.Programs {
 		p := &r.Programs[i]
 		pv := programView{
 			Index: i, Verdict: p.Verdict.String(), Name: one(p.Name, nameRunes), File: one(p.File, nameRunes),
+			Folder: p.Dir != "", Entry: one(p.Entry, nameRunes),
 			Reason:   one(p.Reason, reasonRunes),
 			Duration: (time.Duration(p.DurationMS) * time.Millisecond).String(),
+			Files:    filesOf(p, &filesLeft),
 		}
 		var t report.Tally
 		for _, cs := range p.Cases {
@@ -310,6 +341,65 @@ func build(r report.Report, lim Limits) view {
 		v.Notes = append(v.Notes, fmt.Sprintf("%d excerpts of output are cut at %d lines or %d KiB a side; each says what it leaves out.", b.cut, b.lines, b.bytes>>10))
 	}
 	return v
+}
+
+// filesOf is the account of p's files when it has more than one or is a
+// folder (nil otherwise): at most filesMax of them, and at most *left
+// over the page, which it lowers by the files it lists.
+func filesOf(p *report.Program, left *int) *filesView {
+	n := max(p.FileCount, len(p.Files))
+	if p.Dir == "" && n <= 1 {
+		return nil
+	}
+	switch {
+	case p.FilesOmitted:
+		// Its count and digest stay; the list was given up for the
+		// cases' output.
+		return &filesView{Omitted: true, Summary: fmt.Sprintf("%d files (list left out of the report for its size budget)", n)}
+	case len(p.Files) == 0:
+		return nil // a report of an earlier behaves, which lists none
+	}
+	fv := &filesView{}
+	var total int64
+	for _, f := range p.Files {
+		total += max(f.Bytes, 0)
+	}
+	fv.Summary = fmt.Sprintf("%d files, %s", len(p.Files), size(total))
+	if len(p.Files) == 1 {
+		fv.Summary = "1 file, " + size(total)
+	}
+	for k, f := range p.Files {
+		if k == filesMax || *left == 0 {
+			fv.More = fmt.Sprintf("… and %d more files: the JSON report lists them.", len(p.Files)-k)
+			break
+		}
+		*left--
+		v := fileView{Path: one(f.Path, nameRunes), Size: size(f.Bytes), Target: one(f.Target, nameRunes)}
+		if f.Target != "" {
+			v.Size = "link"
+		}
+		// A folder's own file is at its place under the folder; anything
+		// else (a with: file, a one-file program's files) says where in
+		// the repository it came from.
+		if p.Dir == "" || f.Source != path.Join(p.Dir, f.Path) {
+			v.Source = one(f.Source, nameRunes)
+		}
+		fv.List = append(fv.List, v)
+	}
+	return fv
+}
+
+// size is a byte count for a person: bytes below 1 KiB, else KiB or MiB
+// with one decimal.
+func size(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 1, 64) + " KiB"
+	default:
+		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
+	}
 }
 
 // reuseOf is the page's account of a run given stored reports, nil for a

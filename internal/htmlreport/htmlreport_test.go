@@ -144,6 +144,7 @@ var allowedElements = map[string]bool{
 	"main": true, "header": true, "footer": true, "section": true, "article": true, "div": true, "span": true,
 	"h1": true, "h2": true, "h3": true, "p": true, "b": true, "code": true, "ul": true, "li": true,
 	"dl": true, "dt": true, "dd": true, "svg": true, "rect": true, "label": true, "input": true, "button": true,
+	"details": true, "summary": true,
 	"table": true, "colgroup": true, "col": true, "thead": true, "tbody": true, "tr": true, "th": true, "td": true,
 }
 

@@ -243,8 +243,10 @@ func caseMessage(c *report.Case) string {
 }
 
 // programAnnotation is the error at a false program's own file: at the
-// line its stderr names (see locate), else line 1; at is the case it
-// describes (nil for a program false with no false case).
+// file and line its failed build's output or a false case's stderr names
+// (see locate), else its file (a folder program's entry) at line 1; at is
+// the case it describes (nil for a program false with no false case). A
+// program whose build failed is annotated as its build, naming the file.
 func programAnnotation(p *report.Program, opt AnnotationOptions) (a Annotation, at *report.Case, ok bool) {
 	file := programFile(p)
 	if p.Verdict != verdict.False || file == "" && p.Dir == "" {
@@ -261,8 +263,9 @@ func programAnnotation(p *report.Program, opt AnnotationOptions) (a Annotation, 
 		}
 	}
 	at, line, col := first, 1, 0
-	if c, f, l, cl, found := locate(p); found {
-		at, file, line, col = c, f, l, cl
+	loc, found := locate(p)
+	if found {
+		at, file, line, col = loc.c, loc.file, loc.line, loc.col
 	}
 	if file == "" { // a folder program without an entry, and no frame in its files
 		return Annotation{}, nil, false
@@ -284,6 +287,22 @@ func programAnnotation(p *report.Program, opt AnnotationOptions) (a Annotation, 
 	}
 	a.Title = title(p.Name, at.Name)
 	msg := caseMessage(at)
+	if n, reason := p.BuildFailed(); n > 0 {
+		// Every case is false by the build, which the annotation is
+		// about: titled so, naming the file the compiler named (the
+		// build's own message names it as the sandbox saw it).
+		a.Title = title(p.Name, "build")
+		msg = oneLine(reason, AnnotationMessageLimit)
+		if found && loc.build {
+			msg = "build failed in " + position(file, line, col) + ": " + strings.TrimPrefix(msg, "build failed: ")
+		}
+		if n == 1 {
+			msg += " (its one case false)"
+		} else {
+			msg = fmt.Sprintf("%s (all %d cases false)", msg, n)
+		}
+		falseCases = 0
+	}
 	switch {
 	case falseCases == 2:
 		msg += " (and 1 more false case)"
@@ -356,13 +375,9 @@ func specErrorFile(r *report.Report, e report.SpecError) string {
 	return path.Join(path.Dir(r.SpecFile), filepath.ToSlash(rel))
 }
 
-// repoPath returns p when it is a clean, relative, slash-separated path
-// inside the repository with no control or bidi character, else "". The
-// report is untrusted: an absolute path, a "..", a backslash or an escape
-// never becomes a file= property.
 // hasProgramAnnotation says whether programAnnotation annotates p, as
 // cheaply as it can: only a folder program without an entry has to look
-// for a traceback frame in its files (locate).
+// for a position in one of its files (locate).
 func hasProgramAnnotation(p *report.Program) bool {
 	switch {
 	case p.Verdict != verdict.False:
@@ -372,8 +387,8 @@ func hasProgramAnnotation(p *report.Program) bool {
 	case p.Dir == "":
 		return false
 	}
-	_, file, _, _, found := locate(p)
-	return found && file != ""
+	loc, found := locate(p)
+	return found && loc.file != ""
 }
 
 // programFile is the repository file a false program's annotation is at
@@ -390,6 +405,10 @@ func programFile(p *report.Program) string {
 	return repoPath(path.Join(p.Dir, p.Entry))
 }
 
+// repoPath returns p when it is a clean, relative, slash-separated path
+// inside the repository with no control or bidi character, else "". The
+// report is untrusted: an absolute path, a "..", a backslash or an escape
+// never becomes a file= property.
 func repoPath(p string) string {
 	if p == "" || escape.Text(p) != p || strings.ContainsRune(p, '\\') ||
 		path.IsAbs(p) || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") {

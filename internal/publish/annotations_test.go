@@ -10,7 +10,9 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/goldentest"
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -514,5 +516,219 @@ func TestNoEvidenceWarnedOncePerProfile(t *testing.T) {
 	}
 	if _, warns := countAnnotations(&r); warns != len(want) {
 		t.Errorf("countAnnotations: %d warnings, want %d", warns, len(want))
+	}
+}
+
+// The folder program of TestProgramFilesMapped: dir proj, a Python
+// package, Go files at the folder's root and in a subfolder, a C file, a
+// with: file from evals/ and two links (to a file, to a folder).
+var (
+	folderFiles = map[string]string{
+		"tool/__init__.py": "", "tool/main.py": "from tool import parsing\n", "tool/parsing.py": "def parse(s): ...\n",
+		"go.mod": "module example.com/tool\n", "calc.go": "package main\n", "calc/calc.go": "package calc\n",
+		"src/x.c": "int main(void) { return totl; }\n",
+	}
+	folderWith  = map[string]string{"harness/check.py": "evals/harness/check.py"}
+	folderLinks = map[string]string{"tool/alias.py": "parsing.py", "lib": "tool"}
+)
+
+// folderProgram is the folder program above, entry given ("" for none),
+// with one case.
+func folderProgram(entry string) spec.Program {
+	c := reporttest.Case("sums", 14, verdict.Expectation{Stdout: reporttest.Equals("3")}, "1", "2")
+	p := reporttest.FolderProgram("tool", "proj", entry, folderFiles, folderWith, c)
+	p.Program.Links = folderLinks
+	return p
+}
+
+// ranWithStderr is the attempt of a program of one case that exited 1
+// having written stderr.
+func ranWithStderr(stderr string) runner.Observation {
+	ev := reporttest.Event(reporttest.IntP(1), "", "1", "2")
+	ev.Command = []string{"python3", "-m", "tool", "1", "2"}
+	ev.Stderr = runner.Stream{Data: []byte(stderr), Bytes: int64(len(stderr))}
+	return runner.Observation{ExecutionID: "12121212-1212-4121-8121-121212121212", Acquisition: runner.AcquisitionComplete,
+		Settings: reporttest.Settings, Events: []runner.Event{ev}}
+}
+
+// failedBuild is a failed build (exit 1) that wrote stderr, run in the
+// program's folder.
+func failedBuild(command []string, stderr string) runner.Event {
+	return runner.Event{ExitCode: reporttest.IntP(1), Command: command, Limits: reporttest.Limits,
+		Stderr: runner.Stream{Data: []byte(stderr), Bytes: int64(len(stderr))}}
+}
+
+func frame(file string, line int) string {
+	return fmt.Sprintf("  File %q, line %d, in f\n    x()\n", file, line)
+}
+
+// TestProgramFilesMapped guards where a false folder program's
+// annotation goes, on reports a run writes and reportread reads back: at
+// the file and line a traceback or compiler message names, for any file
+// of the program (a with: file at its own repository path, a link at its
+// target's), in a case's stderr or the failed build's output (paths
+// relative to the working directory, /program); a failed build's
+// annotation names that file. A path the program did not deliver is
+// never annotated, whatever the output says: the entry's line 1, or,
+// without an entry, no program annotation (the case's, in the spec, stays).
+func TestProgramFilesMapped(t *testing.T) {
+	t.Parallel()
+	const tb = "Traceback (most recent call last):\n"
+	forged := tb + frame("/program/../etc/passwd", 9) + frame("/program/secret.py", 2) +
+		frame("/etc/passwd", 4) + frame("/program/tool", 5) + frame("/program/tool/main.py/x", 6) + frame("../proj/tool/main.py", 7) +
+		"../../.git/config:3:1: error\n/program/proj/../../x.c:1:1: error\n/github/workspace/proj/src/x.c:2:1: error\n" +
+		"/program/tool/parsing.py\x00:8:1: error\n/program/tool/parsing.py\u202e:9:1: error\n"
+	gcc := []string{"gcc", "-O2", "-o", "/build/app", "src/x.c"}
+	goBuild := []string{"go", "build", "-o", "/build/app", "."}
+	for _, tt := range []struct {
+		name, entry string
+		cases       int    // of a failed build (default 1)
+		stderr      string // the case's
+		build       *runner.Event
+		want        string // path:line:col, "" for no program annotation
+		title, msg  string // the annotation's, when given
+	}{
+		{name: "python: the innermost frame, in a module that is not the entry", entry: "tool/main.py",
+			stderr: tb + frame("/program/tool/main.py", 3) + frame("/program/tool/parsing.py", 12) + "ValueError: no\n",
+			want:   "proj/tool/parsing.py:12:0", title: "tool / sums"},
+		{name: "python: a with: file at its own repository path", entry: "tool/main.py",
+			stderr: tb + frame("/program/tool/main.py", 3) + frame("/program/harness/check.py", 5),
+			want:   "evals/harness/check.py:5:0"},
+		{name: "python: a frame relative to the working directory", entry: "",
+			stderr: tb + frame("tool/parsing.py", 9), want: "proj/tool/parsing.py:9:0"},
+		{name: "a link to a file: its target", entry: "tool/main.py",
+			stderr: tb + frame("/program/tool/alias.py", 4), want: "proj/tool/parsing.py:4:0"},
+		{name: "a path through a link to a folder", entry: "",
+			stderr: tb + frame("/program/lib/parsing.py", 6), want: "proj/tool/parsing.py:6:0"},
+		{name: "a compiler message in a case's stderr", entry: "tool/main.py",
+			stderr: "# command-line-arguments\n./calc.go:7:2: undefined: x\n", want: "proj/calc.go:7:2"},
+		{name: "forged paths, with an entry: the entry's line 1", entry: "tool/main.py",
+			stderr: forged, want: "proj/tool/main.py:1:0"},
+		{name: "forged paths, no entry: no program annotation", entry: "", stderr: forged},
+		{name: "go build: relative to the folder", entry: "",
+			build: ptr(failedBuild(goBuild, "# example.com/tool\n./calc.go:7:2: undefined: x\n")),
+			want:  "proj/calc.go:7:2", title: "tool / build",
+			msg: "build failed in proj/calc.go:7:2: exit 1: ./calc.go:7:2: undefined: x (its one case false)"},
+		{name: "go build: a package in a subfolder", entry: "",
+			build: ptr(failedBuild(goBuild, "# example.com/tool/calc\ncalc/calc.go:7:2: undefined: y\ncalc/calc.go:9:1: z\n")),
+			want:  "proj/calc/calc.go:7:2"},
+		{name: "gcc: the first error, in a subfolder", entry: "src/x.c", cases: 2,
+			build: ptr(failedBuild(gcc, "src/x.c: In function 'main':\nsrc/x.c:8:25: error: 'totl' undeclared (first use in this function)\n")),
+			want:  "proj/src/x.c:8:25", title: "tool / build",
+			msg: "build failed in proj/src/x.c:8:25: exit 1: src/x.c:8:25: error: 'totl' undeclared (first use in this function) (all 2 cases false)"},
+		{name: "a build naming no file of the program: the entry, and the build's reason", entry: "src/x.c",
+			build: ptr(failedBuild(gcc, "/etc/passwd:1:1: error: x\n")),
+			want:  "proj/src/x.c:1:0", title: "tool / build", msg: "build failed: exit 1: /etc/passwd:1:1: error: x (its one case false)"},
+	} {
+		obs := ranWithStderr(tt.stderr)
+		if tt.build != nil {
+			obs = reporttest.FailedBuildRun(*tt.build, max(tt.cases, 1))
+		}
+		p := folderProgram(tt.entry)
+		if tt.cases > 1 {
+			p.Cases = append(p.Cases, reporttest.Case("again", 16, verdict.Expectation{}))
+		}
+		r := reporttest.RoundTrip(t, reporttest.Single(p, obs))
+		checkProgramAnnotation(t, tt.name, r, tt.want, tt.title, tt.msg)
+	}
+}
+
+// checkProgramAnnotation checks the annotation of r's one program at want
+// (path:line:col; "" for none: then the case's annotation at the spec is
+// there), its title and message when given, and that the summary's count
+// agrees.
+func checkProgramAnnotation(t *testing.T, name string, r report.Report, want, title, msg string) {
+	t.Helper()
+	p := &r.Programs[0]
+	a, _, ok := programAnnotation(p, AnnotationOptions{})
+	if got := fmt.Sprintf("%s:%d:%d", a.Path, a.StartLine, a.Col); ok != (want != "") || ok && got != want {
+		t.Errorf("%s: annotation at %s (%v), want %q", name, got, ok, want)
+	}
+	if title != "" && a.Title != title || msg != "" && a.Message != msg {
+		t.Errorf("%s: title %q, message %q; want %q, %q", name, a.Title, a.Message, title, msg)
+	}
+	if hasProgramAnnotation(p) != ok {
+		t.Errorf("%s: hasProgramAnnotation says %v", name, !ok)
+	}
+	anns := Annotations(r, AnnotationOptions{})
+	if errs, _ := countAnnotations(&r); errs != len(anns) {
+		t.Errorf("%s: counted %d errors, made %d", name, errs, len(anns))
+	}
+	if last := anns[len(anns)-1]; last.Path != "behaves.yml" || last.StartLine != 14 {
+		t.Errorf("%s: the case's annotation is at %s:%d, want behaves.yml:14", name, last.Path, last.StartLine)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestOneFileProgramFilesMapped: a one-file program's failed build is
+// annotated at the line the compiler names in its file (gcc names it
+// /program/<program_name>), and a traceback frame in a with: file
+// delivered beside it at that file's repository path.
+func TestOneFileProgramFilesMapped(t *testing.T) {
+	t.Parallel()
+	c := reporttest.Case("two numbers", 14, verdict.Expectation{Stdout: reporttest.Equals("5")}, "2", "3")
+	sum := reporttest.Program("sum", "sum/typo.c", 10, c)
+	sum.Program = runner.Program{Files: map[string][]byte{"typo.c": []byte("int main(void) { return totl; }\n")}, Entry: "typo.c"}
+	build := failedBuild([]string{"gcc", "-O2", "-o", "/build/sum", "/program/typo.c"},
+		"/program/typo.c: In function 'main':\n/program/typo.c:8:25: error: 'totl' undeclared (first use in this function)\n")
+	r := reporttest.RoundTrip(t, reporttest.Single(sum, reporttest.FailedBuildRun(build, 1)))
+	checkProgramAnnotation(t, "gcc", r, "sum/typo.c:8:25", "sum / build",
+		"build failed in sum/typo.c:8:25: exit 1: /program/typo.c:8:25: error: 'totl' undeclared (first use in this function) (its one case false)")
+
+	py := reporttest.WithFiles(reporttest.Program("cand", "samples/cand.py", 10, c), map[string]string{"harness/check.py": "evals/harness/check.py"})
+	stderr := "Traceback (most recent call last):\n" + frame("/program/main.py", 2) + frame("/program/harness/check.py", 7) + "AssertionError\n"
+	r = reporttest.RoundTrip(t, reporttest.Single(py, ranWithStderr(stderr)))
+	checkProgramAnnotation(t, "with:", r, "evals/harness/check.py:7:0", "cand / two numbers", "")
+}
+
+// TestFilesOmittedFallback: a report whose files list was left out for
+// its size budget (files_omitted) maps as reports before the list did: a
+// folder program's path to the same path under its folder, checked clean
+// (a with: file, whose repository path the list alone knows, is placed
+// under the folder too); a path out of the folder is still not taken.
+func TestFilesOmittedFallback(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{}
+	for k, v := range folderFiles {
+		files[k] = v
+	}
+	for i := range 300 { // a list too long for the budget below
+		files[fmt.Sprintf("pad/module_%03d.py", i)] = ""
+	}
+	for _, tt := range []struct {
+		name, stderr, want string
+	}{
+		{"a module's frame", frame("/program/tool/main.py", 3) + frame("/program/tool/parsing.py", 12), "proj/tool/parsing.py:12:0"},
+		{"a with: file: under the folder", frame("/program/harness/check.py", 5), "proj/harness/check.py:5:0"},
+		{"a path out of the folder", frame("/program/tool/main.py", 3) + frame("/program/../etc/passwd", 9), "proj/tool/main.py:3:0"},
+		{"a compiler message", "./calc.go:7:2: undefined: x\n", "proj/calc.go:7:2"},
+	} {
+		c := reporttest.Case("sums", 14, verdict.Expectation{Stdout: reporttest.Equals("3")}, "1", "2")
+		p := reporttest.FolderProgram("tool", "proj", "tool/main.py", files, folderWith, c)
+		r := reporttest.WrittenWithin(t, reporttest.SingleInput(p, ranWithStderr("Traceback (most recent call last):\n"+tt.stderr)), 16<<10)
+		if got := r.Programs[0]; !got.FilesOmitted || len(got.Files) != 0 || got.Cases[0].Event.StderrOmitted {
+			t.Fatalf("%s: files_omitted %v with %d files listed, stderr omitted %v: want the list alone left out", tt.name, got.FilesOmitted, len(got.Files), got.Cases[0].Event.StderrOmitted)
+		}
+		checkProgramAnnotation(t, tt.name, r, tt.want, "", "")
+	}
+}
+
+// TestLocateLookupsBounded: a program's output is looked up for at most
+// lookupsMax paths, the first compiler messages first: a real position
+// after that many forged ones is not found (the entry's line 1), one
+// within them is.
+func TestLocateLookupsBounded(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		forged int
+		want   string
+	}{
+		{lookupsMax - 1, "proj/calc.go:7:2"},
+		{lookupsMax, "proj/tool/main.py:1:0"},
+	} {
+		stderr := strings.Repeat("x:1\n", tt.forged) + "./calc.go:7:2: undefined: x\n"
+		r := reporttest.RoundTrip(t, reporttest.Single(folderProgram("tool/main.py"), ranWithStderr(stderr)))
+		checkProgramAnnotation(t, fmt.Sprintf("%d forged", tt.forged), r, tt.want, "", "")
 	}
 }

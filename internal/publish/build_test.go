@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reporttest"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -39,5 +40,29 @@ func TestSummaryFailedBuild(t *testing.T) {
 	}
 	if strings.Contains(md, "/ <code>two</code>") {
 		t.Errorf("summary has a block per case:\n%s", md)
+	}
+}
+
+// A folder program's failed build names the repository file its compiler
+// message is in (the compiler names it relative to /program), in the
+// summary's block as in the annotation.
+func TestSummaryFailedBuildNamesFile(t *testing.T) {
+	t.Parallel()
+	build := failedBuild([]string{"go", "build", "-o", "/build/app", "."}, "# example.com/tool/calc\ncalc/calc.go:7:2: undefined: y\n")
+	r := reporttest.RoundTrip(t, reporttest.Single(folderProgram(""), reporttest.FailedBuildRun(build, 1)))
+	md := Summary(r, Options{})
+	for _, want := range []string{
+		"- program folder: `proj`\n- build error in: `proj/calc/calc.go:7:2`\n- build command: `go build -o /build/app .`\n",
+		"calc/calc.go:7:2: undefined: y",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("summary lacks %q:\n%s", want, md)
+		}
+	}
+	// A build whose output names no file of the program says nothing of one.
+	build = failedBuild(build.Command, "go: cannot find main module\n")
+	r = reporttest.RoundTrip(t, reporttest.Single(folderProgram(""), reporttest.FailedBuildRun(build, 1)))
+	if md := Summary(r, Options{}); strings.Contains(md, "build error in") || !strings.Contains(md, "build command") {
+		t.Errorf("summary of a build that names no file:\n%s", md)
 	}
 }

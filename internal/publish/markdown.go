@@ -561,6 +561,11 @@ func (d *doc) buildBlock(p *report.Program, reason string, n int) string {
 		mark(verdict.False), htmlCode(p.Name, nameMaxRunes), n, htmlCode(reason, reasonMaxRunes))
 	fmt.Fprintf(&sb, "- spec: %s\n", code(fmt.Sprintf("%s:%d:%d", specName(d.r), p.Line, p.Col), nameMaxRunes+20))
 	sb.WriteString(programWhere(p))
+	if loc, ok := locate(p); ok && loc.build {
+		// The compiler names the file as the sandbox saw it (./calc.go in
+		// the program's folder): this is the repository's.
+		fmt.Fprintf(&sb, "- build error in: %s\n", code(position(loc.file, loc.line, loc.col), nameMaxRunes+40))
+	}
 	fmt.Fprintf(&sb, "- build command: %s\n", code(strings.Join(b.Command, " "), reasonMaxRunes))
 	got := "none (did not exit)"
 	if b.ExitCode != nil {
