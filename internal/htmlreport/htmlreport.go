@@ -605,13 +605,10 @@ func stream(name string, m *report.MatcherOutcome, kept []byte, total int64, tru
 	var want []byte
 	if m != nil {
 		cmp = comparison{norm: m.Normalize, ignoreCase: m.IgnoreCase}
-		s.Matcher = one(string(m.Kind), 20) + ", normalize " + one(string(m.Normalize), 20)
-		if m.IgnoreCase {
-			s.Matcher += ", ignore case"
-		}
+		s.Matcher = one(m.Describe(), 80)
 		s.Verdict, s.Reason = m.Verdict.String(), one(m.Reason, reasonRunes)
-		want = []byte(m.Value)
-		if m.Kind != verdict.Equals {
+		want = []byte(m.ExpectedText())
+		if !m.LinesAlign() {
 			s.Left = "expected (" + one(string(m.Kind), 20) + ")"
 		}
 	} else {
@@ -638,7 +635,7 @@ func stream(name string, m *report.MatcherOutcome, kept []byte, total int64, tru
 	if lw.cutBytes > 0 || la.cutBytes > 0 {
 		b.cut++
 	}
-	s.Rows = rows(lw.lines, la.lines, m != nil && m.Kind == verdict.Equals)
+	s.Rows = rows(lw.lines, la.lines, m != nil && m.LinesAlign())
 	if n := lw.note(); n != "" {
 		s.Notes = append(s.Notes, "expected: "+n+"; the diff covers the lines shown.")
 	}

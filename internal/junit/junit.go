@@ -379,11 +379,7 @@ func caseDetails(r report.Report, specFile string, p *report.Program, c *report.
 		if m.mo == nil {
 			continue
 		}
-		opts := "normalize " + string(m.mo.Normalize)
-		if m.mo.IgnoreCase {
-			opts += ", ignore_case"
-		}
-		line(&b, "%s %s %s (%s)%s", m.name, m.mo.Kind, jsonText(m.mo.Value), opts, outcome(m.mo.Verdict, m.mo.Reason))
+		line(&b, "%s %s (%s)%s", m.name, jsonText(m.mo.ExpectedText()), m.mo.Describe(), outcome(m.mo.Verdict, m.mo.Reason))
 		if m.mo.Expected != "" || m.mo.Actual != "" {
 			line(&b, "  expected: %s", m.mo.Expected)
 			line(&b, "  actual:   %s", m.mo.Actual)

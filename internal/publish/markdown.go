@@ -811,11 +811,7 @@ func (d *doc) stream(sb *strings.Builder, name string, m *report.MatcherOutcome,
 	// point out its absence.
 	exact := m != nil && m.Normalize == verdict.NormalizeExact
 	if m != nil {
-		opts := string(m.Kind) + ", normalize " + string(m.Normalize)
-		if m.IgnoreCase {
-			opts += ", ignore case"
-		}
-		fmt.Fprintf(sb, "**%s** (%s): %s %s", name, code(opts, 60), mark(m.Verdict), m.Verdict)
+		fmt.Fprintf(sb, "**%s** (%s): %s %s", name, code(m.Describe(), 60), mark(m.Verdict), m.Verdict)
 		if m.Reason != "" {
 			fmt.Fprintf(sb, ": %s", code(m.Reason, reasonMaxRunes))
 		}
@@ -824,7 +820,7 @@ func (d *doc) stream(sb *strings.Builder, name string, m *report.MatcherOutcome,
 		// first, then the texts in full (case blocks never nest, so they
 		// follow it rather than folding one more level down).
 		// Against an empty side the diff says no more than the blocks.
-		if m.Kind == verdict.Equals && m.Verdict == verdict.False && !truncated && int64(len(kept)) == total && len(kept) > 0 && m.Value != "" {
+		if m.LinesAlign() && m.Verdict == verdict.False && !truncated && int64(len(kept)) == total && len(kept) > 0 && m.Value != "" {
 			diff := unifiedDiff([]byte(m.Value), kept, m.Normalize != verdict.NormalizeExact)
 			ex := newExcerpt(diff, d.st.blockBytes, d.st.blockLines)
 			ex.fenceAs(sb, "diff")

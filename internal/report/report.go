@@ -4,8 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"maps"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -360,6 +363,69 @@ type MatcherOutcome struct {
 	// Expected and Actual are the short display forms the judge produced.
 	Expected string `json:"expected"`
 	Actual   string `json:"actual"`
+}
+
+// Describe names m's kind and options as every renderer shows them:
+// "equals, normalize trailing, ignore case", "json, unordered, abs 1e-09",
+// "all of 2 matchers". The options of the structured matchers replace
+// normalize, which they do not use.
+func (m *MatcherOutcome) Describe() string {
+	if m.Kind == verdict.All {
+		return fmt.Sprintf("all of %d matchers", len(m.Matchers))
+	}
+	return strings.Join(append([]string{string(m.Kind)}, m.options()...), ", ")
+}
+
+// options are m's options as Describe shows them.
+func (m *MatcherOutcome) options() []string {
+	var opts []string
+	switch m.Kind {
+	case verdict.JSON, verdict.Numbers:
+	default:
+		opts = append(opts, "normalize "+string(m.Normalize))
+	}
+	if m.IgnoreCase {
+		opts = append(opts, "ignore case")
+	}
+	for _, o := range []struct {
+		on   bool
+		name string
+	}{{m.Unordered, "unordered"}, {m.Lines, "lines"}, {m.Subset, "subset"}} {
+		if o.on {
+			opts = append(opts, o.name)
+		}
+	}
+	if m.Abs != nil {
+		opts = append(opts, "abs "+strconv.FormatFloat(*m.Abs, 'g', -1, 64))
+	}
+	if m.Rel != nil {
+		opts = append(opts, "rel "+strconv.FormatFloat(*m.Rel, 'g', -1, 64))
+	}
+	return opts
+}
+
+// ExpectedText is what a renderer shows as m's expected value: its
+// value; for a list of matchers, a line for each with its outcome.
+func (m *MatcherOutcome) ExpectedText() string {
+	if m.Kind != verdict.All {
+		return m.Value
+	}
+	var b strings.Builder
+	for i := range m.Matchers {
+		sub := &m.Matchers[i]
+		opts := ""
+		if o := sub.options(); len(o) > 0 {
+			opts = " (" + strings.Join(o, ", ") + ")"
+		}
+		fmt.Fprintf(&b, "%d. %s %s%s → %s\n", i+1, sub.Kind, strconv.Quote(sub.Value), opts, sub.Verdict)
+	}
+	return b.String()
+}
+
+// LinesAlign says whether m's expected value and the output compare line
+// by line in order, so that a line diff of the two means something.
+func (m *MatcherOutcome) LinesAlign() bool {
+	return m.Kind == verdict.Equals && !m.Unordered
 }
 
 // Event is the evidence of one invocation.

@@ -134,3 +134,34 @@ func jsonFields(typ reflect.Type) []reflect.StructField {
 	}
 	return out
 }
+
+// TestMatcherDescribe: how every renderer names a matcher and shows what
+// it expects.
+func TestMatcherDescribe(t *testing.T) {
+	t.Parallel()
+	rel := 1e-9
+	list := report.MatcherOutcome{Kind: verdict.All, Matchers: []report.MatcherOutcome{
+		{Kind: verdict.Contains, Value: "total", Normalize: verdict.NormalizeTrailing, Verdict: verdict.True},
+		{Kind: verdict.JSON, Value: `{"a":1}`, Normalize: verdict.NormalizeTrailing, Subset: true, Verdict: verdict.False},
+		{Kind: verdict.Numbers, Value: "0.3", Normalize: verdict.NormalizeTrailing},
+	}}
+	for _, tt := range []struct {
+		m                  report.MatcherOutcome
+		describe, expected string
+	}{
+		{report.MatcherOutcome{Kind: verdict.Equals, Value: "b\na", Normalize: verdict.NormalizeExact, IgnoreCase: true, Unordered: true},
+			"equals, normalize exact, ignore case, unordered", "b\na"},
+		{report.MatcherOutcome{Kind: verdict.Numbers, Value: "0.3", Normalize: verdict.NormalizeTrailing, Rel: &rel}, "numbers, rel 1e-09", "0.3"},
+		{list, "all of 3 matchers", "1. contains \"total\" (normalize trailing) → true\n2. json \"{\\\"a\\\":1}\" (subset) → false\n3. numbers \"0.3\" → undetermined\n"},
+	} {
+		if got := tt.m.Describe(); got != tt.describe {
+			t.Errorf("Describe = %q, want %q", got, tt.describe)
+		}
+		if got := tt.m.ExpectedText(); got != tt.expected {
+			t.Errorf("ExpectedText = %q, want %q", got, tt.expected)
+		}
+	}
+	if (&report.MatcherOutcome{Kind: verdict.Equals, Unordered: true}).LinesAlign() || !(&report.MatcherOutcome{Kind: verdict.Equals}).LinesAlign() {
+		t.Error("LinesAlign: only an equals matcher in order aligns lines")
+	}
+}

@@ -492,17 +492,13 @@ func (t *term) stream(name string, m *report.MatcherOutcome, shown []byte, f str
 	case passed:
 		t.printf("     %s (its check passed)\n", name)
 	case m != nil:
-		opts := []string{string(m.Kind), "normalize " + string(m.Normalize)}
-		if m.IgnoreCase {
-			opts = append(opts, "ignore case")
-		}
-		t.printf("     %s (%s) → %s", name, oneLine(strings.Join(opts, ", ")), t.verdict(m.Verdict))
+		t.printf("     %s (%s) → %s", name, oneLine(m.Describe()), t.verdict(m.Verdict))
 		if m.Reason != "" {
 			// The line names its stream already.
 			t.printf(": %s", oneLine(strings.TrimPrefix(m.Reason, name+": ")))
 		}
 		t.printf("\n%s%s\n", indent, t.paint(green, "expected:"))
-		t.block(indent, []byte(m.Value), exact)
+		t.block(indent, []byte(m.ExpectedText()), exact)
 	default:
 		t.printf("     %s (no expectation)\n", name)
 	}

@@ -2,7 +2,9 @@ package verdict
 
 import (
 	"bytes"
+	"encoding/json"
 	"go/build"
+	"math/big"
 	"reflect"
 	"strings"
 	"testing"
@@ -202,4 +204,107 @@ func TestImports(t *testing.T) {
 			t.Errorf("package verdict imports %q: it must do no I/O", imp)
 		}
 	}
+}
+
+// FuzzStructured judges arbitrary output against json, numbers and
+// unordered equals matchers, as FuzzMatch does the others: no panic,
+// deterministic, one-line reasons, and sound on incomplete evidence (what
+// the first cutAt bytes settle, the whole output settles alike).
+func FuzzStructured(f *testing.F) {
+	seeds := []struct {
+		kind  uint8
+		opts  uint8
+		value string
+		out   []byte
+		cutAt uint16
+	}{
+		{0, 0, `{"a": [1, 2]}`, []byte(`{"a":[1,2]}`), 5},
+		{0, 0, `123`, []byte("12345"), 2},
+		{0, 1, `[1, 2]`, []byte("[2, 1]\n"), 4},
+		{0, 2, "1\n2", []byte("1\n\n2\n\n"), 3},
+		{0, 4, `0.3`, []byte("0.30000000000000004"), 3},
+		{1, 0, "1 2 3", []byte("1 2 30"), 4},
+		{1, 4, "0.3 nan", []byte("0.3000000001 NaN"), 6},
+		{2, 0, "a\nb", []byte("b\na\n\n"), 3},
+		{2, 1, "a\n\nb", []byte("b\n\na"), 2},
+		{0, 0, `"\ud83d\ude00"`, []byte(`"😀"`), 3},
+	}
+	for _, s := range seeds {
+		f.Add(s.kind, s.opts, s.value, s.out, s.cutAt)
+	}
+	f.Fuzz(func(t *testing.T, kind, opts uint8, value string, out []byte, cutAt uint16) {
+		m := &Matcher{Kind: [...]Kind{JSON, Numbers, Equals}[int(kind)%3], Value: value}
+		switch m.Kind {
+		case JSON:
+			m.Unordered, m.Lines, m.Subset = opts&1 != 0, opts&2 != 0, opts&8 != 0
+		case Equals:
+			m.Unordered = true
+			m.Normalize = fuzzNorms[int(opts)%len(fuzzNorms)]
+		}
+		if opts&4 != 0 && m.Kind != Equals {
+			m.Rel = new(float64)
+			*m.Rel = 1e-9
+		}
+		if m.Validate() != nil {
+			return
+		}
+		exp := Expectation{Stdout: m}
+		whole := done(string(out))
+		full := Judge(exp, whole)
+		if again := Judge(exp, whole); !reflect.DeepEqual(full, again) {
+			t.Fatalf("not deterministic:\n%+v\n%+v", full, again)
+		}
+		oneLineResult(t, full)
+		n := min(int(cutAt), len(out))
+		kept := string(out[:n])
+		var partial []runner.Event
+		if n < len(out) {
+			partial = append(partial, cut(kept, int64(len(out))))
+		}
+		stopped := done(kept)
+		stopped.TimedOut = true
+		partial = append(partial, stopped)
+		for _, ev := range partial {
+			got := Judge(exp, ev)
+			oneLineResult(t, got)
+			ch, fc := got.Checks[1], full.Checks[1]
+			if ch.Verdict != Undetermined && ch.Verdict != fc.Verdict {
+				t.Fatalf("%+v on the first %d of %q (cut %v) settles %v (%s), but the whole output is %v (%s)",
+					*m, n, out, ev.Stdout.Truncated, ch.Verdict, ch.Reason, fc.Verdict, fc.Reason)
+			}
+		}
+	})
+}
+
+// FuzzJSONParse holds the parser to encoding/json: what it accepts is
+// valid JSON, and valid JSON within the bounds and without a member name
+// twice is accepted; a number's decimal equals another's exactly when
+// math/big says their values are equal.
+func FuzzJSONParse(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, `[1,2,{"b":null}]`, `"\u00e9"`, `-0.0e+5`, `{"a":1,"a":2}`, `[`, `1 2`, "\"\xff\""} {
+		f.Add([]byte(s), "1.50", "15e-1")
+	}
+	f.Fuzz(func(t *testing.T, data []byte, a, b string) {
+		_, err := parseJSON(data)
+		if err == nil && !json.Valid(data) {
+			t.Fatalf("parseJSON accepts %q, which encoding/json refuses", data)
+		}
+		// RFC 8259 asks for UTF-8, which encoding/json does not enforce.
+		if err != nil && json.Valid(data) && utf8.Valid(data) && !err.bound && !strings.Contains(err.msg, "twice") {
+			t.Fatalf("parseJSON refuses %q (%v), which encoding/json accepts", data, err)
+		}
+		da, oka := parseDecimal(a)
+		db, okb := parseDecimal(b)
+		if !oka || !okb || len(a) > 40 || len(b) > 40 || strings.ContainsAny(a+b, "eE") {
+			return
+		}
+		ra, ok1 := new(big.Rat).SetString(a)
+		rb, ok2 := new(big.Rat).SetString(b)
+		if !ok1 || !ok2 {
+			return
+		}
+		if da.equal(db) != (ra.Cmp(rb) == 0) {
+			t.Fatalf("decimals %q and %q: equal %v, math/big says %v", a, b, da.equal(db), ra.Cmp(rb) == 0)
+		}
+	})
 }

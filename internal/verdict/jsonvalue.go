@@ -150,10 +150,17 @@ func (p *jsonParser) value(depth int) (jsonValue, *jsonError) {
 	return jsonValue{}, p.unexpected("a value")
 }
 
+// literal reads true, false or null. A word that is none of them is
+// named where it starts (text ending inside one may still be one).
 func (p *jsonParser) literal(word string) *jsonError {
+	start := p.pos
 	for i := 0; i < len(word); i++ {
-		if p.pos >= len(p.data) || p.data[p.pos] != word[i] {
+		if p.pos >= len(p.data) {
 			return p.unexpected(strconv.Quote(word))
+		}
+		if p.data[p.pos] != word[i] {
+			p.pos = start
+			return p.unexpected("a value")
 		}
 		p.pos++
 	}

@@ -123,9 +123,14 @@ func matchJSONLines(m Matcher, st stream, ch Check) Check {
 		}
 	}
 	opts := jsonOptionsOf(m)
-	// Only whole lines are evidence when the stream may go on.
+	// Only whole lines are evidence when the stream may go on, and of
+	// them not the blank ones at the end: the whole output may end there
+	// (blank lines at the end are not documents).
 	whole := len(lines)
 	if !st.complete() && !ended && whole > 0 {
+		whole--
+	}
+	for whole > 0 && len(bytes.TrimSpace(lines[whole-1])) == 0 {
 		whole--
 	}
 	settle := func(v Verdict, reason string) Check {
@@ -268,7 +273,7 @@ func matchNumbers(m Matcher, st stream, ch Check) Check {
 // unorderedLines splits text into lines normalised one by one (the
 // matcher's normalize applied to each line; trailing and whitespace
 // drop the empty lines at the end), folded when ignoring case.
-func unorderedLines(m Matcher, data []byte, complete bool) [][]byte {
+func unorderedLines(m Matcher, data []byte) [][]byte {
 	lines, _ := outputLines(data)
 	out := make([][]byte, 0, len(lines))
 	for _, l := range lines {
@@ -283,7 +288,9 @@ func unorderedLines(m Matcher, data []byte, complete bool) [][]byte {
 		}
 		out = append(out, l)
 	}
-	if complete && m.normalize() != NormalizeExact {
+	// Empty lines at the end are dropped, also from the whole lines of a
+	// stream that may go on: the whole output may end with them.
+	if m.normalize() != NormalizeExact {
 		for len(out) > 0 && len(out[len(out)-1]) == 0 {
 			out = out[:len(out)-1]
 		}
@@ -294,7 +301,7 @@ func unorderedLines(m Matcher, data []byte, complete bool) [][]byte {
 // matchUnordered judges an equals matcher with unordered: the lines, each
 // normalised, as a multiset.
 func matchUnordered(m Matcher, st stream, ch Check) Check {
-	want := unorderedLines(m, []byte(m.Value), true)
+	want := unorderedLines(m, []byte(m.Value))
 	count := make(map[string]int, len(want))
 	for _, w := range want {
 		count[string(w)]++
@@ -308,7 +315,7 @@ func matchUnordered(m Matcher, st stream, ch Check) Check {
 			data = nil
 		}
 	}
-	got := unorderedLines(m, data, st.complete())
+	got := unorderedLines(m, data)
 	for i, g := range got {
 		if count[string(g)] == 0 {
 			reason := fmt.Sprintf("%s line %d: %s is not among the expected lines, or more times than expected (compared in any order)", st.name, i+1, quoteCut(g, reasonWidth))

@@ -93,6 +93,10 @@ func TestStructuredMatchers(t *testing.T) {
 		{"unordered: a line missing", with(eq("a\nb\nb"), func(m *Matcher) { m.Unordered = true }), done("b\na"), False, `stdout: expected the line "b" 1 more time(s), got 2 lines, expected 3 (compared in any order)`},
 		{"unordered: cut, a stray whole line", with(eq("a\nb"), func(m *Matcher) { m.Unordered = true }), cut("a\nc\nb", 1<<20), False, "~(in the kept part"},
 		{"unordered: cut, whole lines agree", with(eq("a\nb"), func(m *Matcher) { m.Unordered = true }), cut("b\nx", 1<<20), Undetermined, "~the 1 whole lines are among the expected"},
+		// what a cut stream may end with
+		{"unordered: cut after blank lines", with(eq("a"), func(m *Matcher) { m.Unordered = true }), cut("a\n\n", 1<<20), Undetermined, ""},
+		{"json lines: cut after a blank line", with(jsonM("1"), func(m *Matcher) { m.Lines = true }), cut("1\n  \n", 1<<20), Undetermined, ""},
+		{"json lines: a blank line between", with(jsonM("1\n2"), func(m *Matcher) { m.Lines = true }), cut("1\n\n2\n", 1<<20), False, "~stdout line 2 is not JSON"},
 		// a list of matchers
 		{"all: every one holds", all(contains("total"), regex(`^\d+ rows`)), done("12 rows, total 3\n"), True, ""},
 		{"all: the one that fails", all(contains("total"), regex(`^\d+ rows`)), done("total: 3\n"), False, `stdout[2]: no match for /^\d+ rows/, got "total: 3"`},
@@ -133,5 +137,18 @@ func TestStructuredValidate(t *testing.T) {
 		if err := tt.m.Validate(); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%+v: Validate = %v, want %q", *tt.m, err, tt.want)
 		}
+	}
+}
+
+// TestJSONWords: a word that is not true, false or null is named where it
+// starts; a cut inside one of them is not a mismatch.
+func TestJSONWords(t *testing.T) {
+	t.Parallel()
+	if res := Judge(Expectation{Stdout: jsonM(`true`)}, done("total: 3")); res.Verdict != False ||
+		res.Reason != `stdout is not JSON: line 1 column 1: 't' where a value belongs` {
+		t.Errorf("a word: %v %s", res.Verdict, res.Reason)
+	}
+	if res := Judge(Expectation{Stdout: jsonM(`[true]`)}, cut("[tr", 1<<20)); res.Verdict != Undetermined {
+		t.Errorf("cut inside true: %v %s", res.Verdict, res.Reason)
 	}
 }
