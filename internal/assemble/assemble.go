@@ -123,6 +123,7 @@ func program(sp *spec.Spec, rec Program) report.Program {
 		ProgramSHA256: prog.Program.Digest(),
 		Dir:           folderOf(prog),
 		Entry:         entryOf(prog),
+		NotGating:     prog.NotGating,
 		Files:         filesOf(prog),
 		FileCount:     len(prog.Program.Files) + len(prog.Program.Links),
 		// Stored evidence is reused and rescored only under the format

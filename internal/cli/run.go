@@ -182,7 +182,7 @@ func (f shardFlag) Set(s string) error {
 func (cfg runConfig) library() run.Config {
 	return run.Config{
 		SpecPath: cfg.spec.path,
-		Spec: spec.Options{Ceilings: cfg.spec.ceilings, Images: cfg.spec.images, AllowUntracked: cfg.spec.untracked,
+		Spec: spec.Options{Ceilings: cfg.spec.ceilings, Images: cfg.spec.images, AllowUntracked: cfg.spec.untracked, AllowNonGating: cfg.spec.nonGating,
 			Pull: cfg.spec.pull, AllowRegistries: cfg.spec.registries},
 		PullTimeout: cfg.pullTimeout,
 		RunID:       cfg.runID,
