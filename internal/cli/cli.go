@@ -309,6 +309,24 @@ func (f imageFlag) Set(s string) error {
 	return nil
 }
 
+// programFlag is the repeatable --program NAME, checked as it is parsed.
+type programFlag []string
+
+func (f *programFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	return strings.Join(*f, ",")
+}
+
+func (f *programFlag) Set(s string) error {
+	if err := spec.CheckProgramPattern(s); err != nil {
+		return err
+	}
+	*f = append(*f, s)
+	return nil
+}
+
 // nonGatingFlag is the repeatable --allow-non-gating NAME, checked as it
 // is parsed.
 type nonGatingFlag []string

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -57,5 +58,33 @@ func TestActionNonGating(t *testing.T) {
 	r = e.main(t, exitOne(), map[string]string{"comment": "off"}, "action")
 	if r.code != ExitUsage || !strings.Contains(r.stdout+r.stderr, `gate: false on program "compare-old" needs the workflow's --allow-non-gating`) {
 		t.Errorf("without allow-non-gating: exit %d, want %d naming the flag\n%s\n%s", r.code, ExitUsage, r.stdout, r.stderr)
+	}
+}
+
+// TestPublishRefusesFilteredCheckRun: a report of a run filtered with
+// --program answers for part of the spec: publish posts no check run from
+// it (exit 2, saying why) unless told --allow-filtered.
+func TestPublishRefusesFilteredCheckRun(t *testing.T) {
+	t.Parallel()
+	ws := workspaceRepo(t, nonGatingSpec())
+	e := newEmulatedRunner(t, ws, "pull_request")
+	rep := filepath.Join(ws, "r.json")
+	if r := e.main(t, exitOne(), nil, "run", "--spec", filepath.Join(ws, "behaves.yml"), "--report", rep, "--program", "gatekeeper", "--allow-non-gating", "compare-*"); r.code != ExitTrue {
+		t.Fatalf("run --program gatekeeper: exit %d\n%s", r.code, r.stderr)
+	}
+	r := e.main(t, Env{}, nil, "publish", "--report", rep, "--check-run", "--comment", "off")
+	if r.code != ExitUsage || !strings.Contains(r.stdout+r.stderr, "filtered with --program gatekeeper: a check run from it would pass the gate on part of the spec") {
+		t.Errorf("publish --check-run of a filtered report: exit %d, want %d\n%s\n%s", r.code, ExitUsage, r.stdout, r.stderr)
+	}
+	e.gh.mu.Lock()
+	if len(e.gh.checkRuns) != 0 {
+		t.Errorf("%d check runs posted from a filtered report", len(e.gh.checkRuns))
+	}
+	e.gh.mu.Unlock()
+	r = e.main(t, Env{}, nil, "publish", "--report", rep, "--check-run", "--comment", "off", "--allow-filtered")
+	e.gh.mu.Lock()
+	defer e.gh.mu.Unlock()
+	if r.code != ExitTrue || len(e.gh.checkRuns) != 1 {
+		t.Errorf("with --allow-filtered: exit %d, %d check runs; want 0 and one\n%s", r.code, len(e.gh.checkRuns), r.stdout)
 	}
 }

@@ -82,6 +82,11 @@ type Report struct {
 	// spec's digest and the table of every program's shard (see Shard).
 	// reportread.Read accepts a report without the key (an earlier behaves).
 	Shard *Shard `json:"shard"`
+	// Filter are the --program patterns the run ran only the programs of
+	// (empty: the whole spec, or its shard). A filtered report answers
+	// for part of the spec: publish posts no check run from it unless
+	// told to (--allow-filtered). Absent in reports of an earlier behaves.
+	Filter []string `json:"filter"`
 	// Reuse is null for a run given no stored reports (--reuse); else what it
 	// took from them (see Reuse). reportread.Read accepts a report without
 	// the key (an earlier behaves).
@@ -748,6 +753,7 @@ func Normalize(r Report) Report {
 	if r.SpecErrors == nil {
 		r.SpecErrors = []SpecError{}
 	}
+	r.Filter = nonNil(r.Filter)
 	if r.Shard != nil {
 		sh := *r.Shard
 		sh.Programs = append([]ShardProgram{}, sh.Programs...)
