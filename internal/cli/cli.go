@@ -41,6 +41,7 @@ const usage = `usage: behaves <command> [flags]
 
 commands:
   run       run every program's cases and judge them
+  record    run the programs and write what they did into the cases that have no expectation
   validate  check the spec without Docker (--check-images: and that Docker has its images)
   rescore   judge an earlier report's stored events against the spec, running nothing
   pull      pull the spec's images that Docker lacks, by digest
@@ -73,6 +74,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 	switch args[0] {
 	case "run":
 		return runCommand(ctx, args[1:], env)
+	case "record":
+		return recordCommand(ctx, args[1:], env)
 	case "validate":
 		return validateCommand(ctx, args[1:], env)
 	case "rescore":
