@@ -65,6 +65,7 @@ func recordCommand(ctx context.Context, args []string, env Env) int {
 	force := fs.Bool("force", false, "record under GitHub Actions (GITHUB_ACTIONS=true) too")
 	var parallel int
 	fs.Var((*parallelFlag)(&parallel), "parallel", "invocations at once (0, the default: fits the CPUs and the profiles' memory)")
+	runID := registerRunID(fs)
 	maxReport := int64(reportwrite.DefaultMaxReportSize)
 	fs.Var((*positiveSizeFlag)(&maxReport), "max-report-size", "the most bytes the run's report keeps of the cases' output; output left out past it is not recorded (KiB, MiB, GiB)")
 	fs.Usage = func() {
@@ -97,7 +98,7 @@ func recordCommand(ctx context.Context, args []string, env Env) int {
 	var rep report.Report
 	if len(names) > 0 {
 		var code int
-		if rep, code = recordRun(ctx, env, sf, names, parallel, maxReport); code != ExitTrue {
+		if rep, code = recordRun(ctx, env, sf, names, string(*runID), parallel, maxReport); code != ExitTrue {
 			return code
 		}
 	}
@@ -152,7 +153,7 @@ func recordCommand(ctx context.Context, args []string, env Env) int {
 // into a report in a temporary folder and reads it back as behaves reads
 // a report. A code other than ExitTrue: the run could not give one, said
 // on env.Stderr.
-func recordRun(ctx context.Context, env Env, sf specFlags, names []string, parallel int, maxReport int64) (report.Report, int) {
+func recordRun(ctx context.Context, env Env, sf specFlags, names []string, runID string, parallel int, maxReport int64) (report.Report, int) {
 	tmp, err := os.MkdirTemp("", "behaves-record-")
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "behaves record: %v\n", err)
@@ -164,6 +165,7 @@ func recordRun(ctx context.Context, env Env, sf specFlags, names []string, paral
 		Spec: spec.Options{Ceilings: sf.ceilings, Images: sf.images, AllowUntracked: sf.untracked, AllowNonGating: sf.nonGating,
 			AllowRegistries: sf.registries},
 		PullTimeout: DefaultPullTimeout,
+		RunID:       runID,
 		ReportPath:  filepath.Join(tmp, "report.json"),
 		Parallel:    parallel,
 		MaxReport:   maxReport,

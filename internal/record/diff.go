@@ -48,7 +48,8 @@ func (c Change) Diff() []string {
 	edits := slices.Clone(c.Edits)
 	slices.SortStableFunc(edits, func(a, b yamledit.Edit) int { return a.Start - b.Start })
 	// Group the edits into regions of whole lines, merging those that
-	// share a line.
+	// share a line or are on adjacent lines (so that a block of changed
+	// lines reads as its old lines, then its new ones).
 	type region struct {
 		first, last int // lines
 		edits       []yamledit.Edit
@@ -56,7 +57,7 @@ func (c Change) Diff() []string {
 	var regions []region
 	for _, e := range edits {
 		first, last := lineOf(e.Start), lineOf(max(e.End-1, e.Start))
-		if n := len(regions); n > 0 && first <= regions[n-1].last {
+		if n := len(regions); n > 0 && first <= regions[n-1].last+1 {
 			regions[n-1].last = max(regions[n-1].last, last)
 			regions[n-1].edits = append(regions[n-1].edits, e)
 			continue

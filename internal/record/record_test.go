@@ -571,6 +571,12 @@ func TestDiff(t *testing.T) {
 	if got := strings.Join(c.Diff(), "\n"); got != want {
 		t.Errorf("diff:\n%s\nwant:\n%s", got, want)
 	}
+	// Changed lines side by side read as the old ones, then the new ones.
+	c = Change{File: &File{Name: "c.jsonl", Data: []byte("{}\n{}\n")}, Edits: []yamledit.Edit{{Start: 1, End: 1, Text: "a"}, {Start: 4, End: 4, Text: "b"}}}
+	want = "--- c.jsonl\n+++ c.jsonl\n@@ -1,2 +1,2 @@\n-{}\n-{}\n+{a}\n+{b}"
+	if got := strings.Join(c.Diff(), "\n"); got != want {
+		t.Errorf("diff:\n%s\nwant:\n%s", got, want)
+	}
 }
 
 // TestWrite: a change is written over its file, keeping its mode, and
