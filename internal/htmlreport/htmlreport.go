@@ -235,7 +235,7 @@ type row struct {
 func build(r report.Report, lim Limits) view {
 	v := view{
 		Style: template.CSS(style), Script: template.JS(script),
-		Verdict: r.Verdict.String(), Spec: one(firstSet(r.SpecFile, r.Spec), nameRunes),
+		Verdict: r.Verdict.String(), Spec: one(r.SpecPath(), nameRunes),
 		RunID: one(r.RunID, 80), Tool: one(r.Tool.Name+" "+r.Tool.Version, 80),
 		Started:  r.StartedAt.UTC().Format(time.RFC3339),
 		Duration: (time.Duration(r.DurationMS) * time.Millisecond).String(),
@@ -499,7 +499,7 @@ func caseOf(r report.Report, c *report.Case, b *budget) caseView {
 	e := &c.Event
 	cv := caseView{
 		Verdict: c.Verdict.String(), Name: one(c.Name, nameRunes), Reason: one(c.Reason, reasonRunes),
-		Pos:          one(fmt.Sprintf("%s:%d:%d", firstSet(r.SpecFile, r.Spec), c.Line, c.Col), nameRunes+20),
+		Pos:          one(fmt.Sprintf("%s:%d:%d", r.CaseFile(c), c.Line, c.Col), nameRunes+20),
 		SandboxError: one(e.SandboxError, reasonRunes),
 	}
 	switch {
@@ -734,13 +734,4 @@ func rows(l, r []line, diff bool) []row {
 		}
 	}
 	return out
-}
-
-func firstSet(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -110,10 +110,7 @@ func Write(w io.Writer, r report.Report, opt Options) error {
 		opt.MaxStreamBytes = DefaultMaxStreamBytes
 	}
 	x := &xw{w: bufio.NewWriterSize(w, 64<<10)}
-	specFile := r.SpecFile
-	if specFile == "" {
-		specFile = r.Spec
-	}
+	specFile := r.SpecPath()
 	stamp := r.StartedAt.UTC().Format("2006-01-02T15:04:05")
 
 	var total tally
@@ -186,7 +183,7 @@ func Write(w io.Writer, r report.Report, opt Options) error {
 			c := &p.Cases[k]
 			x.raw("    ")
 			attrs := []string{"name", short(c.Name), "classname", short(p.Name), "time", seconds(c.Event.DurationMS),
-				"file", specFile, "line", itoa(c.Line)}
+				"file", r.CaseFile(c), "line", itoa(c.Line)}
 			prop, value := caseReuse(c)
 			if c.Verdict == verdict.True && prop == "" {
 				x.empty("testcase", attrs...)
@@ -222,7 +219,7 @@ func Write(w io.Writer, r report.Report, opt Options) error {
 				reason = c.Verdict.String()
 			}
 			x.open(elem, "message", short(reason), "type", typ)
-			x.cdata(caseDetails(r, specFile, p, c))
+			x.cdata(caseDetails(r, p, c))
 			x.close(elem)
 			for _, s := range []struct {
 				elem string
@@ -334,9 +331,9 @@ func line(b *strings.Builder, format string, args ...any) {
 
 // caseDetails is the body of a case's failure or error: where it is, what
 // it expected, what happened.
-func caseDetails(r report.Report, specFile string, p *report.Program, c *report.Case) string {
+func caseDetails(r report.Report, p *report.Program, c *report.Case) string {
 	var b strings.Builder
-	line(&b, "%s:%d:%d: %s / %s", specFile, c.Line, c.Col, p.Name, c.Name)
+	line(&b, "%s:%d:%d: %s / %s", r.CaseFile(c), c.Line, c.Col, p.Name, c.Name)
 	line(&b, "verdict: %s: %s", c.Verdict, c.Reason)
 	switch {
 	case p.Dir == "":

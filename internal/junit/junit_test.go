@@ -414,8 +414,31 @@ func TestCaseDetailsFolderProgram(t *testing.T) {
 		{report.Program{Name: "p", File: "app", Dir: "app", Profile: "py"}, "program: folder app (profile py)"},
 		{report.Program{Name: "p", File: "app", Dir: "app", Entry: "run.sh", Profile: "py"}, "program: folder app, entry run.sh (profile py)"},
 	} {
-		if got := caseDetails(report.Report{}, "behaves.yml", &tt.p, &c); !strings.Contains(got, tt.want+"\n") {
+		if got := caseDetails(report.Report{Spec: "behaves.yml"}, &tt.p, &c); !strings.Contains(got, tt.want+"\n") {
 			t.Errorf("details:\n%s\nwant the line %q", got, tt.want)
+		}
+	}
+}
+
+// TestCaseFilePosition: a case from a cases or inputs file is placed at
+// its line of that file (the testcase's file and line, the details' first
+// line), never at that line of the spec.
+func TestCaseFilePosition(t *testing.T) {
+	t.Parallel()
+	r := report.Report{Schema: report.Schema, RunID: "r", Spec: "evals/rle.yml", SpecFile: "evals/rle.yml",
+		Programs: []report.Program{{Name: "rle", File: "rle.py", Verdict: verdict.False, Cases: []report.Case{
+			{Name: "#3", File: "evals/inputs.jsonl", Line: 3, Col: 1, Verdict: verdict.False, Reason: "not the same as reference"},
+			{Name: "inline", Line: 9, Col: 7, Verdict: verdict.False, Reason: "exit code"},
+		}}}}
+	out := string(render(t, r, Options{}))
+	for _, w := range []string{
+		`name="#3" classname="rle" time="0.000" file="evals/inputs.jsonl" line="3"`,
+		"evals/inputs.jsonl:3:1: rle / #3\n",
+		`name="inline" classname="rle" time="0.000" file="evals/rle.yml" line="9"`,
+		"evals/rle.yml:9:7: rle / inline\n",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("the JUnit XML lacks %q:\n%s", w, out)
 		}
 	}
 }

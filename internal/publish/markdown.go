@@ -199,7 +199,7 @@ func (d *doc) head() string {
 	r := d.r
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "## %s behaves: %s\n\n", mark(r.Verdict), Headline(*r))
-	fmt.Fprintf(&sb, "Spec %s · ", code(specName(r), nameMaxRunes))
+	fmt.Fprintf(&sb, "Spec %s · ", code(r.SpecPath(), nameMaxRunes))
 	if cc := r.Counts.Cases; cc.Total > 0 {
 		fmt.Fprintf(&sb, "%d %s: %d true, %d false, %d undetermined%s · ", cc.Total, plural(cc.Total, "case", "cases"), cc.True, cc.False, cc.Undetermined, cc.NondeterministicText())
 	}
@@ -280,13 +280,6 @@ func (d *doc) sourceRunURL(g report.GitHub) string {
 		return ""
 	}
 	return link
-}
-
-func specName(r *report.Report) string {
-	if r.SpecFile != "" {
-		return r.SpecFile
-	}
-	return r.Spec
 }
 
 func (d *doc) foot() string {
@@ -559,7 +552,7 @@ func (d *doc) buildBlock(p *report.Program, reason string, n int) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "<details>\n<summary>%s %s: all %d cases false: %s</summary>\n\n",
 		mark(verdict.False), htmlCode(p.Name, nameMaxRunes), n, htmlCode(reason, reasonMaxRunes))
-	fmt.Fprintf(&sb, "- spec: %s\n", code(fmt.Sprintf("%s:%d:%d", specName(d.r), p.Line, p.Col), nameMaxRunes+20))
+	fmt.Fprintf(&sb, "- spec: %s\n", code(fmt.Sprintf("%s:%d:%d", d.r.SpecPath(), p.Line, p.Col), nameMaxRunes+20))
 	sb.WriteString(programWhere(p))
 	if loc, ok := locate(p); ok && loc.build {
 		// The compiler names the file as the sandbox saw it (./calc.go in
@@ -624,7 +617,7 @@ func (d *doc) profileBlock(group []int, reason string) (string, int) {
 		}
 		p := &d.r.Programs[i]
 		fmt.Fprintf(&sb, "- %s: %s, spec %s\n", code(p.Name, nameMaxRunes), code(p.File, nameMaxRunes+40),
-			code(fmt.Sprintf("%s:%d:%d", specName(d.r), p.Line, p.Col), nameMaxRunes+20))
+			code(fmt.Sprintf("%s:%d:%d", d.r.SpecPath(), p.Line, p.Col), nameMaxRunes+20))
 	}
 	sb.WriteString("\n</details>\n\n")
 	return sb.String(), cases
@@ -635,7 +628,7 @@ func (d *doc) programBlock(p *report.Program, reason string, n int) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "<details>\n<summary>%s %s: all %d cases undetermined: %s</summary>\n\n",
 		mark(verdict.Undetermined), htmlCode(p.Name, nameMaxRunes), n, htmlCode(reason, reasonMaxRunes))
-	fmt.Fprintf(&sb, "- spec: %s\n", code(fmt.Sprintf("%s:%d:%d", specName(d.r), p.Line, p.Col), nameMaxRunes+20))
+	fmt.Fprintf(&sb, "- spec: %s\n", code(fmt.Sprintf("%s:%d:%d", d.r.SpecPath(), p.Line, p.Col), nameMaxRunes+20))
 	sb.WriteString(programWhere(p))
 	d.programNotes(&sb, p)
 	sb.WriteString("\n</details>\n\n")
@@ -677,11 +670,7 @@ func (d *doc) caseBlock(p *report.Program, c *report.Case) string {
 	sb.WriteString("</summary>\n\n")
 
 	e := &c.Event
-	caseFile := c.File
-	if caseFile == "" {
-		caseFile = specName(d.r)
-	}
-	fmt.Fprintf(&sb, "- spec: %s\n", code(fmt.Sprintf("%s:%d:%d", caseFile, c.Line, c.Col), nameMaxRunes+20))
+	fmt.Fprintf(&sb, "- spec: %s\n", code(fmt.Sprintf("%s:%d:%d", d.r.CaseFile(c), c.Line, c.Col), nameMaxRunes+20))
 	sb.WriteString(programWhere(p))
 	switch {
 	case c.ReusedFrom != nil:

@@ -215,6 +215,27 @@ type Program struct {
 	Cases      []Case `json:"cases"`
 }
 
+// SpecPath is the spec file as a reader of the report names it: relative
+// to the repository root when the report knows that (SpecFile), else as
+// given to behaves (Spec).
+func (r *Report) SpecPath() string {
+	if r.SpecFile != "" {
+		return r.SpecFile
+	}
+	return r.Spec
+}
+
+// CaseFile is the file that holds case c, the one its Line and Col are in:
+// its cases or inputs file when it came from one, else the spec
+// (SpecPath). Every renderer places a case through it, so that none puts a
+// file's case at that line of the spec.
+func (r *Report) CaseFile(c *Case) string {
+	if c.File != "" {
+		return c.File
+	}
+	return r.SpecPath()
+}
+
 // Incomplete is true when the attempt's evidence was not all observed:
 // its acquisition is known and not complete.
 func (p Program) Incomplete() bool {
