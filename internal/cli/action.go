@@ -25,6 +25,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/ghpublish"
 	"github.com/behaves-dev/behaves/internal/publish"
+	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
 // PostName is the name under which the binary is the action's post step:
@@ -135,7 +136,7 @@ func actionPostCommand(ctx context.Context, _ []string, env Env) int {
 			fmt.Fprintf(env.Stdout, "behaves: removed %s %s (%s)\n", r.Kind, printable(r.Name), printable(r.Role))
 		}
 	}
-	fmt.Fprintf(env.Stdout, "behaves: run %s: removed %d leftover(s)\n", id, removed)
+	fmt.Fprintf(env.Stdout, "behaves: run %s: removed %s\n", id, verdict.Count(removed, "leftover", "leftovers"))
 	if failed > 0 {
 		return ExitRunFailed
 	}

@@ -201,7 +201,7 @@ func specErrorLines(err error) []string {
 		for _, e := range list {
 			lines = append(lines, e.Error())
 		}
-		return append(lines, fmt.Sprintf("behaves: the spec has %d problem(s); nothing ran", len(list)))
+		return append(lines, fmt.Sprintf("behaves: the spec has %s; nothing ran", verdict.Count(len(list), "problem", "problems")))
 	}
 	return []string{fmt.Sprintf("behaves: %v", err)}
 }
@@ -232,9 +232,9 @@ func validateCommand(ctx context.Context, args []string, env Env) int {
 		if code != ExitTrue {
 			return code
 		}
-		images = fmt.Sprintf("the Docker engine has all %d image(s)", n)
+		images = fmt.Sprintf("the Docker engine has every image the spec names (%s)", verdict.Count(n, "image", "images"))
 	}
-	fmt.Fprintf(env.Stdout, "%s: valid: %d program(s), %d case(s); %s\n", sp.Path, len(sp.Programs), cases, images)
+	fmt.Fprintf(env.Stdout, "%s: valid: %s, %s; %s\n", sp.Path, verdict.Count(len(sp.Programs), "program", "programs"), verdict.Count(cases, "case", "cases"), images)
 	return ExitTrue
 }
 

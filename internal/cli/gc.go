@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
 // staleCheckTimeout bounds the look for stale leftovers at the start of a
@@ -100,10 +101,11 @@ func gcCommand(ctx context.Context, args []string, env Env) int {
 	case len(plan) == 0:
 		fmt.Fprintln(env.Stdout, "nothing to remove: no container or volume carries "+runner.LabelRunID)
 	default:
-		fmt.Fprintf(env.Stdout, "%s %d container(s) and %d volume(s) of %d run(s); kept %d run(s)\n", verb, containers, volumes, runs, kept)
+		fmt.Fprintf(env.Stdout, "%s %s and %s of %s; kept %s\n", verb, verdict.Count(containers, "container", "containers"),
+			verdict.Count(volumes, "volume", "volumes"), verdict.Count(runs, "run", "runs"), verdict.Count(kept, "run", "runs"))
 	}
 	if failed > 0 {
-		fmt.Fprintf(env.Stderr, "behaves gc: %d removal(s) failed\n", failed)
+		fmt.Fprintf(env.Stderr, "behaves gc: %s failed\n", verdict.Count(failed, "removal", "removals"))
 		return ExitRunFailed
 	}
 	return ExitTrue
@@ -152,12 +154,12 @@ func warnStaleRuns(ctx context.Context, env Env) {
 		}
 		n++
 		if n <= maxStaleLines {
-			fmt.Fprintf(env.Stderr, "behaves: warning: %s left %d container(s) and %d volume(s): %s; `behaves gc` removes them\n",
-				describeRun(p.LeftoverRun), len(p.Containers), len(p.Volumes), printable(p.Reason))
+			fmt.Fprintf(env.Stderr, "behaves: warning: %s left %s and %s: %s; `behaves gc` removes them\n",
+				describeRun(p.LeftoverRun), verdict.Count(len(p.Containers), "container", "containers"), verdict.Count(len(p.Volumes), "volume", "volumes"), printable(p.Reason))
 		}
 	}
 	if n > maxStaleLines {
-		fmt.Fprintf(env.Stderr, "behaves: warning: and %d more stale run(s); `behaves gc` removes them\n", n-maxStaleLines)
+		fmt.Fprintf(env.Stderr, "behaves: warning: and %d more stale %s; `behaves gc` removes them\n", n-maxStaleLines, verdict.Plural(n-maxStaleLines, "run", "runs"))
 	}
 }
 

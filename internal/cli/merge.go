@@ -136,7 +136,7 @@ func mergeReports(env Env, cfg mergeConfig) (int, bool) {
 	if err := terminal.Write(env.Stdout, merged, topts); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves merge: writing the summary: %v\n", err)
 	}
-	lines := []string{fmt.Sprintf("behaves merge: %d of %d shard(s) merged into %s", len(merged.Shard.Merged), merged.Shard.Count, cfg.reportPath)}
+	lines := []string{fmt.Sprintf("behaves merge: %d of %s merged into %s", len(merged.Shard.Merged), verdict.Count(merged.Shard.Count, "shard", "shards"), cfg.reportPath)}
 	for _, i := range merged.Shard.Missing {
 		lines = append(lines, fmt.Sprintf("behaves merge: shard %d/%d missing: its programs are undetermined", i, merged.Shard.Count))
 	}

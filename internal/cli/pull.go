@@ -9,6 +9,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/run"
 	"github.com/behaves-dev/behaves/internal/spec"
+	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
 // DefaultPullTimeout bounds the pull of one image (--pull-timeout): long
@@ -149,7 +150,7 @@ func pullCommand(ctx context.Context, args []string, env Env) int {
 		printMessages(env.Stderr, env, fmt.Sprintf("behaves pull: %v", err))
 		return ExitRunFailed
 	case failed > 0:
-		printMessages(env.Stderr, env, fmt.Sprintf("behaves pull: %d image(s) could not be pulled", failed))
+		printMessages(env.Stderr, env, fmt.Sprintf("behaves pull: %s could not be pulled", verdict.Count(failed, "image", "images")))
 		return ExitRunFailed
 	}
 	return ExitTrue

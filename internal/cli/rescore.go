@@ -100,7 +100,7 @@ func rescoreCommand(args []string, env Env) int {
 	records, errs := rescore.Match(sp, old, *oldPath)
 	if errs != nil {
 		lines := specErrorLines(spec.Errors(errs))
-		lines = append(lines, fmt.Sprintf("behaves: %d problem(s): the stored evidence in %s cannot answer for this spec; nothing was judged", len(errs), *oldPath))
+		lines = append(lines, fmt.Sprintf("behaves: %s: the stored evidence in %s cannot answer for this spec; nothing was judged", verdict.Count(len(errs), "problem", "problems"), *oldPath))
 		printMessages(env.Stderr, env, lines...)
 		return ExitUsage
 	}

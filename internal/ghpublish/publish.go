@@ -369,7 +369,7 @@ func postCheckRun(ctx context.Context, t Target, cfg Config, client *gh.Client, 
 		failedPost(t, "the check run is incomplete", err)
 		return nil
 	}
-	msg := fmt.Sprintf("behaves: check run %q (%s), %d annotation(s)", run.Name, run.Conclusion, res.AnnotationsSent)
+	msg := fmt.Sprintf("behaves: check run %q (%s), %s", run.Name, run.Conclusion, verdict.Count(res.AnnotationsSent, "annotation", "annotations"))
 	if res.AnnotationsNotSent > 0 {
 		msg += fmt.Sprintf(", %d not sent (at most %d a check run)", res.AnnotationsNotSent, gh.MaxCheckRunAnnotations)
 	}
@@ -421,7 +421,7 @@ func deciding(rep report.Report, code int) []string {
 		}
 	}
 	if n > maxDecidingLines {
-		lines = append(lines, fmt.Sprintf("behaves: and %d more %s program(s)", n-maxDecidingLines, want))
+		lines = append(lines, fmt.Sprintf("behaves: and %d more %s %s", n-maxDecidingLines, want, verdict.Plural(n-maxDecidingLines, "program", "programs")))
 	}
 	return lines
 }

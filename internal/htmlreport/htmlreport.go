@@ -296,7 +296,7 @@ func build(r report.Report, lim Limits) view {
 		for _, cs := range p.Cases {
 			t.Add(cs.Verdict)
 		}
-		pv.Tally = fmt.Sprintf("%d cases: %d true, %d false, %d undetermined", t.Total, t.True, t.False, t.Undetermined)
+		pv.Tally = fmt.Sprintf("%s: %d true, %d false, %d undetermined", verdict.Count(t.Total, "case", "cases"), t.True, t.False, t.Undetermined)
 		if n := p.ReusedCases(); n > 0 {
 			pv.Tally += fmt.Sprintf(" · %d reused", n)
 		}
@@ -326,19 +326,16 @@ func build(r report.Report, lim Limits) view {
 			pv.Cases = append(pv.Cases, caseOf(r, cs, b))
 		}
 		if left > 0 {
-			more := fmt.Sprintf("%d more cases that are not true are", left)
-			if left == 1 {
-				more = "1 more case that is not true is"
-			}
-			pv.CasesMore = fmt.Sprintf("%s not shown: the page shows %d cases in detail; the JSON report has them.", more, lim.MaxCases)
+			more := verdict.Plural(left, "case that is not true is", "cases that are not true are")
+			pv.CasesMore = fmt.Sprintf("%d more %s not shown: the page shows %s in detail; the JSON report has them.", left, more, verdict.Count(lim.MaxCases, "case", "cases"))
 		}
 		v.List = append(v.List, pv)
 	}
 	if b.spent > 0 {
-		v.Notes = append(v.Notes, fmt.Sprintf("The output of %d streams is not shown: the page's budget for output (%d KiB) is spent. The JSON report has it.", b.spent, lim.OutputBudget>>10))
+		v.Notes = append(v.Notes, fmt.Sprintf("The output of %s is not shown: the page's budget for output (%d KiB) is spent. The JSON report has it.", verdict.Count(b.spent, "stream", "streams"), lim.OutputBudget>>10))
 	}
 	if b.cut > 0 {
-		v.Notes = append(v.Notes, fmt.Sprintf("%d excerpts of output are cut at %d lines or %d KiB a side; each says what it leaves out.", b.cut, b.lines, b.bytes>>10))
+		v.Notes = append(v.Notes, fmt.Sprintf("%s cut at %s or %d KiB a side; each says what it leaves out.", verdict.Plural(b.cut, "1 excerpt of output is", fmt.Sprintf("%d excerpts of output are", b.cut)), verdict.Count(b.lines, "line", "lines"), b.bytes>>10))
 	}
 	return v
 }
@@ -355,7 +352,7 @@ func filesOf(p *report.Program, left *int) *filesView {
 	case p.FilesOmitted:
 		// Its count and digest stay; the list was given up for the
 		// cases' output.
-		return &filesView{Omitted: true, Summary: fmt.Sprintf("%d files (list left out of the report for its size budget)", n)}
+		return &filesView{Omitted: true, Summary: fmt.Sprintf("%s (list left out of the report for its size budget)", verdict.Count(n, "file", "files"))}
 	case len(p.Files) == 0:
 		return nil // a report of an earlier behaves, which lists none
 	}
@@ -364,13 +361,10 @@ func filesOf(p *report.Program, left *int) *filesView {
 	for _, f := range p.Files {
 		total += max(f.Bytes, 0)
 	}
-	fv.Summary = fmt.Sprintf("%d files, %s", len(p.Files), size(total))
-	if len(p.Files) == 1 {
-		fv.Summary = "1 file, " + size(total)
-	}
+	fv.Summary = verdict.Count(len(p.Files), "file", "files") + ", " + size(total)
 	for k, f := range p.Files {
 		if k == filesMax || *left == 0 {
-			fv.More = fmt.Sprintf("… and %d more files: the JSON report lists them.", len(p.Files)-k)
+			fv.More = fmt.Sprintf("… and %d more %s: the JSON report lists them.", len(p.Files)-k, verdict.Plural(len(p.Files)-k, "file", "files"))
 			break
 		}
 		*left--
@@ -519,7 +513,7 @@ func caseOf(r report.Report, c *report.Case, b *budget) caseView {
 		cv.Args = append(cv.Args, one(a, argRunes))
 	}
 	if c.StdinFile != "" || c.StdinSize > 0 || e.StdinBytes > 0 {
-		s := fmt.Sprintf("%d bytes, %d accepted by the program", c.StdinSize, e.StdinBytes)
+		s := fmt.Sprintf("%s, %d accepted by the program", verdict.Count(c.StdinSize, "byte", "bytes"), e.StdinBytes)
 		if c.StdinFile != "" {
 			s = "file " + one(c.StdinFile, nameRunes) + ", " + s
 		}
@@ -567,7 +561,7 @@ func flagsOf(e *report.Event) string {
 // compilers write their errors), within the page's output budget.
 func buildOf(bs *report.BuildStage, n int, reason string, b *budget) *buildView {
 	bv := &buildView{
-		Cases:   fmt.Sprintf("all %d cases false: %s", n, one(reason, reasonRunes)),
+		Cases:   fmt.Sprintf("%s false: %s", verdict.Plural(n, "its one case", fmt.Sprintf("all %d cases", n)), one(reason, reasonRunes)),
 		Command: one(strings.Join(bs.Command, " "), reasonRunes),
 		Exit:    "none (did not exit)",
 		Flags:   flagsOf(&bs.Event),
@@ -615,12 +609,12 @@ func stream(name string, m *report.MatcherOutcome, kept []byte, total int64, tru
 		s.Left = "expected (nothing)"
 	}
 	if truncated {
-		s.Right = fmt.Sprintf("actual (%d bytes written, the first %d kept)", total, len(kept))
+		s.Right = fmt.Sprintf("actual (%s written, the first %d kept)", verdict.Count(total, "byte", "bytes"), len(kept))
 	} else {
-		s.Right = fmt.Sprintf("actual (%d bytes)", total)
+		s.Right = fmt.Sprintf("actual (%s)", verdict.Count(total, "byte", "bytes"))
 	}
 	if omitted {
-		s.Omitted = fmt.Sprintf("The output (%d bytes written) was left out of the JSON report to keep it within its size budget (--max-report-size); the verdict was judged on it before.", total)
+		s.Omitted = fmt.Sprintf("The output (%s written) was left out of the JSON report to keep it within its size budget (--max-report-size); the verdict was judged on it before.", verdict.Count(total, "byte", "bytes"))
 		return s, true
 	}
 	if b.left < 2*(rowCost+64) {

@@ -315,7 +315,7 @@ func runDetails(r report.Report, failed string) string {
 	}
 	for i, e := range r.SpecErrors {
 		if i == maxSpecErrors {
-			line(&b, "and %d more problem(s): the JSON report lists them all", len(r.SpecErrors)-maxSpecErrors)
+			line(&b, "and %d more %s: the JSON report lists them all", len(r.SpecErrors)-maxSpecErrors, verdict.Plural(len(r.SpecErrors)-maxSpecErrors, "problem", "problems"))
 			break
 		}
 		line(&b, "%s:%d:%d: %s", e.File, e.Line, e.Col, e.Message)
@@ -357,7 +357,7 @@ func caseDetails(r report.Report, p *report.Program, c *report.Case) string {
 		if c.StdinFile != "" {
 			from = " from " + c.StdinFile
 		}
-		line(&b, "stdin: %d bytes%s, starting %s", c.StdinSize, from, jsonText(string(c.StdinExcerptData())))
+		line(&b, "stdin: %s%s, starting %s", verdict.Count(c.StdinSize, "byte", "bytes"), from, jsonText(string(c.StdinExcerptData())))
 	}
 	ev := &c.Event
 	code := "none (the container did not exit)"
@@ -394,8 +394,9 @@ func caseDetails(r report.Report, p *report.Program, c *report.Case) string {
 	for _, why := range p.AcquisitionReasons {
 		line(&b, "acquisition %s: %s", p.Acquisition, why)
 	}
-	line(&b, "stdout: %d bytes written, %d kept%s; stderr: %d bytes written, %d kept%s",
-		ev.StdoutBytes, ev.StdoutKeptBytes, cutMark(ev.StdoutTruncated), ev.StderrBytes, ev.StderrKeptBytes, cutMark(ev.StderrTruncated))
+	line(&b, "stdout: %s written, %d kept%s; stderr: %s written, %d kept%s",
+		verdict.Count(ev.StdoutBytes, "byte", "bytes"), ev.StdoutKeptBytes, cutMark(ev.StdoutTruncated),
+		verdict.Count(ev.StderrBytes, "byte", "bytes"), ev.StderrKeptBytes, cutMark(ev.StderrTruncated))
 	line(&b, "duration: %s; image %s", ms(ev.DurationMS), ev.ImageDigest)
 	return b.String()
 }
@@ -456,12 +457,12 @@ func stderrOf(c *report.Case) streamOf {
 // stream.
 func streamText(s streamOf, maxBytes int) string {
 	if s.omitted {
-		return fmt.Sprintf("[behaves: %s was left out of the report to keep it within --max-report-size: %d bytes kept, sha256 %s]\n",
-			s.name, s.kept, s.sha256)
+		return fmt.Sprintf("[behaves: %s was left out of the report to keep it within --max-report-size: %s kept, sha256 %s]\n",
+			s.name, verdict.Count(s.kept, "byte", "bytes"), s.sha256)
 	}
 	if len(s.data) == 0 {
 		if s.written > 0 {
-			return fmt.Sprintf("[behaves: %s: %d bytes written, none kept]\n", s.name, s.written)
+			return fmt.Sprintf("[behaves: %s: %s written, none kept]\n", s.name, verdict.Count(s.written, "byte", "bytes"))
 		}
 		return ""
 	}
@@ -480,7 +481,7 @@ func streamText(s streamOf, maxBytes int) string {
 		if len(shown) > maxBytes {
 			shown = shown[:maxBytes]
 		}
-		fmt.Fprintf(&b, "[behaves: %s is not UTF-8; its first %d bytes in base64:]\n", s.name, len(shown))
+		fmt.Fprintf(&b, "[behaves: %s is not UTF-8; its first %s in base64:]\n", s.name, verdict.Count(len(shown), "byte", "bytes"))
 		enc := base64.StdEncoding.EncodeToString(shown)
 		for len(enc) > base64LineSize {
 			b.WriteString(enc[:base64LineSize])
@@ -490,9 +491,9 @@ func streamText(s streamOf, maxBytes int) string {
 		b.WriteString(enc)
 	}
 	if len(shown) < len(s.data) || s.truncated {
-		note := fmt.Sprintf("\n[behaves: %s: %d of %d kept bytes shown", s.name, len(shown), len(s.data))
+		note := fmt.Sprintf("\n[behaves: %s: %d of %d kept %s shown", s.name, len(shown), len(s.data), verdict.Plural(len(s.data), "byte", "bytes"))
 		if s.truncated {
-			note += fmt.Sprintf("; the program wrote %d bytes, cut at output_limit", s.written)
+			note += fmt.Sprintf("; the program wrote %s, cut at output_limit", verdict.Count(s.written, "byte", "bytes"))
 		}
 		b.WriteString(note + "; the JSON report holds every kept byte]")
 	}

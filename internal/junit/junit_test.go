@@ -251,7 +251,7 @@ func TestRunFailed(t *testing.T) {
 		errs = append(errs, spec.Error{Pos: spec.Pos{File: "behaves.yml", Line: i + 1, Col: 3}, Msg: "unknown key \"\x1b]8;;x\x07\" ]]>"})
 	}
 	r := roundTrip(t, assemble.Report(assemble.Input{SpecPath: "behaves.yml", RunID: "run-0002", StartedAt: startedAt,
-		Err: errors.New("the spec has 105 problem(s); nothing ran"), SpecErrors: errs, Version: "test"}))
+		Err: errors.New("the spec has 105 problems; nothing ran"), SpecErrors: errs, Version: "test"}))
 	data := render(t, r, Options{})
 	goldentest.Check(t, "spec_errors.xml", data)
 	suites := junittest.Check(t, data)
@@ -259,11 +259,11 @@ func TestRunFailed(t *testing.T) {
 		t.Fatalf("suites %+v, want one with one testcase", suites)
 	}
 	tc := suites[0].Tests[0]
-	if tc.Status != gojunit.StatusError || tc.Name != runCase || tc.Message != "the spec has 105 problem(s); nothing ran" {
+	if tc.Status != gojunit.StatusError || tc.Name != runCase || tc.Message != "the spec has 105 problems; nothing ran" {
 		t.Errorf("testcase %+v", tc)
 	}
 	body := tc.Error.Error()
-	if !strings.Contains(body, `behaves.yml:1:3: unknown key "\x1b]8;;x\x07" ]]>`) || !strings.Contains(body, "and 5 more problem(s)") {
+	if !strings.Contains(body, `behaves.yml:1:3: unknown key "\x1b]8;;x\x07" ]]>`) || !strings.Contains(body, "and 5 more problems") {
 		t.Errorf("error body %q", body)
 	}
 	totals := gojunit.Totals{}

@@ -352,7 +352,7 @@ func TestTerminalFailedBuild(t *testing.T) {
 	for _, want := range []string{
 		"   build: gcc /program/main.c · exit code 1\n",
 		"   build stderr (19 bytes):\n     | main.c:1: error: x\n",
-		"   false  all 1 cases: build failed: exit 1: main.c:1: error: x\n",
+		"   false  its one case: build failed: exit 1: main.c:1: error: x\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("terminal lacks %q:\n%s", want, out)
@@ -400,7 +400,7 @@ func TestSameAsTerminal(t *testing.T) {
 	}
 	s := out.String()
 	for _, want := range []string{
-		`same as reference "ref" (2 run(s); the exit code and stdout compared)`,
+		`same as reference "ref" (2 runs; the exit code and stdout compared)`,
 		"expected:\n       | 1 2\n",
 		"actual (4 bytes):\n       | 2 1\n",
 	} {
@@ -549,6 +549,42 @@ func TestTerminalReusedHostileDetail(t *testing.T) {
 		}
 		if want := `ran now: undetermined: stored stdout was <script>alert(1)</script> | cell | ` + "`code`" + ` \x1b[31mred\x1b[0m @mention\n::error::pwned\r\n# heading`; !strings.Contains(out, want) {
 			t.Errorf("the detail is not shown escaped on one line (%q):\n%s", want, out)
+		}
+	}
+}
+
+// TestSingularCounts: a count of one takes the singular noun ("1 byte",
+// "1 run", "1 case"), never "1 bytes" or "run(s)".
+func TestSingularCounts(t *testing.T) {
+	t.Parallel()
+	r := reporttest.Report()
+	var target *report.Case
+	var prog *report.Program
+	for i := range r.Programs {
+		for j := range r.Programs[i].Cases {
+			if c := &r.Programs[i].Cases[j]; c.Verdict == verdict.False && target == nil {
+				target, prog = c, &r.Programs[i]
+			}
+		}
+	}
+	if target == nil {
+		t.Fatal("the fixture has no false case")
+	}
+	prog.Cases = []report.Case{*target}
+	target = &prog.Cases[0]
+	target.Event.Stdout, target.Event.StdoutBase64 = "x", ""
+	target.Event.StdoutBytes, target.Event.StdoutKeptBytes = 1, 1
+	target.SetStdin([]byte("y"))
+	target.Expect.SameAs = &report.SameAs{Reference: "ref", Streams: []string{"stdout"}}
+	target.ReferenceEvents = []report.Event{target.Event}
+	var buf bytes.Buffer
+	if err := Write(&buf, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{"actual (1 byte):", "stdin: 1 byte,", "(1 run; the exit code", "(0 of 1 case true)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the terminal lacks %q:\n%s", want, out)
 		}
 	}
 }
