@@ -63,7 +63,7 @@ func (l *loader) spec(root *yaml.Node) *Spec {
 		if v, ok := l.integer(f.val, "version"); ok && v != Version {
 			l.errorf(f.val, "unsupported version %d: this behaves reads version %d", v, Version)
 		}
-	} else {
+	} else if !fs.misspelt("version") {
 		l.errorf(root, "the spec is missing required key version: add \"version: %d\" at the top", Version)
 	}
 
@@ -72,7 +72,7 @@ func (l *loader) spec(root *yaml.Node) *Spec {
 	if f, ok := fs.get("profiles"); ok {
 		profilesNode = f.key
 		profiles = l.profiles(f.val)
-	} else {
+	} else if !fs.misspelt("profiles") {
 		l.errorf(root, "the spec is missing required key profiles: define at least one profile with image and command")
 	}
 	for _, name := range sortedKeys(l.opt.Images) {
@@ -86,7 +86,9 @@ func (l *loader) spec(root *yaml.Node) *Spec {
 
 	f, ok := fs.get("programs")
 	if !ok {
-		l.errorf(root, "the spec is missing required key programs: list at least one program with its cases")
+		if !fs.misspelt("programs") {
+			l.errorf(root, "the spec is missing required key programs: list at least one program with its cases")
+		}
 		return nil
 	}
 	if f.val.Kind != yaml.SequenceNode {
@@ -156,7 +158,7 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 	if f, ok := fs.get("name"); ok {
 		e.nameNode = f.val
 		e.name, _ = l.name(f.val, "program name")
-	} else {
+	} else if !fs.misspelt("name") {
 		l.errorf(n, "%s is missing required key name", what)
 	}
 
@@ -169,7 +171,7 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 				l.errorf(f.val, "unknown profile %q%s; profiles: %s", short(s), suggest(s, names), strings.Join(names, ", "))
 			}
 		}
-	} else {
+	} else if !fs.misspelt("profile") {
 		l.errorf(n, "%s is missing required key profile", what)
 	}
 
@@ -227,6 +229,8 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 	case hasFiles:
 		e.fileNode, e.glob = files.val, true
 		e.files, _ = l.glob(files.val)
+	case fs.misspelt("file", "files", "dir", "dirs"):
+		// The misspelt key is reported already.
 	default:
 		l.errorf(n, "%s needs file (one program), files (a glob, one program per match), dir (a program that is a folder of files) or dirs (a glob, one folder program per match)", what)
 	}
@@ -257,6 +261,8 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 		e.cases = l.casesFile(casesFile.val)
 	case hasInputsFile:
 		// The inputs file's cases are enough.
+	case fs.misspelt("cases", "cases_file", "inputs_file"):
+		// The misspelt key is reported already.
 	default:
 		l.errorf(n, "%s is missing required key cases: list at least one case, or name a file of cases with cases_file", what)
 	}
@@ -330,7 +336,7 @@ func (l *loader) kase(what string, n *yaml.Node) (Case, *yaml.Node, bool) {
 				c.Name = name
 			}
 		}
-	} else {
+	} else if !fs.misspelt("name") {
 		l.errorf(n, "%s is missing required key name", what)
 	}
 	if f, ok := fs.get("args"); ok {

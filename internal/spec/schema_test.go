@@ -379,6 +379,7 @@ var errSpecKinds = map[string]string{
 	"syntax_tab":                   "yaml",
 	"file_typo":                    "validate",
 	"unknown_keys":                 "schema",
+	"misspelt_required":            "schema",
 	"unknown_profile":              "schema",
 	"unpinned_image":               "schema",
 	"untracked":                    "validate",
