@@ -211,11 +211,14 @@ type caseView struct {
 	// the case; NotReused why a run given stored reports ran it now ("" for
 	// neither).
 	ReusedFrom, NotReused string
-	Args                  []string
-	ArgsMore              string
-	Stdin, Exit, Flags    string
-	SandboxError          string
-	Streams               []streamView
+	// Command is what ran, args and all (escape.Argv); "" when the case
+	// did not run, which shows its Args instead.
+	Command            string
+	Args               []string
+	ArgsMore           string
+	Stdin, Exit, Flags string
+	SandboxError       string
+	Streams            []streamView
 }
 
 type streamView struct {
@@ -505,6 +508,9 @@ func caseOf(r report.Report, c *report.Case, b *budget) caseView {
 			cv.NotReused += ": " + one(c.NotReused.Detail, reasonRunes)
 		}
 	}
+	if len(e.Command) > 0 {
+		cv.Command = one(escape.Argv(e.Command), reasonRunes)
+	}
 	for k, a := range c.Args {
 		if k == argsMax {
 			cv.ArgsMore = fmt.Sprintf("… %d more", len(c.Args)-argsMax)
@@ -562,7 +568,7 @@ func flagsOf(e *report.Event) string {
 func buildOf(bs *report.BuildStage, n int, reason string, b *budget) *buildView {
 	bv := &buildView{
 		Cases:   fmt.Sprintf("%s false: %s", verdict.Plural(n, "its one case", fmt.Sprintf("all %d cases", n)), one(reason, reasonRunes)),
-		Command: one(strings.Join(bs.Command, " "), reasonRunes),
+		Command: one(escape.Argv(bs.Command), reasonRunes),
 		Exit:    "none (did not exit)",
 		Flags:   flagsOf(&bs.Event),
 	}

@@ -318,7 +318,7 @@ func TestFailedBuildShown(t *testing.T) {
 	p := program("broken", "broken.c", cases...)
 	stderr := "main.c:3:1: error: expected ';' before '}' token\n<script>alert(1)</script>\n"
 	b := report.BuildStage{Tmpfs: map[string]int64{}, Event: report.Event{
-		ExitCode: intp(1), Command: []string{"gcc", "-O2", "-o", "/build/main", "main.c"},
+		ExitCode: intp(1), Command: []string{"gcc", "-O2", "-o", "/build/main", "main.c", "-DGREETING=hello world"},
 		StderrBytes: int64(len(stderr)), StderrKeptBytes: int64(len(stderr)), DurationMS: 80,
 		Limits: report.Limits{TimeoutMS: 60000},
 	}}
@@ -338,7 +338,7 @@ func TestFailedBuildShown(t *testing.T) {
 	}
 	got := text(prog)
 	for _, s := range []string{
-		"build command", "gcc -O2 -o /build/main main.c", "build exit code", "all 2 cases false: " + reason,
+		"build command", "gcc -O2 -o /build/main main.c '-DGREETING=hello world'", // quoted where a shell would split "build exit code", "all 2 cases false: " + reason,
 		"error: expected ';' before '}' token", "<script>alert(1)</script>",
 	} {
 		if !strings.Contains(got, s) {

@@ -351,7 +351,12 @@ func caseDetails(r report.Report, p *report.Program, c *report.Case) string {
 		// that it cannot pass for another line of the details.
 		line(&b, "ran now: %s: %s", c.NotReused.Reason, escape.Text(c.NotReused.Detail))
 	}
-	line(&b, "args: %s", jsonText(c.Args))
+	if len(c.Event.Command) > 0 {
+		// What ran, args and all, split as a shell would read it.
+		line(&b, "command: %s", escape.Argv(c.Event.Command))
+	} else {
+		line(&b, "args: %s", jsonText(c.Args))
+	}
 	if c.StdinSize > 0 {
 		from := ""
 		if c.StdinFile != "" {

@@ -92,13 +92,16 @@ func hostileReport(t *testing.T) report.Report {
 		),
 	}}
 	sp.Programs[1].Cases[0].Invocation.Stdin = []byte("in\x00put ]]>")
+	// The event's command ends in the case's args, as the sandbox's does.
+	hostile := ev(intp(1), hostileText, hostileText)
+	hostile.Command = append(hostile.Command, "\x01", "]]>")
 	truncated := ev(intp(0), long, "")
 	truncated.Stdout.Truncated = true
 	truncated.Stdout.Bytes = 1 << 20
 	obs := []runner.Observation{
 		{ExecutionID: "e1", Acquisition: runner.AcquisitionComplete, Events: []runner.Event{ev(intp(0), "hi\n", "")}},
 		{ExecutionID: "e2", Acquisition: runner.AcquisitionPartial, Reasons: []string{"sandbox: lost \x07 ]]>"}, Events: []runner.Event{
-			ev(intp(1), hostileText, hostileText),
+			hostile,
 			ev(intp(0), hostileBytes, hostileBytes),
 			{SandboxError: "creating container: \x1b]0;pwned\x07 ]]> </error>"},
 			truncated,

@@ -24,13 +24,13 @@ func TestSummaryFailedBuild(t *testing.T) {
 	stderr := "/program/typo.c: In function 'main':\n/program/typo.c:8:25: error: 'totl' undeclared\n"
 	p.Build = &report.BuildStage{Event: report.Event{
 		ExitCode: intp(1), Stderr: stderr, StderrBytes: int64(len(stderr)),
-		Command: []string{"gcc", "-O2", "-o", "/build/sum", "/program/typo.c"},
+		Command: []string{"gcc", "-O2", "-o", "/build/sum", "/program/typo.c", "-DGREETING=hello world"},
 	}}
 	r := finish(report.Report{Spec: "behaves.yml", Programs: []report.Program{p}})
 	md := Summary(r, Options{})
 	for _, want := range []string{
 		"sum/typo.c</code>: all 2 cases false: <code>build failed: exit 1:",
-		"- build command: `gcc -O2 -o /build/sum /program/typo.c`",
+		"- build command: `gcc -O2 -o /build/sum /program/typo.c '-DGREETING=hello world'`", // quoted where a shell would split
 		"- build exit code: `1`",
 		"/program/typo.c:8:25: error: 'totl' undeclared",
 	} {

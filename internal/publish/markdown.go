@@ -552,7 +552,7 @@ func (d *doc) buildBlock(p *report.Program, reason string, n int) string {
 		// the program's folder): this is the repository's.
 		fmt.Fprintf(&sb, "- build error in: %s\n", code(position(loc.file, loc.line, loc.col), nameMaxRunes+40))
 	}
-	fmt.Fprintf(&sb, "- build command: %s\n", code(strings.Join(b.Command, " "), reasonMaxRunes))
+	fmt.Fprintf(&sb, "- build command: %s\n", code(escape.Argv(b.Command), reasonMaxRunes))
 	got := "none (did not exit)"
 	if b.ExitCode != nil {
 		got = "`" + strconv.Itoa(*b.ExitCode) + "`"
@@ -676,18 +676,23 @@ func (d *doc) caseBlock(p *report.Program, c *report.Case) string {
 		}
 		sb.WriteString("\n")
 	}
-	sb.WriteString("- args:")
-	if len(c.Args) == 0 {
-		sb.WriteString(" none")
-	}
-	for k, a := range c.Args {
-		if k == argsMax {
-			fmt.Fprintf(&sb, " … %d more", len(c.Args)-argsMax)
-			break
+	if len(e.Command) > 0 {
+		// What ran, args and all, split as a shell would read it.
+		fmt.Fprintf(&sb, "- command: %s\n", code(escape.Argv(e.Command), reasonMaxRunes))
+	} else {
+		sb.WriteString("- args:")
+		if len(c.Args) == 0 {
+			sb.WriteString(" none")
 		}
-		sb.WriteString(" " + code(a, argMaxRunes))
+		for k, a := range c.Args {
+			if k == argsMax {
+				fmt.Fprintf(&sb, " … %d more", len(c.Args)-argsMax)
+				break
+			}
+			sb.WriteString(" " + code(a, argMaxRunes))
+		}
+		sb.WriteString("\n")
 	}
-	sb.WriteString("\n")
 	// The report keeps the start of stdin (report.StdinExcerptMax bytes),
 	// its size and what the program accepted of it; the block follows the
 	// list.

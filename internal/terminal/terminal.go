@@ -289,7 +289,7 @@ func (t *term) program(p *report.Program) {
 		if b.ExitCode != nil {
 			got = fmt.Sprint(*b.ExitCode)
 		}
-		t.printf("   build: %s · exit code %s\n", oneLine(strings.Join(b.Command, " ")), got)
+		t.printf("   build: %s · exit code %s\n", escape.Shorten(escape.Argv(b.Command), lineMaxRunes), got)
 		if data := b.StderrData(); len(data) > 0 || b.StderrBytes > 0 {
 			t.printf("   build stderr (%s):\n", verdict.Count(b.StderrBytes, "byte", "bytes"))
 			t.blockOf("     ", data, b.StderrBytes, false)
@@ -371,11 +371,16 @@ func (t *term) caseDetail(c *report.Case) {
 	if c.Reason != "" && !stated {
 		t.printf("     reason: %s\n", oneLine(c.Reason))
 	}
-	args := make([]string, len(c.Args))
-	for i, a := range c.Args {
-		args[i] = escape.Shorten(escape.Quote(a), lineMaxRunes)
+	if len(e.Command) > 0 {
+		// What ran, args and all, split as a shell would read it.
+		t.printf("     command: %s\n", escape.Shorten(escape.Argv(e.Command), lineMaxRunes))
+	} else {
+		args := make([]string, len(c.Args))
+		for i, a := range c.Args {
+			args[i] = escape.Shorten(escape.Quote(a), lineMaxRunes)
+		}
+		t.printf("     args: [%s]\n", strings.Join(args, ", "))
 	}
-	t.printf("     args: [%s]\n", strings.Join(args, ", "))
 	t.stdin(c)
 	t.runs(c)
 	if sa := c.Expect.SameAs; sa != nil {

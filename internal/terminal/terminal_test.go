@@ -588,3 +588,29 @@ func TestSingularCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandsQuoted: the build's command and a case's are printed so
+// that a reader sees where each argument begins: shell-quoted, inert.
+func TestCommandsQuoted(t *testing.T) {
+	t.Parallel()
+	r := reporttest.FailedBuild()
+	r.Programs[0].Build.Command = []string{"gcc", "-o", "/build/my prog", "/program/main.c"}
+	c := report.Case{Name: "spaced", Line: 9, Col: 7, Args: []string{"two words", "a\nb", ""}, Verdict: verdict.False, Reason: "exit code 1, expected 0"}
+	c.Event.Command = append([]string{"python3", "-I", "/program/main.py"}, c.Args...)
+	c.Event.ExitCode = new(int)
+	*c.Event.ExitCode = 1
+	r.Programs = append(r.Programs, report.Program{Name: "p", File: "p.py", Verdict: verdict.False, Cases: []report.Case{c}})
+	var buf bytes.Buffer
+	if err := Write(&buf, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"   build: gcc -o '/build/my prog' /program/main.c · exit code 1\n",
+		"     command: python3 -I /program/main.py 'two words' $'a\\nb' ''\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the terminal lacks %q:\n%s", want, out)
+		}
+	}
+}
