@@ -292,7 +292,7 @@ func build(r report.Report, lim Limits) view {
 			Index: i, Verdict: p.Verdict.String(), Name: one(p.Name, nameRunes), File: one(p.File, nameRunes),
 			Folder: p.Dir != "", Entry: one(p.Entry, nameRunes),
 			Reason:   one(p.Reason, reasonRunes),
-			Duration: (time.Duration(p.DurationMS) * time.Millisecond).String(),
+			Duration: timeOf(p),
 			Files:    filesOf(p, &filesLeft),
 		}
 		var t report.Tally
@@ -490,6 +490,16 @@ func groupsView(gs []report.Group) ([]string, []groupView) {
 		out = append(out, gv)
 	}
 	return keys, out
+}
+
+// timeOf is the time a program took: its build's and its runs'
+// (report.Program.TimeMS), with the build's apart.
+func timeOf(p *report.Program) string {
+	s := (time.Duration(p.TimeMS()) * time.Millisecond).String()
+	if p.Build != nil {
+		s += " (build " + (time.Duration(p.Build.DurationMS) * time.Millisecond).String() + ")"
+	}
+	return s
 }
 
 func caseOf(r report.Report, c *report.Case, b *budget) caseView {

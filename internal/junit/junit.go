@@ -120,7 +120,7 @@ func Write(w io.Writer, r report.Report, opt Options) error {
 		total.add(verdict.Undetermined)
 	}
 	for _, p := range r.Programs {
-		totalMS += p.DurationMS
+		totalMS += p.TimeMS()
 		for _, c := range p.Cases {
 			total.add(c.Verdict)
 		}
@@ -155,7 +155,7 @@ func Write(w io.Writer, r report.Report, opt Options) error {
 		}
 		x.raw("  ")
 		x.open("testsuite", "name", short(p.Name), "tests", itoa(t.tests), "failures", itoa(t.failures),
-			"errors", itoa(t.errors), "skipped", "0", "time", seconds(p.DurationMS), "timestamp", stamp,
+			"errors", itoa(t.errors), "skipped", "0", "time", seconds(p.TimeMS()), "timestamp", stamp,
 			"file", short(p.File), "id", itoa(i))
 		x.raw("\n    <properties>\n")
 		for _, kv := range [][2]string{

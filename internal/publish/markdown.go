@@ -378,8 +378,12 @@ func (d *doc) table() {
 		if reused {
 			counts += fmt.Sprintf(" | %d", p.ReusedCases())
 		}
+		took := ms(p.TimeMS()) // the build's and the runs' (report.Program.TimeMS)
+		if p.Build != nil {
+			took += " (build " + ms(p.Build.DurationMS) + ")"
+		}
 		row := fmt.Sprintf("| %s %s | %s | %s | %s | %s |\n", mark(p.Verdict), p.Verdict,
-			cell(p.Name, nameMaxRunes), counts, ms(p.DurationMS), imageCell(p))
+			cell(p.Name, nameMaxRunes), counts, took, imageCell(p))
 		if !d.add(row) {
 			d.rowsOmitted++
 		}

@@ -594,8 +594,14 @@ func (t *term) table(r report.Report) {
 		for _, c := range p.Cases {
 			tally.Add(c.Verdict)
 		}
+		// The time is the program's build and runs together; the build's
+		// is shown apart, since it is paid once however many cases run.
+		took := ms(p.TimeMS())
+		if p.Build != nil {
+			took += " (build " + ms(p.Build.DurationMS) + ")"
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", escape.Shorten(escape.Text(p.Name), nameMaxRunes),
-			t.verdict(p.Verdict), tally.True, tally.False, tally.Undetermined, ms(p.DurationMS))
+			t.verdict(p.Verdict), tally.True, tally.False, tally.Undetermined, took)
 	}
 	_ = tw.Flush() // writes to a bytes.Buffer
 	t.printf("\n")

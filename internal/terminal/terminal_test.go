@@ -614,3 +614,26 @@ func TestCommandsQuoted(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeIncludesBuild: a program's TIME is its build's and its runs'
+// together, with the build's shown apart; a program without a build shows
+// its runs' alone.
+func TestTimeIncludesBuild(t *testing.T) {
+	t.Parallel()
+	r := reporttest.FailedBuild()
+	r.Programs[0].DurationMS, r.Programs[0].Build.DurationMS = 300, 1200
+	r.Programs = append(r.Programs, report.Program{Name: "plain", File: "p.py", Verdict: verdict.True, DurationMS: 250})
+	var buf bytes.Buffer
+	if err := Write(&buf, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, l := range strings.Split(buf.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 5 && (f[0] == "c" || f[0] == "plain") {
+			rows[f[0]] = strings.Join(f[5:], " ")
+		}
+	}
+	if rows["c"] != "1.5s (build 1.2s)" || rows["plain"] != "250ms" {
+		t.Errorf("TIME %q, want 1.5s (build 1.2s) and 250ms:\n%s", rows, buf.String())
+	}
+}
