@@ -270,7 +270,7 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 		if e.reference == "" {
 			l.errorf(inputsFile.key, "%s has an inputs_file but no reference: each input is compared with a reference program; add reference: <program entry>", what)
 		}
-		e.cases = append(e.cases, l.inputsFile(inputsFile.val)...)
+		e.cases = append(e.cases, l.inputs(what, inputsFile.val)...)
 	}
 	return e
 }
@@ -438,6 +438,15 @@ func (l *loader) sameAs(what string, fs fields, f field) *verdict.SameAs {
 	if s, ok := l.str(f.val, "same_as"); ok && s != "reference" {
 		l.errorf(f.val, "same_as %q is not a known value: write same_as: reference (the program entry's reference)", short(s))
 	}
+	l.comparison(fs, sa, "[stdout]")
+	return sa
+}
+
+// comparison parses what a comparison with the reference takes from fs
+// into sa: streams (defaultStreams, as written, when it is left out),
+// normalize and ignore_case, as a same_as expectation and an inputs_file
+// mapping write them.
+func (l *loader) comparison(fs fields, sa *verdict.SameAs, defaultStreams string) {
 	if g, ok := fs.get("streams"); ok {
 		if list, ok := l.stringList(g.val, "streams", `[stdout, stderr]`); ok {
 			seen := map[string]bool{}
@@ -451,7 +460,7 @@ func (l *loader) sameAs(what string, fs fields, f field) *verdict.SameAs {
 				seen[s] = true
 			}
 			if len(list) == 0 {
-				l.errorf(g.val, "streams is empty: list stdout, stderr or both (leave it out for [stdout])")
+				l.errorf(g.val, "streams is empty: list stdout, stderr or both (leave it out for %s)", defaultStreams)
 			}
 			sa.Streams = list
 		}
@@ -469,7 +478,6 @@ func (l *loader) sameAs(what string, fs fields, f field) *verdict.SameAs {
 			}
 		}
 	}
-	return sa
 }
 
 // expand turns entries into programs: one per file, named

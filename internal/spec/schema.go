@@ -195,8 +195,13 @@ func schemaObjects() []schemaObject {
 				"cases_file": jsWith(jsString("A file of cases instead of cases: a YAML list (.yaml, .yml) or one case object a line (.jsonl), relative to the spec's folder."),
 					"pattern", `\.(ya?ml|jsonl)$`),
 				"reference": jsWith(jsString("Another program entry (a file: entry) whose output the same_as cases compare with."), "pattern", schemaName),
-				"inputs_file": jsWith(jsString("JSON Lines, one {\"args\": [...], \"stdin\": \"...\"} a line, relative to the spec's folder: line N is the case #N, compared with the reference (exit code, stdout, stderr)."),
-					"pattern", `\.jsonl$`),
+				"inputs_file": {
+					"description": "JSON Lines, one {\"args\": [...], \"stdin\": \"...\"} a line, relative to the spec's folder: line N is the case #N, compared with the reference (exit code, stdout, stderr); or a mapping with path and the comparison its cases make.",
+					"oneOf": []any{
+						jsWith(jsString("The inputs file, compared on the exit code, stdout and stderr."), "pattern", `\.jsonl$`),
+						map[string]any{"$ref": "#/$defs/inputs"},
+					},
+				},
 			},
 			required: []string{"name", "profile"},
 			extra: map[string]any{"allOf": []any{
@@ -218,6 +223,21 @@ func schemaObjects() []schemaObject {
 				}},
 				map[string]any{"dependentRequired": map[string]any{"inputs_file": []any{"reference"}}},
 			}},
+		},
+		{
+			def:         "inputs",
+			description: "An inputs file and what its cases compare with the reference (a same_as expectation's options, by default both streams).",
+			keys:        inputsFileKeys,
+			props: map[string]map[string]any{
+				"path": jsWith(jsString("JSON Lines, one {\"args\": [...], \"stdin\": \"...\"} a line, relative to the spec's folder: line N is the case #N."),
+					"pattern", `\.jsonl$`),
+				"streams": {"type": "array", "minItems": 1, "uniqueItems": true, "items": map[string]any{"enum": []any{"stdout", "stderr"}},
+					"description": "The streams compared besides the exit code (default [stdout, stderr])."},
+				"ignore_case": {"type": "boolean", "description": "Compare case-insensitively (default false)."},
+				"normalize": {"enum": []any{"trailing", "exact", "whitespace"},
+					"description": "How both outputs are normalised before comparing (default trailing)."},
+			},
+			required: []string{"path"},
 		},
 		{
 			def:         "case",
@@ -275,7 +295,7 @@ func schemaObjects() []schemaObject {
 				"equals":   jsString("The whole output, after normalize (with unordered: its lines, in any order)."),
 				"contains": jsString("A part of the output, after normalize."),
 				"regex":    jsString("An RE2 expression, searched (a match anywhere)."),
-				"json": {"description": "The output is one JSON document equal by value to this (any YAML value, or a string holding JSON); with lines, one a line (a list, or a string of lines)."},
+				"json":     {"description": "The output is one JSON document equal by value to this (any YAML value, or a string holding JSON); with lines, one a line (a list, or a string of lines)."},
 				"numbers": {"type": []any{"string", "number", "array"}, "items": map[string]any{"type": []any{"string", "number"}},
 					"description": "The expected whitespace-separated tokens: numbers compare by value (within abs or rel), other tokens exactly."},
 				"ignore_case": {"type": "boolean", "description": "Compare case-insensitively (default false; equals, contains, regex)."},

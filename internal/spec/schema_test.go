@@ -159,7 +159,7 @@ func TestSchemaKeysAreLoaderKeys(t *testing.T) {
 	check("the spec", doc.Properties, doc.AdditionalProperties, topKeys)
 	tables := map[string][]string{
 		"profile": profileKeys, "program": programKeys, "case": caseKeys,
-		"expect": expectKeys, "matcher": matcherKeys, "build": buildKeys,
+		"expect": expectKeys, "matcher": matcherKeys, "build": buildKeys, "inputs": inputsFileKeys,
 	}
 	if got := slices.Sorted(maps.Keys(doc.Defs)); !slices.Equal(got, slices.Sorted(maps.Keys(tables))) {
 		t.Errorf("$defs %v, want one per loader table %v", got, slices.Sorted(maps.Keys(tables)))
