@@ -555,8 +555,8 @@ func TestBadFlagIsOneError(t *testing.T) {
 		}
 	}
 	r := runMain(t, context.Background(), nil, "run", "--help")
-	if !strings.Contains(r.stderr, "-junit") || !strings.Contains(r.stderr, "-html") || strings.Contains(r.stderr, "--help for") {
-		t.Errorf("run --help does not print the flags:\n%s", r.stderr)
+	if !strings.Contains(r.stdout, "-junit") || !strings.Contains(r.stdout, "-html") || strings.Contains(r.stdout, "--help for") {
+		t.Errorf("run --help does not print the flags:\n%s", r.stdout)
 	}
 }
 

@@ -19,20 +19,17 @@ const staleCheckTimeout = 5 * time.Second
 // maxStaleLines is the most stale runs a run warns about, one line each.
 const maxStaleLines = 10
 
-const gcUsage = `usage: behaves gc [--older-than DURATION] [--dry-run]
-
-Removes the containers and volumes that behaves runs left behind, found by
+var gcHelp = commandHelp{
+	args: `[--older-than DURATION] [--dry-run]`,
+	about: `Removes the containers and volumes that behaves runs left behind, found by
 their behaves.run-id label. A run's leftovers are removed when its owner is
 gone: it ran on this host and its process (behaves.pid) is no longer alive,
 or the PID now belongs to a process that started after the run. Runs of
 other hosts and runs whose owner is alive are kept unless --older-than says
-so.
-
-exit codes: 0 everything removed, or nothing to remove · 2 usage ·
-            4 some removal failed, or Docker is unreachable
-
-flags:
-`
+so.`,
+	exits: `0 everything removed, or nothing to remove · 2 usage ·
+            4 some removal failed, or Docker is unreachable`,
+}
 
 // gcCommand is `behaves gc`.
 func gcCommand(ctx context.Context, args []string, env Env) int {
@@ -40,10 +37,6 @@ func gcCommand(ctx context.Context, args []string, env Env) int {
 	var olderThan ageFlag
 	fs.Var(&olderThan, "older-than", "also remove every run that started more than `DURATION` ago, whatever its owner's state or host (90m, 24h, 7d)")
 	dryRun := fs.Bool("dry-run", false, "print what would be removed, remove nothing")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), gcUsage)
-		fs.PrintDefaults()
-	}
 	if !parse(fs, args, env) {
 		return ExitUsage
 	}
