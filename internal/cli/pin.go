@@ -43,7 +43,7 @@ flags:
 `
 
 // pinCommand is `behaves pin`: flags over pin.Plan and pin.Write. Of the
-// command line, only this file imports internal/pin (a test
+// command line, only this file and init.go import internal/pin (a test
 // keeps it so): no other command reads registry credentials.
 func pinCommand(ctx context.Context, args []string, env Env) int {
 	fs := flag.NewFlagSet("pin", flag.ContinueOnError)
@@ -74,7 +74,7 @@ func pinCommand(ctx context.Context, args []string, env Env) int {
 	return pinReport(env, *path, data, outcomes, *check)
 }
 
-// newResolver is the resolver of pin: the registries allowed and
+// newResolver is the resolver of pin and init: the registries allowed and
 // the Docker config's credentials.
 func newResolver(registries []string, timeout time.Duration) *pin.Resolver {
 	return &pin.Resolver{Registries: registries, Timeout: timeout, UserAgent: "behaves/" + version()}

@@ -16,6 +16,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/behaves-dev/behaves/internal/dockertest"
+	"github.com/behaves-dev/behaves/internal/initspec"
+	"github.com/behaves-dev/behaves/internal/pin"
 )
 
 // loopbackRegistry is the registry scripts/registry.sh started on
@@ -256,5 +258,14 @@ func TestPinRefusesUnlistedRegistries(t *testing.T) {
 	r = runMain(t, ctx, nil, "pin", "--spec", filepath.Join(dir, "nothing.yml"))
 	if r.code != ExitUsage || !strings.Contains(r.stderr, "nothing.yml") {
 		t.Errorf("pin of a missing spec: exit %d, want %d; stderr:\n%s", r.code, ExitUsage, r.stderr)
+	}
+}
+
+// TestTodoCommentIsShared: the TODO comment init writes is the one pin
+// removes when it pins the image.
+func TestTodoCommentIsShared(t *testing.T) {
+	t.Parallel()
+	if initspec.TodoComment != pin.TodoComment {
+		t.Errorf("init writes %q, pin removes %q", initspec.TodoComment, pin.TodoComment)
 	}
 }
