@@ -33,8 +33,8 @@ the behaves pin command, and behaves validate refuses it until it is
 pinned: that is the only thing validate refuses in the file init writes.
 
 exit codes: 0 written · 2 usage error, the spec exists (--force replaces
-            it), or not inside a git work tree · 4 the file could not be
-            written
+            it), no file of a language init knows, or not inside a git work
+            tree · 4 the file could not be written
 
 flags:
 `
@@ -142,6 +142,9 @@ func printInit(env Env, path string, res *initspec.Result) {
 	if len(res.LeftOut) > 0 {
 		lines = append(lines, fmt.Sprintf("  left out %s more, to keep the spec short: %s", countNoun(len(res.LeftOut), "likely program"), strings.Join(res.LeftOut, ", ")))
 	}
+	if res.NoPrograms {
+		lines = append(lines, "  TODO: found no likely program: list at least one under programs: (behaves validate refuses the empty list)")
+	}
 	for _, n := range res.Notes {
 		lines = append(lines, "  note: "+n)
 	}
@@ -157,8 +160,11 @@ func printInit(env Env, path string, res *initspec.Result) {
 		}
 	}
 	if len(tags) > 0 {
-		lines = append(lines, fmt.Sprintf("  TODO: %s written as tags, which behaves validate refuses until they are pinned: %s",
-			countImages(len(tags)), strings.Join(tags, ", ")))
+		what := "images written as tags, which behaves validate refuses until they are pinned"
+		if len(tags) == 1 {
+			what = "image written as a tag, which behaves validate refuses until it is pinned"
+		}
+		lines = append(lines, fmt.Sprintf("  TODO: %d %s: %s", len(tags), what, strings.Join(tags, ", ")))
 	}
 	spec := ""
 	if path != "behaves.yml" {

@@ -210,6 +210,17 @@ func TestInitRefuses(t *testing.T) {
 	if _, err := os.Stat(path); err == nil {
 		t.Error("init outside git wrote a spec")
 	}
+	// A repository with nothing init knows: nothing is written.
+	repo := gittest.NewRepo(t)
+	gittest.WriteFile(t, repo, "README", "hi\n")
+	gittest.AddAll(t, repo)
+	r = runMain(t, ctx, nil, "init", "--spec", filepath.Join(repo, "behaves.yml"))
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "found no Python, Go, C, shell or Node file") {
+		t.Errorf("init with nothing to propose: exit %d, want %d; stderr:\n%s", r.code, ExitUsage, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "behaves.yml")); err == nil {
+		t.Error("init with nothing to propose wrote a spec")
+	}
 	for _, bad := range []string{"rust=x:1", "python=python", "python=Not A Ref", "python"} {
 		r = runMain(t, ctx, nil, "init", "--spec", path, "--image", bad)
 		if r.code != ExitUsage {
@@ -265,5 +276,28 @@ func TestInitThenPin(t *testing.T) {
 	}
 	if r = runMain(t, ctx, nil, "validate", "--spec", path); r.code != ExitTrue {
 		t.Errorf("validate after pin: exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+}
+
+// TestInitWithoutPrograms: a language but no likely program gives the
+// profile and an empty programs list with a TODO, which init names and
+// which is, with the image, all that validate refuses.
+func TestInitWithoutPrograms(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := gittest.NewRepo(t)
+	gittest.WriteFile(t, dir, "lib/util.py", "def f():\n    return 1\n")
+	gittest.AddAll(t, dir)
+	path := filepath.Join(dir, "behaves.yml")
+	r := runMain(t, ctx, nil, "init", "--spec", path)
+	if r.code != ExitTrue || !strings.Contains(r.stdout, "TODO: found no likely program") ||
+		!strings.Contains(r.stdout, "TODO: 1 image written as a tag, which behaves validate refuses until it is pinned: python:3.13-slim (python)") {
+		t.Fatalf("init: exit %d; stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = runMain(t, ctx, nil, "validate", "--spec", path)
+	problems := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	if r.code != ExitUsage || len(problems) != 3 || !strings.Contains(problems[0], `image "python:3.13-slim" is unpinned`) ||
+		!strings.Contains(problems[1], "programs is empty") {
+		t.Errorf("validate: exit %d; want the image and the empty programs list only:\n%s", r.code, r.stderr)
 	}
 }

@@ -80,6 +80,9 @@ type Result struct {
 	// Todo lists the images written as tags (with a TODO comment): until
 	// they are pinned, behaves validate refuses each at its image: line.
 	Todo []Todo
+	// NoPrograms says no likely program was found: the spec's programs
+	// list is empty, which behaves validate refuses until one is listed.
+	NoPrograms bool
 	// LeftOut are the likely programs beyond MaxPrograms (their paths).
 	LeftOut []string
 	// Notes say what init passed over, or what a build will need.
@@ -172,6 +175,9 @@ func Generate(ctx context.Context, opt Options) (*Result, error) {
 		if langs[l] {
 			res.Langs = append(res.Langs, l)
 		}
+	}
+	if len(res.Langs) == 0 {
+		return nil, fmt.Errorf("found no Python, Go, C, shell or Node file among the files git tracks under %s (%d): nothing to start a spec from (write one by hand: the spec's reference is docs/spec.md)", dir, len(t.files))
 	}
 	images := map[Lang]string{}
 	for _, l := range Langs {
@@ -301,7 +307,8 @@ func render(res *Result, langs map[Lang]bool, progs []found, images map[Lang]str
 		writeProfile(&b, p, images[p.key.lang])
 	}
 	if len(progs) == 0 {
-		b.WriteString(noPrograms)
+		res.NoPrograms = true
+		fmt.Fprintf(&b, noPrograms, profiles[0].name)
 		return []byte(b.String())
 	}
 	b.WriteString("programs:\n")
@@ -357,8 +364,8 @@ const header = `# behaves.yml, written by behaves init from the files git tracks
 
 const noPrograms = `# TODO: behaves init found no likely program. List at least one, like:
 #   - name: hello
-#     file: hello.py
-#     profile: python
+#     file: path/to/hello      # relative to this file; or dir: a folder
+#     profile: %s
 #     cases:
 #       - {name: greets, args: ["Ada"], expect: {stdout: {equals: "Hello, Ada"}}}
 programs: []
