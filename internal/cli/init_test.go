@@ -48,6 +48,7 @@ func sampleRepo(t *testing.T) string {
 		"csum/util.c": "int add(int a, int b) { return a + b; }\n",
 		// Shell: by shebang; a README is not a script.
 		"scripts/hello.sh": "#!/bin/sh\necho hello\n",
+		"tools/report.sh":  "#!/bin/sh\necho report\n",
 		"scripts/deploy":   "#!/usr/bin/env bash\necho deploy\n",
 		"README":           "# sample\n",
 		// Node: a package's bin.
@@ -89,15 +90,16 @@ func TestInitSampleRepo(t *testing.T) {
 	spec := string(data)
 	// The programs it proposes, by name and path, and nothing else.
 	want := map[string]string{
-		"fizzbuzz":      "file: fizzbuzz.py",
-		"report":        "dir: tools\n    entry: report.py",
-		"tool":          "dir: wordfreq",
-		"rpn":           "dir: rpn",
-		"svc/cmd/hello": "dir: svc",
-		"sum":           "file: csum/sum.c",
-		"scripts/hello": "file: scripts/hello.sh",
-		"deploy":        "file: scripts/deploy",
-		"greet":         "dir: web\n    entry: bin/greet.js",
+		"fizzbuzz":        "file: fizzbuzz.py",
+		"tools/report.py": "dir: tools\n    entry: report.py",
+		"tools/report.sh": "file: tools/report.sh",
+		"tool":            "dir: wordfreq",
+		"rpn":             "dir: rpn",
+		"svc/cmd/hello":   "dir: svc",
+		"sum":             "file: csum/sum.c",
+		"scripts/hello":   "file: scripts/hello.sh",
+		"deploy":          "file: scripts/deploy",
+		"greet":           "dir: web\n    entry: bin/greet.js",
 	}
 	names := regexp.MustCompile(`(?m)^  - name: (.*)$`).FindAllStringSubmatch(spec, -1)
 	var got []string
@@ -191,7 +193,7 @@ func TestInitSampleRepo(t *testing.T) {
 		t.Errorf("a TODO with every image given:\n%s", b)
 	}
 	r = runMain(t, ctx, nil, "validate", "--spec", path)
-	if r.code != ExitTrue || !strings.Contains(r.stdout, "valid: 9 programs") && !strings.Contains(r.stdout, "valid: 9 program(s)") {
+	if r.code != ExitTrue || !strings.Contains(r.stdout, "valid: 10 programs") && !strings.Contains(r.stdout, "valid: 10 program(s)") {
 		t.Errorf("validate with every image given: exit %d; stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -155,7 +155,11 @@ func Generate(ctx context.Context, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	langs, progs, notes := detect(t, filepath.Base(dir))
+	base := filepath.Base(dir)
+	if !safeName(base) || !plainRE.MatchString(base) {
+		base = "main"
+	}
+	langs, progs, notes := detect(t, base)
 	if t.truncated {
 		notes = append(notes, fmt.Sprintf("looked at the first %d files git tracks only", maxFiles))
 	}
@@ -282,10 +286,12 @@ func render(res *Result, langs map[Lang]bool, progs []found, images map[Lang]str
 			profiles = append(profiles, profile{name: name, key: k})
 		}
 	}
-	// Program names: the short one, or the path where two would share it.
-	count := map[string]int{}
+	// Program names: the short one, or the path without its extension
+	// where two would share it, or the whole path where those would too.
+	count, countLong := map[string]int{}, map[string]int{}
 	for _, p := range progs {
 		count[p.name]++
+		countLong[p.long]++
 	}
 
 	var b strings.Builder
@@ -314,7 +320,10 @@ func render(res *Result, langs map[Lang]bool, progs []found, images map[Lang]str
 	b.WriteString("programs:\n")
 	for i, p := range progs {
 		name := p.name
-		if count[name] > 1 {
+		switch {
+		case count[name] > 1 && countLong[p.long] > 1:
+			name = p.where()
+		case count[name] > 1:
 			name = p.long
 		}
 		if i > 0 {
