@@ -269,3 +269,39 @@ func TestTodoCommentIsShared(t *testing.T) {
 		t.Errorf("init writes %q, pin removes %q", initspec.TodoComment, pin.TodoComment)
 	}
 }
+
+// TestPinReadsDockerCredentials: pin asks the Docker config's credential
+// helper for the registry's credentials, as docker pull does (a helper
+// docker-credential-<name> named by credHelpers, found on PATH, asked
+// "get" with the server on stdin). The loopback registry needs none, so
+// pin still pins. Not parallel: it sets DOCKER_CONFIG and PATH.
+func TestPinReadsDockerCredentials(t *testing.T) {
+	host, _ := loopbackRegistry(t)
+	repo := host + "/behaves-test/pin-" + randomName(t)
+	digest := pushTag(t, repo+":v1", labelled(t, "credentials"))
+
+	config, bin, dir := t.TempDir(), t.TempDir(), t.TempDir()
+	log := filepath.Join(t.TempDir(), "helper.log")
+	helper := "#!/bin/sh\nread server\nprintf '%s %s\\n' \"$1\" \"$server\" >> " + log + "\nprintf '{\"ServerURL\":\"%s\",\"Username\":\"behaves\",\"Secret\":\"not-a-secret\"}' \"$server\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "docker-credential-behavestest"), []byte(helper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(config, "config.json"), []byte(`{"credHelpers": {"`+host+`": "behavestest"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DOCKER_CONFIG", config)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+
+	path := filepath.Join(dir, "behaves.yml")
+	if err := os.WriteFile(path, []byte("version: 1\nprofiles:\n  a: {image: \""+repo+":v1\", command: [sh]}\nprograms: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runMain(t, context.Background(), nil, "pin", "--spec", path, "--allow-registry", host)
+	if r.code != ExitTrue || !strings.Contains(r.stdout, "pinned to "+digest) {
+		t.Fatalf("pin: exit %d; stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	got, err := os.ReadFile(log)
+	if err != nil || !strings.Contains(string(got), "get "+host) {
+		t.Errorf("the credential helper was not asked for %s: %q, %v", host, got, err)
+	}
+}
