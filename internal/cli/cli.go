@@ -44,6 +44,8 @@ commands:
   validate  check the spec without Docker (--check-images: and that Docker has its images)
   rescore   judge an earlier report's stored events against the spec, running nothing
   pull      pull the spec's images that Docker lacks, by digest
+  pin       pin the spec's image tags to their registry digests (--check: say which are stale)
+  init      write a starting behaves.yml for this git repository
   gc        remove the containers and volumes that dead runs left behind
   merge     merge the reports of the shards of one run (run --shard i/N) into one
   publish   publish a report to GitHub: annotations, summary, comment, check run
@@ -81,6 +83,10 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return gcCommand(ctx, args[1:], env)
 	case "pull":
 		return pullCommand(ctx, args[1:], env)
+	case "pin":
+		return pinCommand(ctx, args[1:], env)
+	case "init":
+		return initCommand(ctx, args[1:], env)
 	case "merge":
 		return mergeCommand(args[1:], env)
 	case "publish":
