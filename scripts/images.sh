@@ -9,7 +9,7 @@
 #                                    entrypoint and cover the volume)
 #   behaves-test/python              debootstrap --variant=minbase --include=python3 bookworm
 #                                    (Python with its standard library: json, sqlite3, ...)
-#   behaves-test/gcc                 debootstrap --variant=minbase --include=gcc,libc6-dev bookworm
+#   behaves-test/gcc                 debootstrap --variant=minbase --include=gcc,g++,libc6-dev bookworm
 #                                    (the compiler of the build-stage tests and examples/c-build)
 #   behaves-test/golang              debootstrap --variant=minbase --include=golang-go bookworm
 #                                    (Debian's Go, for the build-stage tests and examples/go-build)
@@ -214,7 +214,7 @@ if [ -n "${want[entrypoint]:-}" ]; then
 	add BEHAVES_IMAGE_ENTRYPOINT "$entrypoint_id"
 fi
 if [ -n "${want[gcc]:-}" ]; then
-	gcc_id="$(build_debian gcc gcc,libc6-dev usr/bin/gcc)"
+	gcc_id="$(build_debian gcc gcc,g++,libc6-dev usr/bin/gcc)"
 	add BEHAVES_IMAGE_GCC "$gcc_id"
 fi
 if [ -n "${want[golang]:-}" ]; then

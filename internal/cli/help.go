@@ -52,6 +52,8 @@ func commandTable() []command {
 		{"rescore", "judge an earlier report's stored events against the spec, running nothing", rescoreHelp,
 			func(_ context.Context, args []string, env Env) int { return rescoreCommand(args, env) }},
 		{"pull", "pull the spec's images that Docker lacks, by digest", pullHelp, pullCommand},
+		{"pin", "pin the spec's image tags to their registry digests (--check: say which are stale)", pinHelp, pinCommand},
+		{"init", "write a starting behaves.yml for this git repository", initHelp, initCommand},
 		{"gc", "remove the containers and volumes that dead runs left behind", gcHelp, gcCommand},
 		{"merge", "merge the reports of the shards of one run (run --shard i/N) into one", mergeHelp,
 			func(_ context.Context, args []string, env Env) int { return mergeCommand(args, env) }},

@@ -382,7 +382,7 @@ func (d *doc) table() {
 		if p.Build != nil {
 			took += " (build " + ms(p.Build.DurationMS) + ")"
 		}
-		row := fmt.Sprintf("| %s %s | %s | %s | %s | %s |\n", mark(p.Verdict), p.Verdict,
+		row := fmt.Sprintf("| %s %s | %s | %s | %s | %s |\n", mark(p.Verdict), p.VerdictText(),
 			cell(p.Name, nameMaxRunes), counts, took, imageCell(p))
 		if !d.add(row) {
 			d.rowsOmitted++

@@ -254,7 +254,11 @@ func (t *term) program(p *report.Program) {
 	if n := p.ReusedCases(); n > 0 {
 		nondet += fmt.Sprintf("; %d reused", n)
 	}
-	t.printf("== %s: %s (%d of %s true%s)\n", oneLine(p.Name), t.verdict(p.Verdict), tally.True, verdict.Count(tally.Total, "case", "cases"), nondet)
+	gate := ""
+	if p.NotGating {
+		gate = " (not gating)"
+	}
+	t.printf("== %s: %s%s (%d of %s true%s)\n", oneLine(p.Name), t.verdict(p.Verdict), gate, tally.True, verdict.Count(tally.Total, "case", "cases"), nondet)
 	where := "file " + oneLine(p.File)
 	if p.Dir != "" { // a program that is a folder of files
 		where = "dir " + oneLine(p.Dir)
@@ -594,13 +598,17 @@ func (t *term) table(r report.Report) {
 		for _, c := range p.Cases {
 			tally.Add(c.Verdict)
 		}
+		name := escape.Shorten(escape.Text(p.Name), nameMaxRunes)
+		if p.NotGating {
+			name += " (not gating)"
+		}
 		// The time is the program's build and runs together; the build's
 		// is shown apart, since it is paid once however many cases run.
 		took := ms(p.TimeMS())
 		if p.Build != nil {
 			took += " (build " + ms(p.Build.DurationMS) + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", escape.Shorten(escape.Text(p.Name), nameMaxRunes),
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", name,
 			t.verdict(p.Verdict), tally.True, tally.False, tally.Undetermined, took)
 	}
 	_ = tw.Flush() // writes to a bytes.Buffer
