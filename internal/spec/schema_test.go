@@ -362,7 +362,7 @@ var errSpecKinds = map[string]string{
 	"multi_doc":                    "yaml",
 	"names":                        "schema",
 	"not_mapping":                  "schema",
-	"nul":                          "validate",
+	"nul_byte":                     "validate",
 	"output_limit_ceiling":         "validate",
 	"output_limit_default_ceiling": "validate",
 	"paths":                        "schema",
