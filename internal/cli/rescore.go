@@ -46,6 +46,8 @@ func rescoreCommand(args []string, env Env) int {
 	outPath := fs.String("report-out", "behaves-rescored.json", "where to write the new report")
 	failOn := fs.String("fail-on", string(FailOnUndetermined), "which verdicts fail the command: false or undetermined")
 	passAt := fs.String("pass-at", "1", "K,…: the k of pass@k for each files: entry's samples, e.g. 1,5,10")
+	var programs programFlag
+	fs.Var(&programs, "program", "NAME: judge only the programs NAME names (as run's --program; repeatable); the new report says it was filtered")
 	maxRead := sizeFlag(DefaultMaxReadReport)
 	fs.Var(&maxRead, "max-report-size", "the largest report read (KiB, MiB, GiB)")
 	var tf terminalFlags
@@ -90,6 +92,16 @@ func rescoreCommand(args []string, env Env) int {
 		printMessages(env.Stderr, env, specErrorLines(err)...)
 		return ExitUsage
 	}
+	if len(programs) > 0 {
+		selected, err := sp.Select(programs)
+		if err != nil {
+			printMessages(env.Stderr, env, "behaves: "+err.Error())
+			return ExitUsage
+		}
+		s := *sp
+		s.Programs = selected
+		sp = &s
+	}
 	records, errs := rescore.Match(sp, old, *oldPath)
 	if errs != nil {
 		lines := specErrorLines(spec.Errors(errs))
@@ -106,6 +118,7 @@ func rescoreCommand(args []string, env Env) int {
 		Version:   version(),
 		GitHub:    origin, // the new report is this run's
 		PassAt:    ks,
+		Filter:    programs,
 	})
 	code := exitcode.Of(rep.Verdict, false, fo, rep.Counts.Cases.Nondeterministic > 0)
 	werr := reportwrite.WriteJSON(*outPath, rep)
