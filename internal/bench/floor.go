@@ -145,7 +145,7 @@ func (e *sandbox) deliver(ctx context.Context, ps profiles, programs []program) 
 	reqs := make([]runner.Request, len(programs))
 	for i, p := range programs {
 		reqs[i] = runner.Request{
-			Program: runner.Program{Files: map[string][]byte{p.file: p.source}, Entry: p.file},
+			Program: runner.Program{Files: map[string]runner.File{p.file: runner.BytesFile(p.source)}, Entry: p.file},
 			Profile: ps.of(p.kind).runtimeProfile(p.file),
 		}
 	}

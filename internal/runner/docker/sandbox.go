@@ -1,7 +1,6 @@
 package docker
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -497,8 +496,65 @@ func helperGroups(ds []*delivery) [][]*delivery {
 
 // deliver creates a volume for each delivery of group and fills them all
 // through one helper. A failure is recorded on the deliveries it concerns,
-// whose volumes are then removed (what cannot be is a leftover).
+// whose volumes are then removed (what cannot be is a leftover). A file
+// that cannot be read, or changed on disk since the spec was read, fails
+// its own program alone: the copy, which may have filled part of every
+// volume, is abandoned, and the others are delivered again, into new
+// volumes through a new helper.
 func (s *Sandbox) deliver(ctx context.Context, group []*delivery) {
+	for len(group) > 0 {
+		made := s.createVolumes(ctx, group)
+		if len(made) == 0 {
+			return
+		}
+		var volumes []string
+		var programs [][]archiveEntry
+		var owner []int // the index in made of each part of the archive
+		for i, d := range made {
+			volumes, programs, owner = append(volumes, d.volume), append(programs, d.layout), append(owner, i)
+			if d.build != nil {
+				// The build volume's root, owned by the build's user: the
+				// only entry of its part of the archive.
+				volumes, programs, owner = append(volumes, d.build.volume), append(programs, buildVolumeLayout(d.prof.User)), append(owner, i)
+			}
+		}
+		err := s.fillVolumes(ctx, runner.Apply(made[0].prof), made[0].img, volumes, programs)
+		if err == nil {
+			return
+		}
+		bad := -1
+		var pe *packError
+		if errors.As(err, &pe) {
+			bad = owner[pe.program]
+		}
+		group = nil
+		for i, d := range made {
+			left := runner.Leftover(s.removeVolume(s.cleanupParent(ctx), d.volume))
+			if d.build != nil {
+				left = errors.Join(left, runner.Leftover(s.removeVolume(s.cleanupParent(ctx), d.build.volume)))
+			}
+			switch {
+			case bad < 0 || i == bad:
+				d.err = errors.Join(err, left)
+			case left != nil:
+				// A volume of the abandoned copy is left: not delivered
+				// again, so that this run makes no more of them.
+				d.err = errors.Join(fmt.Errorf("not delivered: the delivery it shared failed: %w", err), left)
+			default:
+				d.volume = ""
+				if d.build != nil {
+					d.build.volume = ""
+				}
+				group = append(group, d)
+			}
+		}
+	}
+}
+
+// createVolumes creates the volumes of each delivery of group (the
+// program's, and its build's when it has one) and returns the deliveries
+// that have them; a failure is recorded on its delivery.
+func (s *Sandbox) createVolumes(ctx context.Context, group []*delivery) []*delivery {
 	var made []*delivery
 	for _, d := range group {
 		if ctx.Err() != nil {
@@ -516,29 +572,7 @@ func (s *Sandbox) deliver(ctx context.Context, group []*delivery) {
 			made = append(made, d)
 		}
 	}
-	if len(made) == 0 {
-		return
-	}
-	var volumes []string
-	var programs [][]archiveEntry
-	for _, d := range made {
-		volumes, programs = append(volumes, d.volume), append(programs, d.layout)
-		if d.build != nil {
-			// The build volume's root, owned by the build's user: the
-			// only entry of its part of the archive.
-			volumes, programs = append(volumes, d.build.volume), append(programs, buildVolumeLayout(d.prof.User))
-		}
-	}
-	err := s.fillVolumes(ctx, runner.Apply(made[0].prof), made[0].img, volumes, programs)
-	if err == nil {
-		return
-	}
-	for _, d := range made {
-		d.err = errors.Join(err, runner.Leftover(s.removeVolume(s.cleanupParent(ctx), d.volume)))
-		if d.build != nil {
-			d.err = errors.Join(d.err, runner.Leftover(s.removeVolume(s.cleanupParent(ctx), d.build.volume)))
-		}
-	}
+	return made
 }
 
 // createVolume creates a program volume named like this run's containers,
@@ -566,11 +600,15 @@ func (s *Sandbox) createVolume(ctx context.Context, suffix, role string) (string
 // fillVolumes copies programs[k] into volumes[k] through a helper
 // container (created from img, never started) that mounts volume k at
 // helperDir/k, with one copy of one archive; then removes the helper.
+//
+// The archive is streamed (writeDelivery, through a pipe): it is written
+// while the engine reads it, one file at a time, so that a delivery holds
+// a copy buffer's worth of the programs' bytes, however many and large
+// they are. A file that could not be read, or was not the bytes recorded,
+// is the error (a *packError naming its program); the engine is then told
+// only that the archive was abandoned, so that the reason can never be
+// taken for the engine's loss.
 func (s *Sandbox) fillVolumes(ctx context.Context, ap runner.Applied, img imageInfo, volumes []string, programs [][]archiveEntry) (err error) {
-	archive, err := deliveryTar(programs)
-	if err != nil {
-		return fmt.Errorf("packing the programs: %w", err)
-	}
 	name := s.nextName("-helper")
 	cfg, hc := helperConfig(ap, img, volumes, labels(s.opt, RoleHelper))
 	cctx, cancel := s.createCtx(ctx)
@@ -583,13 +621,43 @@ func (s *Sandbox) fillVolumes(ctx context.Context, ap runner.Applied, img imageI
 		err = errors.Join(err, runner.Leftover(s.removeContainer(s.cleanupParent(ctx), name, created.ID)))
 	}()
 
+	pr, pw := io.Pipe()
+	packed := make(chan error, 1)
+	go func() {
+		err := writeDelivery(pw, programs)
+		if err != nil {
+			pw.CloseWithError(errAbandoned)
+		} else {
+			pw.Close()
+		}
+		packed <- err
+	}()
 	cctx, cancel = s.engineCtx(ctx)
 	defer cancel()
-	if err := s.cli.CopyToContainer(cctx, created.ID, helperDir, bytes.NewReader(archive), container.CopyToContainerOptions{}); err != nil {
-		return fmt.Errorf("copying the program into its volume: %w", err)
+	copyErr := s.cli.CopyToContainer(cctx, created.ID, helperDir, pr, container.CopyToContainerOptions{})
+	// The copy may end before the archive does (the engine refused it):
+	// the writer's next write then fails, and it returns.
+	pr.CloseWithError(errCopyEnded)
+	packErr := <-packed
+	var pe *packError
+	switch {
+	case errors.As(packErr, &pe):
+		return pe
+	case copyErr != nil:
+		return fmt.Errorf("copying the program into its volume: %w", copyErr)
+	case packErr != nil:
+		return fmt.Errorf("packing the programs: %w", packErr)
 	}
 	return nil
 }
+
+// errAbandoned is what the engine's copy reads when the archive could not
+// be written to its end; errCopyEnded what the archive's writer gets when
+// the copy ended first.
+var (
+	errAbandoned = errors.New("the delivery archive was abandoned")
+	errCopyEnded = errors.New("the copy into the helper ended")
+)
 
 // removeContainer removes a container (forced: a running one is killed
 // first; with its anonymous volumes) within CleanupTimeout on parent, a
