@@ -177,7 +177,7 @@ func newSandbox(ctx context.Context, cli dockerAPI, opt Options) (*Sandbox, erro
 	}
 	s := &Sandbox{
 		opt:    opt,
-		prefix: "behaves-" + shortRunID(opt.RunID) + "-",
+		prefix: NamePrefix(opt.RunID),
 		images: map[string]*imageEntry{},
 
 		pullFailures: map[string]string{},
@@ -227,6 +227,12 @@ func (s *Sandbox) Close() error {
 	s.closeEvents()
 	return s.cli.Close()
 }
+
+// NamePrefix is how the names of every container and volume a sandbox of
+// the run runID makes begin ("behaves-", shortRunID, "-"): what finds its
+// volumes in the engine's events, which carry a volume's name but not its
+// labels.
+func NamePrefix(runID string) string { return "behaves-" + shortRunID(runID) + "-" }
 
 // shortRunID is the run ID's part of the names: its first 8 letters or
 // digits, which a person can match with the report's run ID, and 4 hex
