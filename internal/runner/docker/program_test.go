@@ -4,7 +4,9 @@ import (
 	"archive/tar"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -183,5 +185,38 @@ func TestSHA256Hex(t *testing.T) {
 	t.Parallel()
 	if got := sha256Hex(nil); got != "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" {
 		t.Errorf("sha256Hex(nil) = %s", got)
+	}
+}
+
+// TestHelperGroups: one helper per image, at most maxHelperVolumes
+// programs and maxHelperBytes of files a helper (a larger program alone),
+// the batch's order kept within each.
+func TestHelperGroups(t *testing.T) {
+	t.Parallel()
+	const max = maxHelperBytes
+	d := func(img string, size int64) *delivery { return &delivery{img: imageInfo{ID: img}, bytes: size} }
+	var ds []*delivery
+	for range maxHelperVolumes + 1 {
+		ds = append(ds, d("a", 1))
+	}
+	ds = append(ds, d("b", 1), d("b", max), d("b", 1), d("b", max-1), d("b", 2))
+	var got [][]string
+	for _, g := range helperGroups(ds) {
+		var names []string
+		for _, x := range g {
+			names = append(names, fmt.Sprintf("%s:%d", x.img.ID, x.bytes))
+		}
+		got = append(got, names)
+	}
+	want := [][]string{
+		slices.Repeat([]string{"a:1"}, maxHelperVolumes),
+		{"a:1"}, // the 33rd
+		{"b:1"},
+		{fmt.Sprintf("b:%d", max)},          // with b's first it would pass the bound: alone
+		{"b:1", fmt.Sprintf("b:%d", max-1)}, // exactly the bound
+		{"b:2"},
+	}
+	if !cmp.Equal(got, want) {
+		t.Errorf("groups %v, want %v", got, want)
 	}
 }

@@ -378,6 +378,15 @@ func checkUser(u string) error {
 // maxHelperVolumes is the most program volumes one helper container fills.
 const maxHelperVolumes = 32
 
+// maxHelperBytes is the most bytes of program files one helper's copy
+// carries (a program larger than that is a copy of its own). The copy
+// streams, so it is not what behaves holds (one buffer); it bounds how
+// long one copy takes against the engine deadline, and what a copy
+// abandoned for one program's changed file costs the others: 256 MiB is
+// a few seconds of the engine's extraction here, against a fixed cost of
+// about 0.1 s a copy.
+const maxHelperBytes = 256 << 20
+
 // Prepare checks each program's image (inspect, never pull; cached per
 // reference) and delivers the programs, each into a new volume, through
 // helper containers that are created, filled by one copy and removed, never
@@ -443,6 +452,7 @@ type delivery struct {
 	img           imageInfo
 	rt            ociRuntime
 	layout        []archiveEntry // the files as under /program
+	bytes         int64          // the sum of its files' sizes
 	programSHA256 string
 	volume        string
 	// build is the build stage's plan (nil without one); its volume is
@@ -476,26 +486,31 @@ func (s *Sandbox) plan(ctx context.Context, prog runner.Program, prof runner.Pro
 	if err == nil {
 		var layout []archiveEntry
 		if layout, err = programLayout(tree); err == nil {
-			return &delivery{prof: prof, img: img, rt: rt, layout: layout, programSHA256: prog.Digest(), build: build}, nil
+			var size int64
+			for _, f := range tree.Files {
+				size += f.Bytes
+			}
+			return &delivery{prof: prof, img: img, rt: rt, layout: layout, bytes: size, programSHA256: prog.Digest(), build: build}, nil
 		}
 	}
 	return nil, fmt.Errorf("laying out the program: %w", err)
 }
 
 // helperGroups splits deliveries into the groups one helper fills: same
-// image (the helper is created from it), at most maxHelperVolumes, in
-// order.
+// image (the helper is created from it), at most maxHelperVolumes and
+// maxHelperBytes (a program above it alone), in order.
 func helperGroups(ds []*delivery) [][]*delivery {
 	var groups [][]*delivery
+	var sizes []int64
 	open := map[string]int{} // image ID → index of its group being filled
 	for _, d := range ds {
 		g, ok := open[d.img.ID]
-		if !ok || len(groups[g]) == maxHelperVolumes {
-			groups = append(groups, nil)
+		if !ok || len(groups[g]) == maxHelperVolumes || sizes[g]+d.bytes > maxHelperBytes {
+			groups, sizes = append(groups, nil), append(sizes, 0)
 			g = len(groups) - 1
 			open[d.img.ID] = g
 		}
-		groups[g] = append(groups[g], d)
+		groups[g], sizes[g] = append(groups[g], d), sizes[g]+d.bytes
 	}
 	return groups
 }
