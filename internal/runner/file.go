@@ -23,6 +23,16 @@ import (
 // are the ones recorded, so a digest in the report is always the digest of
 // the bytes the program ran with.
 //
+// Why read twice and hash twice, rather than read once: the digest must be
+// of the bytes delivered. Keeping the bytes from the load (where the digest
+// is needed first: the evidence key, reuse, the shard digest) to the
+// delivery would guarantee it by holding every program in memory at once;
+// reading the file again unchecked would not guarantee it at all (a file
+// rewritten in between would run under the old digest). Reading it again
+// and hashing it while it streams guarantees it for the CPU time of a
+// SHA-256: the bytes delivered are the bytes recorded, or the delivery
+// fails and the program's cases say so.
+//
 // A File made by BytesFile holds its bytes in memory (tests, the bench's
 // floor); one made by ReadFile reopens its file on disk. The zero File has
 // no content and cannot be opened.
