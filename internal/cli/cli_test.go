@@ -100,7 +100,11 @@ func (r *recordingSandbox) record(vs ...any) {
 	for _, v := range vs {
 		r.seen = append(r.seen, fmt.Sprintf("%#v", v))
 		if p, ok := v.(runner.Program); ok {
-			for name, b := range p.Files {
+			for name, f := range p.Files {
+				b, err := f.ReadAll()
+				if err != nil {
+					b = []byte(err.Error())
+				}
 				r.seen = append(r.seen, name, string(b))
 			}
 		}

@@ -38,7 +38,11 @@ func (a echoAttempt) Run(ctx context.Context, inv runner.Invocation) (runner.Eve
 	a.f.mu.Lock()
 	defer a.f.mu.Unlock()
 	a.f.ran = append(a.f.ran, strings.TrimSpace(a.p.Entry+" "+strings.Join(inv.Args, " ")))
-	out := strings.TrimSpace(string(a.p.Files[a.p.Entry])) + " " + strings.Join(inv.Args, " ") + "\n"
+	src, err := a.p.Files[a.p.Entry].ReadAll()
+	if err != nil {
+		return runner.Event{}, err
+	}
+	out := strings.TrimSpace(string(src)) + " " + strings.Join(inv.Args, " ") + "\n"
 	code := 0
 	return runner.Event{ExitCode: &code, Stdout: runner.Stream{Data: []byte(out), Bytes: int64(len(out))}}, nil
 }

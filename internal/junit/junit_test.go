@@ -67,7 +67,7 @@ func kase(name string, line int, exp verdict.Expectation, args ...string) spec.C
 func prog(name, file string, line int, cases ...spec.Case) spec.Program {
 	return spec.Program{ID: "id-" + file, Name: name, File: file, Profile: "shell",
 		Pos:     spec.Pos{File: "behaves.yml", Line: line, Col: 5},
-		Program: runner.Program{Entry: "main.sh", Files: map[string][]byte{"main.sh": []byte("echo\n")}},
+		Program: runner.Program{Entry: "main.sh", Files: runner.FilesOf(map[string][]byte{"main.sh": []byte("echo\n")})},
 		Cases:   cases}
 }
 

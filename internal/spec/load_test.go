@@ -134,7 +134,7 @@ func TestLoadFilesystem(t *testing.T) {
 			},
 			check: func(t *testing.T, repo string, s *Spec) {
 				p := s.Programs[0]
-				if p.File != "links/prog.py" || p.Program.Entry != "prog.py" || string(p.Program.Files["prog.py"]) != "print(1)\n" {
+				if p.File != "links/prog.py" || p.Program.Entry != "prog.py" || fileText(t, p.Program.Files["prog.py"]) != "print(1)\n" {
 					t.Errorf("program = %+v", p)
 				}
 				if c := p.Cases[0]; string(c.Invocation.Stdin) != "input\n" || c.StdinFile != "stdin-link" {
@@ -316,7 +316,7 @@ func TestLoadFilesystem(t *testing.T) {
 			},
 			opt: Options{AllowUntracked: []AllowGlob{mustGlob(t, "gen/**")}},
 			check: func(t *testing.T, repo string, s *Spec) {
-				if string(s.Programs[0].Program.Files["y.py"]) != "y\n" {
+				if fileText(t, s.Programs[0].Program.Files["y.py"]) != "y\n" {
 					t.Errorf("program = %+v", s.Programs[0].Program)
 				}
 			},
@@ -549,7 +549,7 @@ func TestJob(t *testing.T) {
 	}
 	job := s.Job(s.Programs[0])
 	want := runner.Job{
-		Program: runner.Program{Files: map[string][]byte{"x.py": []byte("print(1)\n")}, Entry: "x.py"},
+		Program: runner.Program{Files: runner.FilesOf(map[string][]byte{"x.py": []byte("print(1)\n")}), Entry: "x.py"},
 		Profile: runner.Profile{
 			Name: "sh", Image: testImage, Command: []string{"sh"}, ProgramName: "x.py",
 			Timeout: DefaultTimeout, Memory: DefaultMemory, CPUs: DefaultCPUs, Pids: DefaultPids,

@@ -625,7 +625,7 @@ func (l *loader) expand(programsKey *yaml.Node, profiles map[string]*profileStat
 					Profile:   e.profile,
 					Pos:       e.pos,
 					Cases:     withReference(cloneCases(e.cases), e.reference),
-					Program:   runner.Program{Entry: entry, Files: map[string][]byte{}},
+					Program:   runner.Program{Entry: entry, Files: map[string]runner.File{}},
 					Reference: e.reference,
 					NotGating: e.notGating,
 				},
@@ -652,15 +652,15 @@ func (l *loader) expand(programsKey *yaml.Node, profiles map[string]*profileStat
 		return nil
 	}
 
-	// Everything is valid: read the program files.
+	// Everything is valid: read (hash) the program files.
 	out := make([]Program, 0, len(progs))
 	for _, p := range progs {
 		if p.node == nil { // a folder program, read already
 			out = append(out, p.prog)
 			continue
 		}
-		if data, ok := l.read(p.node, p.key, p.ref); ok {
-			p.prog.Program.Files[p.prog.Program.Entry] = data
+		if file, ok := l.handle(p.node, p.key, p.ref); ok {
+			p.prog.Program.Files[p.prog.Program.Entry] = file
 			l.addWith(p.entry, &p.prog, p.ref.shown)
 		}
 		out = append(out, p.prog)
