@@ -27,6 +27,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/runner/docker"
 	"github.com/behaves-dev/behaves/internal/spec"
+	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
 // The folders scenario (-folders N): what folder programs (dir:) cost,
@@ -152,7 +153,7 @@ func Folders(ctx context.Context, cfg Options, n int, size int64, files int, std
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sweepTimeout)
 		defer cancel()
 		if n, err := e.sweepAll(sctx); n > 0 || err != nil {
-			log.printf("removed %d leftover container(s) and volume(s) of the bench (%v)", n, err)
+			log.printf("removed %s of the bench (%v)", verdict.Count(n, "leftover container or volume", "leftover containers and volumes"), err)
 		}
 		e.Close()
 	}()

@@ -174,7 +174,11 @@ type stderrAttempt struct{ p runner.Program }
 func (a stderrAttempt) Settings() runner.Settings { return runner.Settings{} }
 func (a stderrAttempt) Run(ctx context.Context, inv runner.Invocation) (runner.Event, error) {
 	code := 0
-	out, errOut := strings.Join(inv.Args, " ")+"\n", string(a.p.Files[a.p.Entry])
+	src, err := a.p.Files[a.p.Entry].ReadAll()
+	if err != nil {
+		return runner.Event{SandboxError: err.Error()}, nil
+	}
+	out, errOut := strings.Join(inv.Args, " ")+"\n", string(src)
 	return runner.Event{ExitCode: &code, Stdout: runner.Stream{Data: []byte(out), Bytes: int64(len(out))},
 		Stderr: runner.Stream{Data: []byte(errOut), Bytes: int64(len(errOut))}}, nil
 }
