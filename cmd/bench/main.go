@@ -34,6 +34,11 @@
 //     defining a function and asserting on it, against the floor of such
 //     programs (measured on -eval-sample of them).
 //
+// -folders N (a run of its own) measures folder programs: behaves' peak
+// RSS over N folder programs of -folder-size each, and a folder program of
+// -folder-files files: its delivery and its cost per case against a
+// single-file program's.
+//
 // Beside them: the parallelism table (behaves and the floor on the sample
 // at 1, 2, 3 and 4), the floor's phases, program delivery, and what each
 // setting costs: the floor at parallelism 1 with Init, the tmpfs mounts,
@@ -72,6 +77,7 @@
 //
 //	go run ./cmd/bench -memory 10000 -json memory.json   # (7), about 30 minutes
 //	go run ./cmd/bench -memory-from memory.json -json bench.json [-reps 3] [flags]
+//	go run ./cmd/bench -folders 200 -json folders.json   # folder programs: memory, delivery, per case
 //	go run ./cmd/bench -short                            # CI: every figure, tiny
 //	go run ./cmd/bench -from bench.json                  # the table of an earlier run
 //
@@ -125,6 +131,20 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return 1
 		}
 		res.Print(stdout)
+		return 0
+	}
+	if cfg.Folders > 0 {
+		res, err := bench.Folders(ctx, cfg, cfg.Folders, cfg.FolderSize, cfg.FolderFiles, stdout, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "bench: %v\n", err)
+			return 1
+		}
+		if cfg.JSONPath != "" {
+			if err := bench.WriteFoldersJSON(cfg.JSONPath, res); err != nil {
+				fmt.Fprintf(stderr, "bench: writing %s: %v\n", cfg.JSONPath, err)
+				return 1
+			}
+		}
 		return 0
 	}
 	if cfg.Reuse > 0 {
@@ -201,6 +221,9 @@ func parseFlags(args []string, stderr io.Writer) (bench.Options, error) {
 	fs.IntVar(&cfg.EvalSample, "eval-sample", 20, "evaluation programs the floor of (8) runs")
 	fs.IntVar(&cfg.Reuse, "reuse", 0, "run only the reuse scenario: this many evaluation programs (500 for the figures in docs/performance.md) run once, then again with one changed and --reuse of the first report; the suite (-programs × -cases) rerun unchanged with --reuse; and a run reading a stored report of about 256 MiB")
 	fs.IntVar(&cfg.ReuseBig, "reuse-big", bench.BigReportCases, "cases of the reuse scenario's large stored report (each 64KiB of \\x01 on both streams; the default fills the report's 256MiB budget)")
+	fs.IntVar(&cfg.Folders, "folders", 0, "run only the folders scenario: this many folder programs of -folder-size (200 for the figures in docs/performance.md), one case each, for behaves' peak RSS; and a folder program of -folder-files files, -folder-size in all, against a single-file program, 10 cases each: its delivery time and its cost per case (-reps repetitions)")
+	folderSize := fs.String("folder-size", "20MiB", "the size of each folder program of the folders scenario (binary units)")
+	fs.IntVar(&cfg.FolderFiles, "folder-files", 2000, "the files of the folders scenario's delivered folder program")
 	fs.StringVar(&cfg.MemoryFrom, "memory-from", "", "include (7) from the -json file of an earlier -memory run")
 	fs.StringVar(&cfg.JSONPath, "json", "", "write every figure as JSON to this file")
 	fs.BoolVar(&cfg.Short, "short", false, "CI mode: every figure on tiny suites, 1 repetition, a 1 MiB flood (explicit flags still win)")
@@ -244,6 +267,12 @@ func parseFlags(args []string, stderr io.Writer) (bench.Options, error) {
 		}
 	}
 	var err error
+	if cfg.FolderSize, err = spec.ParseSize(*folderSize); err != nil || cfg.FolderSize < 2 {
+		return cfg, fmt.Errorf("-folder-size: %q is not a size of at least 2 bytes", *folderSize)
+	}
+	if cfg.FolderFiles < 2 {
+		return cfg, errors.New("-folder-files must be at least 2 (the entry and a data file)")
+	}
 	if cfg.Scale, err = parseInts(*scale); err != nil {
 		return cfg, fmt.Errorf("-scale: %w", err)
 	}
@@ -264,8 +293,8 @@ func parseFlags(args []string, stderr io.Writer) (bench.Options, error) {
 			return cfg, fmt.Errorf("-%s must be at least 1", name)
 		}
 	}
-	if cfg.Memory < 0 {
-		return cfg, errors.New("-memory must not be negative")
+	if cfg.Memory < 0 || cfg.Folders < 0 {
+		return cfg, errors.New("-memory and -folders must not be negative")
 	}
 	if cfg.Parallel < 0 {
 		return cfg, errors.New("-parallel must not be negative")

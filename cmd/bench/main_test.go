@@ -55,6 +55,22 @@ func TestShortBench(t *testing.T) {
 		ru.Suite.Reused != 4 || ru.Suite.Ran != 0 || ru.Suite.Containers != 0 || ru.Big.ReportBytes == 0 {
 		t.Errorf("-reuse 3: %+v; want 2 reused and the changed program's containers only, then the unchanged suite all reused with none\n%s", ru, stdout.String())
 	}
+	// The folders scenario, tiny: 3 folder programs, a folder of 20 files.
+	foldersPath := filepath.Join(t.TempDir(), "folders.json")
+	stdout.Reset()
+	stderr.Reset()
+	if code := realMain(t.Context(), []string{"-folders", "3", "-folder-size", "64KiB", "-folder-files", "20", "-reps", "2", "-json", foldersPath,
+		"-image-shell", shell, "-image-python", python}, &stdout, &stderr); code != 0 {
+		t.Fatalf("-folders 3: exit %d\nstderr:\n%s", code, stderr.String())
+	}
+	var fr bench.FoldersResult
+	if b, err := os.ReadFile(foldersPath); err != nil || json.Unmarshal(b, &fr) != nil {
+		t.Fatalf("-folders 3 wrote no results: %v", err)
+	}
+	if m, d := fr.Memory, fr.Delivery; m.Counts.True != 3 || m.Volumes != 3 || m.PeakRSSKiB == 0 || d.Files != 20 || d.Bytes != 64<<10 ||
+		len(d.FolderMS.Values) != 2 || len(d.CaseRatio.Values) != 2 || d.ExtractMS.Median <= 0 || d.ArchiveMS.Median <= 0 || d.RunMS <= 0 {
+		t.Errorf("-folders 3: %+v; want 3 true cases in 3 program volumes, a 20-file folder of 64 KiB, every figure measured twice\n%s", fr, stdout.String())
+	}
 	jsonPath := filepath.Join(t.TempDir(), "bench.json")
 	stdout.Reset()
 	stderr.Reset()

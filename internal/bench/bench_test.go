@@ -46,7 +46,7 @@ func TestGeneratedSpecLoads(t *testing.T) {
 		if got := path.Base(job.Program.Entry); got != p.file {
 			t.Errorf("program %d: entry %q, want %q", i, got, p.file)
 		}
-		if !bytes.Equal(job.Program.Files[job.Program.Entry], p.source) {
+		if got, err := job.Program.Files[job.Program.Entry].ReadAll(); err != nil || !bytes.Equal(got, p.source) {
 			t.Errorf("program %d: the file's bytes differ", i)
 		}
 		want := ps.of(p.kind)

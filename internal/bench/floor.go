@@ -145,10 +145,26 @@ func (e *sandbox) deliver(ctx context.Context, ps profiles, programs []program) 
 	reqs := make([]runner.Request, len(programs))
 	for i, p := range programs {
 		reqs[i] = runner.Request{
-			Program: runner.Program{Files: map[string][]byte{p.file: p.source}, Entry: p.file},
+			Program: runner.Program{Files: map[string]runner.File{p.file: runner.BytesFile(p.source)}, Entry: p.file},
 			Profile: ps.of(p.kind).runtimeProfile(p.file),
 		}
 	}
+	return e.prepare(ctx, reqs)
+}
+
+// deliverJobs prepares jobs' programs (a spec's, loaded) as behaves
+// prepares a batch and returns the prepared programs and the batch's
+// phases.
+func (e *sandbox) deliverJobs(ctx context.Context, jobs []runner.Job) ([]runner.Attempt, deliveryPhases, error) {
+	reqs := make([]runner.Request, len(jobs))
+	for i, j := range jobs {
+		reqs[i] = runner.Request{Program: j.Program, Profile: j.Profile}
+	}
+	return e.prepare(ctx, reqs)
+}
+
+// prepare is the sandbox's Prepare of reqs, its engine calls timed.
+func (e *sandbox) prepare(ctx context.Context, reqs []runner.Request) ([]runner.Attempt, deliveryPhases, error) {
 	var tl floor.Timeline
 	prepared := e.f.Prepare(floor.WithTimeline(ctx, &tl), reqs)
 	d := deliveryPhases{

@@ -39,6 +39,12 @@ type Options struct {
 	Reuse int
 	// ReuseBig is the cases of the reuse scenario's large stored report.
 	ReuseBig int
+	// Folders, when above 0, runs only the folders scenario with that many
+	// folder programs of FolderSize each, and a folder program of
+	// FolderFiles files of FolderSize in all (see Folders).
+	Folders     int
+	FolderSize  int64
+	FolderFiles int
 }
 
 // loadAverage is the 1-minute load average (0 if unknown).

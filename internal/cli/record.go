@@ -19,13 +19,14 @@ import (
 	"github.com/behaves-dev/behaves/internal/reportwrite"
 	"github.com/behaves-dev/behaves/internal/run"
 	"github.com/behaves-dev/behaves/internal/spec"
+	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
-const recordUsage = `usage: behaves record [--spec behaves.yml] [--program NAME]... [--update] [--force]
+var recordHelp = commandHelp{
+	args: `[--spec behaves.yml] [--program NAME]... [--update] [--force]
                       [--image PROFILE=REF]... [--allow-untracked GLOB]... [--allow-non-gating NAME]...
-                      [--parallel N] [--max-report-size SIZE] [--max-…]
-
-Runs the spec's programs (or those --program names) and writes what each
+                      [--parallel N] [--max-report-size SIZE] [--max-…]`,
+	about: `Runs the spec's programs (or those --program names) and writes what each
 did into every case that has no expect (such a case checks only exit 0):
 expect: {exit_code: N, stdout: {equals: "…"}}, and a stderr equals when the
 program wrote any. With --update it also rewrites the expectations the run
@@ -44,15 +45,12 @@ disagree on (one case serves every sample: it is recorded only when all
 of them ran and agree).
 
 Under GitHub Actions (GITHUB_ACTIONS=true) it refuses unless given --force:
-recording from a pull request's code would accept whatever it does.
-
-exit codes: 0 everything asked for was written (or nothing needed writing) ·
+recording from a pull request's code would accept whatever it does.`,
+	exits: `0 everything asked for was written (or nothing needed writing) ·
             1 some case could not be recorded (each named) ·
             2 usage or spec error, or under GitHub Actions without --force ·
-            4 the run itself failed (nothing is written), or a file could not be written
-
-flags:
-`
+            4 the run itself failed (nothing is written), or a file could not be written`,
+}
 
 // recordCommand is `behaves record`.
 func recordCommand(ctx context.Context, args []string, env Env) int {
@@ -68,10 +66,6 @@ func recordCommand(ctx context.Context, args []string, env Env) int {
 	runID := registerRunID(fs)
 	maxReport := int64(reportwrite.DefaultMaxReportSize)
 	fs.Var((*positiveSizeFlag)(&maxReport), "max-report-size", "the most bytes the run's report keeps of the cases' output; output left out past it is not recorded (KiB, MiB, GiB)")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), recordUsage)
-		fs.PrintDefaults()
-	}
 	if !parse(fs, args, env) {
 		return ExitUsage
 	}
@@ -140,7 +134,7 @@ func recordCommand(ctx context.Context, args []string, env Env) int {
 		lines = append(lines, "behaves record: nothing to write: every case has an expectation (--update rewrites those the run disproves)")
 	}
 	if len(plan.Problems) > 0 {
-		lines = append(lines, fmt.Sprintf("behaves record: %s not recorded", plural(len(plan.Problems), "case")))
+		lines = append(lines, fmt.Sprintf("behaves record: %s not recorded", verdict.Count(len(plan.Problems), "case", "cases")))
 		if code == ExitTrue {
 			code = ExitFalse
 		}
@@ -198,7 +192,7 @@ func recordRun(ctx context.Context, env Env, sf specFlags, names []string, runID
 		return report.Report{}, ExitRunFailed
 	}
 	n := rep.Counts.Cases.Total
-	fmt.Fprintf(env.Stderr, "behaves record: ran %s, %s\n", plural(len(rep.Programs), "program"), plural(n, "case"))
+	fmt.Fprintf(env.Stderr, "behaves record: ran %s, %s\n", verdict.Count(len(rep.Programs), "program", "programs"), verdict.Count(n, "case", "cases"))
 	return rep, ExitTrue
 }
 
@@ -206,18 +200,10 @@ func recordRun(ctx context.Context, env Env, sf specFlags, names []string, runID
 func counted(plan *record.Plan) string {
 	var parts []string
 	if plan.Recorded > 0 {
-		parts = append(parts, plural(plan.Recorded, "case")+" recorded")
+		parts = append(parts, verdict.Count(plan.Recorded, "case", "cases")+" recorded")
 	}
 	if plan.Updated > 0 {
-		parts = append(parts, plural(plan.Updated, "expectation")+" updated")
+		parts = append(parts, verdict.Count(plan.Updated, "expectation", "expectations")+" updated")
 	}
 	return strings.Join(parts, ", ")
-}
-
-// plural is n and noun, with an s when n is not 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

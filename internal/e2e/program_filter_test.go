@@ -1,7 +1,10 @@
 package e2e
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -10,6 +13,7 @@ import (
 	"github.com/docker/docker/api/types/events"
 	"github.com/docker/docker/api/types/filters"
 
+	"github.com/behaves-dev/behaves/internal/cli"
 	"github.com/behaves-dev/behaves/internal/dockertest"
 )
 
@@ -65,6 +69,23 @@ programs:
 		t.Errorf("%d containers started, want 4: the selected programs' cases", started)
 	}
 	mu.Unlock()
+
+	// rescore --program judges only what it names, from a report of the
+	// whole spec.
+	code, _, stderr, data = runIn(t, specPath)
+	if code != 1 {
+		t.Fatalf("the whole spec: exit %d\n%s", code, indent(stderr))
+	}
+	stored := filepath.Join(t.TempDir(), "whole.json")
+	writeFile(t, stored, string(data))
+	out := filepath.Join(t.TempDir(), "rescored.json")
+	var rout bytes.Buffer
+	rcode := cli.Main(context.Background(), []string{"rescore", "--spec", specPath, "--report", stored, "--report-out", out, "--program", "other"},
+		cli.Env{Stdout: &rout, Stderr: &rout, Getenv: os.Getenv})
+	re, err := readWritten(t, out, 1<<20)
+	if rcode != 0 || err != nil || len(re.Programs) != 1 || re.Programs[0].Name != "other" || strings.Join(re.Filter, " ") != "other" {
+		t.Errorf("rescore --program other: exit %d, %v, %d programs (filter %q); want other alone, true\n%s", rcode, err, len(re.Programs), re.Filter, indent(rout.String()))
+	}
 
 	code, _, stderr, _ = runIn(t, specPath, "--program", "gat")
 	if code != 2 || !strings.Contains(stderr, `--program "gat" names no program`) || !strings.Contains(stderr, `did you mean "gate"`) {

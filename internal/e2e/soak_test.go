@@ -588,9 +588,13 @@ func TestSoakSpec(t *testing.T) {
 				if !ok {
 					t.Fatalf("n=%d: %s / %s is not expected", n, p.Name, c.Name)
 				}
-				if p.Profile != exp.profile || string(c.Invocation.Stdin) != exp.stdin || string(p.Program.Files[p.Program.Entry]) != exp.source {
+				source, err := p.Program.Files[p.Program.Entry].ReadAll()
+				if err != nil {
+					t.Fatalf("n=%d: %s: reading its program again: %v", n, p.Name, err)
+				}
+				if p.Profile != exp.profile || string(c.Invocation.Stdin) != exp.stdin || string(source) != exp.source {
 					t.Errorf("n=%d: %s / %s: profile %q, stdin %d bytes, source %q; want %q, %d bytes, %q",
-						n, p.Name, c.Name, p.Profile, len(c.Invocation.Stdin), p.Program.Files[p.Program.Entry], exp.profile, len(exp.stdin), exp.source)
+						n, p.Name, c.Name, p.Profile, len(c.Invocation.Stdin), source, exp.profile, len(exp.stdin), exp.source)
 				}
 			}
 		}

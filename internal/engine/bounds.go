@@ -21,6 +21,12 @@ const (
 	// garbage collector's headroom (measured: about 9.5 KiB a case over
 	// 2,000 cases, docs/performance.md).
 	memoryPerCase = 16 << 10
+	// memoryPerFile is one file (or link) of a program: its content
+	// handle (path, size, digest, where to read it again; never its
+	// bytes), its entry in the program's file list and in the report's,
+	// with the garbage collector's headroom (measured: about 1.5 KiB a
+	// file over 50,000 files, docs/performance.md).
+	memoryPerFile = 2 << 10
 	// reportPerCase bounds a case's entry in the report without its
 	// output, and its share of its program's entry (settings), beyond the
 	// spec's own text the entry repeats (args, names, expected values).
@@ -32,8 +38,9 @@ const (
 // MemoryBound is docs/security.md's bound on behaves' peak memory (RSS) for
 // a run at parallel invocations in flight, a --max-output-limit of
 // outputLimit and cases invocations: what the spec asks for is bounded by the
-// flags, so the spec cannot raise it (beyond its own text and files, which
-// are loaded).
+// flags, so the spec cannot raise it (beyond its own text and the files it
+// names that are loaded: stdin and cases files; and FilesMemory of its
+// programs' files, whose bytes are not held).
 func MemoryBound(parallel int, outputLimit int64, cases int) int64 {
 	return MemoryBoundRepeat(parallel, outputLimit, cases, 1)
 }
@@ -52,6 +59,13 @@ func MemoryBoundRepeat(parallel int, outputLimit int64, cases, repeat int) int64
 	held := int64(parallel+1) * int64(max(repeat, 1)-1) * 2 * outputLimit * memoryPerHeldStream
 	return memoryBase + int64(parallel)*2*outputLimit*memoryPerStream + held + int64(cases)*memoryPerCase
 }
+
+// FilesMemory is the term of docs/security.md's bound for a spec whose
+// programs hold files files and links in all (at most the programs ×
+// --max-program-files): what a program costs in memory grows with how many
+// files it has, never with their size, since no program's bytes are held
+// (runner.File: each file is read again, streamed, when it is delivered).
+func FilesMemory(files int) int64 { return int64(files) * memoryPerFile }
 
 // ReportBound is docs/security.md's bound on the report's size for kept
 // bytes of output over cases invocations under a --max-report-size of

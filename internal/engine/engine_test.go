@@ -47,7 +47,12 @@ func (s *scriptSandbox) Prepare(ctx context.Context, batch []runner.Request) []r
 	s.mu.Unlock()
 	out := make([]runner.Prepared, len(batch))
 	for i, r := range batch {
-		script, _, _ := strings.Cut(strings.TrimSpace(string(r.Program.Files[r.Program.Entry])), " ")
+		src, err := r.Program.Files[r.Program.Entry].ReadAll()
+		if err != nil {
+			out[i].Err = err
+			continue
+		}
+		script, _, _ := strings.Cut(strings.TrimSpace(string(src)), " ")
 		out[i].Attempt = scriptAttempt{sb: s, script: script, req: r}
 	}
 	return out

@@ -150,7 +150,15 @@ const (
 // (whose ProgramName is set, as spec.Job sets it); ref is the reference's
 // key for a same_as case, with refRuns its runs of this input.
 func Want(prof runner.Profile, prog runner.Program, inv runner.Invocation, ref *Key, refRuns int) Key {
-	k := Key{Program: WantProgram(prof, prog), Run: WantRun(inv)}
+	return WantFor(WantProgram(prof, prog), inv, ref, refRuns)
+}
+
+// WantFor is Want of a program whose part of the key (WantProgram) is
+// already known: the cases of one program share it, so that a program's
+// file list is built once, not once per case. The keys share its file
+// list, which nothing changes.
+func WantFor(prog Program, inv runner.Invocation, ref *Key, refRuns int) Key {
+	k := Key{Program: prog, Run: WantRun(inv)}
 	if ref != nil {
 		k.References = slices.Repeat([]Key{*ref}, max(refRuns, 1))
 	}

@@ -24,7 +24,7 @@ func profile() runner.Profile {
 	}
 }
 
-var prog = runner.Program{Entry: "main.sh", Files: map[string][]byte{"main.sh": []byte("echo $1\n")}}
+var prog = runner.Program{Entry: "main.sh", Files: runner.FilesOf(map[string][]byte{"main.sh": []byte("echo $1\n")})}
 var inv = runner.Invocation{Args: []string{"2"}, Stdin: []byte("x\n")}
 
 func parts(d []Difference) []Part {
@@ -169,7 +169,7 @@ func TestDiffNamesEachPart(t *testing.T) {
 		part    Part
 		msg     string
 	}{
-		{name: "program", prog: func(p *runner.Program) { p.Files = map[string][]byte{"main.sh": []byte("echo 4\n")} }, part: PartProgram, msg: "changed since the stored run"},
+		{name: "program", prog: func(p *runner.Program) { p.Files = runner.FilesOf(map[string][]byte{"main.sh": []byte("echo 4\n")}) }, part: PartProgram, msg: "changed since the stored run"},
 		{name: "image", profile: func(p *runner.Profile) { p.Image = "sha256:" + strings.Repeat("c", 64) }, part: PartImage, msg: "image is"},
 		{name: "env", profile: func(p *runner.Profile) { p.Env = map[string]string{"LANG": "C"} }, part: "env", msg: `env is ["LANG=C"], the stored run had ["LANG=C.UTF-8"]`},
 		{name: "tmpfs removed", profile: func(p *runner.Profile) { p.Tmpfs = nil }, part: "tmpfs", msg: "tmpfs /tmp is gone, the stored run had it (1048576)"},
@@ -209,9 +209,9 @@ func TestDiffNamesEachPart(t *testing.T) {
 func TestDiffNamesFiles(t *testing.T) {
 	t.Parallel()
 	folder := func(files map[string]string, exec ...string) runner.Program {
-		p := runner.Program{Folder: true, Files: map[string][]byte{}, Executable: map[string]bool{}}
+		p := runner.Program{Folder: true, Files: runner.FilesOf(map[string][]byte{}), Executable: map[string]bool{}}
 		for k, v := range files {
-			p.Files[k] = []byte(v)
+			p.Files[k] = runner.BytesFile([]byte(v))
 		}
 		for _, e := range exec {
 			p.Executable[e] = true
@@ -335,7 +335,7 @@ func TestStoredReadsNoBackendField(t *testing.T) {
 // their count, and each run's program, image and input.
 func TestDiffReference(t *testing.T) {
 	t.Parallel()
-	refProg := runner.Program{Entry: "main.sh", Files: map[string][]byte{"main.sh": []byte("echo ref\n")}}
+	refProg := runner.Program{Entry: "main.sh", Files: runner.FilesOf(map[string][]byte{"main.sh": []byte("echo ref\n")})}
 	ref := Want(profile(), refProg, inv, nil, 0)
 	want := Want(profile(), prog, inv, &ref, 2)
 	if d := Diff(want, Want(profile(), prog, inv, &ref, 2)); len(d) != 0 {

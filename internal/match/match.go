@@ -46,9 +46,12 @@ func Wants(sp *spec.Spec, all []spec.Program, resolve func(pin string) (string, 
 	for _, p := range all {
 		byName[p.Name] = p
 	}
+	// Each program's part of the key is computed once, for all its cases
+	// (and a reference's for all the cases that compare with it).
+	refParts := map[string]evidence.Program{}
 	wants := make([][]Want, len(sp.Programs))
 	for i, p := range sp.Programs {
-		prof := sp.Job(p).Profile // ProgramName set as the run sets it
+		part := evidence.WantProgram(sp.Job(p).Profile, p.Program) // ProgramName set as the run sets it
 		wants[i] = make([]Want, len(p.Cases))
 		for k, c := range p.Cases {
 			var ref *evidence.Key
@@ -57,11 +60,16 @@ func Wants(sp *spec.Spec, all []spec.Program, resolve func(pin string) (string, 
 				// The reference's whole key as the spec resolves it now:
 				// its program, image, settings and build.
 				if r, ok := byName[sa.Reference]; ok && inputOf[i][k] >= 0 {
-					rk := evidence.Want(sp.Job(r).Profile, r.Program, c.Invocation, nil, 0)
+					rp, ok := refParts[r.Name]
+					if !ok {
+						rp = evidence.WantProgram(sp.Job(r).Profile, r.Program)
+						refParts[r.Name] = rp
+					}
+					rk := evidence.WantFor(rp, c.Invocation, nil, 0)
 					ref, refRuns = &rk, inputs[inputOf[i][k]].Repeat
 				}
 			}
-			w := Want{Key: evidence.Want(prof, p.Program, c.Invocation, ref, refRuns), Repeat: max(c.Repeat, 1)}
+			w := Want{Key: evidence.WantFor(part, c.Invocation, ref, refRuns), Repeat: max(c.Repeat, 1)}
 			evidence.ResolveImages(&w.Key, resolve)
 			wants[i][k] = w
 		}

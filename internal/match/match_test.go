@@ -32,7 +32,7 @@ func profile() runner.Profile {
 func testSpec(edit func(sp *spec.Spec)) *spec.Spec {
 	mk := func(id, name, file, src string, cases ...spec.Case) spec.Program {
 		return spec.Program{ID: id, Name: name, File: file, Profile: "sh", Pos: spec.Pos{File: "behaves.yml", Line: 5, Col: 5},
-			Program: runner.Program{Entry: file, Files: map[string][]byte{file: []byte(src)}}, Cases: cases}
+			Program: runner.Program{Entry: file, Files: runner.FilesOf(map[string][]byte{file: []byte(src)})}, Cases: cases}
 	}
 	plain := spec.Case{Name: "plain", Repeat: 1, Invocation: runner.Invocation{Args: []string{"x"}, Stdin: []byte("in")},
 		Expect: verdict.Expectation{Stdout: &verdict.Matcher{Kind: verdict.Equals, Value: "x"}}}
@@ -118,7 +118,9 @@ func TestCheck(t *testing.T) {
 		{name: "args", edit: func(sp *spec.Spec) { sp.Programs[1].Cases[0].Invocation.Args = []string{"z"} }, plain: []evidence.Part{evidence.PartArgs}, whole: true},
 		{name: "stdin", edit: func(sp *spec.Spec) { sp.Programs[1].Cases[0].Invocation.Stdin = []byte("other") }, plain: []evidence.Part{evidence.PartStdin}, whole: true},
 		{name: "repeat", edit: func(sp *spec.Spec) { sp.Programs[1].Cases[0].Repeat = 2 }, plain: []evidence.Part{PartRepeat}, whole: true},
-		{name: "program", edit: func(sp *spec.Spec) { sp.Programs[1].Program.Files["cand.sh"] = []byte("echo changed\n") },
+		{name: "program", edit: func(sp *spec.Spec) {
+			sp.Programs[1].Program.Files["cand.sh"] = runner.BytesFile([]byte("echo changed\n"))
+		},
 			plain: []evidence.Part{evidence.PartProgram}, same: []evidence.Part{evidence.PartProgram}, whole: true},
 		// The profile is the reference's too: its change is the
 		// reference's difference as well.
@@ -128,7 +130,7 @@ func TestCheck(t *testing.T) {
 			plain: []evidence.Part{"env"}, same: []evidence.Part{"env", "reference.env"}, whole: true},
 		{name: "image", edit: setProfile(func(p *runner.Profile) { p.Image = "sha256:" + strings.Repeat("c", 64) }),
 			plain: []evidence.Part{evidence.PartImage}, same: []evidence.Part{evidence.PartImage, "reference.image"}, whole: true},
-		{name: "reference program", edit: func(sp *spec.Spec) { sp.Programs[0].Program.Files["ref.sh"] = []byte("echo other\n") },
+		{name: "reference program", edit: func(sp *spec.Spec) { sp.Programs[0].Program.Files["ref.sh"] = runner.BytesFile([]byte("echo other\n")) },
 			same: []evidence.Part{"reference.program"}, whole: true},
 		{name: "format", store: func(r *report.Report) { r.Programs[1].EvidenceFormat++ },
 			plain: []evidence.Part{evidence.PartFormat}, same: []evidence.Part{evidence.PartFormat, "reference.format"}, whole: true},

@@ -669,7 +669,7 @@ func TestOneFileProgramFilesMapped(t *testing.T) {
 	t.Parallel()
 	c := reporttest.Case("two numbers", 14, verdict.Expectation{Stdout: reporttest.Equals("5")}, "2", "3")
 	sum := reporttest.Program("sum", "sum/typo.c", 10, c)
-	sum.Program = runner.Program{Files: map[string][]byte{"typo.c": []byte("int main(void) { return totl; }\n")}, Entry: "typo.c"}
+	sum.Program = runner.Program{Files: runner.FilesOf(map[string][]byte{"typo.c": []byte("int main(void) { return totl; }\n")}), Entry: "typo.c"}
 	build := failedBuild([]string{"gcc", "-O2", "-o", "/build/sum", "/program/typo.c"},
 		"/program/typo.c: In function 'main':\n/program/typo.c:8:25: error: 'totl' undeclared (first use in this function)\n")
 	r := reporttest.RoundTrip(t, reporttest.Single(sum, reporttest.FailedBuildRun(build, 1)))

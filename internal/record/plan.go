@@ -186,10 +186,10 @@ func (s *Source) Make(rep report.Report, opt Options) (*Plan, error) {
 		plan.Notes = append(plan.Notes, fmt.Sprintf("left alone: %s says gate: false (name it with --program to record it)", escape.Quote(e)))
 	}
 	if sameAs > 0 {
-		plan.Notes = append(plan.Notes, fmt.Sprintf("left alone: %s (their reference's output is their expectation)", plural(sameAs, "same_as case")))
+		plan.Notes = append(plan.Notes, fmt.Sprintf("left alone: %s (their reference's output is their expectation)", verdict.Count(sameAs, "same_as case", "same_as cases")))
 	}
 	if inputs > 0 {
-		plan.Notes = append(plan.Notes, fmt.Sprintf("left alone: %s an inputs_file made (compared with their reference)", plural(inputs, "case")))
+		plan.Notes = append(plan.Notes, fmt.Sprintf("left alone: %s an inputs_file made (compared with their reference)", verdict.Count(inputs, "case", "cases")))
 	}
 	switch {
 	case falseKept == 1:
@@ -296,12 +296,4 @@ func holdable(exp Expectation) string {
 		}
 	}
 	return ""
-}
-
-// plural is n and noun, with an s when n is not 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

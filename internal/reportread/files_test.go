@@ -22,12 +22,12 @@ func folderReport(t *testing.T) []byte {
 	p.Program = runner.Program{
 		Folder: true,
 		Entry:  "main.py",
-		Files: map[string][]byte{
+		Files: runner.FilesOf(map[string][]byte{
 			"main.py":      []byte("from tool import parsing\n"),
 			"parsing.py":   []byte("def parse(s): return s\n"),
 			"run.sh":       []byte("#!/bin/sh\n"),
 			"harness/h.py": []byte("import main\n"),
-		},
+		}),
 		Executable: map[string]bool{"run.sh": true},
 		Links:      map[string]string{"latest.py": "main.py"},
 	}

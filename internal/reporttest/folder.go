@@ -20,12 +20,12 @@ import (
 // that path).
 func FolderProgram(name, dir, entry string, files, with map[string]string, cases ...spec.Case) spec.Program {
 	p := Program(name, dir, 10, cases...)
-	p.Program = runner.Program{Files: map[string][]byte{}, Entry: entry, Folder: true}
+	p.Program = runner.Program{Files: map[string]runner.File{}, Entry: entry, Folder: true}
 	for rel, content := range files {
-		p.Program.Files[rel] = []byte(content)
+		p.Program.Files[rel] = runner.BytesFile([]byte(content))
 	}
 	for at, src := range with {
-		p.Program.Files[at] = []byte("# " + src + "\n")
+		p.Program.Files[at] = runner.BytesFile([]byte("# " + src + "\n"))
 	}
 	p.With = with
 	return p
@@ -35,12 +35,12 @@ func FolderProgram(name, dir, entry string, files, with map[string]string, cases
 // makes one: with maps each file's path under /program to the repository
 // path the spec's with: names (its content is that path).
 func WithFiles(p spec.Program, with map[string]string) spec.Program {
-	files := map[string][]byte{}
-	for at, data := range p.Program.Files {
-		files[at] = data
+	files := map[string]runner.File{}
+	for at, f := range p.Program.Files {
+		files[at] = f
 	}
 	for at, src := range with {
-		files[at] = []byte("# " + src + "\n")
+		files[at] = runner.BytesFile([]byte("# " + src + "\n"))
 	}
 	p.Program.Files, p.With = files, with
 	return p

@@ -110,7 +110,7 @@ func Program(name, file string, line int, cases ...spec.Case) spec.Program {
 		File:    file,
 		Profile: "python",
 		Pos:     spec.Pos{File: "behaves.yml", Line: line, Col: 5},
-		Program: runner.Program{Files: map[string][]byte{"main.py": []byte("print(1)\n")}, Entry: "main.py"},
+		Program: runner.Program{Files: runner.FilesOf(map[string][]byte{"main.py": []byte("print(1)\n")}), Entry: "main.py"},
 		Cases:   cases,
 	}
 }

@@ -208,9 +208,9 @@ func TestWriterFilesBudget(t *testing.T) {
 			in := reporttest.BudgetRun(verdicts, n)
 			in.RunID, in.StartedAt, in.Version = "run-0001", reporttest.StartedAt, "v0.1.0-test"
 			p := &in.Programs[0].Spec
-			p.Program = runner.Program{Folder: true, Files: map[string][]byte{}}
+			p.Program = runner.Program{Folder: true, Files: runner.FilesOf(map[string][]byte{})}
 			for i := range 300 {
-				p.Program.Files[fmt.Sprintf("pkg/module_%03d.sh", i)] = []byte(fmt.Sprintf("echo %d\n", i))
+				p.Program.Files[fmt.Sprintf("pkg/module_%03d.sh", i)] = runner.BytesFile([]byte(fmt.Sprintf("echo %d\n", i)))
 			}
 			full, _ := entrySizes(t, in)
 			budget := int64(len(verdicts))*full + tt.slack

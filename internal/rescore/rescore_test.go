@@ -34,7 +34,7 @@ func testSpec(want string) *spec.Spec {
 		Programs: []spec.Program{{
 			ID: "id-double", Name: "double", File: "double.sh", Profile: "sh",
 			Pos:     spec.Pos{File: "behaves.yml", Line: 10, Col: 5},
-			Program: runner.Program{Entry: "main.sh", Files: map[string][]byte{"main.sh": []byte("echo $(($1 * 2))\n")}},
+			Program: runner.Program{Entry: "main.sh", Files: runner.FilesOf(map[string][]byte{"main.sh": []byte("echo $(($1 * 2))\n")})},
 			Cases: []spec.Case{
 				{Name: "two", Pos: spec.Pos{File: "behaves.yml", Line: 14, Col: 11}, Invocation: runner.Invocation{Args: []string{"2"}}, Expect: verdict.Expectation{Stdout: equals(want)}},
 				{Name: "stdin", Pos: spec.Pos{File: "behaves.yml", Line: 15, Col: 11}, Invocation: runner.Invocation{Args: []string{"3"}, Stdin: []byte("x\n")}, Expect: verdict.Expectation{}},
@@ -106,7 +106,7 @@ func TestMatchRefuses(t *testing.T) {
 		want string
 	}{
 		{"program changed", func(sp *spec.Spec, _ *report.Report) {
-			sp.Programs[0].Program.Files["main.sh"] = []byte("echo 4\n")
+			sp.Programs[0].Program.Files["main.sh"] = runner.BytesFile([]byte("echo 4\n"))
 		}, 10, "double.sh changed since the stored run"},
 		{"no such program", func(sp *spec.Spec, _ *report.Report) { sp.Programs[0].ID = "id-other" }, 10, "has no evidence for it (id id-other)"},
 		{"no such case", func(sp *spec.Spec, _ *report.Report) { sp.Programs[0].Cases[1].Name = "new" }, 15, `case "new" of program "double": old.json has no such case`},

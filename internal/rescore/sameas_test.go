@@ -18,7 +18,7 @@ import (
 func diffSpec(refSrc string, ignoreCase bool) *spec.Spec {
 	mk := func(id, name, file, src string, c spec.Case) spec.Program {
 		return spec.Program{ID: id, Name: name, File: file, Profile: "sh", Pos: spec.Pos{File: "behaves.yml", Line: 10, Col: 5},
-			Program: runner.Program{Entry: "main.sh", Files: map[string][]byte{"main.sh": []byte(src)}}, Cases: []spec.Case{c}}
+			Program: runner.Program{Entry: "main.sh", Files: runner.FilesOf(map[string][]byte{"main.sh": []byte(src)})}, Cases: []spec.Case{c}}
 	}
 	own := spec.Case{Name: "own", Repeat: 1, Pos: spec.Pos{File: "behaves.yml", Line: 12, Col: 11}, Invocation: runner.Invocation{Args: []string{"x"}},
 		Expect: verdict.Expectation{Stdout: equals("x")}}

@@ -108,11 +108,13 @@ func (nf NetworkFiles) OrDefault() NetworkFiles {
 	return nf
 }
 
-// Program is what runs: a file tree, path (relative to /program) to bytes.
-// Entry names the file that Profile.Command runs ("" for a folder program
-// without one: the profile's command says what runs).
+// Program is what runs: a file tree, path (relative to /program) to the
+// file's content handle (File: its size, its digest and where its bytes
+// are read when it is delivered). Entry names the file that
+// Profile.Command runs ("" for a folder program without one: the profile's
+// command says what runs).
 type Program struct {
-	Files map[string][]byte
+	Files map[string]File
 	Entry string
 	// Folder marks a program that is a folder of files (a spec's dir:):
 	// its files keep their own paths (the entry is not renamed to the

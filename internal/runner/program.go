@@ -21,16 +21,17 @@ const (
 // folder, or a file delivered with others (a spec's with:), its file
 // list's (FileList), so that a path, a mode or a byte changed anywhere in
 // it changes the digest. It is "" for a one-file program without its
-// entry file.
+// entry file. Each file's digest was recorded when it was read (File), so
+// this hashes no file's bytes, only a folder's file list.
 func (p Program) Digest() string {
 	if p.Folder || len(p.Files) > 1 || len(p.Links) > 0 {
 		return DigestOf(p.List(), true)
 	}
-	b, ok := p.Files[p.Entry]
+	f, ok := p.Files[p.Entry]
 	if !ok {
 		return ""
 	}
-	return sha256Hex(b)
+	return f.SHA256
 }
 
 // ListEntry is one file or link of a program, as its file list
@@ -51,12 +52,12 @@ type ListEntry struct {
 // List is the program's files and links, sorted by path (bytewise).
 func (p Program) List() []ListEntry {
 	out := make([]ListEntry, 0, len(p.Files)+len(p.Links))
-	for path, data := range p.Files {
+	for path, f := range p.Files {
 		mode := ListModeFile
 		if p.Executable[path] {
 			mode = ListModeExecutable
 		}
-		out = append(out, ListEntry{Path: path, Mode: mode, Bytes: int64(len(data)), SHA256: sha256Hex(data)})
+		out = append(out, ListEntry{Path: path, Mode: mode, Bytes: f.Bytes, SHA256: f.SHA256})
 	}
 	for path, target := range p.Links {
 		out = append(out, ListEntry{Path: path, Mode: ListModeLink, Bytes: int64(len(target)), SHA256: sha256Hex([]byte(target)), Target: target})

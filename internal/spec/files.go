@@ -15,7 +15,9 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/filekind"
 	"github.com/behaves-dev/behaves/internal/gitindex"
+	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
+	"github.com/behaves-dev/behaves/internal/workfile"
 )
 
 // locate finds the repository root and the spec's folder, checks that the
@@ -94,6 +96,9 @@ type NotFoundError struct {
 	Path, Abs string
 	// Why is what is missing: the file, its folder, a link's target.
 	Why string
+	// Other is the same path with the other YAML extension (.yml for
+	// .yaml, and the reverse), as given, when a file is there; else "".
+	Other string
 }
 
 func (e *NotFoundError) Error() string {
@@ -101,7 +106,11 @@ func (e *NotFoundError) Error() string {
 	if e.Abs != e.Path {
 		where += " (looked for " + e.Abs + ")"
 	}
-	return fmt.Sprintf("no spec at %s: %s; write it, or name another with --spec FILE (the action: its spec input)", where, e.Why)
+	why := e.Why
+	if e.Other != "" {
+		why += fmt.Sprintf(" (did you mean %s?)", e.Other)
+	}
+	return fmt.Sprintf("no spec at %s: %s; write it, or name another with --spec FILE (the action: its spec input)", where, why)
 }
 
 func (e *NotFoundError) Unwrap() error { return fs.ErrNotExist }
@@ -117,7 +126,7 @@ func missingSpec(path, abs string) error {
 		if _, derr := os.Stat(filepath.Dir(abs)); errors.Is(derr, fs.ErrNotExist) {
 			why = fmt.Sprintf("the folder %s does not exist", filepath.Dir(abs))
 		}
-		return &NotFoundError{Path: path, Abs: abs, Why: why}
+		return &NotFoundError{Path: path, Abs: abs, Why: why, Other: otherExtension(path, abs)}
 	case err != nil:
 		return nil
 	case fi.Mode()&fs.ModeSymlink != 0:
@@ -127,6 +136,21 @@ func missingSpec(path, abs string) error {
 		}
 	}
 	return nil
+}
+
+// otherExtension is path with the other of YAML's two extensions when a
+// file is there (behaves.yml for behaves.yaml, and the reverse), else "":
+// the spelling a person most often gets wrong in --spec.
+func otherExtension(path, abs string) string {
+	ext := filepath.Ext(path)
+	other := map[string]string{".yml": ".yaml", ".yaml": ".yml"}[ext]
+	if other == "" {
+		return ""
+	}
+	if _, err := os.Stat(strings.TrimSuffix(abs, ext) + other); err != nil {
+		return ""
+	}
+	return strings.TrimSuffix(path, ext) + other
 }
 
 // fileRef is a file the spec names, checked to be a regular file inside the
@@ -328,7 +352,9 @@ func escapeGlob(s string) string {
 	return b.String()
 }
 
-// read returns a checked file's bytes, reading each real file once.
+// read returns a checked file's bytes, reading each real file once: for
+// the files the loader itself parses or keeps (cases, inputs, stdin), not
+// a program's, which are handles (see handle).
 func (l *loader) read(n *yaml.Node, key string, ref fileRef) ([]byte, bool) {
 	c, ok := l.cache[ref.real]
 	if !ok {
@@ -346,22 +372,54 @@ func (l *loader) read(n *yaml.Node, key string, ref fileRef) ([]byte, bool) {
 	return c.data, true
 }
 
-// readChecked opens a file checked by resolve without following a symlink
-// and without blocking on a FIFO, makes sure it is still the regular file
-// that was checked, and reads at most max bytes.
-func readChecked(ref fileRef, max int64) ([]byte, error) {
-	f, err := openRegular(ref.real)
+// handle returns a checked program file's content handle, reading each
+// real file once (see programFile).
+func (l *loader) handle(n *yaml.Node, key string, ref fileRef) (runner.File, bool) {
+	c, ok := l.handles[ref.real]
+	if !ok {
+		f, err := programFile(ref.real, ref.rel, ref.info, l.opt.MaxFileSize)
+		c = cachedHandle{file: f}
+		if err != nil {
+			c.err = err.Error()
+		}
+		l.handles[ref.real] = c
+	}
+	if c.err != "" {
+		l.errorf(n, "%s %q cannot be read: %s", key, short(ref.shown), c.err)
+		return runner.File{}, false
+	}
+	return c.file, true
+}
+
+// cachedHandle is a program file read once for every reference to it.
+type cachedHandle struct {
+	file runner.File
+	err  string
+}
+
+// programFile reads a program's file checked by resolve (real its real
+// path, rel its path relative to the root, info what the check found) once,
+// hashing it, and keeps its handle instead of its bytes: the sandbox reads
+// it again when it delivers it, through the same opening (package
+// workfile) and checked against the digest taken here, so that behaves
+// never holds every program's bytes at once.
+func programFile(real, rel string, info fs.FileInfo, max int64) (runner.File, error) {
+	f, err := runner.ReadFile(real, rel, info, max)
 	if err != nil {
-		return nil, unwrapPathError(err)
+		return runner.File{}, openError(err, max)
+	}
+	return f, nil
+}
+
+// readChecked opens a file checked by resolve through workfile.Open
+// (without following a symlink, without blocking on a FIFO, only the
+// regular file that was checked) and reads at most max bytes.
+func readChecked(ref fileRef, max int64) ([]byte, error) {
+	f, _, err := workfile.Open(ref.real, ref.info)
+	if err != nil {
+		return nil, openError(err, max)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, unwrapPathError(err)
-	}
-	if !fi.Mode().IsRegular() || !os.SameFile(fi, ref.info) {
-		return nil, errors.New("the file changed while it was being checked")
-	}
 	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, unwrapPathError(err)
@@ -370,6 +428,23 @@ func readChecked(ref fileRef, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("it grew above the %s cap while being read", verdict.FormatSize(max))
 	}
 	return data, nil
+}
+
+// openError is what a message says of a failure to open or read a file
+// resolve checked: the system's error without the path (the message names
+// it as the user wrote it), or that the file is no longer the regular file
+// that was checked.
+func openError(err error, max int64) error {
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err
+	case errors.Is(err, runner.ErrTooLarge):
+		return fmt.Errorf("it grew above the %s cap while being read", verdict.FormatSize(max))
+	case errors.Is(err, workfile.ErrReplaced), errors.Is(err, workfile.ErrNotRegular):
+		return errors.New("the file changed while it was being checked")
+	}
+	return err
 }
 
 // unwrapPathError drops the path from an *fs.PathError (messages name the

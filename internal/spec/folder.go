@@ -140,7 +140,7 @@ func (l *loader) dirGlob(n *yaml.Node) []folderRef {
 // link out of it or a file that is neither a regular file nor a link, is
 // an error at n naming it.
 func (l *loader) readFolder(n *yaml.Node, ref folderRef) (folder, bool) {
-	f := folder{prog: runner.Program{Folder: true, Files: map[string][]byte{}, Executable: map[string]bool{}, Links: map[string]string{}}}
+	f := folder{prog: runner.Program{Folder: true, Files: map[string]runner.File{}, Executable: map[string]bool{}, Links: map[string]string{}}}
 	var total int64
 	count := 0
 	maxFiles, maxSize := l.opt.Ceilings.MaxProgramFiles, l.opt.Ceilings.MaxProgramSize
@@ -200,14 +200,15 @@ func (l *loader) readFolder(n *yaml.Node, ref folderRef) (folder, bool) {
 			if fi.Size() > l.opt.MaxFileSize {
 				return fail("%q is %s, above the %s cap for the files a spec names", short(rel), sizeOf(fi.Size()), verdict.FormatSize(l.opt.MaxFileSize))
 			}
-			data, err := readChecked(fileRef{real: p, info: fi}, l.opt.MaxFileSize)
+			// Hashed, not kept: the sandbox reads it again to deliver it.
+			file, err := programFile(p, path.Join(ref.rel, rel), fi, l.opt.MaxFileSize)
 			if err != nil {
 				return fail("%q cannot be read: %v", short(rel), err)
 			}
-			if total += int64(len(data)); total > maxSize {
+			if total += file.Bytes; total > maxSize {
 				return fail("holds more than %s, above --max-program-size %s: name a smaller folder, or raise the ceiling", verdict.FormatSize(maxSize), verdict.FormatSize(maxSize))
 			}
-			f.prog.Files[rel] = data
+			f.prog.Files[rel] = file
 			// A file git tracks is executable as git records it (what a
 			// checkout elsewhere gives); any other by its execute bit.
 			exec := fi.Mode()&0o111 != 0
@@ -288,12 +289,12 @@ func suggestFile(s string, prog runner.Program) string {
 type withFile struct {
 	path string
 	rel  string // the file's path relative to the root
-	data []byte
+	file runner.File
 	exec bool
 	node *yaml.Node
 }
 
-// withFiles checks and reads a with: list: files git tracks (or that
+// withFiles checks and reads (hashes: see handle) a with: list: files git tracks (or that
 // --allow-untracked admits), each a clean path inside the spec's folder
 // (it is also where the file is delivered), named once.
 func (l *loader) withFiles(n *yaml.Node) []withFile {
@@ -321,7 +322,7 @@ func (l *loader) withFiles(n *yaml.Node) []withFile {
 		if !ok {
 			continue
 		}
-		data, ok := l.read(item, "with", ref)
+		file, ok := l.handle(item, "with", ref)
 		if !ok {
 			continue
 		}
@@ -331,7 +332,7 @@ func (l *loader) withFiles(n *yaml.Node) []withFile {
 				exec = mode == gitindex.ModeExecutable
 			}
 		}
-		out = append(out, withFile{path: p, rel: ref.rel, data: data, exec: exec, node: item})
+		out = append(out, withFile{path: p, rel: ref.rel, file: file, exec: exec, node: item})
 	}
 	return out
 }
@@ -357,7 +358,7 @@ func (l *loader) addWith(e *entry, p *Program, shown string) {
 			l.errorf(w.node, "with %q collides with the file %q delivers at /program/%s: rename one of them", short(w.path), short(shown), short(w.path))
 			continue
 		}
-		files[w.path] = w.data
+		files[w.path] = w.file
 		with[w.path] = w.rel
 		if w.exec {
 			exec[w.path] = true

@@ -60,11 +60,11 @@ func TestLoadFolder(t *testing.T) {
 	want := runner.Program{
 		Folder: true,
 		Entry:  "run.sh",
-		Files: map[string][]byte{
+		Files: runner.FilesOf(map[string][]byte{
 			"__main__.py": []byte("from tool import parsing\n"),
 			"parsing.py":  []byte("X = 1\n"),
 			"run.sh":      []byte("exec python3 -m tool\n"),
-		},
+		}),
 		Executable: map[string]bool{"run.sh": true},
 		Links:      map[string]string{"alias.py": "parsing.py"},
 	}
@@ -186,12 +186,12 @@ programs:
 		t.Fatalf("%d programs, want 3", len(sp.Programs))
 	}
 	for _, p := range sp.Programs {
-		if got := string(p.Program.Files["harness/check.py"]); got != "import main\n" {
+		if got := fileText(t, p.Program.Files["harness/check.py"]); got != "import main\n" {
 			t.Errorf("%s: harness/check.py = %q, want the harness", p.Name, got)
 		}
 	}
 	one := sp.Programs[0].Program
-	if one.Entry != "solution.py" || one.Digest() == sha256Hex(one.Files["solution.py"]) || one.Digest() != sha256Hex([]byte(one.FileList())) {
+	if one.Entry != "solution.py" || one.Digest() == one.Files["solution.py"].SHA256 || one.Digest() != sha256Hex([]byte(one.FileList())) {
 		t.Errorf("one-file program with a harness: entry %q, digest %s; want its file list's", one.Entry, one.Digest())
 	}
 
@@ -326,4 +326,14 @@ func keysOf[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// fileText is a program file's bytes, read again through its handle.
+func fileText(t testing.TB, f runner.File) string {
+	t.Helper()
+	b, err := f.ReadAll()
+	if err != nil {
+		t.Fatalf("reading a program file again: %v", err)
+	}
+	return string(b)
 }

@@ -347,7 +347,7 @@ func dump(t *testing.T, s *Spec) string {
 	for _, p := range s.Programs {
 		files := map[string]string{}
 		for k, v := range p.Program.Files {
-			files[k] = string(v)
+			files[k] = fileText(t, v)
 		}
 		dp := program{ID: p.ID, Name: p.Name, File: p.File, Profile: p.Profile, Pos: pos(p.Pos), Entry: p.Program.Entry, Files: files, Reference: p.Reference, NotGating: p.NotGating}
 		for _, c := range p.Cases {

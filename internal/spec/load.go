@@ -16,6 +16,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/gitindex"
 	"github.com/behaves-dev/behaves/internal/verdict"
+	"github.com/behaves-dev/behaves/internal/workfile"
 )
 
 // DefaultMaxFileSize is the size cap for every program file and stdin file
@@ -98,13 +99,14 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Load reads the spec at path, validates it, and reads the program and stdin
-// files it names. Every problem with the spec is returned at once as an
+// Load reads the spec at path, validates it, reads the stdin files it
+// names and reads each program file once, keeping its content handle (its
+// size and digest; runner.File), not its bytes. Every problem with the spec is returned at once as an
 // Errors value (not wrapped); any other error means the spec file itself
 // could not be read.
 func Load(path string, opt Options) (*Spec, error) {
 	opt = opt.withDefaults()
-	l := &loader{file: path, opt: opt, cache: map[string]cachedFile{}, casesFiles: map[string][]Case{}, inputsFiles: map[string][]Case{}}
+	l := &loader{file: path, opt: opt, cache: map[string]cachedFile{}, handles: map[string]cachedHandle{}, casesFiles: map[string][]Case{}, inputsFiles: map[string][]Case{}}
 	real, err := l.locate(path)
 	if err != nil {
 		return nil, err
@@ -132,18 +134,14 @@ func Load(path string, opt Options) (*Spec, error) {
 // is the one given, for messages), refusing anything but a regular file of
 // at most max bytes.
 func readSpecFile(real, path string, max int64) ([]byte, error) {
-	f, err := openRegular(real)
+	f, fi, err := workfile.Open(real, nil)
+	if errors.Is(err, workfile.ErrNotRegular) {
+		return nil, fmt.Errorf("reading spec %s: not a regular file", path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading spec: %w", err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("reading spec: %w", err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("reading spec %s: not a regular file", path)
-	}
 	if fi.Size() > max {
 		return nil, fmt.Errorf("reading spec %s: %s is above the %s cap", path, sizeOf(fi.Size()), verdict.FormatSize(max))
 	}
@@ -168,8 +166,10 @@ type loader struct {
 	// within).
 	dir, root string
 	folder    string
-	// cache holds files already read, by resolved path.
-	cache map[string]cachedFile
+	// cache holds files already read, by resolved path, and handles the
+	// program files already read (their content handles).
+	cache   map[string]cachedFile
+	handles map[string]cachedHandle
 	// repo is what git tracks under the root, nil when the root is not a
 	// git work tree (every file under it may be named).
 	repo *gitindex.Repo

@@ -134,7 +134,7 @@ func TestLoadFilesystem(t *testing.T) {
 			},
 			check: func(t *testing.T, repo string, s *Spec) {
 				p := s.Programs[0]
-				if p.File != "links/prog.py" || p.Program.Entry != "prog.py" || string(p.Program.Files["prog.py"]) != "print(1)\n" {
+				if p.File != "links/prog.py" || p.Program.Entry != "prog.py" || fileText(t, p.Program.Files["prog.py"]) != "print(1)\n" {
 					t.Errorf("program = %+v", p)
 				}
 				if c := p.Cases[0]; string(c.Invocation.Stdin) != "input\n" || c.StdinFile != "stdin-link" {
@@ -316,7 +316,7 @@ func TestLoadFilesystem(t *testing.T) {
 			},
 			opt: Options{AllowUntracked: []AllowGlob{mustGlob(t, "gen/**")}},
 			check: func(t *testing.T, repo string, s *Spec) {
-				if string(s.Programs[0].Program.Files["y.py"]) != "y\n" {
+				if fileText(t, s.Programs[0].Program.Files["y.py"]) != "y\n" {
 					t.Errorf("program = %+v", s.Programs[0].Program)
 				}
 			},
@@ -549,7 +549,7 @@ func TestJob(t *testing.T) {
 	}
 	job := s.Job(s.Programs[0])
 	want := runner.Job{
-		Program: runner.Program{Files: map[string][]byte{"x.py": []byte("print(1)\n")}, Entry: "x.py"},
+		Program: runner.Program{Files: runner.FilesOf(map[string][]byte{"x.py": []byte("print(1)\n")}), Entry: "x.py"},
 		Profile: runner.Profile{
 			Name: "sh", Image: testImage, Command: []string{"sh"}, ProgramName: "x.py",
 			Timeout: DefaultTimeout, Memory: DefaultMemory, CPUs: DefaultCPUs, Pids: DefaultPids,
@@ -798,5 +798,32 @@ func TestLoadMissingSpec(t *testing.T) {
 		if !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("Load(%s): %v is not fs.ErrNotExist", tc.path, err)
 		}
+	}
+}
+
+// TestLoadMissingSpecOtherExtension: a spec named .yaml where a .yml
+// file is (and the reverse) suggests that file.
+func TestLoadMissingSpecOtherExtension(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"behaves.yml", "other.yaml"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("version: 1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for given, want := range map[string]string{
+		"behaves.yaml": "(did you mean " + filepath.Join(dir, "behaves.yml") + "?)",
+		"other.yml":    "(did you mean " + filepath.Join(dir, "other.yaml") + "?)",
+	} {
+		_, err := Load(filepath.Join(dir, given), Options{})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Load(%s): %v; want it to say %s", given, err, want)
+		}
+	}
+	if _, err := Load(filepath.Join(dir, "none.yml"), Options{}); err == nil || strings.Contains(err.Error(), "did you mean") {
+		t.Errorf("Load(none.yml): %v; want no suggestion, nothing is close", err)
 	}
 }

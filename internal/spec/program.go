@@ -67,7 +67,7 @@ func (l *loader) spec(root *yaml.Node) *Spec {
 		if v, ok := l.integer(f.val, "version"); ok && v != Version {
 			l.errorf(f.val, "unsupported version %d: this behaves reads version %d", v, Version)
 		}
-	} else {
+	} else if !fs.misspelt("version") {
 		l.errorf(root, "the spec is missing required key version: add \"version: %d\" at the top", Version)
 	}
 
@@ -76,7 +76,7 @@ func (l *loader) spec(root *yaml.Node) *Spec {
 	if f, ok := fs.get("profiles"); ok {
 		profilesNode = f.key
 		profiles = l.profiles(f.val)
-	} else {
+	} else if !fs.misspelt("profiles") {
 		l.errorf(root, "the spec is missing required key profiles: define at least one profile with image and command")
 	}
 	for _, name := range sortedKeys(l.opt.Images) {
@@ -90,7 +90,9 @@ func (l *loader) spec(root *yaml.Node) *Spec {
 
 	f, ok := fs.get("programs")
 	if !ok {
-		l.errorf(root, "the spec is missing required key programs: list at least one program with its cases")
+		if !fs.misspelt("programs") {
+			l.errorf(root, "the spec is missing required key programs: list at least one program with its cases")
+		}
 		return nil
 	}
 	if f.val.Kind != yaml.SequenceNode {
@@ -184,7 +186,7 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 	if f, ok := fs.get("name"); ok {
 		e.nameNode = f.val
 		e.name, _ = l.name(f.val, "program name")
-	} else {
+	} else if !fs.misspelt("name") {
 		l.errorf(n, "%s is missing required key name", what)
 	}
 
@@ -203,7 +205,7 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 				l.errorf(f.val, "unknown profile %q%s; profiles: %s", short(s), suggest(s, names), strings.Join(names, ", "))
 			}
 		}
-	} else {
+	} else if !fs.misspelt("profile") {
 		l.errorf(n, "%s is missing required key profile", what)
 	}
 
@@ -261,6 +263,8 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 	case hasFiles:
 		e.fileNode, e.glob = files.val, true
 		e.files, _ = l.glob(files.val)
+	case fs.misspelt("file", "files", "dir", "dirs"):
+		// The misspelt key is reported already.
 	default:
 		l.errorf(n, "%s needs file (one program), files (a glob, one program per match), dir (a program that is a folder of files) or dirs (a glob, one folder program per match)", what)
 	}
@@ -291,6 +295,8 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 		e.cases = l.casesFile(casesFile.val)
 	case hasInputsFile:
 		// The inputs file's cases are enough.
+	case fs.misspelt("cases", "cases_file", "inputs_file"):
+		// The misspelt key is reported already.
 	default:
 		l.errorf(n, "%s is missing required key cases: list at least one case, or name a file of cases with cases_file", what)
 	}
@@ -298,7 +304,7 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 		if e.reference == "" {
 			l.errorf(inputsFile.key, "%s has an inputs_file but no reference: each input is compared with a reference program; add reference: <program entry>", what)
 		}
-		e.cases = append(e.cases, l.inputsFile(inputsFile.val)...)
+		e.cases = append(e.cases, l.inputs(what, inputsFile.val)...)
 	}
 	return e
 }
@@ -364,7 +370,7 @@ func (l *loader) kase(what string, n *yaml.Node) (Case, *yaml.Node, bool) {
 				c.Name = name
 			}
 		}
-	} else {
+	} else if !fs.misspelt("name") {
 		l.errorf(n, "%s is missing required key name", what)
 	}
 	if f, ok := fs.get("args"); ok {
@@ -466,6 +472,15 @@ func (l *loader) sameAs(what string, fs fields, f field) *verdict.SameAs {
 	if s, ok := l.str(f.val, "same_as"); ok && s != "reference" {
 		l.errorf(f.val, "same_as %q is not a known value: write same_as: reference (the program entry's reference)", short(s))
 	}
+	l.comparison(fs, sa, "[stdout]")
+	return sa
+}
+
+// comparison parses what a comparison with the reference takes from fs
+// into sa: streams (defaultStreams, as written, when it is left out),
+// normalize and ignore_case, as a same_as expectation and an inputs_file
+// mapping write them.
+func (l *loader) comparison(fs fields, sa *verdict.SameAs, defaultStreams string) {
 	if g, ok := fs.get("streams"); ok {
 		if list, ok := l.stringList(g.val, "streams", `[stdout, stderr]`); ok {
 			seen := map[string]bool{}
@@ -479,7 +494,7 @@ func (l *loader) sameAs(what string, fs fields, f field) *verdict.SameAs {
 				seen[s] = true
 			}
 			if len(list) == 0 {
-				l.errorf(g.val, "streams is empty: list stdout, stderr or both (leave it out for [stdout])")
+				l.errorf(g.val, "streams is empty: list stdout, stderr or both (leave it out for %s)", defaultStreams)
 			}
 			sa.Streams = list
 		}
@@ -497,7 +512,6 @@ func (l *loader) sameAs(what string, fs fields, f field) *verdict.SameAs {
 			}
 		}
 	}
-	return sa
 }
 
 // expand turns entries into programs: one per file, named
@@ -611,7 +625,7 @@ func (l *loader) expand(programsKey *yaml.Node, profiles map[string]*profileStat
 					Profile:   e.profile,
 					Pos:       e.pos,
 					Cases:     withReference(cloneCases(e.cases), e.reference),
-					Program:   runner.Program{Entry: entry, Files: map[string][]byte{}},
+					Program:   runner.Program{Entry: entry, Files: map[string]runner.File{}},
 					Reference: e.reference,
 					NotGating: e.notGating,
 				},
@@ -638,15 +652,15 @@ func (l *loader) expand(programsKey *yaml.Node, profiles map[string]*profileStat
 		return nil
 	}
 
-	// Everything is valid: read the program files.
+	// Everything is valid: read (hash) the program files.
 	out := make([]Program, 0, len(progs))
 	for _, p := range progs {
 		if p.node == nil { // a folder program, read already
 			out = append(out, p.prog)
 			continue
 		}
-		if data, ok := l.read(p.node, p.key, p.ref); ok {
-			p.prog.Program.Files[p.prog.Program.Entry] = data
+		if file, ok := l.handle(p.node, p.key, p.ref); ok {
+			p.prog.Program.Files[p.prog.Program.Entry] = file
 			l.addWith(p.entry, &p.prog, p.ref.shown)
 		}
 		out = append(out, p.prog)

@@ -40,7 +40,8 @@ type Ceilings struct {
 	MaxReferenceOutput int64
 	// MaxProgramFiles and MaxProgramSize bound a folder program (dir:):
 	// the files and links it holds, and the sum of its files' sizes.
-	// Every program's bytes are read into memory before the run.
+	// Each file is read once when the spec loads, and hashed; its bytes
+	// are not kept (runner.File).
 	MaxProgramFiles int
 	MaxProgramSize  int64
 }
@@ -113,7 +114,8 @@ type Program struct {
 	// Profile is the profile's name.
 	Profile string
 	Pos     Pos
-	// Program holds the file's bytes, verbatim, under the profile's
+	// Program holds the file's content handle (its size, its digest and
+	// where it is read again to be delivered), under the profile's
 	// program_name (or the file's base name); for a dir: entry, every file
 	// of the folder at its path relative to it, and its entry.
 	Program runner.Program

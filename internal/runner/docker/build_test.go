@@ -58,7 +58,7 @@ func TestOverSize(t *testing.T) {
 // delivery archive: the build's user owns it, mode 0755.
 func TestBuildVolumeArchive(t *testing.T) {
 	t.Parallel()
-	prog, err := programLayout(runner.Program{Files: map[string][]byte{"main.c": []byte("int main(){}")}})
+	prog, err := programLayout(runner.Program{Files: runner.FilesOf(map[string][]byte{"main.c": []byte("int main(){}")})})
 	if err != nil {
 		t.Fatal(err)
 	}

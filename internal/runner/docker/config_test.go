@@ -514,7 +514,7 @@ func TestShortRunIDAndNames(t *testing.T) {
 
 func TestCheckProfile(t *testing.T) {
 	t.Parallel()
-	prog := runner.Program{Files: map[string][]byte{"src/fizz.py": []byte("x")}, Entry: "src/fizz.py"}
+	prog := runner.Program{Files: runner.FilesOf(map[string][]byte{"src/fizz.py": []byte("x")}), Entry: "src/fizz.py"}
 	prof := testProfile()
 	prof.ProgramName = ""
 	got, err := checkProfile(prof, prog)

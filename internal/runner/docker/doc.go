@@ -5,7 +5,9 @@
 // scoring (PullImage: by digest only, its failures kept as the reason of a
 // missing image), delivery of a program's files
 // into a labelled named volume through a created, never-started helper
-// container, and one fresh, hardened, disposable container per invocation
+// container (an archive streamed while the engine reads it, each file read
+// again through its content handle and checked against its recorded
+// digest: writeDelivery, fillVolumes), and one fresh, hardened, disposable container per invocation
 // (create → attach → wait(next-exit) → start → pump streams against the
 // timeout → inspect → remove).
 //

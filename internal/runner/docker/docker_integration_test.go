@@ -72,7 +72,7 @@ func shProfile(img string) runner.Profile {
 }
 
 func shProgram(script string) runner.Program {
-	return runner.Program{Files: map[string][]byte{"prog.sh": []byte(script)}, Entry: "prog.sh"}
+	return runner.Program{Files: runner.FilesOf(map[string][]byte{"prog.sh": []byte(script)}), Entry: "prog.sh"}
 }
 
 // prepare prepares prog and registers the attempt's Close before checking
@@ -256,7 +256,7 @@ func TestIntegrationMemoryLimit(t *testing.T) {
 		Timeout: 30 * time.Second, Memory: 64 << 20, CPUs: 1, Pids: 64, OutputLimit: 64 << 10, OutputCeiling: 4 << 20,
 		User: "65534:65534",
 	}
-	att := prepare(t, sb, runner.Program{Files: map[string][]byte{"bomb.py": []byte("b = bytearray(512*1024*1024)\nprint('survived')\n")}, Entry: "bomb.py"}, prof)
+	att := prepare(t, sb, runner.Program{Files: runner.FilesOf(map[string][]byte{"bomb.py": []byte("b = bytearray(512*1024*1024)\nprint('survived')\n")}), Entry: "bomb.py"}, prof)
 	ev := runOK(t, att, runner.Invocation{})
 	if ev.ResourceLimit != runner.LimitMemory || ev.TimedOut || strings.Contains(string(ev.Stdout.Data), "survived") {
 		t.Errorf("limit %q, timed out %v, exit %s, stdout %q, stderr %q", ev.ResourceLimit, ev.TimedOut, exitCode(ev), ev.Stdout.Data, ev.Stderr.Data)
@@ -306,7 +306,7 @@ ip -o link show; echo @@
 cat /etc/hosts
 `
 	prog := shProgram(script)
-	prog.Files["lib/data.txt"] = []byte("payload\n")
+	prog.Files["lib/data.txt"] = runner.BytesFile([]byte("payload\n"))
 	prof := shProfile(dockertest.Image(t, "BEHAVES_IMAGE_BUSYBOX"))
 	prof.NetworkFiles = mode
 	att := prepare(t, sb, prog, prof)

@@ -42,7 +42,7 @@ func faultJob(prof runner.Profile, n int) runner.Job {
 		invs[i] = runner.Invocation{Args: []string{fmt.Sprint(i)}, Stdin: []byte("in")}
 	}
 	return runner.Job{
-		Program:     runner.Program{Files: map[string][]byte{"main.sh": []byte("echo ok\n")}, Entry: "main.sh"},
+		Program:     runner.Program{Files: runner.FilesOf(map[string][]byte{"main.sh": []byte("echo ok\n")}), Entry: "main.sh"},
 		Profile:     prof,
 		Invocations: invs,
 	}
@@ -507,7 +507,7 @@ func TestPrepareBatchFailuresStayAlone(t *testing.T) {
 	d := newFakeDaemon(t)
 	sb := d.sandbox(t, Options{})
 	ok := faultJob(faultProfile(), 1).Program
-	clash := runner.Program{Entry: "main.sh", Files: map[string][]byte{"main.sh": []byte("echo ok\n"), "a": nil, "a/b": nil}}
+	clash := runner.Program{Entry: "main.sh", Files: runner.FilesOf(map[string][]byte{"main.sh": []byte("echo ok\n"), "a": nil, "a/b": nil})}
 	missing := faultProfile()
 	missing.Image = "sha256:" + strings.Repeat("0", 64) // the fake holds another image
 	res := sb.Prepare(context.Background(), []runner.Request{

@@ -99,6 +99,26 @@ func (f *Floor) Config(a runner.Attempt, v floor.Variant, source []byte, inv run
 	return cfg, hc, nil
 }
 
+// Archive writes prog's delivery archive under prof to w, as Prepare
+// streams it into the helper (the program's part alone: its files read
+// again and checked against their digests as they are written): the bench
+// times behaves' side of a delivery apart from the engine's.
+func (f *Floor) Archive(w io.Writer, prog runner.Program, prof runner.Profile) error {
+	prof, err := checkProfile(prof, prog)
+	if err != nil {
+		return err
+	}
+	tree, err := programFiles(prog, prof.ProgramName)
+	if err != nil {
+		return err
+	}
+	layout, err := programLayout(tree)
+	if err != nil {
+		return err
+	}
+	return writeDelivery(w, [][]archiveEntry{layout})
+}
+
 // EndEvents ends the OOM-event subscription, if there is one: the next
 // invocation under Variant.OOMWatch subscribes again.
 func (f *Floor) EndEvents() {

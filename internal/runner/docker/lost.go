@@ -114,7 +114,15 @@ func (w watchedEngine) ContainerCreate(ctx context.Context, config *container.Co
 }
 
 func (w watchedEngine) CopyToContainer(ctx context.Context, containerID, dstPath string, content io.Reader, options container.CopyToContainerOptions) error {
-	return w.note("copying into a container", w.dockerAPI.CopyToContainer(ctx, containerID, dstPath, content, options))
+	err := w.dockerAPI.CopyToContainer(ctx, containerID, dstPath, content, options)
+	if errors.Is(err, errAbandoned) {
+		// behaves itself cut the request short (a program's file could
+		// not be read as recorded: see fillVolumes); the client reports
+		// any request body's failure as a failed connection, but the
+		// engine did nothing wrong.
+		return err
+	}
+	return w.note("copying into a container", err)
 }
 
 func (w watchedEngine) CopyFromContainer(ctx context.Context, containerID, srcPath string) (io.ReadCloser, container.PathStat, error) {

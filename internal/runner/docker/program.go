@@ -2,10 +2,10 @@ package docker
 
 import (
 	"archive/tar"
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"maps"
 	"path"
 	"slices"
@@ -59,15 +59,15 @@ func programFiles(prog runner.Program, programName string) (runner.Program, erro
 	if _, ok := prog.Files[prog.Entry]; !ok {
 		return runner.Program{}, fmt.Errorf("the program has no entry file %q", prog.Entry)
 	}
-	out := runner.Program{Files: make(map[string][]byte, len(prog.Files)), Entry: programName}
-	for p, data := range prog.Files {
+	out := runner.Program{Files: make(map[string]runner.File, len(prog.Files)), Entry: programName}
+	for p, f := range prog.Files {
 		if p == prog.Entry {
 			continue
 		}
 		if err := checkRelPath(p); err != nil {
 			return runner.Program{}, err
 		}
-		out.Files[p] = data
+		out.Files[p] = f
 	}
 	if _, ok := out.Files[programName]; ok {
 		return runner.Program{}, fmt.Errorf("the program name %q is also the path of another program file", programName)
@@ -77,10 +77,11 @@ func programFiles(prog runner.Program, programName string) (runner.Program, erro
 }
 
 // archiveEntry is one file, link or directory of a program, as it is
-// archived.
+// archived: a file by its content handle, whose bytes are read only while
+// the archive is written (writeDelivery).
 type archiveEntry struct {
 	name string // relative to the program's root; a directory ends in "/"
-	data []byte
+	file runner.File
 	dir  bool
 	exec bool   // a file delivered executable
 	link string // a symbolic link's target ("" for anything else)
@@ -130,8 +131,8 @@ func programLayout(prog runner.Program) ([]archiveEntry, error) {
 	for d := range dirs {
 		entries = append(entries, archiveEntry{name: d + "/", dir: true})
 	}
-	for p, data := range prog.Files {
-		entries = append(entries, archiveEntry{name: p, data: data, exec: prog.Executable[p]})
+	for p, f := range prog.Files {
+		entries = append(entries, archiveEntry{name: p, file: f, exec: prog.Executable[p]})
 	}
 	for p, target := range prog.Links {
 		entries = append(entries, archiveEntry{name: p, link: target})
@@ -141,16 +142,26 @@ func programLayout(prog runner.Program) ([]archiveEntry, error) {
 	return entries, nil
 }
 
-// deliveryTar is one archive of several programs (each laid out by
-// programLayout) for a helper that mounts volume k at helperDir/k: program
-// k's entries are under "k/", each owned by root, files with mode 0444,
-// directories with mode 0555. The "k/" directories themselves have no
-// entry: they are the volumes' roots. The output depends only on programs
-// (fixed order and time), so the same programs give the same archive.
-func deliveryTar(programs [][]archiveEntry) ([]byte, error) {
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
+// writeDelivery writes one archive of several programs (each laid out by
+// programLayout) to w, for a helper that mounts volume k at helperDir/k:
+// program k's entries are under "k/", each owned by root, files with mode
+// 0444, directories with mode 0555. The "k/" directories themselves have
+// no entry: they are the volumes' roots. The output depends only on
+// programs (fixed order and time), so the same programs give the same
+// archive.
+//
+// It streams: each file is read through its handle (runner.File.Open)
+// while it is written, so the archive is never whole in memory, whatever
+// the programs' size; what it holds at once is one copy buffer and the
+// tar header. A file whose bytes are not the ones recorded when the spec
+// was read (changed on disk since) ends the archive with a *packError
+// naming its program, after at most its recorded size: the caller
+// abandons the copy, so that nothing but the recorded bytes is ever
+// delivered.
+func writeDelivery(w io.Writer, programs [][]archiveEntry) error {
+	tw := tar.NewWriter(w)
 	modTime := time.Unix(0, 0).UTC()
+	buf := make([]byte, copyBuffer)
 	for k, entries := range programs {
 		prefix := strconv.Itoa(k) + "/"
 		for _, e := range entries {
@@ -162,6 +173,7 @@ func deliveryTar(programs [][]archiveEntry) ([]byte, error) {
 				Gname:   "root",
 				ModTime: modTime,
 			}
+			file := false
 			switch {
 			case e.owned && e.dir:
 				hdr.Typeflag = tar.TypeDir
@@ -177,25 +189,71 @@ func deliveryTar(programs [][]archiveEntry) ([]byte, error) {
 			case e.exec:
 				hdr.Typeflag = tar.TypeReg
 				hdr.Mode = programExecMode
-				hdr.Size = int64(len(e.data))
+				hdr.Size, file = e.file.Bytes, true
 			default:
 				hdr.Typeflag = tar.TypeReg
 				hdr.Mode = programFileMode
-				hdr.Size = int64(len(e.data))
+				hdr.Size, file = e.file.Bytes, true
 			}
 			if err := tw.WriteHeader(hdr); err != nil {
-				return nil, fmt.Errorf("writing tar header for %s: %w", hdr.Name, err)
+				return fmt.Errorf("writing tar header for %s: %w", hdr.Name, err)
 			}
-			if _, err := tw.Write(e.data); err != nil {
-				return nil, fmt.Errorf("writing %s to the tar: %w", hdr.Name, err)
+			if !file {
+				continue
+			}
+			if err := copyFile(tw, k, e, buf); err != nil {
+				return err
 			}
 		}
 	}
 	if err := tw.Close(); err != nil {
-		return nil, fmt.Errorf("closing the tar: %w", err)
+		return fmt.Errorf("closing the tar: %w", err)
 	}
-	return buf.Bytes(), nil
+	return nil
 }
+
+// copyBuffer is the size of the one buffer a delivery copies files
+// through.
+const copyBuffer = 64 << 10
+
+// copyFile copies e's file into the tar's current entry through buf,
+// checked against its recorded digest as it is read (runner.File.Open). A
+// failure to read the file is a *packError of program k; a failure to
+// write (the copy ended first) is returned as it is, the archive's.
+func copyFile(tw *tar.Writer, k int, e archiveEntry, buf []byte) error {
+	fail := func(err error) error {
+		return &packError{program: k, err: fmt.Errorf("delivering /program/%s: %w", e.name, err)}
+	}
+	r, err := e.file.Open()
+	if err != nil {
+		return fail(err)
+	}
+	defer r.Close()
+	for {
+		n, rerr := r.Read(buf)
+		if n > 0 {
+			if _, err := tw.Write(buf[:n]); err != nil {
+				return fmt.Errorf("writing /program/%s to the tar: %w", e.name, err)
+			}
+		}
+		switch {
+		case rerr == io.EOF:
+			return nil
+		case rerr != nil:
+			return fail(rerr)
+		}
+	}
+}
+
+// packError is writeDelivery's failure to read a file of program k (its
+// index in the archive).
+type packError struct {
+	program int
+	err     error
+}
+
+func (e *packError) Error() string { return e.err.Error() }
+func (e *packError) Unwrap() error { return e.err }
 
 // sha256Hex is the lowercase hex SHA-256 of b.
 func sha256Hex(b []byte) string {

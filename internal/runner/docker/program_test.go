@@ -4,7 +4,9 @@ import (
 	"archive/tar"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,6 +22,13 @@ type tarEntry struct {
 	Uid, Gid int
 	Uname    string
 	Data     string
+}
+
+// deliveryTar is writeDelivery's archive, whole.
+func deliveryTar(programs [][]archiveEntry) ([]byte, error) {
+	var buf bytes.Buffer
+	err := writeDelivery(&buf, programs)
+	return buf.Bytes(), err
 }
 
 func readTar(t *testing.T, b []byte) []tarEntry {
@@ -48,14 +57,14 @@ func readTar(t *testing.T, b []byte) []tarEntry {
 func TestDeliveryTar(t *testing.T) {
 	t.Parallel()
 	programs := []runner.Program{
-		{Files: map[string][]byte{
+		{Files: runner.FilesOf(map[string][]byte{
 			"main.py":        []byte("print(1)\n"),
 			"pkg/sub/mod.py": []byte("X = 2\n"),
 			"pkg/a.txt":      nil,
-		}},
-		{Files: map[string][]byte{"main.sh": []byte("echo 2\n")}},
+		})},
+		{Files: runner.FilesOf(map[string][]byte{"main.sh": []byte("echo 2\n")})},
 		// A folder program: an executable file and a link inside it.
-		{Folder: true, Files: map[string][]byte{"run.sh": []byte("exec sh lib/x.sh\n"), "lib/x.sh": []byte("echo x\n")},
+		{Folder: true, Files: runner.FilesOf(map[string][]byte{"run.sh": []byte("exec sh lib/x.sh\n"), "lib/x.sh": []byte("echo x\n")}),
 			Executable: map[string]bool{"run.sh": true}, Links: map[string]string{"lib/run": "../run.sh"}},
 	}
 	layouts := make([][]archiveEntry, len(programs))
@@ -102,7 +111,7 @@ func TestProgramLayoutRejects(t *testing.T) {
 		{"a\x00b": nil},
 		{"a": nil, "a/b": nil}, // a file and a directory
 	} {
-		if _, err := programLayout(runner.Program{Files: files}); err == nil {
+		if _, err := programLayout(runner.Program{Files: runner.FilesOf(files)}); err == nil {
 			t.Errorf("programLayout(%q) accepted", keys(files))
 		}
 	}
@@ -128,7 +137,7 @@ func TestProgramLayoutRejects(t *testing.T) {
 		{map[string]string{"a": "x"}, false},    // a link and a directory
 		{map[string]string{"l/x": "a/f"}, true}, // a folder of links
 	} {
-		_, err := programLayout(runner.Program{Files: file, Links: tt.links})
+		_, err := programLayout(runner.Program{Files: runner.FilesOf(file), Links: tt.links})
 		if (err == nil) != tt.ok {
 			t.Errorf("links %v: err %v, want ok %v", tt.links, err, tt.ok)
 		}
@@ -145,29 +154,29 @@ func keys(m map[string][]byte) []string {
 
 func TestProgramFiles(t *testing.T) {
 	t.Parallel()
-	prog := runner.Program{Files: map[string][]byte{"solutions/fizz.py": []byte("E"), "lib/util.py": []byte("U")}, Entry: "solutions/fizz.py"}
+	prog := runner.Program{Files: runner.FilesOf(map[string][]byte{"solutions/fizz.py": []byte("E"), "lib/util.py": []byte("U")}), Entry: "solutions/fizz.py"}
 	got, err := programFiles(prog, "main.py")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string][]byte{"main.py": []byte("E"), "lib/util.py": []byte("U")}
+	want := runner.FilesOf(map[string][]byte{"main.py": []byte("E"), "lib/util.py": []byte("U")})
 	if diff := cmp.Diff(want, got.Files); diff != "" {
 		t.Errorf("files (-want +got):\n%s", diff)
 	}
 
-	if _, err := programFiles(runner.Program{Files: map[string][]byte{"a.py": nil}, Entry: "b.py"}, "main.py"); err == nil || !strings.Contains(err.Error(), "entry") {
+	if _, err := programFiles(runner.Program{Files: runner.FilesOf(map[string][]byte{"a.py": nil}), Entry: "b.py"}, "main.py"); err == nil || !strings.Contains(err.Error(), "entry") {
 		t.Errorf("missing entry: err = %v", err)
 	}
-	clash := runner.Program{Files: map[string][]byte{"e.py": []byte("E"), "main.py": []byte("other")}, Entry: "e.py"}
+	clash := runner.Program{Files: runner.FilesOf(map[string][]byte{"e.py": []byte("E"), "main.py": []byte("other")}), Entry: "e.py"}
 	if _, err := programFiles(clash, "main.py"); err == nil {
 		t.Error("a program name that clashes with another file was accepted")
 	}
 	// A folder program keeps every path, its entry's too.
-	folder := runner.Program{Folder: true, Entry: "tool/main.py", Files: map[string][]byte{"tool/main.py": []byte("E")}, Executable: map[string]bool{"tool/main.py": true}}
+	folder := runner.Program{Folder: true, Entry: "tool/main.py", Files: runner.FilesOf(map[string][]byte{"tool/main.py": []byte("E")}), Executable: map[string]bool{"tool/main.py": true}}
 	if got, err := programFiles(folder, "tool/main.py"); err != nil || !cmp.Equal(got, folder) {
 		t.Errorf("folder program laid out as %+v, %v; want it as it is", got, err)
 	}
-	if _, err := programFiles(runner.Program{Folder: true, Entry: "x.py", Files: map[string][]byte{"y.py": nil}}, "x.py"); err == nil {
+	if _, err := programFiles(runner.Program{Folder: true, Entry: "x.py", Files: runner.FilesOf(map[string][]byte{"y.py": nil})}, "x.py"); err == nil {
 		t.Error("a folder program without its entry file was accepted")
 	}
 }
@@ -176,5 +185,38 @@ func TestSHA256Hex(t *testing.T) {
 	t.Parallel()
 	if got := sha256Hex(nil); got != "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" {
 		t.Errorf("sha256Hex(nil) = %s", got)
+	}
+}
+
+// TestHelperGroups: one helper per image, at most maxHelperVolumes
+// programs and maxHelperBytes of files a helper (a larger program alone),
+// the batch's order kept within each.
+func TestHelperGroups(t *testing.T) {
+	t.Parallel()
+	const max = maxHelperBytes
+	d := func(img string, size int64) *delivery { return &delivery{img: imageInfo{ID: img}, bytes: size} }
+	var ds []*delivery
+	for range maxHelperVolumes + 1 {
+		ds = append(ds, d("a", 1))
+	}
+	ds = append(ds, d("b", 1), d("b", max), d("b", 1), d("b", max-1), d("b", 2))
+	var got [][]string
+	for _, g := range helperGroups(ds) {
+		var names []string
+		for _, x := range g {
+			names = append(names, fmt.Sprintf("%s:%d", x.img.ID, x.bytes))
+		}
+		got = append(got, names)
+	}
+	want := [][]string{
+		slices.Repeat([]string{"a:1"}, maxHelperVolumes),
+		{"a:1"}, // the 33rd
+		{"b:1"},
+		{fmt.Sprintf("b:%d", max)},          // with b's first it would pass the bound: alone
+		{"b:1", fmt.Sprintf("b:%d", max-1)}, // exactly the bound
+		{"b:2"},
+	}
+	if !cmp.Equal(got, want) {
+		t.Errorf("groups %v, want %v", got, want)
 	}
 }

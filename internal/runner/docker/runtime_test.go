@@ -37,7 +37,7 @@ func TestSandboxRuntimeRegistration(t *testing.T) {
 	sb := d.sandbox(t, Options{})
 	ctx := context.Background()
 
-	prog := runner.Program{Files: map[string][]byte{"main.sh": []byte("echo ok\n")}, Entry: "main.sh"}
+	prog := runner.Program{Files: runner.FilesOf(map[string][]byte{"main.sh": []byte("echo ok\n")}), Entry: "main.sh"}
 	var batch []runner.Request
 	for _, rt := range []string{"", "runsc", "runsc-netstack"} {
 		for _, files := range []runner.NetworkFiles{runner.NetworkFilesNone, runner.NetworkFilesManaged} {
@@ -111,7 +111,7 @@ func TestSandboxRuntimeInfoFails(t *testing.T) {
 	d.fault("info", failWith(http.StatusInternalServerError, "info is broken"))
 	sb := d.sandbox(t, Options{})
 	ctx := context.Background()
-	prog := runner.Program{Files: map[string][]byte{"main.sh": []byte("echo ok\n")}, Entry: "main.sh"}
+	prog := runner.Program{Files: runner.FilesOf(map[string][]byte{"main.sh": []byte("echo ok\n")}), Entry: "main.sh"}
 	att, err := prepareOne(ctx, sb, prog, faultProfile())
 	if err == nil || !strings.Contains(err.Error(), "asking the Docker engine for its runtimes") || !strings.Contains(err.Error(), "info is broken") {
 		t.Errorf("Prepare with info failing: %v", err)
@@ -149,7 +149,7 @@ func TestSandboxRuntimeFromCPUs(t *testing.T) {
 	}
 	prof := faultProfile()
 	prof.Runtime = "runsc-netstack"
-	att, err := prepareOne(ctx, sb, runner.Program{Files: map[string][]byte{"main.sh": []byte("echo ok\n")}, Entry: "main.sh"}, prof)
+	att, err := prepareOne(ctx, sb, runner.Program{Files: runner.FilesOf(map[string][]byte{"main.sh": []byte("echo ok\n")}), Entry: "main.sh"}, prof)
 	if err != nil {
 		t.Fatalf("Prepare: %v", err)
 	}

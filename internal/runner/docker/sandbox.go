@@ -1,7 +1,6 @@
 package docker
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -178,7 +177,7 @@ func newSandbox(ctx context.Context, cli dockerAPI, opt Options) (*Sandbox, erro
 	}
 	s := &Sandbox{
 		opt:    opt,
-		prefix: "behaves-" + shortRunID(opt.RunID) + "-",
+		prefix: NamePrefix(opt.RunID),
 		images: map[string]*imageEntry{},
 
 		pullFailures: map[string]string{},
@@ -228,6 +227,12 @@ func (s *Sandbox) Close() error {
 	s.closeEvents()
 	return s.cli.Close()
 }
+
+// NamePrefix is how the names of every container and volume a sandbox of
+// the run runID makes begin ("behaves-", shortRunID, "-"): what finds its
+// volumes in the engine's events, which carry a volume's name but not its
+// labels.
+func NamePrefix(runID string) string { return "behaves-" + shortRunID(runID) + "-" }
 
 // shortRunID is the run ID's part of the names: its first 8 letters or
 // digits, which a person can match with the report's run ID, and 4 hex
@@ -373,6 +378,15 @@ func checkUser(u string) error {
 // maxHelperVolumes is the most program volumes one helper container fills.
 const maxHelperVolumes = 32
 
+// maxHelperBytes is the most bytes of program files one helper's copy
+// carries (a program larger than that is a copy of its own). The copy
+// streams, so it is not what behaves holds (one buffer); it bounds how
+// long one copy takes against the engine deadline, and what a copy
+// abandoned for one program's changed file costs the others: 256 MiB is
+// a few seconds of the engine's extraction here, against a fixed cost of
+// about 0.1 s a copy.
+const maxHelperBytes = 256 << 20
+
 // Prepare checks each program's image (inspect, never pull; cached per
 // reference) and delivers the programs, each into a new volume, through
 // helper containers that are created, filled by one copy and removed, never
@@ -438,6 +452,7 @@ type delivery struct {
 	img           imageInfo
 	rt            ociRuntime
 	layout        []archiveEntry // the files as under /program
+	bytes         int64          // the sum of its files' sizes
 	programSHA256 string
 	volume        string
 	// build is the build stage's plan (nil without one); its volume is
@@ -471,34 +486,96 @@ func (s *Sandbox) plan(ctx context.Context, prog runner.Program, prof runner.Pro
 	if err == nil {
 		var layout []archiveEntry
 		if layout, err = programLayout(tree); err == nil {
-			return &delivery{prof: prof, img: img, rt: rt, layout: layout, programSHA256: prog.Digest(), build: build}, nil
+			var size int64
+			for _, f := range tree.Files {
+				size += f.Bytes
+			}
+			return &delivery{prof: prof, img: img, rt: rt, layout: layout, bytes: size, programSHA256: prog.Digest(), build: build}, nil
 		}
 	}
 	return nil, fmt.Errorf("laying out the program: %w", err)
 }
 
 // helperGroups splits deliveries into the groups one helper fills: same
-// image (the helper is created from it), at most maxHelperVolumes, in
-// order.
+// image (the helper is created from it), at most maxHelperVolumes and
+// maxHelperBytes (a program above it alone), in order.
 func helperGroups(ds []*delivery) [][]*delivery {
 	var groups [][]*delivery
+	var sizes []int64
 	open := map[string]int{} // image ID → index of its group being filled
 	for _, d := range ds {
 		g, ok := open[d.img.ID]
-		if !ok || len(groups[g]) == maxHelperVolumes {
-			groups = append(groups, nil)
+		if !ok || len(groups[g]) == maxHelperVolumes || sizes[g]+d.bytes > maxHelperBytes {
+			groups, sizes = append(groups, nil), append(sizes, 0)
 			g = len(groups) - 1
 			open[d.img.ID] = g
 		}
-		groups[g] = append(groups[g], d)
+		groups[g], sizes[g] = append(groups[g], d), sizes[g]+d.bytes
 	}
 	return groups
 }
 
 // deliver creates a volume for each delivery of group and fills them all
 // through one helper. A failure is recorded on the deliveries it concerns,
-// whose volumes are then removed (what cannot be is a leftover).
+// whose volumes are then removed (what cannot be is a leftover). A file
+// that cannot be read, or changed on disk since the spec was read, fails
+// its own program alone: the copy, which may have filled part of every
+// volume, is abandoned, and the others are delivered again, into new
+// volumes through a new helper.
 func (s *Sandbox) deliver(ctx context.Context, group []*delivery) {
+	for len(group) > 0 {
+		made := s.createVolumes(ctx, group)
+		if len(made) == 0 {
+			return
+		}
+		var volumes []string
+		var programs [][]archiveEntry
+		var owner []int // the index in made of each part of the archive
+		for i, d := range made {
+			volumes, programs, owner = append(volumes, d.volume), append(programs, d.layout), append(owner, i)
+			if d.build != nil {
+				// The build volume's root, owned by the build's user: the
+				// only entry of its part of the archive.
+				volumes, programs, owner = append(volumes, d.build.volume), append(programs, buildVolumeLayout(d.prof.User)), append(owner, i)
+			}
+		}
+		err := s.fillVolumes(ctx, runner.Apply(made[0].prof), made[0].img, volumes, programs)
+		if err == nil {
+			return
+		}
+		bad := -1
+		var pe *packError
+		if errors.As(err, &pe) {
+			bad = owner[pe.program]
+		}
+		group = nil
+		for i, d := range made {
+			left := runner.Leftover(s.removeVolume(s.cleanupParent(ctx), d.volume))
+			if d.build != nil {
+				left = errors.Join(left, runner.Leftover(s.removeVolume(s.cleanupParent(ctx), d.build.volume)))
+			}
+			switch {
+			case bad < 0 || i == bad:
+				d.err = errors.Join(err, left)
+			case left != nil:
+				// A volume of the abandoned copy is left: not delivered
+				// again, so that this run makes no more of them.
+				d.err = errors.Join(fmt.Errorf("not delivered: the delivery it shared failed: %w", err), left)
+			default:
+				d.volume = ""
+				if d.build != nil {
+					d.build.volume = ""
+				}
+				group = append(group, d)
+			}
+		}
+	}
+}
+
+// createVolumes creates the volumes of each delivery of group (the
+// program's, and its build's when it has one) and returns the deliveries
+// that have them; a failure is recorded on its delivery.
+func (s *Sandbox) createVolumes(ctx context.Context, group []*delivery) []*delivery {
 	var made []*delivery
 	for _, d := range group {
 		if ctx.Err() != nil {
@@ -516,29 +593,7 @@ func (s *Sandbox) deliver(ctx context.Context, group []*delivery) {
 			made = append(made, d)
 		}
 	}
-	if len(made) == 0 {
-		return
-	}
-	var volumes []string
-	var programs [][]archiveEntry
-	for _, d := range made {
-		volumes, programs = append(volumes, d.volume), append(programs, d.layout)
-		if d.build != nil {
-			// The build volume's root, owned by the build's user: the
-			// only entry of its part of the archive.
-			volumes, programs = append(volumes, d.build.volume), append(programs, buildVolumeLayout(d.prof.User))
-		}
-	}
-	err := s.fillVolumes(ctx, runner.Apply(made[0].prof), made[0].img, volumes, programs)
-	if err == nil {
-		return
-	}
-	for _, d := range made {
-		d.err = errors.Join(err, runner.Leftover(s.removeVolume(s.cleanupParent(ctx), d.volume)))
-		if d.build != nil {
-			d.err = errors.Join(d.err, runner.Leftover(s.removeVolume(s.cleanupParent(ctx), d.build.volume)))
-		}
-	}
+	return made
 }
 
 // createVolume creates a program volume named like this run's containers,
@@ -566,11 +621,15 @@ func (s *Sandbox) createVolume(ctx context.Context, suffix, role string) (string
 // fillVolumes copies programs[k] into volumes[k] through a helper
 // container (created from img, never started) that mounts volume k at
 // helperDir/k, with one copy of one archive; then removes the helper.
+//
+// The archive is streamed (writeDelivery, through a pipe): it is written
+// while the engine reads it, one file at a time, so that a delivery holds
+// a copy buffer's worth of the programs' bytes, however many and large
+// they are. A file that could not be read, or was not the bytes recorded,
+// is the error (a *packError naming its program); the engine is then told
+// only that the archive was abandoned, so that the reason can never be
+// taken for the engine's loss.
 func (s *Sandbox) fillVolumes(ctx context.Context, ap runner.Applied, img imageInfo, volumes []string, programs [][]archiveEntry) (err error) {
-	archive, err := deliveryTar(programs)
-	if err != nil {
-		return fmt.Errorf("packing the programs: %w", err)
-	}
 	name := s.nextName("-helper")
 	cfg, hc := helperConfig(ap, img, volumes, labels(s.opt, RoleHelper))
 	cctx, cancel := s.createCtx(ctx)
@@ -583,13 +642,43 @@ func (s *Sandbox) fillVolumes(ctx context.Context, ap runner.Applied, img imageI
 		err = errors.Join(err, runner.Leftover(s.removeContainer(s.cleanupParent(ctx), name, created.ID)))
 	}()
 
+	pr, pw := io.Pipe()
+	packed := make(chan error, 1)
+	go func() {
+		err := writeDelivery(pw, programs)
+		if err != nil {
+			pw.CloseWithError(errAbandoned)
+		} else {
+			pw.Close()
+		}
+		packed <- err
+	}()
 	cctx, cancel = s.engineCtx(ctx)
 	defer cancel()
-	if err := s.cli.CopyToContainer(cctx, created.ID, helperDir, bytes.NewReader(archive), container.CopyToContainerOptions{}); err != nil {
-		return fmt.Errorf("copying the program into its volume: %w", err)
+	copyErr := s.cli.CopyToContainer(cctx, created.ID, helperDir, pr, container.CopyToContainerOptions{})
+	// The copy may end before the archive does (the engine refused it):
+	// the writer's next write then fails, and it returns.
+	pr.CloseWithError(errCopyEnded)
+	packErr := <-packed
+	var pe *packError
+	switch {
+	case errors.As(packErr, &pe):
+		return pe
+	case copyErr != nil:
+		return fmt.Errorf("copying the program into its volume: %w", copyErr)
+	case packErr != nil:
+		return fmt.Errorf("packing the programs: %w", packErr)
 	}
 	return nil
 }
+
+// errAbandoned is what the engine's copy reads when the archive could not
+// be written to its end; errCopyEnded what the archive's writer gets when
+// the copy ended first.
+var (
+	errAbandoned = errors.New("the delivery archive was abandoned")
+	errCopyEnded = errors.New("the copy into the helper ended")
+)
 
 // removeContainer removes a container (forced: a running one is killed
 // first; with its anonymous volumes) within CleanupTimeout on parent, a
