@@ -14,6 +14,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/pin"
 	"github.com/behaves-dev/behaves/internal/spec"
+	"github.com/behaves-dev/behaves/internal/yamledit"
 )
 
 var pinHelp = commandHelp{
@@ -147,7 +148,9 @@ func pinReport(env Env, path string, data []byte, outcomes []pin.Outcome, check 
 	}
 	out, err := pin.Write(data, outcomes)
 	if err == nil {
-		err = pin.WriteFile(path, out)
+		// Only over the bytes pin read: a spec edited while the
+		// registries answered is not overwritten.
+		err = yamledit.WriteFile(path, data, out)
 	}
 	if err != nil {
 		printMessages(env.Stderr, env, fmt.Sprintf("behaves pin: writing %s: %v", path, err))

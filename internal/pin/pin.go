@@ -3,9 +3,6 @@ package pin
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 )
 
 // Status is what Plan found for one image.
@@ -113,46 +110,4 @@ func Write(data []byte, outcomes []Outcome) ([]byte, error) {
 		return data, nil
 	}
 	return rewrite(data, changes)
-}
-
-// WriteFile replaces the file at path (after symbolic links) with data,
-// atomically: a temporary file in the same folder, with the old file's
-// permissions, renamed over it.
-func WriteFile(path string, data []byte) error {
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return err
-	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(real), "."+filepath.Base(real)+".pin-*")
-	if err != nil {
-		return err
-	}
-	done := false
-	defer func() {
-		if !done {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return err
-	}
-	if err := tmp.Chmod(fi.Mode().Perm()); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), real); err != nil {
-		return fmt.Errorf("replacing %s: %w", real, err)
-	}
-	done = true
-	return nil
 }

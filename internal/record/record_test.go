@@ -607,7 +607,7 @@ func TestWrite(t *testing.T) {
 	if string(got) != string(p.Changes[0].Data) || fi.Mode().Perm() != 0o600 {
 		t.Errorf("written %q, mode %v", got, fi.Mode())
 	}
-	if left, _ := filepath.Glob(filepath.Join(dir, ".behaves.yml.*")); len(left) != 0 {
+	if left, _ := filepath.Glob(filepath.Join(dir, ".behaves.yml*")); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
 	}
 	// A spec that changed since it was loaded is not read.

@@ -7,10 +7,12 @@
 // changes (Start, End, FlowClose, LineEnd), plans edits (Edit: a byte range
 // and the text that replaces it), applies them (Apply), and parses the
 // result again to check that it reads as the original with only the
-// intended changes (Compare). Scalars it writes are double-quoted
-// (DoubleQuoted), checked by a round trip through yaml.v3.
+// intended changes (Compare), then writes the file back in one step
+// (WriteFile: atomically, and only over the bytes the edits were planned
+// from). Scalars it writes are double-quoted (DoubleQuoted), checked by a
+// round trip through yaml.v3.
 //
 // It knows nothing of behaves' spec: `behaves record` (package record)
-// writes expectations with it, and any other command that rewrites a spec
-// in place can share it.
+// writes expectations with it and `behaves pin` (package pin) image
+// references; any other command that rewrites a spec in place shares it.
 package yamledit

@@ -16,8 +16,10 @@ import (
 type Doc struct {
 	// Data is the file's bytes as read.
 	Data []byte
-	// Root is the document's top node (nil for a document with none).
-	Root *yaml.Node
+	// Document is the document node (its comments are the file's head
+	// and foot comments), Root its top node (nil for a document with
+	// none).
+	Document, Root *yaml.Node
 	// starts holds the byte offset of each line's first character.
 	starts []int
 }
@@ -45,7 +47,7 @@ func Parse(data []byte) (d *Doc, err error) {
 			return nil, err
 		}
 	}
-	d = &Doc{Data: data, starts: lineStarts(data)}
+	d = &Doc{Data: data, Document: &doc, starts: lineStarts(data)}
 	if len(doc.Content) > 0 {
 		d.Root = doc.Content[0]
 	}
@@ -193,6 +195,38 @@ func (d *Doc) End(n *yaml.Node, indent int) (int, error) {
 		return d.scalarEnd(start, n, indent)
 	}
 	return 0, fmt.Errorf("a node of kind %d at line %d", n.Kind, n.Line)
+}
+
+// Scalar is the byte range of a scalar written on one line (plain), or
+// quoted: from its first character (past a tag) to its last, which read
+// back as n's value. A block scalar (| or >), or a plain one that goes on
+// over more lines, is an error.
+func (d *Doc) Scalar(n *yaml.Node) (start, end int, err error) {
+	if n.Kind != yaml.ScalarNode {
+		return 0, 0, fmt.Errorf("the node at line %d is not a scalar", n.Line)
+	}
+	if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		return 0, 0, fmt.Errorf("the value at line %d is a block scalar (| or >)", n.Line)
+	}
+	if start, err = d.Start(n); err != nil {
+		return 0, 0, err
+	}
+	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 {
+		// Plain on one line: its text is its value, with no escape.
+		end = start + len(n.Value)
+		if end > len(d.Data) || string(d.Data[start:end]) != n.Value {
+			return 0, 0, fmt.Errorf("the text at line %d, column %d does not read as the value %q", n.Line, n.Column, n.Value)
+		}
+		return start, end, nil
+	}
+	if end, err = d.scalarEnd(start, n, -1); err != nil {
+		return 0, 0, err
+	}
+	var back string
+	if err := yaml.Unmarshal(d.Data[start:end], &back); err != nil || back != n.Value {
+		return 0, 0, fmt.Errorf("the text at line %d, column %d does not read as the value %q", n.Line, n.Column, n.Value)
+	}
+	return start, end, nil
 }
 
 // scalarEnd is the offset just past the scalar n that begins at start.

@@ -1,6 +1,9 @@
 package yamledit
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -210,5 +213,67 @@ func TestCompare(t *testing.T) {
 	})
 	if err != nil || handled != 1 {
 		t.Errorf("at: %v, %d", err, handled)
+	}
+}
+
+// TestScalar: the range of a one-line or quoted scalar reads back as its
+// value, in flow and block context; a block scalar, and a plain one over
+// more lines, are refused.
+func TestScalar(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ src, want, err string }{
+		{"a: {image: py:3.12, b: 1}\n", "py:3.12", ""},
+		{"a: {image: \"py:3.12\"}\n", `"py:3.12"`, ""},
+		{"a:\n  image: 'it''s' # c\n", `'it''s'`, ""},
+		{"a:\n  image: !!str py:3 # c\n", "py:3", ""},
+		{"a:\n  image: |-\n    py:3\n", "", "block scalar"},
+		{"a:\n  image: py\n    :3\n", "", "does not read as the value"},
+	} {
+		d, err := Parse([]byte(tc.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := child(t, d.Root, "a", "image")
+		start, end, err := d.Scalar(n)
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%q: %v, want an error with %q", tc.src, err, tc.err)
+		case tc.err == "" && (err != nil || string(d.Data[start:end]) != tc.want):
+			t.Errorf("%q: %q, %v; want %q", tc.src, d.Data[start:end], err, tc.want)
+		}
+	}
+}
+
+// TestWriteFile: the file is replaced through its symbolic link, keeping
+// its mode and leaving no temporary file; over bytes other than those
+// given as before, nothing is written.
+func TestWriteFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real.yml")
+	if err := os.WriteFile(real, []byte("a: 1\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "behaves.yml")
+	if err := os.Symlink("real.yml", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(link, []byte("a: 2\n"), []byte("a: 3\n")); !errors.Is(err, ErrChanged) {
+		t.Errorf("over other bytes: %v", err)
+	}
+	if err := WriteFile(link, []byte("a: 1\n"), []byte("a: 3\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(link, nil, []byte("a: 4\n")); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(real)
+	fi, _ := os.Stat(real)
+	li, _ := os.Lstat(link)
+	if string(got) != "a: 4\n" || fi.Mode().Perm() != 0o640 || li.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("%q, mode %v, link %v", got, fi.Mode(), li.Mode())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("the folder holds %d entries, want the file and its link", len(entries))
 	}
 }
