@@ -25,6 +25,7 @@ import (
 var recordHelp = commandHelp{
 	args: `[--spec behaves.yml] [--program NAME]... [--update] [--force]
                       [--image PROFILE=REF]... [--allow-untracked GLOB]... [--allow-non-gating NAME]...
+                      [--pull-images --allow-registry HOST[:PORT]... [--pull-timeout 10m]]
                       [--parallel N] [--max-report-size SIZE] [--max-…]`,
 	about: `Runs the spec's programs (or those --program names) and writes what each
 did into every case that has no expect (such a case checks only exit 0):
@@ -57,6 +58,8 @@ func recordCommand(ctx context.Context, args []string, env Env) int {
 	fs := flag.NewFlagSet("record", flag.ContinueOnError)
 	var sf specFlags
 	sf.register(fs)
+	sf.registerPullImages(fs)
+	pullTimeout := registerPullTimeout(fs)
 	var programs programFlag
 	fs.Var(&programs, "program", "NAME: record only the programs NAME names (a program's name, its files:/dirs: entry's name, or a glob over them; repeatable); a gate: false entry it names is recorded too")
 	update := fs.Bool("update", false, "also rewrite the expectations the run disproved (false cases), in their own style")
@@ -71,6 +74,10 @@ func recordCommand(ctx context.Context, args []string, env Env) int {
 	}
 	if env.Getenv("GITHUB_ACTIONS") == "true" && !*force {
 		fmt.Fprintln(env.Stderr, "behaves record: refused under GitHub Actions (GITHUB_ACTIONS=true): recording from a pull request's code would accept whatever it does; record where you trust the code, or pass --force")
+		return ExitUsage
+	}
+	if msg := sf.checkPull("record", "--pull-images"); msg != "" {
+		fmt.Fprintln(env.Stderr, msg)
 		return ExitUsage
 	}
 	sp, err := sf.load()
@@ -92,7 +99,19 @@ func recordCommand(ctx context.Context, args []string, env Env) int {
 	var rep report.Report
 	if len(names) > 0 {
 		var code int
-		if rep, code = recordRun(ctx, env, sf, names, string(*runID), parallel, maxReport); code != ExitTrue {
+		cfg := run.Config{
+			SpecPath: sf.path,
+			Spec: spec.Options{Ceilings: sf.ceilings, Images: sf.images, AllowUntracked: sf.untracked, AllowNonGating: sf.nonGating,
+				Pull: sf.pull, AllowRegistries: sf.registries},
+			PullTimeout: *pullTimeout,
+			RunID:       string(*runID),
+			Parallel:    parallel,
+			MaxReport:   maxReport,
+			PassAt:      []int{1},
+			Programs:    names,
+			MaxReuse:    DefaultMaxReadReport,
+		}
+		if rep, code = recordRun(ctx, env, cfg); code != ExitTrue {
 			return code
 		}
 	}
@@ -143,30 +162,18 @@ func recordCommand(ctx context.Context, args []string, env Env) int {
 	return code
 }
 
-// recordRun runs the programs names names (escaped --program patterns)
-// into a report in a temporary folder and reads it back as behaves reads
-// a report. A code other than ExitTrue: the run could not give one, said
-// on env.Stderr.
-func recordRun(ctx context.Context, env Env, sf specFlags, names []string, runID string, parallel int, maxReport int64) (report.Report, int) {
+// recordRun runs what cfg asks for (the programs record needs, as escaped
+// --program patterns) into a report in a temporary folder, and reads it
+// back as behaves reads a report. A code other than ExitTrue: the run
+// could not give one, said on env.Stderr.
+func recordRun(ctx context.Context, env Env, cfg run.Config) (report.Report, int) {
 	tmp, err := os.MkdirTemp("", "behaves-record-")
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "behaves record: %v\n", err)
 		return report.Report{}, ExitRunFailed
 	}
 	defer os.RemoveAll(tmp)
-	cfg := run.Config{
-		SpecPath: sf.path,
-		Spec: spec.Options{Ceilings: sf.ceilings, Images: sf.images, AllowUntracked: sf.untracked, AllowNonGating: sf.nonGating,
-			AllowRegistries: sf.registries},
-		PullTimeout: DefaultPullTimeout,
-		RunID:       runID,
-		ReportPath:  filepath.Join(tmp, "report.json"),
-		Parallel:    parallel,
-		MaxReport:   maxReport,
-		PassAt:      []int{1},
-		Programs:    names,
-		MaxReuse:    DefaultMaxReadReport,
-	}
+	cfg.ReportPath = filepath.Join(tmp, "report.json")
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves record: %v\n", err)
 		return report.Report{}, ExitUsage
@@ -186,7 +193,7 @@ func recordRun(ctx context.Context, env Env, sf specFlags, names []string, runID
 		printMessages(env.Stderr, env, fmt.Sprintf("behaves record: the run failed: %v; nothing was written", res.RunErr))
 		return report.Report{}, ExitRunFailed
 	}
-	rep, err := reportread.File(cfg.ReportPath, maxReport+run.ReportReadSlack)
+	rep, err := reportread.File(cfg.ReportPath, cfg.MaxReport+run.ReportReadSlack)
 	if err != nil {
 		printMessages(env.Stderr, env, fmt.Sprintf("behaves record: reading the run's report: %v; nothing was written", err))
 		return report.Report{}, ExitRunFailed

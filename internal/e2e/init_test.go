@@ -21,8 +21,11 @@ import (
 // with a Python script, a Python folder run with -m, a Go module and a
 // shell script (the shell's image given as a tag in the loopback
 // registry, the others as the local test images' IDs), behaves pin, then
-// behaves validate and behaves run --pull-images. Every program's
-// placeholder case passes: the profiles init writes run what it found.
+// behaves validate, behaves record --pull-images (what each program does
+// now, written into its placeholder case) and behaves run. Every program
+// passes: the profiles init writes run what it found. Then a program
+// changes: run fails, and record --update shows the diff that accepts it,
+// after which run passes again.
 func TestInitPinRun(t *testing.T) {
 	t.Parallel()
 	py := dockertest.Image(t, "BEHAVES_IMAGE_PYTHON")
@@ -72,6 +75,18 @@ func TestInitPinRun(t *testing.T) {
 		t.Fatalf("validate: exit %d; stdout:\n%s\nstderr:\n%s", code, indent(stdout), indent(stderr))
 	}
 
+	// behaves record writes what each program does now into its
+	// placeholder case (pulling the image pin pinned), shown as a diff.
+	recordID := randomHex(t)[:16]
+	code, stdout, stderr = behaves("record", "--spec", path, "--pull-images", "--allow-registry", host, "--run-id", recordID)
+	dockertest.AssertNothingLeft(t, cl, recordID)
+	if code != cli.ExitTrue || strings.Count(stdout, "\n+        expect:\n") != 4 || !strings.Contains(stdout, `+          stdout: {equals: "hello\n"}`) {
+		t.Fatalf("record: exit %d; stdout:\n%s\nstderr:\n%s", code, indent(stdout), indent(stderr))
+	}
+	if spec, err = os.ReadFile(path); err != nil {
+		t.Fatal(err)
+	}
+
 	reportPath := filepath.Join(t.TempDir(), "report.json")
 	code, stdout, stderr = behaves("run", "--spec", path, "--report", reportPath, "--pull-images", "--allow-registry", host)
 	b, err := os.ReadFile(reportPath)
@@ -98,5 +113,22 @@ func TestInitPinRun(t *testing.T) {
 		if _, ok := got[name]; !ok {
 			t.Errorf("program %s is not in the report (%v)", name, got)
 		}
+	}
+
+	// The shell script changes: run fails, and record --update shows the
+	// diff that accepts it, writes it, and run passes again.
+	gittest.WriteFile(t, dir, "hello.sh", "#!/bin/sh\necho bye\n")
+	if code, stdout, _ = behaves("run", "--spec", path, "--report", reportPath); code != cli.ExitFalse {
+		t.Fatalf("run after the change: exit %d, want %d\n%s", code, cli.ExitFalse, indent(stdout))
+	}
+	recordID = randomHex(t)[:16]
+	code, stdout, stderr = behaves("record", "--spec", path, "--update", "--run-id", recordID)
+	dockertest.AssertNothingLeft(t, cl, recordID)
+	if code != cli.ExitTrue || !strings.Contains(stdout, "\n-          stdout: {equals: \"hello\\n\"}\n+          stdout: {equals: \"bye\\n\"}\n") ||
+		strings.Count(stdout, "\n-") != 1 || !strings.Contains(stderr, "1 expectation updated") {
+		t.Fatalf("record --update: exit %d; stdout:\n%s\nstderr:\n%s", code, indent(stdout), indent(stderr))
+	}
+	if code, stdout, _ = behaves("run", "--spec", path, "--report", reportPath); code != cli.ExitTrue {
+		t.Errorf("run after record --update: exit %d, want %d\n%s", code, cli.ExitTrue, indent(stdout))
 	}
 }
