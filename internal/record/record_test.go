@@ -678,3 +678,58 @@ func TestCheckRefusesAWrongEdit(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordKeepsLineEnds: in a file with CRLF line ends the lines written
+// end in CRLF too; a case whose last entry is a list written at its keys'
+// indentation gets its expect after the list.
+func TestRecordKeepsLineEnds(t *testing.T) {
+	t.Parallel()
+	crlf := func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
+	dir := tree(t, map[string]string{
+		"behaves.yml": crlf(header + `programs:
+  - name: p
+    file: p.sh
+    profile: sh
+    cases:
+      - name: a
+        args:
+        - x
+        - "y" # why
+      - name: b
+`),
+		"p.sh": "",
+	})
+	sp := load(t, dir, spec.Options{})
+	p := plan(t, sp, ran(t, sp, map[string][][]runner.Event{"p": once(event(0, "x\r\n", ""), event(0, "", ""))}), Options{})
+	want := crlf(header + `programs:
+  - name: p
+    file: p.sh
+    profile: sh
+    cases:
+      - name: a
+        args:
+        - x
+        - "y" # why
+        expect:
+          exit_code: 0
+          stdout: {equals: "x\r\n"}
+      - name: b
+        expect:
+          exit_code: 0
+          stdout: {equals: ""}
+`)
+	if got := changed(p, "behaves.yml"); got != want {
+		t.Errorf("the spec after recording:\n%q\nwant:\n%q", got, want)
+	}
+
+	// A cases file whose last line has no line break keeps none.
+	dir = tree(t, map[string]string{
+		"behaves.yml": header + "programs:\n  - {name: p, file: p.sh, profile: sh, cases_file: c.yml}\n",
+		"p.sh":        "", "c.yml": "- name: last",
+	})
+	sp = load(t, dir, spec.Options{})
+	p = plan(t, sp, ran(t, sp, map[string][][]runner.Event{"p": once(event(0, "", ""))}), Options{})
+	if got, want := changed(p, "c.yml"), "- name: last\n  expect:\n    exit_code: 0\n    stdout: {equals: \"\"}"; got != want {
+		t.Errorf("c.yml: %q, want %q", got, want)
+	}
+}
