@@ -15,11 +15,11 @@ import (
 )
 
 var (
-	topKeys     = []string{"version", "profiles", "programs"}
+	topKeys     = []string{"version", "profiles", "checkers", "programs"}
 	programKeys = []string{"name", "file", "files", "dir", "dirs", "entry", "with", "profile", "cases", "cases_file", "reference", "inputs_file"}
 	caseKeys    = []string{"name", "args", "stdin", "stdin_file", "expect", "repeat"}
 	expectKeys  = []string{"exit_code", "stdout", "stderr", "same_as", "streams", "normalize", "ignore_case"}
-	matcherKeys = []string{"equals", "contains", "regex", "json", "numbers", "ignore_case", "normalize", "unordered", "lines", "subset", "abs", "rel"}
+	matcherKeys = []string{"equals", "contains", "regex", "json", "numbers", "checker", "ignore_case", "normalize", "unordered", "lines", "subset", "abs", "rel", "answer", "answer_file"}
 )
 
 // Version is the only spec format version this package reads.
@@ -84,6 +84,14 @@ func (l *loader) spec(root *yaml.Node) *Spec {
 		}
 	}
 
+	var checkers []Checker
+	var checkersNode *yaml.Node
+	var checkerNames []string
+	if f, ok := fs.get("checkers"); ok {
+		checkersNode = f.val
+		checkers, checkerNames = l.checkers(f.val, profiles)
+	}
+
 	f, ok := fs.get("programs")
 	if !ok {
 		l.errorf(root, "the spec is missing required key programs: list at least one program with its cases")
@@ -106,7 +114,12 @@ func (l *loader) spec(root *yaml.Node) *Spec {
 		}
 	}
 	l.references(entries)
-	return l.expand(f.key, profiles, entries)
+	l.checkCheckers(checkersNode, checkerNames, checkers, entries)
+	s := l.expand(f.key, profiles, entries)
+	if s != nil {
+		s.Checkers = checkers
+	}
+	return s
 }
 
 // references checks each entry's reference and the same_as cases: a
@@ -587,11 +600,18 @@ func (l *loader) expand(programsKey *yaml.Node, profiles map[string]*profileStat
 		}
 	}
 	if len(l.errs) == 0 {
-		refRuns, held := referenceLoad(programsOf(progs, func(p pending) Program { return p.prog }), profiles)
-		total += refRuns
-		if max := l.opt.Ceilings.MaxReferenceOutput; held > max {
+		all := programsOf(progs, func(p pending) Program { return p.prog })
+		refRuns, held := referenceLoad(all, profiles)
+		checks, checkHeld := checkerLoad(all, profiles)
+		total += refRuns + checks
+		switch max := l.opt.Ceilings.MaxReferenceOutput; {
+		case held+checkHeld <= max:
+		case checkHeld == 0:
 			l.errorf(programsKey, "the reference programs' runs would hold up to %s of output in memory until their candidates are judged (%d runs × 2 streams × output_limit), above --max-reference-output %s: fewer distinct same_as inputs, a lower output_limit in the reference's profile, or a higher ceiling",
 				verdict.FormatSize(held), refRuns, verdict.FormatSize(max))
+		default:
+			l.errorf(programsKey, "the runs that wait for a checker (%d checked streams) and the reference programs' runs (%d) would hold up to %s of output in memory until they are judged (runs × 2 streams × output_limit), above --max-reference-output %s, which bounds both: fewer checked or same_as cases, a lower output_limit, or a higher ceiling",
+				checks, refRuns, verdict.FormatSize(held+checkHeld), verdict.FormatSize(max))
 		}
 	}
 	if max := l.opt.Ceilings.MaxCases; total > max {

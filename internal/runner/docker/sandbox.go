@@ -39,6 +39,9 @@ const (
 	RoleVolume  = "volume"  // a program volume
 	// RoleBuild labels a build stage's container and its /build volume.
 	RoleBuild = "build"
+	// RoleChecker labels a container that runs a checker program (a
+	// spec's checkers:) on what a program wrote.
+	RoleChecker = "checker"
 )
 
 // Defaults of the Options durations.
@@ -392,6 +395,9 @@ func (s *Sandbox) Prepare(ctx context.Context, batch []runner.Request) []runner.
 			continue
 		}
 		d.index = i
+		if r.Checker {
+			d.role = RoleChecker
+		}
 		todo = append(todo, d)
 	}
 	for _, group := range helperGroups(todo) {
@@ -410,7 +416,7 @@ func (s *Sandbox) Prepare(ctx context.Context, batch []runner.Request) []runner.
 			rt:            d.rt,
 			volume:        d.volume,
 			programSHA256: d.programSHA256,
-			role:          RoleProgram,
+			role:          d.role,
 		}
 		if d.build != nil {
 			a.build = d.build
@@ -443,7 +449,10 @@ type delivery struct {
 	// build is the build stage's plan (nil without one); its volume is
 	// made and made writable in the same delivery.
 	build *buildPlan
-	err   error
+	// role labels the attempt's containers: RoleProgram, or RoleChecker
+	// for a checker's.
+	role string
+	err  error
 }
 
 // plan checks what a program needs before anything is made for it: its
@@ -471,7 +480,7 @@ func (s *Sandbox) plan(ctx context.Context, prog runner.Program, prof runner.Pro
 	if err == nil {
 		var layout []archiveEntry
 		if layout, err = programLayout(tree); err == nil {
-			return &delivery{prof: prof, img: img, rt: rt, layout: layout, programSHA256: prog.Digest(), build: build}, nil
+			return &delivery{prof: prof, img: img, rt: rt, layout: layout, programSHA256: prog.Digest(), build: build, role: RoleProgram}, nil
 		}
 	}
 	return nil, fmt.Errorf("laying out the program: %w", err)
@@ -710,8 +719,9 @@ type Attempt struct {
 	programSHA256 string
 	settings      runner.Settings
 	limits        runner.Limits
-	// role labels the attempt's containers (RoleProgram, or RoleBuild for
-	// a build stage's), and suffix ends their names.
+	// role labels the attempt's containers (RoleProgram, RoleChecker for a
+	// checker's, or RoleBuild for a build stage's), and suffix ends their
+	// names.
 	role   string
 	suffix string
 	// adjust, when set, changes a container's configuration after
