@@ -64,11 +64,17 @@ type caseRun struct {
 	// first is the job's invocation of the case's first run.
 	first int
 
+	// checked is set for a case with a checker matcher: once its runs are
+	// in it waits, with their output, for its checkers (checks), which
+	// run after every program's runs.
+	checked bool
+	checks  []assemble.CheckerRun
+
 	mu     sync.Mutex
 	events []runner.Event
 	have   []bool // which runs are in
 	left   int
-	done   bool // judged, and given to the sink
+	done   bool // its runs are in (judged and given to the sink, unless checked)
 }
 
 // referenceRuns are a reference input's runs, with their output until the
@@ -110,7 +116,7 @@ func newWork(sp *spec.Spec, all []spec.Program, store *reuse.Store, resolve func
 			answers = store.Match(prog, wants[i], sp.Profiles[prog.Profile].Runtime.Build != nil)
 		}
 		for c, sc := range prog.Cases {
-			cr := &caseRun{prog: pr, at: c, rec: &pr.rec.Cases[c]}
+			cr := &caseRun{prog: pr, at: c, rec: &pr.rec.Cases[c], checked: checked(sc.Expect)}
 			cr.rec.Spec = sc
 			pr.cases = append(pr.cases, cr)
 			var a reuse.Answer
@@ -146,17 +152,42 @@ func newWork(sp *spec.Spec, all []spec.Program, store *reuse.Store, resolve func
 	return w
 }
 
-// judge judges the case on its runs' events and its reference's runs
-// (verdict.JudgeRuns), into its record.
+// judge judges the case on its runs' events, its reference's runs and its
+// checkers' runs (verdict.JudgeCheckedRuns), into its record.
 func (cr *caseRun) judge() {
 	refs := cr.ref.runs()
-	results, fold := verdict.JudgeRuns(cr.rec.Spec.Expect, refs, cr.events)
+	results, fold := verdict.JudgeCheckedRuns(cr.rec.Spec.Expect, refs, cr.events, checkedRuns(cr.checks, len(cr.events)))
 	cr.rec.Runs = make([]assemble.RunResult, len(results))
 	for r, res := range results {
 		cr.rec.Runs[r] = assemble.RunResult{Event: cr.events[r], Result: res}
 	}
-	cr.rec.Result, cr.rec.References = fold, refs
-	cr.events, cr.have = nil, nil
+	cr.rec.Result, cr.rec.References, cr.rec.Checkers = fold, refs, cr.checks
+	cr.events, cr.have, cr.checks = nil, nil, nil
+}
+
+// checked says whether an expectation has a checker matcher.
+func checked(exp verdict.Expectation) bool {
+	return verdict.CheckerOf(exp.Stdout) != nil || verdict.CheckerOf(exp.Stderr) != nil
+}
+
+// checkedRuns are the checkers' events of each of a case's runs runs.
+func checkedRuns(checks []assemble.CheckerRun, runs int) []verdict.Checked {
+	if len(checks) == 0 {
+		return nil
+	}
+	out := make([]verdict.Checked, runs)
+	for k := range checks {
+		c := &checks[k]
+		if c.Run < 0 || c.Run >= runs {
+			continue
+		}
+		if c.Stream == "stderr" {
+			out[c.Run].Stderr = &c.Event
+		} else {
+			out[c.Run].Stdout = &c.Event
+		}
+	}
+	return out
 }
 
 // put records run number run of the case; it is true when that was the

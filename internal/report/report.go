@@ -270,6 +270,13 @@ type Case struct {
 	// order: what the case was compared with. [] for any other case, and
 	// reportread.Read accepts a case without it (a report of an earlier behaves).
 	ReferenceEvents []Event `json:"reference_events"`
+	// CheckerRuns holds, for a case with a checker matcher, the checker's
+	// run on each stream of each run it checked, in run order, stdout
+	// before stderr: its evidence, the event's output kept as the case's.
+	// A stream the checker did not judge (cut at output_limit, a run that
+	// did not finish) has none. [] for any other case, and reportread.Read
+	// accepts a case without it (a report of an earlier behaves).
+	CheckerRuns []CheckerRun `json:"checker_runs"`
 	// ReferenceApplied is, for a same_as case, what the containers of its
 	// reference runs were built from (runner.Apply of the reference's
 	// profile, as the sandbox applied it): the reference's settings are
@@ -293,6 +300,32 @@ type Case struct {
 	// (nil when none was kept in memory).
 	excerpt *[2][]byte
 }
+
+// CheckerRun is one run of a checker program on one stream of one run of
+// a case.
+type CheckerRun struct {
+	// Checker is the checker's name (the spec's checkers:).
+	Checker string `json:"checker"`
+	// Run is the case's run it checked, from 0 (the case's event), and
+	// Stream the stream, "stdout" or "stderr".
+	Run    int    `json:"run"`
+	Stream string `json:"stream"`
+	// ProgramSHA256 is the checker's digest (as a program's
+	// program_sha256, of its own files, without what it checked); the
+	// event's program_sha256 is the same. InputSHA256, OutputSHA256 and
+	// AnswerSHA256 are the digests of the three files it was given: the
+	// case's stdin, the run's kept stream and the answer.
+	ProgramSHA256 string `json:"program_sha256"`
+	InputSHA256   string `json:"input_sha256"`
+	OutputSHA256  string `json:"output_sha256"`
+	AnswerSHA256  string `json:"answer_sha256"`
+	// Event is the checker's run: its exit code says what it found.
+	Event Event `json:"event"`
+}
+
+// MaxCheckerRuns bounds a case's checker runs (reportread.Read refuses
+// more): one for each of a case's two streams on each of its runs.
+const MaxCheckerRuns = 2 * MaxRuns
 
 // Run is one run of a case that ran more than once: its own verdict and
 // reason, judged alone, and its event.
@@ -357,6 +390,13 @@ type MatcherOutcome struct {
 	// Matchers are, for a list of matchers (kind "all"), each one with
 	// its outcome, in the spec's order; empty otherwise.
 	Matchers []MatcherOutcome `json:"matchers"`
+	// Checker is, for a checker matcher (kind "checker"), the checker's
+	// name, and AnswerFile the file its answer came from (relative to the
+	// repository root; "" for an answer written inline, or none); its
+	// Value is the answer. "" for the other kinds (additions to
+	// behaves.report/v1).
+	Checker    string `json:"checker"`
+	AnswerFile string `json:"answer_file"`
 	// Verdict is undetermined when the matcher was not checked.
 	Verdict verdict.Verdict `json:"verdict"`
 	Reason  string          `json:"reason"`
@@ -370,8 +410,18 @@ type MatcherOutcome struct {
 // "all of 2 matchers". The options of the structured matchers replace
 // normalize, which they do not use.
 func (m *MatcherOutcome) Describe() string {
-	if m.Kind == verdict.All {
+	switch m.Kind {
+	case verdict.All:
 		return fmt.Sprintf("all of %d matchers", len(m.Matchers))
+	case verdict.Checker:
+		s := "checker " + m.Checker
+		switch {
+		case m.AnswerFile != "":
+			s += ", answer from " + m.AnswerFile
+		case m.Value == "":
+			s += ", no answer"
+		}
+		return s
 	}
 	return strings.Join(append([]string{string(m.Kind)}, m.options()...), ", ")
 }
@@ -413,6 +463,10 @@ func (m *MatcherOutcome) ExpectedText() string {
 	var b strings.Builder
 	for i := range m.Matchers {
 		sub := &m.Matchers[i]
+		if sub.Kind == verdict.Checker {
+			fmt.Fprintf(&b, "%d. %s → %s\n", i+1, sub.Describe(), sub.Verdict)
+			continue
+		}
 		opts := ""
 		if o := sub.options(); len(o) > 0 {
 			opts = " (" + strings.Join(o, ", ") + ")"
@@ -790,6 +844,14 @@ func Normalize(r Report) Report {
 			}
 			for k := range c.ReferenceEvents {
 				c.ReferenceEvents[k].Command = nonNil(c.ReferenceEvents[k].Command)
+			}
+			if c.CheckerRuns == nil {
+				c.CheckerRuns = []CheckerRun{}
+			} else {
+				c.CheckerRuns = append(c.CheckerRuns[:0:0], c.CheckerRuns...)
+			}
+			for k := range c.CheckerRuns {
+				c.CheckerRuns[k].Event.Command = nonNil(c.CheckerRuns[k].Event.Command)
 			}
 		}
 	}
