@@ -116,7 +116,7 @@ func newWork(sp *spec.Spec, all []spec.Program, store *reuse.Store, resolve func
 			answers = store.Match(prog, wants[i], sp.Profiles[prog.Profile].Runtime.Build != nil)
 		}
 		for c, sc := range prog.Cases {
-			cr := &caseRun{prog: pr, at: c, rec: &pr.rec.Cases[c], checked: checked(sc.Expect)}
+			cr := &caseRun{prog: pr, at: c, rec: &pr.rec.Cases[c], checked: sc.Expect.CheckerName() != ""}
 			cr.rec.Spec = sc
 			pr.cases = append(pr.cases, cr)
 			var a reuse.Answer
@@ -163,11 +163,6 @@ func (cr *caseRun) judge() {
 	}
 	cr.rec.Result, cr.rec.References, cr.rec.Checkers = fold, refs, cr.checks
 	cr.events, cr.have, cr.checks = nil, nil, nil
-}
-
-// checked says whether an expectation has a checker matcher.
-func checked(exp verdict.Expectation) bool {
-	return verdict.CheckerOf(exp.Stdout) != nil || verdict.CheckerOf(exp.Stderr) != nil
 }
 
 // checkedRuns are the checkers' events of each of a case's runs runs.

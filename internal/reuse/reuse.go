@@ -10,7 +10,8 @@
 // timed out (whether it ends in time depends on the machine's load),
 // output the stored report left out, fewer runs than the case's repeat,
 // or anything an interrupted or failed run ran (what such a run reused
-// from a completed one stays reusable: see Sources). A case that never
+// from a completed one stays reusable: see Sources), nor a case a checker
+// judges (ReasonChecker: it runs again, its checker too). A case that never
 // ran because its program's build failed is answered on the program's
 // part of the key alone (match.Found.FailedBuild). Each refusal is a NotReused
 // with a reason (counted in the report) and a detail naming what to
@@ -60,6 +61,11 @@ const (
 	ReasonFailed      = "stored run failed"
 	ReasonBuild       = "build runs again"
 	ReasonSources     = "too many source runs"
+	// ReasonChecker: a checker judges the case, and stored evidence does
+	// not yet answer for a checker's run (its key would need the
+	// checker's files, profile, build and the answer), so the case runs
+	// again, its checker too.
+	ReasonChecker = "checker: runs again"
 )
 
 // Store is the evidence of the stored reports a run was given, in order:
@@ -230,6 +236,11 @@ func (a Answer) Reused() bool { return a.Runs != nil }
 func (s *Store) Match(p spec.Program, wants []match.Want, built bool) []Answer {
 	answers := make([]Answer, len(p.Cases))
 	for k, c := range p.Cases {
+		if name := c.Expect.CheckerName(); name != "" {
+			answers[k] = Answer{NotReused: report.NewNotReused(ReasonChecker,
+				fmt.Sprintf("checker %q judges this case, and stored evidence does not answer for a checker's run: the case runs again, its checker too", name))}
+			continue
+		}
 		answers[k] = s.answer(wanted{prog: p, c: c, Want: wants[k]})
 	}
 	if built {

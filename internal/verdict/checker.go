@@ -66,6 +66,17 @@ func CheckerOf(m *Matcher) *Matcher {
 	return nil
 }
 
+// CheckerName is the name of a checker that judges a stream of e (stdout's
+// first), "" when none does.
+func (e Expectation) CheckerName() string {
+	for _, m := range []*Matcher{e.Stdout, e.Stderr} {
+		if c := CheckerOf(m); c != nil {
+			return c.Checker
+		}
+	}
+	return ""
+}
+
 // CheckersWanted says which streams of run ev a checker must judge: the
 // checker matcher of stdout and of stderr (nil where the stream has none,
 // or where its checker would not be run: the run could not be observed,
