@@ -384,6 +384,9 @@ func caseDetails(r report.Report, specFile string, p *report.Program, c *report.
 			line(&b, "  expected: %s", m.mo.Expected)
 			line(&b, "  actual:   %s", m.mo.Actual)
 		}
+		for _, cr := range c.CheckerRunsOf(m.name) {
+			line(&b, "  %s", cr.Summary())
+		}
 	}
 	if ev.TimedOut {
 		line(&b, "timed out after %s", ms(ev.Limits.TimeoutMS))

@@ -323,6 +323,42 @@ type CheckerRun struct {
 	Event Event `json:"event"`
 }
 
+// Summary says in one line what the checker run did, for the renderers:
+// "checker split on stdout of run 2: exit 1: wrong answer …" (the first
+// line the checker wrote, verdict.CheckerLine: the checker's words,
+// untrusted), or how it ended when it did not exit by itself ("timed out
+// after 2s", a sandbox error, a failed build). Run numbers count from 1.
+func (cr *CheckerRun) Summary() string {
+	e := &cr.Event
+	how := "no exit code"
+	switch stop := e.Stopped(); {
+	case e.SandboxError != "":
+		how = "not observed: " + e.SandboxError
+	case e.BuildFailure != "":
+		how = e.BuildFailure
+	case stop != "":
+		how = stop
+	case e.ExitCode != nil:
+		how = "exit " + strconv.Itoa(*e.ExitCode)
+	}
+	ev, _ := e.RunnerEvent()
+	if line := verdict.CheckerLine(ev); line != "" && e.SandboxError == "" && e.BuildFailure == "" {
+		how += ": " + line
+	}
+	return fmt.Sprintf("checker %s on %s of run %d: %s", cr.Checker, cr.Stream, cr.Run+1, how)
+}
+
+// CheckerRunsOf are c's checker runs on stream ("stdout" or "stderr").
+func (c *Case) CheckerRunsOf(stream string) []CheckerRun {
+	var out []CheckerRun
+	for _, cr := range c.CheckerRuns {
+		if cr.Stream == stream {
+			out = append(out, cr)
+		}
+	}
+	return out
+}
+
 // MaxCheckerRuns bounds a case's checker runs (reportread.Read refuses
 // more): one for each of a case's two streams on each of its runs.
 const MaxCheckerRuns = 2 * MaxRuns
@@ -474,6 +510,17 @@ func (m *MatcherOutcome) ExpectedText() string {
 		fmt.Fprintf(&b, "%d. %s %s%s → %s\n", i+1, sub.Kind, strconv.Quote(sub.Value), opts, sub.Verdict)
 	}
 	return b.String()
+}
+
+// ExpectedLabel is what a renderer calls m's expected text
+// (ExpectedText): "expected", or for a checker matcher "answer", what the
+// checker was given to compare with (one right answer, maybe not the only
+// one).
+func (m *MatcherOutcome) ExpectedLabel() string {
+	if m.Kind == verdict.Checker {
+		return "answer"
+	}
+	return "expected"
 }
 
 // LinesAlign says whether m's expected value and the output compare line

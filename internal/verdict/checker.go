@@ -151,9 +151,13 @@ func matchChecker(m Matcher, st stream, ch Check) Check {
 	return ch
 }
 
-// checkerLine is the first line of what a checker wrote that is not
-// blank: on stderr (where testlib writes), else on stdout; one line,
-// valid UTF-8, cut at checkerLineWidth bytes. "" when it wrote nothing.
+// CheckerLine is the first line of what a checker wrote that is not
+// blank: on stderr (where testlib writes), else on stdout; one line
+// (control characters as spaces), valid UTF-8, cut at 200 bytes. "" when
+// it wrote nothing. It is the checker's words: untrusted text.
+func CheckerLine(ev runner.Event) string { return checkerLine(ev) }
+
+// checkerLine is CheckerLine.
 func checkerLine(ev runner.Event) string {
 	for _, data := range [][]byte{ev.Stderr.Data, ev.Stdout.Data} {
 		for _, l := range bytes.Split(data, []byte{'\n'}) {
