@@ -12,6 +12,7 @@ import (
 
 	"github.com/docker/docker/api/types/events"
 	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/client"
 
 	"github.com/behaves-dev/behaves/internal/dockertest"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -67,14 +68,7 @@ func TestCheckerRuns(t *testing.T) {
 	img := testImages(t)
 	cl := dockertest.Client(t)
 	runID := randomHex(t)[:16]
-	var mu sync.Mutex
-	started := map[string]int{}
-	stop := followEvents(t, cl, filters.NewArgs(filters.Arg("type", "container"), filters.Arg("event", "start"),
-		filters.Arg("label", "behaves.run-id="+runID)), func(m events.Message) {
-		mu.Lock()
-		started[m.Actor.Attributes["behaves.role"]]++
-		mu.Unlock()
-	})
+	stop := startsByRole(t, cl, runID)
 	o := runBehaves(t, t.Context(), fmt.Sprintf(`version: 1
 profiles:
   py: {image: "%s", command: [python3, -I], timeout: 10s, output_limit: 1KiB}
@@ -94,7 +88,7 @@ programs:
       - {name: the checker loops, expect: {stdout: {checker: loops, answer: "1 2 4"}}}
       - {name: cut, args: [long], expect: {stdout: {checker: same, answer: "x"}}}
 `, img.python, img.python), checkerFiles, "--run-id", runID)
-	stop()
+	started := stop()
 	if o.code != 1 {
 		t.Errorf("exit %d, want 1 (a case is false)\n%s", o.code, indent(o.stderr))
 	}
@@ -138,10 +132,28 @@ programs:
 	if cr := p.Cases[3].CheckerRuns; len(cr) == 1 && !cr[0].Event.TimedOut {
 		t.Errorf("the checker loops: its event did not time out: %+v", cr[0].Event)
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	if started["program"] != 5 || started["checker"] != 4 || len(started) != 2 {
 		t.Errorf("containers started by role: %v, want 5 program and 4 checker (none for the cut output)", started)
+	}
+}
+
+// startsByRole counts, from the daemon's live event stream, the containers
+// of run runID that start, by their behaves.role label, until the
+// returned stop is called; stop returns the counts.
+func startsByRole(t *testing.T, cl *client.Client, runID string) (stop func() map[string]int) {
+	var mu sync.Mutex
+	started := map[string]int{}
+	end := followEvents(t, cl, filters.NewArgs(filters.Arg("type", "container"), filters.Arg("event", "start"),
+		filters.Arg("label", "behaves.run-id="+runID)), func(m events.Message) {
+		mu.Lock()
+		started[m.Actor.Attributes["behaves.role"]]++
+		mu.Unlock()
+	})
+	return func() map[string]int {
+		end()
+		mu.Lock()
+		defer mu.Unlock()
+		return started
 	}
 }
 
@@ -171,14 +183,7 @@ func TestCheckerInCpp(t *testing.T) {
 		files[name] = string(b)
 	}
 	runID := randomHex(t)[:16]
-	var mu sync.Mutex
-	started := map[string]int{}
-	stop := followEvents(t, cl, filters.NewArgs(filters.Arg("type", "container"), filters.Arg("event", "start"),
-		filters.Arg("label", "behaves.run-id="+runID)), func(m events.Message) {
-		mu.Lock()
-		started[m.Actor.Attributes["behaves.role"]]++
-		mu.Unlock()
-	})
+	stop := startsByRole(t, cl, runID)
 	const diamond, detour = `"4 4 0 3\n0 1\n0 2\n1 3\n2 3\n"`, `"5 5 0 4\n0 1\n1 2\n2 3\n3 4\n0 4\n"`
 	o := runBehaves(t, t.Context(), fmt.Sprintf(`version: 1
 profiles:
@@ -199,7 +204,7 @@ programs:
       - {name: a longer path, stdin: %s, expect: {stdout: {checker: paths, answer: "0 4"}}}
       - {name: no answer, stdin: %s, expect: {stdout: {checker: paths}}}
 `, img.python, gcc, diamond, detour, diamond), files, "--run-id", runID)
-	stop()
+	started := stop()
 	p := o.program(t, "dfs")
 	want := []struct {
 		verdict verdict.Verdict
@@ -217,8 +222,6 @@ programs:
 			t.Errorf("%s: %s %q, want %s %q", c.Name, c.Verdict, c.Reason, want[k].verdict, want[k].reason)
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	if started["build"] != 1 || started["checker"] != 3 || started["program"] != 3 {
 		t.Errorf("containers started by role: %v, want 1 build (the checker's, once), 3 checker, 3 program", started)
 	}

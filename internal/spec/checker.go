@@ -83,18 +83,7 @@ func (l *loader) checker(name string, key, n *yaml.Node, profiles map[string]*pr
 	}
 	before := len(l.errs)
 	c := Checker{Name: name, Pos: l.pos(key)}
-	if f, ok := fs.get("profile"); ok {
-		if s, ok := l.str(f.val, "profile"); ok && profiles != nil {
-			if _, known := profiles[s]; known {
-				c.Profile = s
-			} else {
-				names := sortedKeys(profiles)
-				l.errorf(f.val, "unknown profile %q%s; profiles: %s", short(s), suggest(s, names), strings.Join(names, ", "))
-			}
-		}
-	} else {
-		l.errorf(n, "%s is missing required key profile: the profile the checker runs under", what)
-	}
+	c.Profile = l.profileOf(fs, n, what+" is missing required key profile: the profile the checker runs under", profiles)
 	file, hasFile := fs.get("file")
 	dir, hasDir := fs.get("dir")
 	entryKey, hasEntry := fs.get("entry")

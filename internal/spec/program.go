@@ -173,18 +173,7 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 		l.errorf(n, "%s is missing required key name", what)
 	}
 
-	if f, ok := fs.get("profile"); ok {
-		if s, ok := l.str(f.val, "profile"); ok && profiles != nil {
-			if _, known := profiles[s]; known {
-				e.profile = s
-			} else {
-				names := sortedKeys(profiles)
-				l.errorf(f.val, "unknown profile %q%s; profiles: %s", short(s), suggest(s, names), strings.Join(names, ", "))
-			}
-		}
-	} else {
-		l.errorf(n, "%s is missing required key profile", what)
-	}
+	e.profile = l.profileOf(fs, n, what+" is missing required key profile", profiles)
 
 	file, hasFile := fs.get("file")
 	files, hasFiles := fs.get("files")
@@ -280,6 +269,27 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 		e.cases = append(e.cases, l.inputsFile(inputsFile.val)...)
 	}
 	return e
+}
+
+// profileOf is the profile a program entry or a checker (n, whose fields
+// are fs) names: "" when it names none (missing is the message) or one
+// the spec lacks (the message suggests the nearest).
+func (l *loader) profileOf(fs fields, n *yaml.Node, missing string, profiles map[string]*profileState) string {
+	f, ok := fs.get("profile")
+	if !ok {
+		l.errorf(n, "%s", missing)
+		return ""
+	}
+	s, ok := l.str(f.val, "profile")
+	if !ok || profiles == nil {
+		return ""
+	}
+	if _, known := profiles[s]; !known {
+		names := sortedKeys(profiles)
+		l.errorf(f.val, "unknown profile %q%s; profiles: %s", short(s), suggest(s, names), strings.Join(names, ", "))
+		return ""
+	}
+	return s
 }
 
 // cases parses an entry's cases, checking that names are unique.
