@@ -64,6 +64,9 @@ type Input struct {
 	PassAt []int
 	// Shard is the report's shard (nil for a run of the whole spec).
 	Shard *report.Shard
+	// Filter are the --program patterns the run was selected by (nil:
+	// every program ran).
+	Filter []string
 	// Reuse holds the stored reports a run was given (nil: none); its
 	// counts fold from the cases.
 	Reuse *report.Reuse
@@ -88,6 +91,7 @@ func Report(in Input) report.Report {
 		Spec:        in.SpecPath,
 		GitHub:      in.GitHub,
 		Shard:       in.Shard,
+		Filter:      in.Filter,
 		Reuse:       in.Reuse,
 		Programs:    []report.Program{},
 	}
@@ -123,6 +127,7 @@ func program(sp *spec.Spec, rec Program) report.Program {
 		ProgramSHA256: prog.Program.Digest(),
 		Dir:           folderOf(prog),
 		Entry:         entryOf(prog),
+		NotGating:     prog.NotGating,
 		Files:         filesOf(prog),
 		FileCount:     len(prog.Program.Files) + len(prog.Program.Links),
 		// Stored evidence is reused and rescored only under the format

@@ -44,6 +44,8 @@ commands:
   validate  check the spec without Docker (--check-images: and that Docker has its images)
   rescore   judge an earlier report's stored events against the spec, running nothing
   pull      pull the spec's images that Docker lacks, by digest
+  pin       pin the spec's image tags to their registry digests (--check: say which are stale)
+  init      write a starting behaves.yml for this git repository
   gc        remove the containers and volumes that dead runs left behind
   merge     merge the reports of the shards of one run (run --shard i/N) into one
   publish   publish a report to GitHub: annotations, summary, comment, check run
@@ -81,6 +83,10 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return gcCommand(ctx, args[1:], env)
 	case "pull":
 		return pullCommand(ctx, args[1:], env)
+	case "pin":
+		return pinCommand(ctx, args[1:], env)
+	case "init":
+		return initCommand(ctx, args[1:], env)
 	case "merge":
 		return mergeCommand(args[1:], env)
 	case "publish":
@@ -113,6 +119,7 @@ type specFlags struct {
 	ceilings   spec.Ceilings
 	images     imageFlag
 	untracked  allowFlag
+	nonGating  nonGatingFlag
 	registries registryFlag
 	// pull is set by --pull-images (run, validate) and by the pull command.
 	pull bool
@@ -134,11 +141,12 @@ func (s *specFlags) register(fs *flag.FlagSet) {
 	fs.Var((*positiveSizeFlag)(&s.ceilings.MaxProgramSize), "max-program-size", "the most bytes a folder program's files (dir:) may hold in all (KiB, MiB, GiB): behaves reads every program into memory before the run")
 	fs.Var(s.images, "image", "PROFILE=REF: run PROFILE with image REF (sha256:<id> or name@sha256:<digest>); repeatable")
 	fs.Var(&s.untracked, "allow-untracked", "GLOB: let the spec name files git does not track under GLOB (relative to the repository root, ** for any depth: gen/**); never .git; repeatable")
+	fs.Var(&s.nonGating, "allow-non-gating", "NAME: let the program entries NAME names (a glob: compare-*) say gate: false, so that their verdict does not decide the run's; repeatable")
 	fs.Var(&s.registries, "allow-registry", "HOST[:PORT]: a registry that pulling may fetch images from (docker.io, ghcr.io, 127.0.0.1:5000); none by default; repeatable")
 }
 
 func (s *specFlags) load() (*spec.Spec, error) {
-	return spec.Load(s.path, spec.Options{Ceilings: s.ceilings, Images: s.images, AllowUntracked: s.untracked,
+	return spec.Load(s.path, spec.Options{Ceilings: s.ceilings, Images: s.images, AllowUntracked: s.untracked, AllowNonGating: s.nonGating,
 		Pull: s.pull, AllowRegistries: s.registries})
 }
 
@@ -304,6 +312,43 @@ func (f imageFlag) Set(s string) error {
 		return fmt.Errorf("want PROFILE=REF, got %q", s)
 	}
 	f[name] = ref
+	return nil
+}
+
+// programFlag is the repeatable --program NAME, checked as it is parsed.
+type programFlag []string
+
+func (f *programFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	return strings.Join(*f, ",")
+}
+
+func (f *programFlag) Set(s string) error {
+	if err := spec.CheckProgramPattern(s); err != nil {
+		return err
+	}
+	*f = append(*f, s)
+	return nil
+}
+
+// nonGatingFlag is the repeatable --allow-non-gating NAME, checked as it
+// is parsed.
+type nonGatingFlag []string
+
+func (f *nonGatingFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	return strings.Join(*f, ",")
+}
+
+func (f *nonGatingFlag) Set(s string) error {
+	if err := spec.ParseNonGating(s); err != nil {
+		return err
+	}
+	*f = append(*f, s)
 	return nil
 }
 

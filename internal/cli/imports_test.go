@@ -40,3 +40,35 @@ func TestBackendImports(t *testing.T) {
 		t.Errorf("files importing %s: %v, want only docker.go", docker, wiring)
 	}
 }
+
+// TestCredentialFiles keeps registry credentials out of run, publish and
+// the action: internal/pin is the one package that reads them (the Docker
+// config and its credential helpers), and pin.go and init.go, the
+// commands that resolve tags, are the only files of the command line that
+// import it.
+func TestCredentialFiles(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const pin = "github.com/behaves-dev/behaves/internal/pin"
+	var importers []string
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if path, _ := strconv.Unquote(imp.Path.Value); path == pin {
+				importers = append(importers, name)
+			}
+		}
+	}
+	if strings.Join(importers, " ") != "init.go pin.go" {
+		t.Errorf("files importing %s: %v, want only init.go and pin.go", pin, importers)
+	}
+}

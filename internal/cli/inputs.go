@@ -66,6 +66,7 @@ var specInputs = []struct {
 	{"max-program-size", "max-program-size", false},
 	{"images", "image", true},
 	{"allow-untracked", "allow-untracked", true},
+	{"allow-non-gating", "allow-non-gating", true},
 	{"allowed-registries", "allow-registry", true},
 }
 

@@ -65,6 +65,7 @@ func publishCommand(ctx context.Context, args []string, env Env) int {
 	failOn := fs.String("fail-on", string(FailOnUndetermined), "which verdicts fail the command: false or undetermined")
 	comment := fs.String("comment", string(gh.CommentUpdate), "the pull request comment: update (one sticky comment), new, or off")
 	fs.BoolVar(&cfg.CheckRun, "check-run", false, "create a check run on the pull request's head (needs checks: write)")
+	fs.BoolVar(&cfg.AllowFiltered, "allow-filtered", false, "post the check run even from a report of a run filtered with --program (by default such a report is refused for a check run: it answers for part of the spec)")
 	fs.StringVar(&cfg.CheckName, "check-name", ghpublish.DefaultCheckName, "the check run's name: not a job's name, so that it is never taken for the gate's status")
 	fs.BoolVar(&cfg.Annotations, "annotations", true, "print annotations as workflow commands (default: under GitHub Actions only)")
 	fs.Var((*sizeFlag)(&cfg.MaxReportSize), "max-report-size", "the largest report read (KiB, MiB, GiB)")

@@ -32,7 +32,9 @@ type runConfig struct {
 	maxReport int64
 	passAt    []int
 	shard     *shard.Ref
-	terminal  terminalFlags
+	// programs are the --program patterns (none: every program).
+	programs []string
+	terminal terminalFlags
 	// reuse are the stored reports whose evidence may answer cases
 	// (--reuse, in order: the first match wins); maxReuse bounds each.
 	reuse    []string
@@ -58,6 +60,7 @@ func (cfg *runConfig) registerRun(fs *flag.FlagSet) {
 	fs.Var((*failOnFlag)(&cfg.failOn), "fail-on", "which verdicts fail the command: false or undetermined")
 	fs.Var((*positiveSizeFlag)(&cfg.maxReport), "max-report-size", "the most bytes the report's cases take; past it, output is left out (true cases' first) (KiB, MiB, GiB)")
 	fs.Var((*passAtFlag)(&cfg.passAt), "pass-at", "K,…: the k of pass@k for each files: entry's samples, e.g. 1,5,10")
+	fs.Var((*programFlag)(&cfg.programs), "program", "NAME: run only the programs NAME names (a program's name, its files:/dirs: entry's name, or a glob over them; repeatable); the report says it was filtered, and publish posts no check run from it")
 	fs.Var(shardFlag{&cfg.shard}, "shard", "i/N: run only shard i of N (a deterministic, balanced slice of the programs; see behaves merge)")
 	fs.Var((*pathsFlag)(&cfg.reuse), "reuse", "REPORT: answer the cases whose stored evidence in REPORT still holds (same program, input and settings) without running them; repeatable, the first match wins (docs/cli.md: only reuse reports you trust)")
 	fs.Var((*positiveSizeFlag)(&cfg.maxReuse), "max-reuse-size", "the largest --reuse report read (KiB, MiB, GiB)")
@@ -182,7 +185,7 @@ func (f shardFlag) Set(s string) error {
 func (cfg runConfig) library() run.Config {
 	return run.Config{
 		SpecPath: cfg.spec.path,
-		Spec: spec.Options{Ceilings: cfg.spec.ceilings, Images: cfg.spec.images, AllowUntracked: cfg.spec.untracked,
+		Spec: spec.Options{Ceilings: cfg.spec.ceilings, Images: cfg.spec.images, AllowUntracked: cfg.spec.untracked, AllowNonGating: cfg.spec.nonGating,
 			Pull: cfg.spec.pull, AllowRegistries: cfg.spec.registries},
 		PullTimeout: cfg.pullTimeout,
 		RunID:       cfg.runID,
@@ -191,6 +194,7 @@ func (cfg runConfig) library() run.Config {
 		MaxReport: cfg.maxReport,
 		PassAt:    cfg.passAt,
 		Shard:     cfg.shard,
+		Programs:  cfg.programs,
 		Reuse:     cfg.reuse,
 		MaxReuse:  cfg.maxReuse,
 	}

@@ -355,6 +355,12 @@ func soundRows() []soundRow {
 		// reused, and judged against the expectation now.
 		{keys: []string{"program.name", "program.cases", "case.name", "case.expect"}, name: "renamed", lookup: "renamed2", profBefore: baseProfile, profAfter: baseProfile, part: "",
 			entryBefore: plain("renamed"), entryAfter: strings.Replace(entry("renamed", "probe.sh", "", `{name: other, args: ["x"], stdin: "in", expect: {stdout: {contains: "uid"}}}`), "name: renamed", "name: renamed2", 1)},
+		// Whether a program gates the run is not evidence: its stored run
+		// answers. (gate: false needs the workflow's --allow-non-gating,
+		// which the table's runs do not give: gate: true, the default
+		// written out, is the edit.)
+		{keys: []string{"program.gate"}, name: "gate", profBefore: baseProfile, profAfter: baseProfile, part: "",
+			entryBefore: plain("gate"), entryAfter: entry("gate", "probe.sh", "    gate: true\n", `{name: c, args: ["x"], stdin: "in", expect: {exit_code: 0}}`)},
 		{keys: []string{"program.cases_file"}, name: "cases_file", profBefore: baseProfile, profAfter: baseProfile, part: "args",
 			entryBefore: "  - name: cases_file\n    file: probe.sh\n    profile: p_cases_file\n    cases_file: cases.yml",
 			entryAfter:  "  - name: cases_file\n    file: probe.sh\n    profile: p_cases_file\n    cases_file: cases2.yml"},

@@ -39,7 +39,7 @@ programs:
 // checker run, and the answer reaches the checker's job only.
 func TestRunCheckers(t *testing.T) {
 	sp := loadSpec(t, checkerSpec, testFiles)
-	plan := NewPlan(sp, nil, 2)
+	plan := NewPlan(sp, Selection{}, 2)
 	sb := &scriptSandbox{}
 	sink := &recordSink{}
 	out := plan.Run(t.Context(), sb, Options{RunID: "r", StartedAt: time.Now(), Cleanup: context.Background()}, sink)
@@ -112,7 +112,7 @@ func TestRunCheckers(t *testing.T) {
 // case is undetermined, and nothing is prepared.
 func TestRunCheckersWithoutSandbox(t *testing.T) {
 	sp := loadSpec(t, checkerSpec, testFiles)
-	out := NewPlan(sp, nil, 1).Run(t.Context(), nil, Options{StartedAt: time.Now(), Cleanup: context.Background(), SandboxErr: context.Canceled}, &recordSink{})
+	out := NewPlan(sp, Selection{}, 1).Run(t.Context(), nil, Options{StartedAt: time.Now(), Cleanup: context.Background(), SandboxErr: context.Canceled}, &recordSink{})
 	for _, v := range verdicts(out.Report) {
 		if !strings.HasSuffix(v, "=undetermined") {
 			t.Errorf("%s: without a sandbox every case is undetermined", v)

@@ -29,8 +29,16 @@ type Sink interface {
 	AddCase(p, c int, k assemble.Case)
 }
 
-// Plan is a run before it starts: the programs it runs (a shard's, or the
-// spec's), and how many invocations run at once.
+// Selection is the part of a spec a run runs: the programs Programs names
+// (spec.Select: every program when empty), then shard Shard of them (nil:
+// all of those).
+type Selection struct {
+	Programs []string
+	Shard    *shard.Ref
+}
+
+// Plan is a run before it starts: the programs it runs (a selection of
+// the spec's), and how many invocations run at once.
 type Plan struct {
 	// Spec holds the programs this run runs; its profiles are the spec's.
 	Spec *spec.Spec
@@ -40,19 +48,29 @@ type Plan struct {
 	// reference among them.
 	all   []spec.Program
 	shard *report.Shard
+	// filter are the --program patterns the plan was selected by.
+	filter []string
 }
 
-// NewPlan plans a run of sp, or of shard part of it (nil: the whole
-// spec), at parallel invocations at once (0: DefaultParallel for the
-// spec's largest memory limit). sp itself is left as it is.
-func NewPlan(sp *spec.Spec, part *shard.Ref, parallel int) *Plan {
+// NewPlan plans a run of sel of sp at parallel invocations at once (0:
+// DefaultParallel for the spec's largest memory limit). sp itself is left
+// as it is; same_as cases find their reference among all its programs,
+// selected or not. Patterns that select nothing select nothing here:
+// spec.Select says so first.
+func NewPlan(sp *spec.Spec, sel Selection, parallel int) *Plan {
 	s := *sp
-	p := &Plan{Spec: &s, all: sp.Programs, Parallel: parallel}
-	if part != nil {
-		// Every shard loads the whole spec and computes the same table;
-		// this one then runs only its own programs.
-		digest, table := shard.Plan(sp, part.Count)
-		s.Programs = shard.Select(sp, table, part.Index)
+	p := &Plan{Spec: &s, all: sp.Programs, Parallel: parallel, filter: sel.Programs}
+	if len(sel.Programs) > 0 {
+		s.Programs, _ = sp.Select(sel.Programs)
+	}
+	if part := sel.Shard; part != nil {
+		// Every shard loads the whole spec and computes the same table
+		// (of the programs selected: shards given other --program
+		// patterns have other tables, which merge refuses); this one then
+		// runs only its own programs.
+		selected := s
+		digest, table := shard.Plan(&selected, part.Count)
+		s.Programs = shard.Select(&selected, table, part.Index)
 		p.shard = &report.Shard{Index: part.Index, Count: part.Count, SpecDigest: digest, Programs: table}
 	}
 	if p.Parallel <= 0 {
@@ -143,6 +161,7 @@ func (p *Plan) Run(ctx context.Context, sb runner.Sandbox, opt Options, sink Sin
 		GitHub:      opt.GitHub,
 		PassAt:      opt.PassAt,
 		Shard:       p.shard,
+		Filter:      p.filter,
 		Reuse:       sources,
 	})
 	return Outcome{Report: rep, Err: err}

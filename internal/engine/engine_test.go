@@ -270,7 +270,7 @@ func verdicts(rep report.Report) []string {
 
 func TestRunJudgesReferencesAndRepeats(t *testing.T) {
 	sp := loadSpec(t, testSpec, testFiles)
-	plan := NewPlan(sp, nil, 2)
+	plan := NewPlan(sp, Selection{}, 2)
 	sb := &scriptSandbox{}
 	sink := &recordSink{}
 	var progress []verdict.Verdict
@@ -315,7 +315,7 @@ func TestRunJudgesReferencesAndRepeats(t *testing.T) {
 
 func TestRunWithoutSandboxIsUndetermined(t *testing.T) {
 	sp := loadSpec(t, testSpec, testFiles)
-	plan := NewPlan(sp, nil, 0)
+	plan := NewPlan(sp, Selection{}, 0)
 	if plan.Parallel < 1 {
 		t.Fatalf("default parallel %d", plan.Parallel)
 	}
@@ -350,7 +350,7 @@ programs:
       - {name: b, repeat: 3, expect: {stdout: {equals: ""}}}
 `, testFiles)
 	sink := &recordSink{}
-	out := NewPlan(sp, nil, 1).Run(t.Context(), &scriptSandbox{}, Options{StartedAt: time.Now(), Cleanup: context.Background()}, sink)
+	out := NewPlan(sp, Selection{}, 1).Run(t.Context(), &scriptSandbox{}, Options{StartedAt: time.Now(), Cleanup: context.Background()}, sink)
 	var lost *runner.LostError
 	if !errors.As(out.Err, &lost) {
 		t.Fatalf("run error %v, want the lost sandbox", out.Err)
@@ -373,7 +373,7 @@ func TestRunShardRunsOnlyItsPrograms(t *testing.T) {
 	var total int
 	seen := map[string]int{}
 	for i := 1; i <= 2; i++ {
-		plan := NewPlan(sp, &shard.Ref{Index: i, Count: 2}, 1)
+		plan := NewPlan(sp, Selection{Shard: &shard.Ref{Index: i, Count: 2}}, 1)
 		out := plan.Run(t.Context(), &scriptSandbox{}, Options{StartedAt: time.Now(), Cleanup: context.Background()}, &recordSink{})
 		if out.Err != nil {
 			t.Fatalf("shard %d: %v", i, out.Err)

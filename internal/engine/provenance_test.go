@@ -41,7 +41,7 @@ func provenanceRun(t *testing.T, ctx context.Context, sp *spec.Spec, runID, ghRu
 			t.Fatal(err)
 		}
 	}
-	out := NewPlan(sp, nil, 2).Run(ctx, &scriptSandbox{}, opt, w)
+	out := NewPlan(sp, Selection{}, 2).Run(ctx, &scriptSandbox{}, opt, w)
 	if _, err := reporttest.Commit(t, w, out.Report); err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ import (
 // file it returns with the report read back.
 func runTo(t *testing.T, sp *spec.Spec, sb *scriptSandbox, runID string, reusePaths ...string) (string, report.Report) {
 	t.Helper()
-	return runPlanTo(t, NewPlan(sp, nil, 2), sb, runID, reusePaths...)
+	return runPlanTo(t, NewPlan(sp, Selection{}, 2), sb, runID, reusePaths...)
 }
 
 // runPlanTo is runTo of a plan.
@@ -365,7 +365,7 @@ func TestReuseOfEverythingNeedsNoSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := NewPlan(sp, nil, 2).Run(t.Context(), nil, Options{RunID: "second", StartedAt: time.Now(), Cleanup: context.Background(),
+	out := NewPlan(sp, Selection{}, 2).Run(t.Context(), nil, Options{RunID: "second", StartedAt: time.Now(), Cleanup: context.Background(),
 		SandboxErr: errors.New("no daemon"), Reuse: store}, &recordSink{})
 	if out.Err != nil || out.Report.Verdict != a.Verdict {
 		t.Errorf("every case reused, no sandbox: error %v, verdict %s; want none and the first run's %s", out.Err, out.Report.Verdict, a.Verdict)
@@ -381,7 +381,7 @@ func TestReusePerShard(t *testing.T) {
 	ran := map[string]int{}
 	for i := 1; i <= 2; i++ {
 		sb := &scriptSandbox{}
-		_, r := runPlanTo(t, NewPlan(sp, &shard.Ref{Index: i, Count: 2}, 2), sb, fmt.Sprintf("shard%d", i), path)
+		_, r := runPlanTo(t, NewPlan(sp, Selection{Shard: &shard.Ref{Index: i, Count: 2}}, 2), sb, fmt.Sprintf("shard%d", i), path)
 		in = append(in, reportmerge.Input{Path: fmt.Sprintf("shard-%d.json", i), Report: r})
 		for k, n := range sb.ran {
 			ran[k] += n

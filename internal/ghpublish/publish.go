@@ -62,10 +62,14 @@ const noticeLevel = publish.Level("notice")
 type Config struct {
 	// ReportPath is the report to read (absolute, or relative to the
 	// working directory).
-	ReportPath    string
-	FailOn        exitcode.FailOn
-	Comment       gh.CommentMode
-	CheckRun      bool
+	ReportPath string
+	FailOn     exitcode.FailOn
+	Comment    gh.CommentMode
+	CheckRun   bool
+	// AllowFiltered lets a check run be posted from a report of a run
+	// filtered with --program (report.Filter), which answers for part of
+	// the spec only.
+	AllowFiltered bool
 	CheckName     string // the check run's, checked by gh.ValidateCheckName
 	Annotations   bool
 	MaxReportSize int64
@@ -158,6 +162,14 @@ func Publish(ctx context.Context, cfg Config, t Target, runCode int) Posted {
 		t.messages("behaves: nothing published: " + err.Error())
 		refuseJUnit(t, cfg)
 		return Posted{Code: exitcode.RunFailed, Refused: err}
+	}
+	if len(rep.Filter) > 0 && cfg.CheckRun && !cfg.AllowFiltered {
+		// A check run is a gate: one from a run of some programs would
+		// pass it on part of the spec.
+		err := fmt.Errorf("the report is of a run filtered with --program %s: a check run from it would pass the gate on part of the spec; publish it without --check-run, or with --allow-filtered", strings.Join(rep.Filter, " --program "))
+		t.messages("behaves: nothing published: " + err.Error())
+		refuseJUnit(t, cfg)
+		return Posted{Code: exitcode.Usage, Refused: err}
 	}
 	code := exitcode.Worse(exitcode.OfReport(rep, cfg.FailOn), runCode)
 	if cfg.HTMLPath != "" {

@@ -168,6 +168,8 @@ type passCell struct{ Value, Reason string }
 type programView struct {
 	Index                       int
 	Verdict, Name, File, Reason string
+	// NotGating: the program's verdict does not decide the run's.
+	NotGating bool
 	// Folder is set for a program that is a folder (File is the folder),
 	// Entry is its entry ("" for none).
 	Folder          bool
@@ -286,7 +288,7 @@ func build(r report.Report, lim Limits) view {
 	for i := range r.Programs {
 		p := &r.Programs[i]
 		pv := programView{
-			Index: i, Verdict: p.Verdict.String(), Name: one(p.Name, nameRunes), File: one(p.File, nameRunes),
+			Index: i, Verdict: p.Verdict.String(), NotGating: p.NotGating, Name: one(p.Name, nameRunes), File: one(p.File, nameRunes),
 			Folder: p.Dir != "", Entry: one(p.Entry, nameRunes),
 			Reason:   one(p.Reason, reasonRunes),
 			Duration: (time.Duration(p.DurationMS) * time.Millisecond).String(),

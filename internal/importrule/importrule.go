@@ -92,17 +92,30 @@ func ImportedOnlyBy(t testing.TB, name string, allowed []string) {
 	if len(self) != 1 {
 		t.Fatalf("go list: %v, want one package", self)
 	}
+	importedOnlyBy(t, self[0], name, allowed)
+}
+
+// PathImportedOnlyBy fails t for each package of the module, besides
+// allowed, that imports path (a package of any module), in its code or in
+// its tests: a dependency that only one place may use.
+func PathImportedOnlyBy(t testing.TB, path string, allowed []string) {
+	t.Helper()
+	importedOnlyBy(t, path, path, allowed)
+}
+
+func importedOnlyBy(t testing.TB, self, name string, allowed []string) {
+	t.Helper()
 	out, err := exec.Command("go", "list", "-e", "-f", "{{.ImportPath}} {{join .Imports \" \"}} {{join .TestImports \" \"}} {{join .XTestImports \" \"}}", Module+"/...").Output()
 	if err != nil {
 		t.Fatalf("go list %s/...: %v", Module, err)
 	}
 	for _, line := range strings.Split(string(out), "\n") {
 		f := strings.Fields(line)
-		if len(f) < 2 || f[0] == self[0] || strings.TrimSuffix(f[0], "_test") == self[0] || matchesAny(f[0], allowed, false) {
+		if len(f) < 2 || f[0] == self || strings.TrimSuffix(f[0], "_test") == self || matchesAny(f[0], allowed, false) {
 			continue
 		}
 		for _, imp := range f[1:] {
-			if imp == self[0] {
+			if imp == self {
 				t.Errorf("%s imports %s; only %v may", f[0], name, allowed)
 				break
 			}

@@ -164,6 +164,7 @@ func Write(w io.Writer, r report.Report, opt Options) error {
 		for _, kv := range [][2]string{
 			{"behaves.program_id", p.ID},
 			{"behaves.verdict", p.Verdict.String()},
+			{"behaves.gate", strconv.FormatBool(!p.NotGating)},
 			{"behaves.reason", p.Reason},
 			{"behaves.profile", p.Profile},
 			{"behaves.file", p.File},

@@ -221,9 +221,14 @@ func caseAnnotation(p *report.Program, c *report.Case, level Level, specFile str
 	if c.File != "" {
 		file = repoPath(c.File)
 	}
+	t := title(p.Name, c.Name)
+	if p.NotGating {
+		// Its verdict does not decide the run's: it is a warning at most.
+		level, t = LevelWarning, escape.Shorten(t+" (not gating)", titleMaxRunes)
+	}
 	return Annotation{
 		Level: level, Path: file, StartLine: line, EndLine: line, Col: max(c.Col, 0),
-		Title:      title(p.Name, c.Name),
+		Title:      t,
 		Message:    caseMessage(c),
 		RawDetails: rawDetails(c),
 	}
@@ -276,6 +281,9 @@ func programAnnotation(p *report.Program, opt AnnotationOptions) (a Annotation, 
 		}
 	}
 	a = Annotation{Level: LevelError, Path: file, StartLine: line, EndLine: line, Col: col}
+	if p.NotGating {
+		a.Level = LevelWarning
+	}
 	if at == nil {
 		// False with no false case (a report from elsewhere may say so).
 		a.Title = oneLine(p.Name, titleMaxRunes)

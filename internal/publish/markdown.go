@@ -392,7 +392,7 @@ func (d *doc) table() {
 		if reused {
 			counts += fmt.Sprintf(" | %d", p.ReusedCases())
 		}
-		row := fmt.Sprintf("| %s %s | %s | %s | %s | %s |\n", mark(p.Verdict), p.Verdict,
+		row := fmt.Sprintf("| %s %s | %s | %s | %s | %s |\n", mark(p.Verdict), p.VerdictText(),
 			cell(p.Name, nameMaxRunes), counts, ms(p.DurationMS), imageCell(p))
 		if !d.add(row) {
 			d.rowsOmitted++

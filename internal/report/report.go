@@ -82,6 +82,11 @@ type Report struct {
 	// spec's digest and the table of every program's shard (see Shard).
 	// reportread.Read accepts a report without the key (an earlier behaves).
 	Shard *Shard `json:"shard"`
+	// Filter are the --program patterns the run ran only the programs of
+	// (empty: the whole spec, or its shard). A filtered report answers
+	// for part of the spec: publish posts no check run from it unless
+	// told to (--allow-filtered). Absent in reports of an earlier behaves.
+	Filter []string `json:"filter"`
 	// Reuse is null for a run given no stored reports (--reuse); else what it
 	// took from them (see Reuse). reportread.Read accepts a report without
 	// the key (an earlier behaves).
@@ -192,8 +197,13 @@ type Program struct {
 	// that this attempt's evidence was recorded under: rescore and reuse
 	// take it only under the same format. 0 in a report of an earlier
 	// behaves.
-	EvidenceFormat int             `json:"evidence_format"`
-	Verdict        verdict.Verdict `json:"verdict"`
+	EvidenceFormat int `json:"evidence_format"`
+	// NotGating is set for a program the spec says gate: false for and
+	// the workflow admitted (--allow-non-gating): its verdict is reported
+	// but the run's (Overall) folds only the other programs'. False in
+	// reports of an earlier behaves: every program gated.
+	NotGating bool            `json:"not_gating"`
+	Verdict   verdict.Verdict `json:"verdict"`
 	// Reason is one line a person can read; "" when the program is true.
 	Reason             string             `json:"reason"`
 	Acquisition        runner.Acquisition `json:"acquisition"`
@@ -711,11 +721,22 @@ func CountsOf(programs []Program) Counts {
 // the run from being settled makes it undetermined. A run without
 // programs is undetermined, except a shard the slicing gave none (more
 // shards than programs): the merge judges the whole.
+//
+// Only gating programs count: a program marked not_gating is judged and
+// shown, but neither its false nor its undetermined decides the run's
+// verdict (a run whose every program is not gating is true, unless it
+// failed).
 func Overall(r Report) verdict.Verdict {
-	if r.Counts.Programs.False > 0 {
+	var gating Tally
+	for _, p := range r.Programs {
+		if !p.NotGating {
+			gating.Add(p.Verdict)
+		}
+	}
+	if gating.False > 0 {
 		return verdict.False
 	}
-	if r.Counts.Programs.Undetermined > 0 || len(r.Programs) == 0 && !emptyShard(r) || r.Interrupted || r.Error != "" {
+	if gating.Undetermined > 0 || len(r.Programs) == 0 && !emptyShard(r) || r.Interrupted || r.Error != "" {
 		return verdict.Undetermined
 	}
 	return verdict.True
@@ -793,6 +814,16 @@ func sha256Hex(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// VerdictText is the program's verdict as every renderer shows it, with
+// "(not gating)" after it for a program whose verdict does not decide the
+// run's.
+func (p *Program) VerdictText() string {
+	if p.NotGating {
+		return p.Verdict.String() + " (not gating)"
+	}
+	return p.Verdict.String()
+}
+
 // ProgramFile is one file (or link) delivered as part of a program.
 type ProgramFile struct {
 	// Path is where it was delivered, relative to /program.
@@ -823,6 +854,7 @@ func Normalize(r Report) Report {
 	if r.SpecErrors == nil {
 		r.SpecErrors = []SpecError{}
 	}
+	r.Filter = nonNil(r.Filter)
 	if r.Shard != nil {
 		sh := *r.Shard
 		sh.Programs = append([]ShardProgram{}, sh.Programs...)

@@ -165,3 +165,25 @@ func TestMatcherDescribe(t *testing.T) {
 		t.Error("LinesAlign: only an equals matcher in order aligns lines")
 	}
 }
+
+// TestOverallFoldsGatingPrograms: a program that does not gate is judged
+// and counted, but the run's verdict is its gating programs'.
+func TestOverallFoldsGatingPrograms(t *testing.T) {
+	t.Parallel()
+	r := report.Report{Programs: []report.Program{{Verdict: verdict.True}, {Verdict: verdict.False, NotGating: true}, {Verdict: verdict.Undetermined, NotGating: true}}}
+	r.Counts = report.CountsOf(r.Programs)
+	if got := report.Overall(r); got != verdict.True {
+		t.Errorf("Overall = %v, want true: the false and undetermined programs do not gate", got)
+	}
+	r.Programs[0].Verdict = verdict.False
+	if got := report.Overall(r); got != verdict.False {
+		t.Errorf("Overall = %v, want false", got)
+	}
+	if r.Counts.Programs.False != 1 || r.Counts.Programs.Undetermined != 1 {
+		t.Errorf("counts %+v: every program is counted", r.Counts.Programs)
+	}
+	r.Programs = r.Programs[1:] // nothing gates
+	if got := report.Overall(r); got != verdict.True {
+		t.Errorf("Overall with no gating program = %v, want true", got)
+	}
+}

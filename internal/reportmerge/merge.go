@@ -123,6 +123,9 @@ func Merge(in []Input, opt Options) (report.Report, error) {
 		Spec:     base.Spec,
 		SpecFile: base.SpecFile,
 		GitHub:   opt.GitHub,
+		// Shards of one filtered run share their patterns (their spec
+		// digest, which covers the programs selected, is checked equal).
+		Filter: base.Filter,
 		Shard: &report.Shard{Index: 0, Count: first.Count, SpecDigest: first.SpecDigest,
 			Merged: merged, Missing: missing, Programs: first.Programs},
 	}

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strings"
 	"syscall"
+	"unicode"
 
 	"github.com/behaves-dev/behaves/internal/escape"
 	"github.com/behaves-dev/behaves/internal/filekind"
@@ -134,6 +135,11 @@ func checkReport(r *report.Report) error {
 	}
 	if r.Tool.Name != report.ToolName {
 		return fmt.Errorf("tool %q is not %q", r.Tool.Name, report.ToolName)
+	}
+	for _, f := range r.Filter {
+		if f == "" || strings.IndexFunc(f, unicode.IsControl) >= 0 || len(f) > 1024 {
+			return fmt.Errorf("filter %s is not a --program pattern", escape.Quote(escape.Shorten(f, 60)))
+		}
 	}
 	if !runIDPattern.MatchString(r.RunID) {
 		return fmt.Errorf("run_id %q is not a run ID", r.RunID)

@@ -79,6 +79,9 @@ type Config struct {
 	MaxReport int64
 	PassAt    []int
 	Shard     *shard.Ref
+	// Programs, when not empty, are --program patterns: only the programs
+	// they name run (spec.Select), and the report says it was filtered.
+	Programs []string
 	// Reuse are the stored reports whose evidence may answer cases
 	// (--reuse, in order: the first match wins); MaxReuse bounds each.
 	Reuse    []string
@@ -194,7 +197,12 @@ func Run(ctx context.Context, cfg Config, env Env) (res Result, err error) {
 		return specFailed(err)
 	}
 	env.messages(leftOut(sp, env.Verbose)...)
-	plan := engine.NewPlan(sp, cfg.Shard, cfg.Parallel)
+	if len(cfg.Programs) > 0 {
+		if _, err := sp.Select(cfg.Programs); err != nil {
+			return specFailed(err)
+		}
+	}
+	plan := engine.NewPlan(sp, engine.Selection{Programs: cfg.Programs, Shard: cfg.Shard}, cfg.Parallel)
 
 	// Each case's evidence goes to the report's spool as soon as it is
 	// judged; memory keeps a summary (see report.Writer).

@@ -124,6 +124,9 @@ func testOptions(t *testing.T, path string) Options {
 			var g AllowGlob
 			g, err = ParseAllowGlob(v)
 			opt.AllowUntracked = append(opt.AllowUntracked, g)
+		case "allow-non-gating":
+			err = ParseNonGating(v)
+			opt.AllowNonGating = append(opt.AllowNonGating, v)
 		default:
 			err = fmt.Errorf("unknown test option %q", k)
 		}
@@ -266,6 +269,8 @@ func dump(t *testing.T, s *Spec) string {
 		Cases   []kase            `json:"cases"`
 		// Reference is shown when the entry names one.
 		Reference string `json:"reference,omitempty"`
+		// NotGating is shown when set.
+		NotGating bool `json:"not_gating,omitempty"`
 	}
 	type build struct {
 		Image         string            `json:"image"`
@@ -365,7 +370,7 @@ func dump(t *testing.T, s *Spec) string {
 		for k, v := range p.Program.Files {
 			files[k] = string(v)
 		}
-		dp := program{ID: p.ID, Name: p.Name, File: p.File, Profile: p.Profile, Pos: pos(p.Pos), Entry: p.Program.Entry, Files: files, Reference: p.Reference}
+		dp := program{ID: p.ID, Name: p.Name, File: p.File, Profile: p.Profile, Pos: pos(p.Pos), Entry: p.Program.Entry, Files: files, Reference: p.Reference, NotGating: p.NotGating}
 		for _, c := range p.Cases {
 			var stdin *string
 			if c.Invocation.Stdin != nil {

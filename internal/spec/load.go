@@ -42,6 +42,11 @@ type Options struct {
 	// of these patterns (the CLI's --allow-untracked). Nothing admits a
 	// path through .git.
 	AllowUntracked []AllowGlob
+	// AllowNonGating are the program entry names (path.Match patterns)
+	// whose gate: false holds (the CLI's --allow-non-gating). The spec
+	// comes from the pull request, which must not take its own program
+	// out of the gate: elsewhere gate: false is an error.
+	AllowNonGating []string
 	// Pull says that the run pulls the images the engine lacks (the CLI's
 	// pull command and run --pull-images): then every registry-digest
 	// image, --image overrides included, must come from a registry in

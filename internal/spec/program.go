@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
@@ -16,7 +17,7 @@ import (
 
 var (
 	topKeys     = []string{"version", "profiles", "checkers", "programs"}
-	programKeys = []string{"name", "file", "files", "dir", "dirs", "entry", "with", "profile", "cases", "cases_file", "reference", "inputs_file"}
+	programKeys = []string{"name", "file", "files", "dir", "dirs", "entry", "with", "profile", "cases", "cases_file", "reference", "inputs_file", "gate"}
 	caseKeys    = []string{"name", "args", "stdin", "stdin_file", "expect", "repeat"}
 	expectKeys  = []string{"exit_code", "stdout", "stderr", "same_as", "streams", "normalize", "ignore_case"}
 	matcherKeys = []string{"equals", "contains", "regex", "json", "numbers", "checker", "ignore_case", "normalize", "unordered", "lines", "subset", "abs", "rel", "answer", "answer_file"}
@@ -51,6 +52,9 @@ type entry struct {
 	// none; refNode its value.
 	reference string
 	refNode   *yaml.Node
+	// notGating: gate: false, which the workflow admitted
+	// (Options.AllowNonGating).
+	notGating bool
 }
 
 // spec validates the top-level mapping and builds the Spec.
@@ -122,6 +126,30 @@ func (l *loader) spec(root *yaml.Node) *Spec {
 	return s
 }
 
+// admitNonGating says whether the workflow admits gate: false (at n) on
+// the entry named name; an error at n otherwise.
+func (l *loader) admitNonGating(n *yaml.Node, name string) bool {
+	for _, g := range l.opt.AllowNonGating {
+		if ok, _ := path.Match(g, name); ok {
+			return true
+		}
+	}
+	l.errorf(n, "gate: false on program %q needs the workflow's --allow-non-gating %q (the action's allow-non-gating input): the spec comes from the pull request, which must not take its own program out of the gate", short(name), name)
+	return false
+}
+
+// ParseNonGating checks an --allow-non-gating pattern: a path.Match
+// pattern over program entry names.
+func ParseNonGating(s string) error {
+	if s == "" || strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return fmt.Errorf("pattern %q: give a program entry name, or a glob over names (compare-*)", s)
+	}
+	if _, err := path.Match(s, ""); err != nil {
+		return fmt.Errorf("pattern %q is not a valid glob (use *, ?, [a-z] and \\ to escape)", s)
+	}
+	return nil
+}
+
 // references checks each entry's reference and the same_as cases: a
 // reference names another file: entry of the spec, and only an entry with
 // a reference may have same_as cases.
@@ -171,6 +199,12 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 		e.name, _ = l.name(f.val, "program name")
 	} else {
 		l.errorf(n, "%s is missing required key name", what)
+	}
+
+	if f, ok := fs.get("gate"); ok {
+		if gate, ok := l.boolean(f.val, "gate"); ok && !gate {
+			e.notGating = l.admitNonGating(f.val, e.name)
+		}
 	}
 
 	e.profile = l.profileOf(fs, n, what+" is missing required key profile", profiles)
@@ -546,6 +580,7 @@ func (l *loader) expand(programsKey *yaml.Node, profiles map[string]*profileStat
 				Program:   fp.folder.prog,
 				Untracked: fp.folder.untracked,
 				Reference: e.reference,
+				NotGating: e.notGating,
 			}
 			l.addWith(e, &prog, fp.ref.shown)
 			progs = append(progs, pending{prog: prog})
@@ -601,6 +636,7 @@ func (l *loader) expand(programsKey *yaml.Node, profiles map[string]*profileStat
 					Cases:     withReference(cloneCases(e.cases), e.reference),
 					Program:   runner.Program{Entry: entry, Files: map[string][]byte{}},
 					Reference: e.reference,
+					NotGating: e.notGating,
 				},
 				node:  e.fileNode,
 				key:   key,

@@ -220,6 +220,7 @@ func schemaObjects() []schemaObject {
 				"cases_file": jsWith(jsString("A file of cases instead of cases: a YAML list (.yaml, .yml) or one case object a line (.jsonl), relative to the spec's folder."),
 					"pattern", `\.(ya?ml|jsonl)$`),
 				"reference": jsWith(jsString("Another program entry (a file: entry) whose output the same_as cases compare with."), "pattern", schemaName),
+				"gate":      {"type": "boolean", "description": "false: the program's verdict is reported but does not decide the run's (default true); holds only for entries the workflow admits with --allow-non-gating."},
 				"inputs_file": jsWith(jsString("JSON Lines, one {\"args\": [...], \"stdin\": \"...\"} a line, relative to the spec's folder: line N is the case #N, compared with the reference (exit code, stdout, stderr)."),
 					"pattern", `\.jsonl$`),
 			},

@@ -359,6 +359,7 @@ var errSpecKinds = map[string]string{
 	"cases_file_yaml":              "validate",
 	"matchers":                     "schema",
 	"structured_matchers":          "schema",
+	"gate":                         "schema",
 	"max_cases":                    "validate",
 	"max_cases_repeat":             "validate",
 	"missing_sections":             "schema",

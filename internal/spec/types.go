@@ -133,6 +133,10 @@ type Program struct {
 	// reference ("" for none): a file: entry, one program. Its same_as
 	// cases compare with that program's runs of the same invocation.
 	Reference string
+	// NotGating: the entry says gate: false and the workflow admits it
+	// (Options.AllowNonGating): its verdict is reported but does not
+	// decide the run's.
+	NotGating bool
 }
 
 // Source is the path, relative to the root, of the file the program

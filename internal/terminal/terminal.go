@@ -257,7 +257,11 @@ func (t *term) program(p *report.Program) {
 	if n := p.ReusedCases(); n > 0 {
 		nondet += fmt.Sprintf("; %d reused", n)
 	}
-	t.printf("== %s: %s (%d of %d cases true%s)\n", oneLine(p.Name), t.verdict(p.Verdict), tally.True, tally.Total, nondet)
+	gate := ""
+	if p.NotGating {
+		gate = " (not gating)"
+	}
+	t.printf("== %s: %s%s (%d of %d cases true%s)\n", oneLine(p.Name), t.verdict(p.Verdict), gate, tally.True, tally.Total, nondet)
 	where := "file " + oneLine(p.File)
 	if p.Dir != "" { // a program that is a folder of files
 		where = "dir " + oneLine(p.Dir)
@@ -592,7 +596,11 @@ func (t *term) table(r report.Report) {
 		for _, c := range p.Cases {
 			tally.Add(c.Verdict)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", escape.Shorten(escape.Text(p.Name), nameMaxRunes),
+		name := escape.Shorten(escape.Text(p.Name), nameMaxRunes)
+		if p.NotGating {
+			name += " (not gating)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", name,
 			t.verdict(p.Verdict), tally.True, tally.False, tally.Undetermined, ms(p.DurationMS))
 	}
 	_ = tw.Flush() // writes to a bytes.Buffer
