@@ -119,3 +119,39 @@ func TestRunCheckersWithoutSandbox(t *testing.T) {
 		}
 	}
 }
+
+// TestRunCheckersAfterTheSandboxWasLost: once the sandbox is lost no
+// checker is prepared; the checked case is undetermined, its checker run
+// saying why.
+func TestRunCheckersAfterTheSandboxWasLost(t *testing.T) {
+	sp := loadSpec(t, `version: 1
+profiles:
+  p: {image: `+pin+`, command: ["x"], timeout: 1s, memory: 16MiB}
+checkers:
+  cmp: {file: check.txt, profile: p}
+programs:
+  - name: echo
+    file: echo.txt
+    profile: p
+    cases:
+      - {name: checked, stdin: "1", expect: {stdout: {checker: cmp, answer: "1"}}}
+  - name: gone
+    file: lose.txt
+    profile: p
+    cases:
+      - {name: a, expect: {stdout: {equals: ""}}}
+`, testFiles)
+	sb := &scriptSandbox{}
+	sink := &recordSink{}
+	out := NewPlan(sp, Selection{}, 1).Run(t.Context(), sb, Options{StartedAt: time.Now(), Cleanup: context.Background()}, sink)
+	if out.Err == nil {
+		t.Fatal("the run did not fail")
+	}
+	if sb.checkers != 0 {
+		t.Errorf("%d checkers prepared after the sandbox was lost", sb.checkers)
+	}
+	s := sink.cases[[2]int{0, 0}]
+	if s.res.Verdict != verdict.Undetermined || len(s.checks) != 1 || !strings.HasPrefix(s.checks[0].Event.SandboxError, "not run: sandbox lost") {
+		t.Errorf("checked: %s %q, checker runs %+v", s.res.Verdict, s.res.Reason, s.checks)
+	}
+}

@@ -293,8 +293,10 @@ func (w *work) execute(ctx context.Context, sb runner.Sandbox, opt Options, para
 	switch {
 	case sb == nil && len(held) > 0:
 		why = fmt.Sprintf("sandbox unavailable: %v", opt.SandboxErr)
+	case interrupted:
+		why = runner.NotRunInterrupted
 	case runErr != nil:
-		why = runErr.Error()
+		why = "not run: " + runErr.Error()
 	}
 	if lost := w.runCheckers(ctx, sb, held, why, runner.Options{Parallel: parallel, Cleanup: opt.Cleanup, DropOutput: true}); lost != nil && runErr == nil {
 		runErr = fmt.Errorf("sandbox lost: %w", lost)
