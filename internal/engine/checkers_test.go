@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/behaves-dev/behaves/internal/reuse"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -153,5 +154,46 @@ programs:
 	s := sink.cases[[2]int{0, 0}]
 	if s.res.Verdict != verdict.Undetermined || len(s.checks) != 1 || !strings.HasPrefix(s.checks[0].Event.SandboxError, "not run: sandbox lost") {
 		t.Errorf("checked: %s %q, checker runs %+v", s.res.Verdict, s.res.Reason, s.checks)
+	}
+}
+
+// TestReuseRunsOnlyTheChecker: under --reuse, a checked case whose
+// program's runs the stored report answers runs its checker again on
+// them, and nothing else: a changed answer (or checker) needs no program
+// container. The case keeps reused_from, its checker runs are new, and
+// the report reads back.
+func TestReuseRunsOnlyTheChecker(t *testing.T) {
+	sp := loadSpec(t, checkerSpec, testFiles)
+	path, first := runTo(t, sp, &scriptSandbox{}, "first")
+	if v := verdicts(first); !slices.Contains(v, "echo/wrong=false") {
+		t.Fatalf("the stored run: %v", v)
+	}
+	// The answer of "wrong" is now the program's output: the checker
+	// accepts it.
+	edited := loadSpec(t, strings.Replace(checkerSpec, `answer: "SECRET 1 2 4"`, `answer: "1 3 4"`, 1), testFiles)
+	again := &scriptSandbox{}
+	_, rep := runTo(t, edited, again, "again", path)
+	got := verdicts(rep)
+	want := []string{"echo/right=true", "echo/wrong=true", "echo/no answer=undetermined", "echo/repeated=true", "echo/plain=true", "cut/cut=undetermined"}
+	if !slices.Equal(got, want) {
+		t.Errorf("verdicts %v, want %v", got, want)
+	}
+	// Only the cut case's program runs again (no checker can judge a cut
+	// stream: its stored run settles nothing); every other program's run
+	// stands, "no answer"'s too (its program ran to its end: the checker
+	// is what could not decide, and it runs again).
+	if again.ran["echo"] != 0 || again.ran["cut"] != 1 || again.ran["check"] != 6 || again.checkers != 1 {
+		t.Errorf("ran %v, %d checkers prepared; want only cut's program, the checker 6 times, prepared once", again.ran, again.checkers)
+	}
+	for _, c := range rep.Programs[0].Cases {
+		switch c.Name {
+		case "right", "wrong", "no answer", "repeated":
+			if c.ReusedFrom == nil || c.ReusedFrom.RunID != "first" || len(c.CheckerRuns) != c.RunCount() {
+				t.Errorf("%s: reused from %+v with %d checker runs", c.Name, c.ReusedFrom, len(c.CheckerRuns))
+			}
+		}
+	}
+	if c := rep.Programs[1].Cases[0]; c.NotReused == nil || c.NotReused.Reason != reuse.ReasonUndecided {
+		t.Errorf("cut: not reused %+v, want undetermined", c.NotReused)
 	}
 }

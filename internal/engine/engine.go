@@ -141,7 +141,7 @@ func (p *Plan) Run(ctx context.Context, sb runner.Sandbox, opt Options, sink Sin
 	}
 	for _, pr := range w.programs {
 		for _, cr := range pr.cases {
-			if cr.done { // stored evidence answered it
+			if cr.done && !cr.recheck { // stored evidence answered it
 				sink.AddCase(pr.at, cr.at, *cr.rec)
 				*cr.rec = cr.rec.WithoutOutput()
 				onCase(cr.rec.Result.Verdict)
@@ -191,7 +191,7 @@ func (w *work) execute(ctx context.Context, sb runner.Sandbox, opt Options, para
 	// checker matcher, held (with its runs' output) until the checkers
 	// ran, after every program's runs.
 	var heldMu sync.Mutex
-	var held []*caseRun
+	held := w.rechecks
 	finish := func(cr *caseRun) {
 		if !cr.checked {
 			judged(cr)

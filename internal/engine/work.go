@@ -25,6 +25,10 @@ type work struct {
 	// refs are the reference inputs the cases that run now compare with,
 	// each once, in the order those cases first need them.
 	refs []*referenceRuns
+	// rechecks are the checked cases whose program's runs stored
+	// evidence answered: they wait for their checkers like the checked
+	// cases that run now.
+	rechecks []*caseRun
 }
 
 // programRun is one program of the plan: its record, and the job that
@@ -69,6 +73,9 @@ type caseRun struct {
 	// run after every program's runs.
 	checked bool
 	checks  []assemble.CheckerRun
+	// recheck is set for a checked case whose program's runs stored
+	// evidence answered (its events are those): only its checker runs.
+	recheck bool
 
 	mu     sync.Mutex
 	events []runner.Event
@@ -128,6 +135,16 @@ func newWork(sp *spec.Spec, all []spec.Program, store *reuse.Store, resolve func
 				cr.done = true
 				if pr.stored == nil {
 					pr.stored = a.Attempt
+				}
+				if a.Recheck {
+					// Its program's stored runs stand; its checker runs
+					// again on them, with the checked cases that run now.
+					cr.events = make([]runner.Event, len(a.Runs))
+					for r, run := range a.Runs {
+						cr.events[r] = run.Event
+					}
+					cr.recheck = true
+					w.rechecks = append(w.rechecks, cr)
 				}
 				continue
 			}

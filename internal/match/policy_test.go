@@ -139,7 +139,6 @@ func TestPolicies(t *testing.T) {
 		ReasonInterrupted = reuse.ReasonInterrupted
 		ReasonFailed      = reuse.ReasonFailed
 		ReasonBuild       = reuse.ReasonBuild
-		ReasonChecker     = reuse.ReasonChecker
 	)
 	for _, tt := range []struct {
 		name   string
@@ -217,9 +216,21 @@ func TestPolicies(t *testing.T) {
 			s = strings.Replace(s, "programs:", "checkers: {c: {file: check.sh, profile: p}}\nprograms:", 1)
 			return strings.Replace(s, `args: ["x"], expect: {stdout: {equals: "x"}}`, `args: ["x"], expect: {stdout: {checker: c, answer: "x"}}`, 1)
 		},
-			// Nothing keys a checker's run yet: reuse runs the case
-			// again, its checker too; rescore, which runs nothing, refuses.
-			want: [3]string{ReasonChecker, "", ""}, rescore: `case "x" of program "echo": rescore cannot run the checker "c"`},
+			// reuse takes the program's stored run (its checker runs
+			// again on it: Answer.Recheck); rescore, which runs nothing,
+			// refuses.
+			want: [3]string{"", "", ""}, rescore: `case "x" of program "echo": rescore cannot run the checker "c"`},
+		{name: "a checker judges it, and the stored output was cut", spec: func(s string) string {
+			s = strings.Replace(s, "programs:", "checkers: {c: {file: check.sh, profile: p}}\nprograms:", 1)
+			return strings.Replace(s, `args: ["x"], expect: {stdout: {equals: "x"}}`, `args: ["x"], expect: {stdout: {checker: c, answer: "x"}}`, 1)
+		},
+			stored: func(r *report.Report) {
+				r.Programs[0].Cases[0].Event.StdoutTruncated = true
+				r.Programs[0].Cases[0].Event.StdoutBytes = 1 << 20
+			},
+			// No checker can judge a cut stream: the stored run does not
+			// settle the case, and it runs again.
+			want: [3]string{ReasonUndecided, "", ""}, rescore: `rescore cannot run the checker "c"`},
 		{name: "a failed build that timed out", stored: func(r *report.Report) {
 			b := r.Programs[1].Build
 			b.TimedOut, b.ExitCode = true, new(137)
