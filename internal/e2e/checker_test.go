@@ -3,7 +3,9 @@ package e2e
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -224,5 +226,62 @@ programs:
 	}
 	if started["build"] != 1 || started["checker"] != 3 || started["program"] != 3 {
 		t.Errorf("containers started by role: %v, want 1 build (the checker's, once), 3 checker, 3 program", started)
+	}
+}
+
+// TestCheckerReuseRunsOnlyTheChecker: with --reuse of a run, changing
+// only the checker runs the checker and not the program: no program
+// container starts, counted from the daemon's live event stream, and the
+// cases take the new checker's verdicts on the stored output.
+func TestCheckerReuseRunsOnlyTheChecker(t *testing.T) {
+	t.Parallel()
+	img := testImages(t)
+	cl := dockertest.Client(t)
+	spec := fmt.Sprintf(`version: 1
+profiles:
+  py: {image: "%s", command: [python3, -I]}
+checkers:
+  same: {file: checkers/same.py, profile: py}
+programs:
+  - name: paths
+    file: path.py
+    profile: py
+    cases:
+      - {name: right, stdin: "graph 4\n", expect: {stdout: {checker: same, answer: "1 2 4\n"}}}
+      - {name: another path, stdin: "graph 4\n", expect: {stdout: {checker: same, answer: "1 3 4\n"}}}
+`, img.python)
+	first := runBehaves(t, t.Context(), spec, maps.Clone(checkerFiles))
+	if first.code != 1 {
+		t.Fatalf("the stored run: exit %d, want 1\n%s", first.code, indent(first.stderr))
+	}
+	stored := filepath.Join(t.TempDir(), "stored.json")
+	data, err := json.Marshal(first.report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stored, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The new checker accepts any path from 1 to 4.
+	files := maps.Clone(checkerFiles)
+	files["checkers/same.py"] = `import sys
+out = open(sys.argv[2]).read().split()
+sys.exit(0 if out[:1] == ["1"] and out[-1:] == ["4"] else 1)
+`
+	runID := randomHex(t)[:16]
+	stop := startsByRole(t, cl, runID)
+	again := runBehaves(t, t.Context(), spec, files, "--reuse", stored, "--run-id", runID)
+	started := stop()
+	if again.code != 0 {
+		t.Errorf("exit %d, want 0: the new checker accepts both\n%s", again.code, indent(again.stderr))
+	}
+	for _, c := range again.program(t, "paths").Cases {
+		if c.Verdict != verdict.True || c.ReusedFrom == nil || c.ReusedFrom.RunID != first.report.RunID || len(c.CheckerRuns) != 1 ||
+			c.CheckerRuns[0].ProgramSHA256 != sha256Hex(files["checkers/same.py"]) {
+			t.Errorf("%s: %s, reused from %+v, checker runs %+v; want true on the stored run, judged by the new checker", c.Name, c.Verdict, c.ReusedFrom, c.CheckerRuns)
+		}
+	}
+	if started["program"] != 0 || started["checker"] != 2 {
+		t.Errorf("containers started by role: %v, want no program container and 2 checker containers", started)
 	}
 }
