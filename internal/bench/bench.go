@@ -17,6 +17,7 @@ import (
 	runengine "github.com/behaves-dev/behaves/internal/engine"
 	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/runner/docker/floor"
+	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
 // sweepTimeout bounds the final removal of what the bench made.
@@ -283,7 +284,7 @@ func (r *benchRun) sweep(ctx context.Context) error {
 	defer cancel()
 	n, serr := r.e.sweepAll(sctx)
 	if n > 0 {
-		r.log.printf("removed %d leftover container(s) and volume(s) of the bench", n)
+		r.log.printf("removed %s of the bench", verdict.Count(n, "leftover container or volume", "leftover containers and volumes"))
 	}
 	return errors.Join(serr, r.e.Close())
 }
@@ -843,7 +844,7 @@ func (e *sandbox) leftovers(ctx context.Context, runID string) string {
 	if cs == 0 && vs == 0 {
 		return ""
 	}
-	return fmt.Sprintf("behaves run %s left %d container(s) and %d volume(s) (removed by the bench)", runID, cs, vs)
+	return fmt.Sprintf("behaves run %s left %s and %s (removed by the bench)", runID, verdict.Count(cs, "container", "containers"), verdict.Count(vs, "volume", "volumes"))
 }
 
 // workFolder makes the bench's temporary folder; done removes it unless

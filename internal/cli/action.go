@@ -20,11 +20,13 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"path/filepath"
 
 	"github.com/behaves-dev/behaves/internal/ghpublish"
 	"github.com/behaves-dev/behaves/internal/publish"
+	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
 // PostName is the name under which the binary is the action's post step:
@@ -51,10 +53,37 @@ func Args(argv []string) []string {
 	return argv[1:]
 }
 
+var actionHelp = commandHelp{
+	args: "",
+	about: `The GitHub Action's entry point, run by the action's container: it takes no
+flags, its inputs come from the INPUT_* variables the runner sets (action.yml
+lists them). By its command input it runs the spec as behaves run does and
+publishes the report as behaves publish does, in one process; or only
+publishes (command: publish); or merges a matrix's shard reports and
+publishes the merged report (command: merge). Before a run it saves the
+run's ID for the post step (action-post).`,
+	exits: `as publish's, from the report and the run that wrote it (behaves help
+            publish) · 2 an input is invalid`,
+}
+
+var actionPostHelp = commandHelp{
+	args: "",
+	about: `The action's post step, run at the end of the job (also after a failure or
+a cancellation) as the binary named behaves-post: it removes the containers
+and volumes that carry the run ID the main step saved (STATE_run-id), and
+nothing else. Without a saved ID there is nothing to do.`,
+	exits: `0 removed, or nothing to remove · 2 usage · 4 some removal failed,
+            the saved ID is not one behaves draws, or Docker is unreachable`,
+}
+
 // actionCommand is `behaves action`, the action's main entry point.
 func actionCommand(ctx context.Context, args []string, env Env) int {
-	if len(args) > 0 {
-		fmt.Fprintf(env.Stderr, "behaves action: takes no arguments (its inputs come from INPUT_* variables), got %q\n", args[0])
+	fs := flag.NewFlagSet("action", flag.ContinueOnError)
+	if err := parseFlags(fs, args, env); err != nil {
+		return ExitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(env.Stderr, "behaves action: takes no arguments (its inputs come from INPUT_* variables), got %q\n", fs.Arg(0))
 		return ExitUsage
 	}
 	in, err := readInputs(env)
@@ -98,7 +127,11 @@ func actionCommand(ctx context.Context, args []string, env Env) int {
 // (STATE_run-id), whatever their owner's state, and nothing else. Without
 // the state (the main step published only, or stopped before saving it)
 // there is nothing to do.
-func actionPostCommand(ctx context.Context, _ []string, env Env) int {
+func actionPostCommand(ctx context.Context, args []string, env Env) int {
+	fs := flag.NewFlagSet("action-post", flag.ContinueOnError)
+	if !parse(fs, args, env) {
+		return ExitUsage
+	}
 	id := env.Getenv("STATE_" + stateRunID)
 	if id == "" {
 		fmt.Fprintln(env.Stdout, "behaves: no run ID saved by the main step: nothing to clean up")
@@ -135,7 +168,7 @@ func actionPostCommand(ctx context.Context, _ []string, env Env) int {
 			fmt.Fprintf(env.Stdout, "behaves: removed %s %s (%s)\n", r.Kind, printable(r.Name), printable(r.Role))
 		}
 	}
-	fmt.Fprintf(env.Stdout, "behaves: run %s: removed %d leftover(s)\n", id, removed)
+	fmt.Fprintf(env.Stdout, "behaves: run %s: removed %s\n", id, verdict.Count(removed, "leftover", "leftovers"))
 	if failed > 0 {
 		return ExitRunFailed
 	}

@@ -683,12 +683,12 @@ func TestActionPostRemovesOnlyItsRun(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
 	}
 	if n := left(t, cl, mine); n != 0 {
-		t.Errorf("the step's run has %d object(s) left:\n%s", n, out.String())
+		t.Errorf("the step's run has %d objects left:\n%s", n, out.String())
 	}
 	if n := left(t, cl, other); n != 2 {
 		t.Errorf("the other run has %d object(s) left, want its 2 untouched", n)
 	}
-	if !strings.Contains(out.String(), "removed 2 leftover(s)") {
+	if !strings.Contains(out.String(), "removed 2 leftovers") {
 		t.Errorf("stdout:\n%s", out.String())
 	}
 }

@@ -35,30 +35,10 @@ type Env struct {
 	// for stale leftovers at its start (Docker in main). Nil: gc fails and
 	// run does not check.
 	NewSweeper func() (runner.Sweeper, error)
+	// help is set by Main for the command it runs: parseFlags records
+	// there that the command printed its help.
+	help *helpState
 }
-
-const usage = `usage: behaves <command> [flags]
-
-commands:
-  run       run every program's cases and judge them
-  validate  check the spec without Docker (--check-images: and that Docker has its images)
-  rescore   judge an earlier report's stored events against the spec, running nothing
-  pull      pull the spec's images that Docker lacks, by digest
-  pin       pin the spec's image tags to their registry digests (--check: say which are stale)
-  init      write a starting behaves.yml for this git repository
-  gc        remove the containers and volumes that dead runs left behind
-  merge     merge the reports of the shards of one run (run --shard i/N) into one
-  publish   publish a report to GitHub: annotations, summary, comment, check run
-  html      render a report as one self-contained HTML page
-  action    the GitHub Action's entry point: inputs from INPUT_*, run, then publish
-  action-post  the action's post step: remove this job's run's containers and volumes
-  junit     convert a JSON report to JUnit XML
-  schema    print the spec's JSON Schema (for editors)
-  version   print the version
-
-exit codes: 0 all true · 1 some false · 2 usage or spec error ·
-            3 none false, some undetermined · 4 the run itself failed
-`
 
 // Main runs the command line and returns the exit code.
 func Main(ctx context.Context, args []string, env Env) int {
@@ -69,48 +49,25 @@ func Main(ctx context.Context, args []string, env Env) int {
 		env.Cleanup = context.Background()
 	}
 	if len(args) == 0 {
-		fmt.Fprint(env.Stderr, usage)
+		fmt.Fprint(env.Stderr, usage())
 		return ExitUsage
 	}
 	switch args[0] {
-	case "run":
-		return runCommand(ctx, args[1:], env)
-	case "validate":
-		return validateCommand(ctx, args[1:], env)
-	case "rescore":
-		return rescoreCommand(args[1:], env)
-	case "gc":
-		return gcCommand(ctx, args[1:], env)
-	case "pull":
-		return pullCommand(ctx, args[1:], env)
-	case "pin":
-		return pinCommand(ctx, args[1:], env)
-	case "init":
-		return initCommand(ctx, args[1:], env)
-	case "merge":
-		return mergeCommand(args[1:], env)
-	case "publish":
-		return publishCommand(ctx, args[1:], env)
-	case "html":
-		return htmlCommand(args[1:], env)
-	case "action":
-		return actionCommand(ctx, args[1:], env)
-	case "action-post":
-		return actionPostCommand(ctx, args[1:], env)
-	case "junit":
-		return junitCommand(args[1:], env)
-	case "schema":
-		return schemaCommand(args[1:], env)
-	case "version":
-		fmt.Fprintf(env.Stdout, "behaves %s (commit %s)\n", version(), commit())
+	case "-h", "--help":
+		fmt.Fprint(env.Stdout, usage())
 		return ExitTrue
-	case "help", "-h", "--help":
-		fmt.Fprint(env.Stdout, usage)
-		return ExitTrue
-	default:
-		fmt.Fprintf(env.Stderr, "behaves: unknown command %q\n\n%s", args[0], usage)
+	}
+	c, ok := lookup(args[0])
+	if !ok {
+		fmt.Fprintf(env.Stderr, "behaves: unknown command %q\n\n%s", args[0], usage())
 		return ExitUsage
 	}
+	env.help = &helpState{}
+	code := c.run(ctx, args[1:], env)
+	if env.help.shown {
+		return ExitTrue // the command printed its help and stopped
+	}
+	return code
 }
 
 // specFlags are the flags run, validate and pull share.
@@ -163,25 +120,21 @@ func parse(fs *flag.FlagSet, args []string, env Env) bool {
 }
 
 // parseFlags parses args into fs, printing usage errors to env.Stderr.
-// --help prints the command's whole usage (fs.Usage, or the flags when it
-// has none); any other error (a flag that does not exist, a bad value)
-// prints the error and one line saying where the usage is, so that the
-// error does not scroll away under the flag list.
+// --help prints the command's help (printHelp: what its table row says,
+// then its flags) to env.Stdout, and the command then exits 0 (Main); any
+// other error (a flag that does not exist, a bad value) prints the error
+// and one line saying where the help is, so that the error does not
+// scroll away under the flag list.
 func parseFlags(fs *flag.FlagSet, args []string, env Env) error {
 	fs.SetOutput(env.Stderr)
-	full := fs.Usage
-	if full == nil {
-		full = func() {
-			fmt.Fprintf(fs.Output(), "usage: behaves %s [flags]\n\nflags:\n", fs.Name())
-			fs.PrintDefaults()
-		}
-	}
 	fs.Usage = func() {} // the flag package calls it after the error; printed below
-	defer func() { fs.Usage = full }()
 	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		full()
+		printHelp(env.Stdout, fs)
+		if env.help != nil {
+			env.help.shown = true
+		}
 	case err != nil:
 		fmt.Fprintf(env.Stderr, "behaves %s: the flags are listed by behaves %s --help\n", fs.Name(), fs.Name())
 	}
@@ -209,7 +162,7 @@ func specErrorLines(err error) []string {
 		for _, e := range list {
 			lines = append(lines, e.Error())
 		}
-		return append(lines, fmt.Sprintf("behaves: the spec has %d problem(s); nothing ran", len(list)))
+		return append(lines, fmt.Sprintf("behaves: the spec has %s; nothing ran", verdict.Count(len(list), "problem", "problems")))
 	}
 	return []string{fmt.Sprintf("behaves: %v", err)}
 }
@@ -218,6 +171,16 @@ func specErrorLines(err error) []string {
 // without pulling it (*docker.Sandbox).
 type imagePresence interface {
 	ImagePresent(ctx context.Context, ref string) (bool, error)
+}
+
+var validateHelp = commandHelp{
+	args: "[--spec behaves.yml] [--check-images] [flags]",
+	about: `Loads and checks the spec as run would, without Docker: every problem with
+its file:line:col, the files it names (tracked by git, inside the
+repository), the ceilings. With --check-images it also asks the Docker
+engine whether it has every image, pulling nothing.`,
+	exits: `0 valid · 2 usage or spec error (or, with --check-images, a missing image) ·
+            4 the Docker engine cannot be asked`,
 }
 
 func validateCommand(ctx context.Context, args []string, env Env) int {
@@ -240,9 +203,9 @@ func validateCommand(ctx context.Context, args []string, env Env) int {
 		if code != ExitTrue {
 			return code
 		}
-		images = fmt.Sprintf("the Docker engine has all %d image(s)", n)
+		images = fmt.Sprintf("the Docker engine has every image the spec names (%s)", verdict.Count(n, "image", "images"))
 	}
-	fmt.Fprintf(env.Stdout, "%s: valid: %d program(s), %d case(s); %s\n", sp.Path, len(sp.Programs), cases, images)
+	fmt.Fprintf(env.Stdout, "%s: valid: %s, %s; %s\n", sp.Path, verdict.Count(len(sp.Programs), "program", "programs"), verdict.Count(cases, "case", "cases"), images)
 	return ExitTrue
 }
 

@@ -330,7 +330,7 @@ func TestValidateNeedsNoSandbox(t *testing.T) {
 	t.Parallel()
 	path := shSpec(t, `[{name: c1}, {name: c2}]`)
 	r := runMain(t, context.Background(), nil, "validate", "--spec", path)
-	if r.code != ExitTrue || !strings.Contains(r.stdout, "1 program(s), 2 case(s)") {
+	if r.code != ExitTrue || !strings.Contains(r.stdout, "1 program, 2 cases") {
 		t.Errorf("validate: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
@@ -370,7 +370,7 @@ programs:
 		t.Errorf("with gen/**: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 	r = runMain(t, context.Background(), nil, "validate", "--spec", spec, "--allow-untracked", "gen/**", "--allow-untracked", "data/*.txt")
-	if r.code != ExitTrue || !strings.Contains(r.stdout, "2 program(s), 2 case(s)") {
+	if r.code != ExitTrue || !strings.Contains(r.stdout, "2 programs, 2 cases") {
 		t.Errorf("with both globs: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	// run takes the flag too, and the programs reach the sandbox.
@@ -555,8 +555,8 @@ func TestBadFlagIsOneError(t *testing.T) {
 		}
 	}
 	r := runMain(t, context.Background(), nil, "run", "--help")
-	if !strings.Contains(r.stderr, "-junit") || !strings.Contains(r.stderr, "-html") || strings.Contains(r.stderr, "--help for") {
-		t.Errorf("run --help does not print the flags:\n%s", r.stderr)
+	if !strings.Contains(r.stdout, "-junit") || !strings.Contains(r.stdout, "-html") || strings.Contains(r.stdout, "--help for") {
+		t.Errorf("run --help does not print the flags:\n%s", r.stdout)
 	}
 }
 

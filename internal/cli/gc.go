@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
 // staleCheckTimeout bounds the look for stale leftovers at the start of a
@@ -18,20 +19,17 @@ const staleCheckTimeout = 5 * time.Second
 // maxStaleLines is the most stale runs a run warns about, one line each.
 const maxStaleLines = 10
 
-const gcUsage = `usage: behaves gc [--older-than DURATION] [--dry-run]
-
-Removes the containers and volumes that behaves runs left behind, found by
+var gcHelp = commandHelp{
+	args: `[--older-than DURATION] [--dry-run]`,
+	about: `Removes the containers and volumes that behaves runs left behind, found by
 their behaves.run-id label. A run's leftovers are removed when its owner is
 gone: it ran on this host and its process (behaves.pid) is no longer alive,
 or the PID now belongs to a process that started after the run. Runs of
 other hosts and runs whose owner is alive are kept unless --older-than says
-so.
-
-exit codes: 0 everything removed, or nothing to remove · 2 usage ·
-            4 some removal failed, or Docker is unreachable
-
-flags:
-`
+so.`,
+	exits: `0 everything removed, or nothing to remove · 2 usage ·
+            4 some removal failed, or Docker is unreachable`,
+}
 
 // gcCommand is `behaves gc`.
 func gcCommand(ctx context.Context, args []string, env Env) int {
@@ -39,10 +37,6 @@ func gcCommand(ctx context.Context, args []string, env Env) int {
 	var olderThan ageFlag
 	fs.Var(&olderThan, "older-than", "also remove every run that started more than `DURATION` ago, whatever its owner's state or host (90m, 24h, 7d)")
 	dryRun := fs.Bool("dry-run", false, "print what would be removed, remove nothing")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), gcUsage)
-		fs.PrintDefaults()
-	}
 	if !parse(fs, args, env) {
 		return ExitUsage
 	}
@@ -100,10 +94,11 @@ func gcCommand(ctx context.Context, args []string, env Env) int {
 	case len(plan) == 0:
 		fmt.Fprintln(env.Stdout, "nothing to remove: no container or volume carries "+runner.LabelRunID)
 	default:
-		fmt.Fprintf(env.Stdout, "%s %d container(s) and %d volume(s) of %d run(s); kept %d run(s)\n", verb, containers, volumes, runs, kept)
+		fmt.Fprintf(env.Stdout, "%s %s and %s of %s; kept %s\n", verb, verdict.Count(containers, "container", "containers"),
+			verdict.Count(volumes, "volume", "volumes"), verdict.Count(runs, "run", "runs"), verdict.Count(kept, "run", "runs"))
 	}
 	if failed > 0 {
-		fmt.Fprintf(env.Stderr, "behaves gc: %d removal(s) failed\n", failed)
+		fmt.Fprintf(env.Stderr, "behaves gc: %s failed\n", verdict.Count(failed, "removal", "removals"))
 		return ExitRunFailed
 	}
 	return ExitTrue
@@ -152,12 +147,12 @@ func warnStaleRuns(ctx context.Context, env Env) {
 		}
 		n++
 		if n <= maxStaleLines {
-			fmt.Fprintf(env.Stderr, "behaves: warning: %s left %d container(s) and %d volume(s): %s; `behaves gc` removes them\n",
-				describeRun(p.LeftoverRun), len(p.Containers), len(p.Volumes), printable(p.Reason))
+			fmt.Fprintf(env.Stderr, "behaves: warning: %s left %s and %s: %s; `behaves gc` removes them\n",
+				describeRun(p.LeftoverRun), verdict.Count(len(p.Containers), "container", "containers"), verdict.Count(len(p.Volumes), "volume", "volumes"), printable(p.Reason))
 		}
 	}
 	if n > maxStaleLines {
-		fmt.Fprintf(env.Stderr, "behaves: warning: and %d more stale run(s); `behaves gc` removes them\n", n-maxStaleLines)
+		fmt.Fprintf(env.Stderr, "behaves: warning: and %d more stale %s; `behaves gc` removes them\n", n-maxStaleLines, verdict.Plural(n-maxStaleLines, "run", "runs"))
 	}
 }
 

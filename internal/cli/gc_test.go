@@ -104,7 +104,7 @@ func TestGCRemovesWhatThePlanSays(t *testing.T) {
   removed volume vol-dead1-1 (volume)
   removed volume vol-dead1-2 (volume)
 kept run live1 (pid 4242 on here, started 2025-06-01T11:00:00Z): its owner, pid 4242 on this host, is still running
-removed 2 container(s) and 2 volume(s) of 1 run(s); kept 1 run(s)
+removed 2 containers and 2 volumes of 1 run; kept 1 run
 `
 	if r.stdout != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", r.stdout, want)
@@ -121,7 +121,7 @@ func TestGCDryRunRemovesNothing(t *testing.T) {
 	if r.code != ExitTrue || len(sw.removed) > 0 {
 		t.Fatalf("exit %d, removed %v", r.code, sw.removed)
 	}
-	for _, line := range []string{"would remove run dead1", "  would remove container behaves-dead1-1 (program)", "  would remove volume vol-dead1-1 (volume)", "would remove 1 container(s) and 1 volume(s) of 1 run(s)"} {
+	for _, line := range []string{"would remove run dead1", "  would remove container behaves-dead1-1 (program)", "  would remove volume vol-dead1-1 (volume)", "would remove 1 container and 1 volume of 1 run"} {
 		if !strings.Contains(r.stdout, line) {
 			t.Errorf("stdout lacks %q:\n%s", line, r.stdout)
 		}
@@ -142,10 +142,10 @@ func TestGCFailedRemovalIsListedAndExits4(t *testing.T) {
 	if len(sw.removed) != 6 {
 		t.Errorf("removed %v, want every leftover tried", sw.removed)
 	}
-	if !strings.Contains(r.stderr, "run dead1: removing container behaves-dead1-1: engine says no") || !strings.Contains(r.stderr, "1 removal(s) failed") {
+	if !strings.Contains(r.stderr, "run dead1: removing container behaves-dead1-1: engine says no") || !strings.Contains(r.stderr, "1 removal failed") {
 		t.Errorf("stderr:\n%s", r.stderr)
 	}
-	if strings.Contains(r.stdout, "removed container behaves-dead1-1 ") || !strings.Contains(r.stdout, "removed 2 container(s) and 3 volume(s) of 2 run(s)") {
+	if strings.Contains(r.stdout, "removed container behaves-dead1-1 ") || !strings.Contains(r.stdout, "removed 2 containers and 3 volumes of 2 runs") {
 		t.Errorf("stdout:\n%s", r.stdout)
 	}
 }
@@ -255,7 +255,7 @@ func TestRunWarnsAboutDeadRunsOnly(t *testing.T) {
 	if r.code != ExitTrue {
 		t.Fatalf("exit %d, want %d (a warning never changes the outcome)\nstderr: %s", r.code, ExitTrue, r.stderr)
 	}
-	want := "behaves: warning: run dead1 (pid 4242 on here, started 2025-06-01T11:00:00Z) left 2 container(s) and 2 volume(s): its owner, pid 4242 on this host, is gone; `behaves gc` removes them\n"
+	want := "behaves: warning: run dead1 (pid 4242 on here, started 2025-06-01T11:00:00Z) left 2 containers and 2 volumes: its owner, pid 4242 on this host, is gone; `behaves gc` removes them\n"
 	if r.stderr != want {
 		t.Errorf("stderr:\n%s\nwant:\n%s", r.stderr, want)
 	}
@@ -272,7 +272,7 @@ func TestRunWarningIsCapped(t *testing.T) {
 	}
 	r := runWithSweeper(t, sw.factory())
 	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
-	if len(lines) != maxStaleLines+1 || !strings.Contains(lines[maxStaleLines], "and 3 more stale run(s)") {
+	if len(lines) != maxStaleLines+1 || !strings.Contains(lines[maxStaleLines], "and 3 more stale runs") {
 		t.Errorf("stderr has %d lines, want %d and a count:\n%s", len(lines), maxStaleLines+1, r.stderr)
 	}
 }
@@ -408,7 +408,7 @@ func TestGCOnTheRealDaemon(t *testing.T) {
 		for name := range runs {
 			n := left(t, cl, prefix+name)
 			if wantGone := strings.Contains(" "+strings.Join(gone, " ")+" ", " "+name+" "); wantGone != (n == 0) {
-				t.Errorf("%s: run %s has %d object(s) left; want gone: %v\nstdout:\n%s", step, name, n, wantGone, r.stdout)
+				t.Errorf("%s: run %s has %d objects left; want gone: %v\nstdout:\n%s", step, name, n, wantGone, r.stdout)
 			}
 		}
 	}

@@ -12,19 +12,16 @@ import (
 	"github.com/behaves-dev/behaves/internal/reportread"
 )
 
-const htmlUsage = `usage: behaves html [--report FILE] [-o FILE] [--max-report-size SIZE]
-
-Renders a JSON report as one self-contained HTML page: the verdict counts,
+var htmlHelp = commandHelp{
+	args: `[--report FILE] [-o FILE] [--max-report-size SIZE]`,
+	about: `Renders a JSON report as one self-contained HTML page: the verdict counts,
 filters by verdict and by program, expected next to actual output with the
 differing lines marked, and pass@k tables. The page makes no request, and
 its Content-Security-Policy admits only its own inline style and script.
-The report is checked first, as publish checks it.
-
-exit codes: 0 written · 2 usage · 4 the report is unreadable or invalid, or
-            the page could not be written
-
-flags:
-`
+The report is checked first, as publish checks it.`,
+	exits: `0 written · 2 usage · 4 the report is unreadable or invalid, or
+            the page could not be written`,
+}
 
 // htmlCommand is `behaves html`.
 func htmlCommand(args []string, env Env) int {
@@ -33,10 +30,6 @@ func htmlCommand(args []string, env Env) int {
 	out := fs.String("o", "behaves-report.html", "where to write the HTML page (atomically)")
 	maxReport := int64(DefaultMaxReadReport)
 	fs.Var((*sizeFlag)(&maxReport), "max-report-size", "the largest report read (KiB, MiB, GiB)")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), htmlUsage)
-		fs.PrintDefaults()
-	}
 	if !parse(fs, args, env) {
 		return ExitUsage
 	}

@@ -60,7 +60,8 @@ func TestHTMLCommand(t *testing.T) {
 }
 
 // TestActionHTMLInput guards the html input: the page is written where it
-// says (relative to the workspace) and the html output names it; the
+// says (relative to the workspace), and the log and the html output name
+// it; the
 // report's verdict still decides the exit code.
 func TestActionHTMLInput(t *testing.T) {
 	t.Parallel()
@@ -72,8 +73,8 @@ func TestActionHTMLInput(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, "out")); err == nil {
 		t.Fatal("out/ exists before the test made it") // the page needs its folder
 	}
-	if !strings.Contains(r.stdout, "the HTML report was not written") {
-		t.Errorf("a page whose folder is missing: no warning\n%s", r.stdout)
+	if !strings.Contains(r.stdout, "the HTML report was not written") || strings.Contains(r.stdout, "wrote the HTML page") {
+		t.Errorf("a page whose folder is missing: no warning, or a claim that it was written\n%s", r.stdout)
 	}
 	if err := os.Mkdir(filepath.Join(ws, "out"), 0o755); err != nil {
 		t.Fatal(err)
@@ -88,6 +89,10 @@ func TestActionHTMLInput(t *testing.T) {
 	}
 	if !strings.Contains(string(page), htmlreport.CSP) {
 		t.Error("the page lacks its policy")
+	}
+	// The log names the page, as run --html's does.
+	if !strings.Contains(r.stdout, "behaves: wrote the HTML page to out/behaves-report.html\n") {
+		t.Errorf("the log does not name the page:\n%s", r.stdout)
 	}
 	if out := e.file(t, "set_output"); !strings.Contains(out, "\nout/behaves-report.html\n") || !strings.Contains(out, "html<<") {
 		t.Errorf("outputs %q lack html", out)

@@ -14,9 +14,9 @@ import (
 	"github.com/behaves-dev/behaves/internal/pin"
 )
 
-const initUsage = `usage: behaves init [--spec behaves.yml] [--image LANG=REF]... [--allow-registry HOST[:PORT]]... [--force]
-
-Writes a starting spec for the git repository it stands in, from the files
+var initHelp = commandHelp{
+	args: `[--spec behaves.yml] [--image LANG=REF]... [--allow-registry HOST[:PORT]]... [--force]`,
+	about: `Writes a starting spec for the git repository it stands in, from the files
 git tracks under the spec's folder: a profile per language found (python,
 go, c, shell, node: by extension and by marker files such as go.mod,
 pyproject.toml and package.json), a program entry per likely program (a
@@ -30,14 +30,11 @@ debian:bookworm-slim, node:22-slim), or what --image LANG=REF names. With
 behaves pin does (with the Docker config's credentials), and writes
 name:tag@sha256:…. An image left as a tag carries a TODO comment naming
 the behaves pin command, and behaves validate refuses it until it is
-pinned: that is the only thing validate refuses in the file init writes.
-
-exit codes: 0 written · 2 usage error, the spec exists (--force replaces
+pinned: that is the only thing validate refuses in the file init writes.`,
+	exits: `0 written · 2 usage error, the spec exists (--force replaces
             it), no file of a language init knows, or not inside a git work
-            tree · 4 the file could not be written
-
-flags:
-`
+            tree · 4 the file could not be written`,
+}
 
 // langImageFlag collects --image LANG=REF, checked as it is parsed.
 type langImageFlag map[initspec.Lang]string
@@ -84,10 +81,6 @@ func initCommand(ctx context.Context, args []string, env Env) int {
 	force := fs.Bool("force", false, "replace the spec if it exists")
 	timeout := pin.DefaultTimeout
 	fs.Var((*timeoutFlag)(&timeout), "timeout", "the longest the resolution of one image may take")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), initUsage)
-		fs.PrintDefaults()
-	}
 	if !parse(fs, args, env) {
 		return ExitUsage
 	}

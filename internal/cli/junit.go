@@ -14,17 +14,14 @@ import (
 	"github.com/behaves-dev/behaves/internal/reportread"
 )
 
-const junitUsage = `usage: behaves junit [--report FILE] [-o FILE] [--max-report-size SIZE]
-
-Converts a JSON report to JUnit XML: one testsuite per program, one testcase
+var junitHelp = commandHelp{
+	args: `[--report FILE] [-o FILE] [--max-report-size SIZE]`,
+	about: `Converts a JSON report to JUnit XML: one testsuite per program, one testcase
 per case; a false case is a failure, an undetermined one an error. The report
-is checked first, as publish checks it. Without -o the XML goes to stdout.
-
-exit codes: 0 written · 2 usage · 4 the report is unreadable or invalid, or
-            the XML could not be written
-
-flags:
-`
+is checked first, as publish checks it. Without -o the XML goes to stdout.`,
+	exits: `0 written · 2 usage · 4 the report is unreadable or invalid, or
+            the XML could not be written`,
+}
 
 // junitCommand is `behaves junit`.
 func junitCommand(args []string, env Env) int {
@@ -33,10 +30,6 @@ func junitCommand(args []string, env Env) int {
 	out := fs.String("o", "", "the JUnit file to write (default: stdout)")
 	limit := sizeFlag(DefaultMaxReadReport)
 	fs.Var(&limit, "max-report-size", "the largest report read (KiB, MiB, GiB)")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), junitUsage)
-		fs.PrintDefaults()
-	}
 	if !parse(fs, args, env) {
 		return ExitUsage
 	}

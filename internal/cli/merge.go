@@ -25,10 +25,10 @@ import (
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
-const mergeUsage = `usage: behaves merge [--report behaves-report.json] [--allow-missing] [--pass-at K,…]
-                     [--fail-on false|undetermined] [--max-report-size SIZE] SHARD-REPORT|FOLDER...
-
-Merges the reports of the shards of one run (behaves run --shard i/N) into one
+var mergeHelp = commandHelp{
+	args: `[--report behaves-report.json] [--allow-missing] [--pass-at K,…]
+                     [--fail-on false|undetermined] [--max-report-size SIZE] SHARD-REPORT|FOLDER...`,
+	about: `Merges the reports of the shards of one run (behaves run --shard i/N) into one
 report, recomputing the counts, the groups and pass@k. A folder stands for
 every *.json file under it. Flags come before the files.
 
@@ -36,13 +36,10 @@ It refuses (exit 2) a report that cannot be read or fails validation, a report
 that is not a shard's, shards of different specs (spec digests) or of a
 different N, and shards that overlap; and a missing shard unless
 --allow-missing: then that shard's programs are undetermined ("shard 2/3
-missing") and the merged run cannot be true.
-
-exit codes: as run's, from the merged verdict and --fail-on · 2 usage or a
-            refusal · 4 a shard's run failed, or the report was not written
-
-flags:
-`
+missing") and the merged run cannot be true.`,
+	exits: `as run's, from the merged verdict and --fail-on · 2 usage or a
+            refusal · 4 a shard's run failed, or the report was not written`,
+}
 
 // mergeConfig is what a merge needs: merge's flags, or the action's inputs.
 type mergeConfig struct {
@@ -64,10 +61,6 @@ func mergeCommand(args []string, env Env) int {
 	passAt := fset.String("pass-at", "1", "K,…: the k of pass@k for each files: entry's samples, e.g. 1,5,10")
 	failOn := fset.String("fail-on", string(FailOnUndetermined), "which verdicts fail the command: false or undetermined")
 	fset.Var((*sizeFlag)(&cfg.maxReportSize), "max-report-size", "the largest shard report read (KiB, MiB, GiB)")
-	fset.Usage = func() {
-		fmt.Fprint(fset.Output(), mergeUsage)
-		fset.PrintDefaults()
-	}
 	if err := parseFlags(fset, args, env); err != nil {
 		return ExitUsage
 	}
@@ -136,7 +129,7 @@ func mergeReports(env Env, cfg mergeConfig) (int, bool) {
 	if err := terminal.Write(env.Stdout, merged, topts); err != nil {
 		fmt.Fprintf(env.Stderr, "behaves merge: writing the summary: %v\n", err)
 	}
-	lines := []string{fmt.Sprintf("behaves merge: %d of %d shard(s) merged into %s", len(merged.Shard.Merged), merged.Shard.Count, cfg.reportPath)}
+	lines := []string{fmt.Sprintf("behaves merge: %d of %s merged into %s", len(merged.Shard.Merged), verdict.Count(merged.Shard.Count, "shard", "shards"), cfg.reportPath)}
 	for _, i := range merged.Shard.Missing {
 		lines = append(lines, fmt.Sprintf("behaves merge: shard %d/%d missing: its programs are undetermined", i, merged.Shard.Count))
 	}

@@ -16,9 +16,9 @@ import (
 	"github.com/behaves-dev/behaves/internal/spec"
 )
 
-const pinUsage = `usage: behaves pin [--spec behaves.yml] [--check] --allow-registry HOST[:PORT]...
-
-Pins every profile's and build stage's image written as name:tag (or
+var pinHelp = commandHelp{
+	args: `[--spec behaves.yml] [--check] --allow-registry HOST[:PORT]...`,
+	about: `Pins every profile's and build stage's image written as name:tag (or
 name:tag@sha256:…) to the digest its tag points to in its registry now
 (for a multi-platform image, the index's digest), and rewrites only those
 values, as name:tag@sha256:<digest>: comments, order and quoting stay as
@@ -32,15 +32,12 @@ private registry works after docker login. run, publish and the action
 read none.
 
 --check changes nothing: it exits 1 when an image is unpinned or its pin
-is stale, naming each, so that a scheduled workflow can open the update.
-
-exit codes: 0 pinned (with --check: every pin current) · 1 --check: a pin is
+is stale, naming each, so that a scheduled workflow can open the update.`,
+	exits: `0 pinned (with --check: every pin current) · 1 --check: a pin is
             missing or stale · 2 usage or spec error, an image pin cannot
             follow, or a registry not allowed · 4 a registry could not be
-            reached or could not resolve a tag (nothing is written)
-
-flags:
-`
+            reached or could not resolve a tag (nothing is written)`,
+}
 
 // pinCommand is `behaves pin`: flags over pin.Plan and pin.Write. Of the
 // command line, only this file and init.go import internal/pin (a test
@@ -53,10 +50,6 @@ func pinCommand(ctx context.Context, args []string, env Env) int {
 	fs.Var(&registries, "allow-registry", "HOST[:PORT]: a registry pin may ask for digests (docker.io, ghcr.io, 127.0.0.1:5000); none by default; repeatable")
 	timeout := pin.DefaultTimeout
 	fs.Var((*timeoutFlag)(&timeout), "timeout", "the longest the resolution of one image may take")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), pinUsage)
-		fs.PrintDefaults()
-	}
 	if !parse(fs, args, env) {
 		return ExitUsage
 	}

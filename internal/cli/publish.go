@@ -32,11 +32,11 @@ type publishConfig struct {
 	token string
 }
 
-const publishUsage = `usage: behaves publish [--report FILE] [--github-token TOKEN] [--fail-on false|undetermined]
+var publishHelp = commandHelp{
+	args: `[--report FILE] [--github-token TOKEN] [--fail-on false|undetermined]
                        [--comment update|new|off] [--check-run] [--check-name NAME]
-                       [--annotations=true|false] [--junit FILE]
-
-Publishes a report as the GitHub Action does: workflow-command annotations on
+                       [--annotations=true|false] [--junit FILE]`,
+	about: `Publishes a report as the GitHub Action does: workflow-command annotations on
 stdout, the job summary (GITHUB_STEP_SUMMARY), the sticky pull request comment
 (pull_request events, and workflow_run events of pull requests), the check run,
 the step's outputs (GITHUB_OUTPUT) and the exit code. The report is checked
@@ -47,14 +47,11 @@ head_sha), elsewhere under Actions from this run. A refusal of the GitHub API
 writes the report as JUnit XML; a report that is refused removes what is at
 that path instead.
 
-The token is --github-token, else INPUT_GITHUB-TOKEN, else GITHUB_TOKEN.
-
-exit codes: as run's, from the report's verdicts and --fail-on · 2 usage, or
+The token is --github-token, else INPUT_GITHUB-TOKEN, else GITHUB_TOKEN.`,
+	exits: `as run's, from the report's verdicts and --fail-on · 2 usage, or
             a report of a spec with errors · 4 the report is unreadable, invalid,
-            not from this run, or records a failed run
-
-flags:
-`
+            not from this run, or records a failed run`,
+}
 
 // publishCommand is `behaves publish`.
 func publishCommand(ctx context.Context, args []string, env Env) int {
@@ -67,13 +64,11 @@ func publishCommand(ctx context.Context, args []string, env Env) int {
 	fs.BoolVar(&cfg.CheckRun, "check-run", false, "create a check run on the pull request's head (needs checks: write)")
 	fs.BoolVar(&cfg.AllowFiltered, "allow-filtered", false, "post the check run even from a report of a run filtered with --program (by default such a report is refused for a check run: it answers for part of the spec)")
 	fs.StringVar(&cfg.CheckName, "check-name", ghpublish.DefaultCheckName, "the check run's name: not a job's name, so that it is never taken for the gate's status")
-	fs.BoolVar(&cfg.Annotations, "annotations", true, "print annotations as workflow commands (default: under GitHub Actions only)")
+	// Its default depends on the environment (below), so the flag's own is
+	// false: help prints the one default that holds.
+	fs.BoolVar(&cfg.Annotations, "annotations", false, "print annotations as workflow commands (default: under GitHub Actions only)")
 	fs.Var((*sizeFlag)(&cfg.MaxReportSize), "max-report-size", "the largest report read (KiB, MiB, GiB)")
 	fs.StringVar(&cfg.JUnitPath, "junit", "", "also write the report as JUnit XML to this file")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), publishUsage)
-		fs.PrintDefaults()
-	}
 	if !parse(fs, args, env) {
 		return ExitUsage
 	}

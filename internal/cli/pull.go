@@ -9,6 +9,7 @@ import (
 
 	"github.com/behaves-dev/behaves/internal/run"
 	"github.com/behaves-dev/behaves/internal/spec"
+	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
 // DefaultPullTimeout bounds the pull of one image (--pull-timeout): long
@@ -16,22 +17,19 @@ import (
 // that trickles bytes cannot hold the runner for the job's whole budget.
 const DefaultPullTimeout = 10 * time.Minute
 
-const pullUsage = `usage: behaves pull [--spec behaves.yml] --allow-registry HOST[:PORT]... [flags]
-
-Pulls each distinct image the spec's programs run that the Docker engine
+var pullHelp = commandHelp{
+	args: `[--spec behaves.yml] --allow-registry HOST[:PORT]... [flags]`,
+	about: `Pulls each distinct image the spec's programs run that the Docker engine
 does not have, by its registry digest (name@sha256:…), one line per image,
 and checks that the pulled image carries that digest. It pulls only from
 the registries --allow-registry names: an image from another registry is a
 spec error. A local image ID (sha256:…) cannot be pulled: if it is absent,
 pull says so and fails. No credentials are sent, so a private registry is
 out of scope: pull its images with the docker CLI (after docker login)
-before behaves.
-
-exit codes: 0 every image present or pulled · 2 usage or spec error ·
-            4 some image could not be pulled, or Docker is unreachable
-
-flags:
-`
+before behaves.`,
+	exits: `0 every image present or pulled · 2 usage or spec error ·
+            4 some image could not be pulled, or Docker is unreachable`,
+}
 
 // registryFlag collects --allow-registry HOST[:PORT], normalised as it is
 // parsed (a malformed registry is a usage error).
@@ -120,10 +118,6 @@ func pullCommand(ctx context.Context, args []string, env Env) int {
 	var sf specFlags
 	sf.register(fs)
 	timeout := registerPullTimeout(fs)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), pullUsage)
-		fs.PrintDefaults()
-	}
 	sf.pull = true // what pull does; it has no --pull-images to unset it
 	sp := sf.parseAndLoad(fs, args, env, "pulling")
 	if sp == nil {
@@ -149,7 +143,7 @@ func pullCommand(ctx context.Context, args []string, env Env) int {
 		printMessages(env.Stderr, env, fmt.Sprintf("behaves pull: %v", err))
 		return ExitRunFailed
 	case failed > 0:
-		printMessages(env.Stderr, env, fmt.Sprintf("behaves pull: %d image(s) could not be pulled", failed))
+		printMessages(env.Stderr, env, fmt.Sprintf("behaves pull: %s could not be pulled", verdict.Count(failed, "image", "images")))
 		return ExitRunFailed
 	}
 	return ExitTrue

@@ -182,7 +182,7 @@ func TestPullCommand(t *testing.T) {
 	if r.code != ExitRunFailed {
 		t.Errorf("a failed pull: exit %d, want %d; stderr:\n%s", r.code, ExitRunFailed, r.stderr)
 	}
-	if !strings.Contains(r.stderr, `failed: manifest unknown\n::error::forged`) || !strings.Contains(r.stderr, "1 image(s) could not be pulled") {
+	if !strings.Contains(r.stderr, `failed: manifest unknown\n::error::forged`) || !strings.Contains(r.stderr, "1 image could not be pulled") {
 		t.Errorf("stderr does not give the failure, escaped, and the count:\n%s", r.stderr)
 	}
 	if n := len(sb.pulls()); n != 3 {

@@ -68,7 +68,7 @@ func TestSpecErrorReplacesAPlantedReport(t *testing.T) {
 		t.Fatalf("exit %d, want %d\n%s", r.code, ExitUsage, r.stderr)
 	}
 	rep := readReport(t, path)
-	if rep["verdict"] != "undetermined" || !strings.Contains(fmt.Sprint(rep["error"]), "problem(s); nothing ran") {
+	if rep["verdict"] != "undetermined" || !strings.Contains(fmt.Sprint(rep["error"]), "problems; nothing ran") {
 		t.Errorf("report verdict %v, error %q; want undetermined and the spec error", rep["verdict"], rep["error"])
 	}
 	errs, _ := rep["spec_errors"].([]any)
@@ -258,7 +258,7 @@ programs:
 	path := filepath.Join(t.TempDir(), "r.json")
 	sb := &cpuSandbox{n: 2}
 	r := runMain(t, context.Background(), fixed(sb), "run", "--spec", spec, "--report", path)
-	if r.code != ExitUsage || !strings.Contains(r.stderr, "behaves.yml:3:118: cpus 3 in profile \"sh\" exceeds the 2 CPU(s)") {
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "behaves.yml:3:118: cpus 3 in profile \"sh\" exceeds the 2 CPUs") {
 		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 	if len(sb.seen) != 0 {

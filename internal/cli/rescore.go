@@ -19,10 +19,10 @@ import (
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
-const rescoreUsage = `usage: behaves rescore --report OLD.json [--spec behaves.yml] [--report-out NEW.json]
-                       [--fail-on false|undetermined] [--pass-at K,…] [--max-report-size SIZE]
-
-Judges the events an earlier run stored in OLD.json against the spec's
+var rescoreHelp = commandHelp{
+	args: `--report OLD.json [--spec behaves.yml] [--report-out NEW.json]
+                       [--fail-on false|undetermined] [--pass-at K,…] [--max-report-size SIZE]`,
+	about: `Judges the events an earlier run stored in OLD.json against the spec's
 current expectations, and writes a new report whose programs keep the stored
 execution_id. It never creates a container. The stored evidence must answer
 for the spec as it is now: programs are matched by id and cases by name, and
@@ -32,13 +32,10 @@ runtime, and each case's args, stdin and repeat (the number of runs stored)
 must be what the stored run used; every stored run is judged again;
 anything else is an error at the spec's position that says what differs
 (exit 2), never a silent re-run. A case whose output the stored report left
-out (its size budget) is undetermined.
-
-exit codes: as run's · 2 usage, a spec error, or evidence that cannot answer ·
-            4 OLD.json is unreadable or invalid, or NEW.json cannot be written
-
-flags:
-`
+out (its size budget) is undetermined.`,
+	exits: `as run's (behaves help run) · 2 usage, a spec error, or evidence that cannot answer ·
+            4 OLD.json is unreadable or invalid, or NEW.json cannot be written`,
+}
 
 // rescoreCommand is `behaves rescore`.
 func rescoreCommand(args []string, env Env) int {
@@ -53,10 +50,6 @@ func rescoreCommand(args []string, env Env) int {
 	fs.Var(&maxRead, "max-report-size", "the largest report read (KiB, MiB, GiB)")
 	var tf terminalFlags
 	tf.register(fs)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), rescoreUsage)
-		fs.PrintDefaults()
-	}
 	if !parse(fs, args, env) {
 		return ExitUsage
 	}
@@ -100,7 +93,7 @@ func rescoreCommand(args []string, env Env) int {
 	records, errs := rescore.Match(sp, old, *oldPath)
 	if errs != nil {
 		lines := specErrorLines(spec.Errors(errs))
-		lines = append(lines, fmt.Sprintf("behaves: %d problem(s): the stored evidence in %s cannot answer for this spec; nothing was judged", len(errs), *oldPath))
+		lines = append(lines, fmt.Sprintf("behaves: %s: the stored evidence in %s cannot answer for this spec; nothing was judged", verdict.Count(len(errs), "problem", "problems"), *oldPath))
 		printMessages(env.Stderr, env, lines...)
 		return ExitUsage
 	}

@@ -66,6 +66,15 @@ func (cfg *runConfig) registerRun(fs *flag.FlagSet) {
 	fs.Var((*positiveSizeFlag)(&cfg.maxReuse), "max-reuse-size", "the largest --reuse report read (KiB, MiB, GiB)")
 }
 
+var runHelp = commandHelp{
+	args: "[--spec behaves.yml] [--report FILE] [--junit FILE] [--html FILE] [flags]",
+	about: `Runs every program's cases, each in a fresh hardened container, judges what
+each did against the spec, prints what did not behave and a table, and writes
+the JSON report (and with --junit and --html, the JUnit XML and the HTML page).
+No image is pulled unless --pull-images (with --allow-registry) says so.`,
+	exits: runExits,
+}
+
 // runCommand is `behaves run`: its flags, then runSpec.
 func runCommand(ctx context.Context, args []string, env Env) int {
 	cfg := newRunConfig()

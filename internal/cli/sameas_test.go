@@ -151,3 +151,69 @@ programs:
 		t.Errorf("%d same_as cases over the shards, want 6", seen)
 	}
 }
+
+// stderrSandbox answers each invocation with exit 0, its args on stdout
+// and the program file's content on stderr: programs that agree on stdout
+// and differ on stderr, as a traceback naming its own path does.
+type stderrSandbox struct{}
+
+func (f stderrSandbox) Prepare(ctx context.Context, batch []runner.Request) []runner.Prepared {
+	out := make([]runner.Prepared, len(batch))
+	for i, r := range batch {
+		out[i].Attempt = stderrAttempt{r.Program}
+	}
+	return out
+}
+
+type stderrAttempt struct{ p runner.Program }
+
+func (a stderrAttempt) Settings() runner.Settings { return runner.Settings{} }
+func (a stderrAttempt) Run(ctx context.Context, inv runner.Invocation) (runner.Event, error) {
+	code := 0
+	out, errOut := strings.Join(inv.Args, " ")+"\n", string(a.p.Files[a.p.Entry])
+	return runner.Event{ExitCode: &code, Stdout: runner.Stream{Data: []byte(out), Bytes: int64(len(out))},
+		Stderr: runner.Stream{Data: []byte(errOut), Bytes: int64(len(errOut))}}, nil
+}
+func (a stderrAttempt) Close(ctx context.Context) error { return nil }
+
+// TestRunInputsFileStreams: an inputs_file's cases compare stdout and
+// stderr with the reference unless the entry's inputs_file mapping says
+// which streams; the cases of one file named by two entries each take
+// their entry's comparison.
+func TestRunInputsFileStreams(t *testing.T) {
+	t.Parallel()
+	path := writeSpec(t, map[string]string{
+		"behaves.yml": `version: 1
+profiles:
+  sh: {image: "` + testImage + `", command: ["/bin/sh"]}
+programs:
+  - {name: ref, file: ref.sh, profile: sh, cases: [{name: own}]}
+  - {name: both, file: cand.sh, profile: sh, reference: ref, inputs_file: in.jsonl}
+  - {name: stdout, file: cand.sh, profile: sh, reference: ref, inputs_file: {path: in.jsonl, streams: [stdout]}}
+`,
+		"ref.sh":   "Traceback: /program/ref.sh\n",
+		"cand.sh":  "Traceback: /program/cand.sh\n",
+		"in.jsonl": "{\"args\": [\"1\"]}\n{\"args\": [\"2\"]}\n",
+	})
+	out := filepath.Join(t.TempDir(), "r.json")
+	r := runMain(t, context.Background(), fixed(stderrSandbox{}), "run", "--spec", path, "--report", out)
+	if r.code != ExitFalse {
+		t.Errorf("exit %d, want %d (both false)\n%s", r.code, ExitFalse, r.stderr)
+	}
+	rep, err := reporttest.ReadFile(t, out, 1<<20)
+	if err != nil {
+		t.Fatalf("the report does not read: %v", err)
+	}
+	got := map[string]string{}
+	for _, p := range rep.Programs {
+		got[p.Name] = p.Verdict.String()
+		for _, c := range p.Cases {
+			if p.Name == "stdout" && strings.Join(c.Expect.SameAs.Streams, ",") != "stdout" {
+				t.Errorf("stdout / %s compared %v", c.Name, c.Expect.SameAs.Streams)
+			}
+		}
+	}
+	if want := map[string]string{"ref": "true", "both": "false", "stdout": "true"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("verdicts %v, want %v", got, want)
+	}
+}

@@ -8,6 +8,12 @@ import (
 	"github.com/behaves-dev/behaves/internal/spec"
 )
 
+var schemaHelp = commandHelp{
+	args:  "[--report]",
+	about: "Prints the spec's JSON Schema (draft 2020-12), the same document as\ndocs/behaves.schema.json, for editors; with --report, the report's.",
+	exits: "0 printed · 2 usage · 4 the schema could not be written",
+}
+
 // schemaCommand is `behaves schema`: it prints the spec's JSON Schema
 // (draft 2020-12) for editors, the same document as
 // docs/behaves.schema.json; with --report, the report's, for its readers,

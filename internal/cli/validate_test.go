@@ -59,7 +59,7 @@ const (
 func TestValidateSaysImagesUnchecked(t *testing.T) {
 	t.Parallel()
 	r := runMain(t, context.Background(), nil, "validate", "--spec", shSpec(t, `[{name: c1}]`))
-	if r.code != ExitTrue || !strings.Contains(r.stdout, "valid: 1 program(s), 1 case(s); images not checked (validate --check-images") {
+	if r.code != ExitTrue || !strings.Contains(r.stdout, "valid: 1 program, 1 case; images not checked (validate --check-images") {
 		t.Errorf("validate: exit %d, stdout %q", r.code, r.stdout)
 	}
 }
@@ -79,7 +79,7 @@ func TestValidateCheckImages(t *testing.T) {
 	want := []string{
 		path + `:8:12: image ` + absentID + ` of profile "gone" is not on the Docker engine: a local image ID cannot be pulled; build or load the image on this engine, or give the ID of one it has (--image gone=sha256:<id>)`,
 		path + `:13:14: build image ` + absentDigest + ` of profile "built" is not on the Docker engine: pull it (behaves pull --allow-registry HOST, or run --pull-images), or give another with --image built=REF`,
-		"behaves: the spec has 2 problem(s); nothing ran",
+		"behaves: the spec has 2 problems; nothing ran",
 	}
 	if got := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("stderr:\n%s\nwant:\n%s", r.stderr, strings.Join(want, "\n"))
@@ -126,7 +126,7 @@ func TestValidateCheckImagesDocker(t *testing.T) {
 	}
 	good := imagesSpec(t, img, img, img)
 	r = runMain(t, context.Background(), DockerSandbox(context.Background()), "validate", "--spec", good, "--check-images")
-	if r.code != ExitTrue || !strings.Contains(r.stdout, "valid: 1 program(s), 1 case(s); the Docker engine has all 1 image(s)") {
+	if r.code != ExitTrue || !strings.Contains(r.stdout, "valid: 1 program, 1 case; the Docker engine has every image the spec names (1 image)") {
 		t.Errorf("all present: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }

@@ -553,7 +553,7 @@ func TestActionContainerAction(t *testing.T) {
 	post := runActionEntrypoint(t, cl, action, []string{"/usr/local/bin/behaves-post"}, dirs.binds(),
 		append(append([]string(nil), dirs.env...), "STATE_run-id="+rep.RunID), []string{"action"})
 	postLogs := fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", post.code, indent(post.stdout), indent(post.stderr))
-	if post.code != 0 || !strings.Contains(post.stdout, "removed 1 leftover(s)") {
+	if post.code != 0 || !strings.Contains(post.stdout, "removed 1 leftover") {
 		t.Errorf("the post step: want exit 0 and 1 leftover removed\n%s", postLogs)
 	}
 	dockertest.AssertNothingLeft(t, cl, rep.RunID)

@@ -81,7 +81,7 @@ func TestFolderProgram(t *testing.T) {
 	if code != 0 || rep.Verdict != verdict.True {
 		t.Fatalf("exit %d, verdict %s; want 0, true\nstderr:\n%s\nreport cases: %+v", code, rep.Verdict, indent(stderr), caseReasons(rep))
 	}
-	if !strings.Contains(stderr, `program "package" (dir project): 1 file(s) in its folder are not part of it`) {
+	if !strings.Contains(stderr, `program "package" (dir project): 1 file in its folder is not part of it`) {
 		t.Errorf("the run does not say it left the untracked file out:\n%s", indent(stderr))
 	}
 	pkg := rep.Programs[0]

@@ -178,6 +178,9 @@ func Publish(ctx context.Context, cfg Config, t Target, runCode int) Posted {
 		// upload step that wants the file fails on its own).
 		if err := htmlreport.WriteFile(cfg.HTMLPath, rep); err != nil {
 			Command(out, publish.LevelWarning, "behaves: the HTML report was not written: "+err.Error())
+		} else {
+			// Named, as run --html names it: the log says where to look.
+			t.messages("behaves: wrote the HTML page to " + shownPath(t.Workspace, cfg.HTMLPath))
 		}
 	}
 	if rep.SpecFile == "" {
@@ -188,6 +191,8 @@ func Publish(ctx context.Context, cfg Config, t Target, runCode int) Posted {
 	if err := writeJUnit(cfg.JUnitPath, rep); err != nil {
 		t.messages("behaves: " + err.Error())
 		code = exitcode.Worse(code, exitcode.RunFailed)
+	} else if cfg.JUnitPath != "" {
+		t.messages("behaves: wrote JUnit XML to " + shownPath(t.Workspace, cfg.JUnitPath))
 	}
 
 	runURL, err := publish.RunURL(t.ServerURL, t.Repository, t.RunID)
@@ -381,7 +386,7 @@ func postCheckRun(ctx context.Context, t Target, cfg Config, client *gh.Client, 
 		failedPost(t, "the check run is incomplete", err)
 		return nil
 	}
-	msg := fmt.Sprintf("behaves: check run %q (%s), %d annotation(s)", run.Name, run.Conclusion, res.AnnotationsSent)
+	msg := fmt.Sprintf("behaves: check run %q (%s), %s", run.Name, run.Conclusion, verdict.Count(res.AnnotationsSent, "annotation", "annotations"))
 	if res.AnnotationsNotSent > 0 {
 		msg += fmt.Sprintf(", %d not sent (at most %d a check run)", res.AnnotationsNotSent, gh.MaxCheckRunAnnotations)
 	}
@@ -433,7 +438,7 @@ func deciding(rep report.Report, code int) []string {
 		}
 	}
 	if n > maxDecidingLines {
-		lines = append(lines, fmt.Sprintf("behaves: and %d more %s program(s)", n-maxDecidingLines, want))
+		lines = append(lines, fmt.Sprintf("behaves: and %d more %s %s", n-maxDecidingLines, want, verdict.Plural(n-maxDecidingLines, "program", "programs")))
 	}
 	return lines
 }
@@ -445,21 +450,24 @@ func deciding(rep report.Report, code int) []string {
 // value ever ends the heredoc early).
 func outputs(rep report.Report, reportPath, htmlPath, ws string) string {
 	c := rep.Counts.Programs
-	rel := func(p string) string {
-		if r := inside(ws, p); r != "" {
-			return r
-		}
-		return p
-	}
 	random := make([]byte, 16)
 	rand.Read(random) // crypto/rand never fails on Linux
 	delim := "behaves_" + hex.EncodeToString(random)
 	s := fmt.Sprintf("verdict=%s\ntotal=%d\ntrue=%d\nfalse=%d\nundetermined=%d\nreport<<%s\n%s\n%s\n",
-		rep.Verdict, c.Total, c.True, c.False, c.Undetermined, delim, rel(reportPath), delim)
+		rep.Verdict, c.Total, c.True, c.False, c.Undetermined, delim, shownPath(ws, reportPath), delim)
 	if htmlPath != "" {
-		s += fmt.Sprintf("html<<%s\n%s\n%s\n", delim, rel(htmlPath), delim)
+		s += fmt.Sprintf("html<<%s\n%s\n%s\n", delim, shownPath(ws, htmlPath), delim)
 	}
 	return s
+}
+
+// shownPath is p as the workflow names it: relative to the workspace ws
+// when it is inside it, else as it is.
+func shownPath(ws, p string) string {
+	if r := inside(ws, p); r != "" {
+		return r
+	}
+	return p
 }
 
 // inside returns p relative to ws, slash-separated, when p is inside ws;

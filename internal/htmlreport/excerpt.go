@@ -101,14 +101,7 @@ func (ex excerpt) note() string {
 	if ex.cutBytes == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d more bytes (%s) not shown", ex.cutBytes, plural(ex.cutLines, "line", "lines"))
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
+	return fmt.Sprintf("%d more %s (%s) not shown", ex.cutBytes, verdict.Plural(ex.cutBytes, "byte", "bytes"), verdict.Count(ex.cutLines, "line", "lines"))
 }
 
 // render turns one line of untrusted bytes into segments, within maxCost,

@@ -213,11 +213,14 @@ type caseView struct {
 	// the case; NotReused why a run given stored reports ran it now ("" for
 	// neither).
 	ReusedFrom, NotReused string
-	Args                  []string
-	ArgsMore              string
-	Stdin, Exit, Flags    string
-	SandboxError          string
-	Streams               []streamView
+	// Command is what ran, args and all (escape.Argv); "" when the case
+	// did not run, which shows its Args instead.
+	Command            string
+	Args               []string
+	ArgsMore           string
+	Stdin, Exit, Flags string
+	SandboxError       string
+	Streams            []streamView
 }
 
 type streamView struct {
@@ -237,7 +240,7 @@ type row struct {
 func build(r report.Report, lim Limits) view {
 	v := view{
 		Style: template.CSS(style), Script: template.JS(script),
-		Verdict: r.Verdict.String(), Spec: one(firstSet(r.SpecFile, r.Spec), nameRunes),
+		Verdict: r.Verdict.String(), Spec: one(r.SpecPath(), nameRunes),
 		RunID: one(r.RunID, 80), Tool: one(r.Tool.Name+" "+r.Tool.Version, 80),
 		Started:  r.StartedAt.UTC().Format(time.RFC3339),
 		Duration: (time.Duration(r.DurationMS) * time.Millisecond).String(),
@@ -291,14 +294,14 @@ func build(r report.Report, lim Limits) view {
 			Index: i, Verdict: p.Verdict.String(), NotGating: p.NotGating, Name: one(p.Name, nameRunes), File: one(p.File, nameRunes),
 			Folder: p.Dir != "", Entry: one(p.Entry, nameRunes),
 			Reason:   one(p.Reason, reasonRunes),
-			Duration: (time.Duration(p.DurationMS) * time.Millisecond).String(),
+			Duration: timeOf(p),
 			Files:    filesOf(p, &filesLeft),
 		}
 		var t report.Tally
 		for _, cs := range p.Cases {
 			t.Add(cs.Verdict)
 		}
-		pv.Tally = fmt.Sprintf("%d cases: %d true, %d false, %d undetermined", t.Total, t.True, t.False, t.Undetermined)
+		pv.Tally = fmt.Sprintf("%s: %d true, %d false, %d undetermined", verdict.Count(t.Total, "case", "cases"), t.True, t.False, t.Undetermined)
 		if n := p.ReusedCases(); n > 0 {
 			pv.Tally += fmt.Sprintf(" · %d reused", n)
 		}
@@ -328,19 +331,16 @@ func build(r report.Report, lim Limits) view {
 			pv.Cases = append(pv.Cases, caseOf(r, cs, b))
 		}
 		if left > 0 {
-			more := fmt.Sprintf("%d more cases that are not true are", left)
-			if left == 1 {
-				more = "1 more case that is not true is"
-			}
-			pv.CasesMore = fmt.Sprintf("%s not shown: the page shows %d cases in detail; the JSON report has them.", more, lim.MaxCases)
+			more := verdict.Plural(left, "case that is not true is", "cases that are not true are")
+			pv.CasesMore = fmt.Sprintf("%d more %s not shown: the page shows %s in detail; the JSON report has them.", left, more, verdict.Count(lim.MaxCases, "case", "cases"))
 		}
 		v.List = append(v.List, pv)
 	}
 	if b.spent > 0 {
-		v.Notes = append(v.Notes, fmt.Sprintf("The output of %d streams is not shown: the page's budget for output (%d KiB) is spent. The JSON report has it.", b.spent, lim.OutputBudget>>10))
+		v.Notes = append(v.Notes, fmt.Sprintf("The output of %s is not shown: the page's budget for output (%d KiB) is spent. The JSON report has it.", verdict.Count(b.spent, "stream", "streams"), lim.OutputBudget>>10))
 	}
 	if b.cut > 0 {
-		v.Notes = append(v.Notes, fmt.Sprintf("%d excerpts of output are cut at %d lines or %d KiB a side; each says what it leaves out.", b.cut, b.lines, b.bytes>>10))
+		v.Notes = append(v.Notes, fmt.Sprintf("%s cut at %s or %d KiB a side; each says what it leaves out.", verdict.Plural(b.cut, "1 excerpt of output is", fmt.Sprintf("%d excerpts of output are", b.cut)), verdict.Count(b.lines, "line", "lines"), b.bytes>>10))
 	}
 	return v
 }
@@ -357,7 +357,7 @@ func filesOf(p *report.Program, left *int) *filesView {
 	case p.FilesOmitted:
 		// Its count and digest stay; the list was given up for the
 		// cases' output.
-		return &filesView{Omitted: true, Summary: fmt.Sprintf("%d files (list left out of the report for its size budget)", n)}
+		return &filesView{Omitted: true, Summary: fmt.Sprintf("%s (list left out of the report for its size budget)", verdict.Count(n, "file", "files"))}
 	case len(p.Files) == 0:
 		return nil // a report of an earlier behaves, which lists none
 	}
@@ -366,13 +366,10 @@ func filesOf(p *report.Program, left *int) *filesView {
 	for _, f := range p.Files {
 		total += max(f.Bytes, 0)
 	}
-	fv.Summary = fmt.Sprintf("%d files, %s", len(p.Files), size(total))
-	if len(p.Files) == 1 {
-		fv.Summary = "1 file, " + size(total)
-	}
+	fv.Summary = verdict.Count(len(p.Files), "file", "files") + ", " + size(total)
 	for k, f := range p.Files {
 		if k == filesMax || *left == 0 {
-			fv.More = fmt.Sprintf("… and %d more files: the JSON report lists them.", len(p.Files)-k)
+			fv.More = fmt.Sprintf("… and %d more %s: the JSON report lists them.", len(p.Files)-k, verdict.Plural(len(p.Files)-k, "file", "files"))
 			break
 		}
 		*left--
@@ -497,11 +494,21 @@ func groupsView(gs []report.Group) ([]string, []groupView) {
 	return keys, out
 }
 
+// timeOf is the time a program took: its build's and its runs'
+// (report.Program.TimeMS), with the build's apart.
+func timeOf(p *report.Program) string {
+	s := (time.Duration(p.TimeMS()) * time.Millisecond).String()
+	if p.Build != nil {
+		s += " (build " + (time.Duration(p.Build.DurationMS) * time.Millisecond).String() + ")"
+	}
+	return s
+}
+
 func caseOf(r report.Report, c *report.Case, b *budget) caseView {
 	e := &c.Event
 	cv := caseView{
 		Verdict: c.Verdict.String(), Name: one(c.Name, nameRunes), Reason: one(c.Reason, reasonRunes),
-		Pos:          one(fmt.Sprintf("%s:%d:%d", firstSet(r.SpecFile, r.Spec), c.Line, c.Col), nameRunes+20),
+		Pos:          one(fmt.Sprintf("%s:%d:%d", r.CaseFile(c), c.Line, c.Col), nameRunes+20),
 		SandboxError: one(e.SandboxError, reasonRunes),
 	}
 	switch {
@@ -513,6 +520,9 @@ func caseOf(r report.Report, c *report.Case, b *budget) caseView {
 			cv.NotReused += ": " + one(c.NotReused.Detail, reasonRunes)
 		}
 	}
+	if len(e.Command) > 0 {
+		cv.Command = one(escape.Argv(e.Command), reasonRunes)
+	}
 	for k, a := range c.Args {
 		if k == argsMax {
 			cv.ArgsMore = fmt.Sprintf("… %d more", len(c.Args)-argsMax)
@@ -521,7 +531,7 @@ func caseOf(r report.Report, c *report.Case, b *budget) caseView {
 		cv.Args = append(cv.Args, one(a, argRunes))
 	}
 	if c.StdinFile != "" || c.StdinSize > 0 || e.StdinBytes > 0 {
-		s := fmt.Sprintf("%d bytes, %d accepted by the program", c.StdinSize, e.StdinBytes)
+		s := fmt.Sprintf("%s, %d accepted by the program", verdict.Count(c.StdinSize, "byte", "bytes"), e.StdinBytes)
 		if c.StdinFile != "" {
 			s = "file " + one(c.StdinFile, nameRunes) + ", " + s
 		}
@@ -588,8 +598,8 @@ func flagsOf(e *report.Event) string {
 // compilers write their errors), within the page's output budget.
 func buildOf(bs *report.BuildStage, n int, reason string, b *budget) *buildView {
 	bv := &buildView{
-		Cases:   fmt.Sprintf("all %d cases false: %s", n, one(reason, reasonRunes)),
-		Command: one(strings.Join(bs.Command, " "), reasonRunes),
+		Cases:   fmt.Sprintf("%s false: %s", verdict.Plural(n, "its one case", fmt.Sprintf("all %d cases", n)), one(reason, reasonRunes)),
+		Command: one(escape.Argv(bs.Command), reasonRunes),
 		Exit:    "none (did not exit)",
 		Flags:   flagsOf(&bs.Event),
 	}
@@ -639,12 +649,12 @@ func stream(name string, m *report.MatcherOutcome, kept []byte, total int64, tru
 		s.Left = "expected (nothing)"
 	}
 	if truncated {
-		s.Right = fmt.Sprintf("actual (%d bytes written, the first %d kept)", total, len(kept))
+		s.Right = fmt.Sprintf("actual (%s written, the first %d kept)", verdict.Count(total, "byte", "bytes"), len(kept))
 	} else {
-		s.Right = fmt.Sprintf("actual (%d bytes)", total)
+		s.Right = fmt.Sprintf("actual (%s)", verdict.Count(total, "byte", "bytes"))
 	}
 	if omitted {
-		s.Omitted = fmt.Sprintf("The output (%d bytes written) was left out of the JSON report to keep it within its size budget (--max-report-size); the verdict was judged on it before.", total)
+		s.Omitted = fmt.Sprintf("The output (%s written) was left out of the JSON report to keep it within its size budget (--max-report-size); the verdict was judged on it before.", verdict.Count(total, "byte", "bytes"))
 		return s, true
 	}
 	if b.left < 2*(rowCost+64) {
@@ -758,13 +768,4 @@ func rows(l, r []line, diff bool) []row {
 		}
 	}
 	return out
-}
-
-func firstSet(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

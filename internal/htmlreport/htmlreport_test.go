@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -316,7 +318,7 @@ func TestFailedBuildShown(t *testing.T) {
 	p := program("broken", "broken.c", cases...)
 	stderr := "main.c:3:1: error: expected ';' before '}' token\n<script>alert(1)</script>\n"
 	b := report.BuildStage{Tmpfs: map[string]int64{}, Event: report.Event{
-		ExitCode: intp(1), Command: []string{"gcc", "-O2", "-o", "/build/main", "main.c"},
+		ExitCode: intp(1), Command: []string{"gcc", "-O2", "-o", "/build/main", "main.c", "-DGREETING=hello world"},
 		StderrBytes: int64(len(stderr)), StderrKeptBytes: int64(len(stderr)), DurationMS: 80,
 		Limits: report.Limits{TimeoutMS: 60000},
 	}}
@@ -336,7 +338,7 @@ func TestFailedBuildShown(t *testing.T) {
 	}
 	got := text(prog)
 	for _, s := range []string{
-		"build command", "gcc -O2 -o /build/main main.c", "build exit code", "all 2 cases false: " + reason,
+		"build command", "gcc -O2 -o /build/main main.c '-DGREETING=hello world'", // quoted where a shell would split "build exit code", "all 2 cases false: " + reason,
 		"error: expected ';' before '}' token", "<script>alert(1)</script>",
 	} {
 		if !strings.Contains(got, s) {
@@ -413,5 +415,38 @@ func checkInert(t *testing.T, doc *html.Node) {
 	})
 	if scripts != 1 {
 		t.Errorf("%d scripts, want 1", scripts)
+	}
+}
+
+// TestCaseFilePosition: a case from a cases or inputs file is placed at
+// its line of that file, never at that line of the spec; a case written in
+// the spec stays in the spec.
+func TestCaseFilePosition(t *testing.T) {
+	t.Parallel()
+	r := fixture()
+	var moved, kept *report.Case
+	for i := range r.Programs {
+		switch r.Programs[i].Name {
+		case "off-by-one":
+			moved = &r.Programs[i].Cases[0]
+		case "crash":
+			kept = &r.Programs[i].Cases[0]
+		}
+	}
+	moved.File, moved.Line, moved.Col = "tests/inputs.jsonl", 3, 1
+	var pos []string
+	walk(parse(t, renderString(t, r, Limits{})), func(n *html.Node) {
+		if n.DataAtom == atom.Dt && text(n) == "spec" && n.NextSibling != nil {
+			pos = append(pos, text(n.NextSibling))
+		}
+	})
+	want := []string{"tests/inputs.jsonl:3:1", fmt.Sprintf("behaves.yml:%d:%d", kept.Line, kept.Col)}
+	for _, w := range want {
+		if !slices.Contains(pos, w) {
+			t.Errorf("no case placed at %s; the cases' places: %q", w, pos)
+		}
+	}
+	if slices.Contains(pos, "behaves.yml:3:1") {
+		t.Errorf("the inputs file's case is placed at its line of the spec: %q", pos)
 	}
 }

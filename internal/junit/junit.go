@@ -110,10 +110,7 @@ func Write(w io.Writer, r report.Report, opt Options) error {
 		opt.MaxStreamBytes = DefaultMaxStreamBytes
 	}
 	x := &xw{w: bufio.NewWriterSize(w, 64<<10)}
-	specFile := r.SpecFile
-	if specFile == "" {
-		specFile = r.Spec
-	}
+	specFile := r.SpecPath()
 	stamp := r.StartedAt.UTC().Format("2006-01-02T15:04:05")
 
 	var total tally
@@ -123,7 +120,7 @@ func Write(w io.Writer, r report.Report, opt Options) error {
 		total.add(verdict.Undetermined)
 	}
 	for _, p := range r.Programs {
-		totalMS += p.DurationMS
+		totalMS += p.TimeMS()
 		for _, c := range p.Cases {
 			total.add(c.Verdict)
 		}
@@ -158,7 +155,7 @@ func Write(w io.Writer, r report.Report, opt Options) error {
 		}
 		x.raw("  ")
 		x.open("testsuite", "name", short(p.Name), "tests", itoa(t.tests), "failures", itoa(t.failures),
-			"errors", itoa(t.errors), "skipped", "0", "time", seconds(p.DurationMS), "timestamp", stamp,
+			"errors", itoa(t.errors), "skipped", "0", "time", seconds(p.TimeMS()), "timestamp", stamp,
 			"file", short(p.File), "id", itoa(i))
 		x.raw("\n    <properties>\n")
 		for _, kv := range [][2]string{
@@ -187,7 +184,7 @@ func Write(w io.Writer, r report.Report, opt Options) error {
 			c := &p.Cases[k]
 			x.raw("    ")
 			attrs := []string{"name", short(c.Name), "classname", short(p.Name), "time", seconds(c.Event.DurationMS),
-				"file", specFile, "line", itoa(c.Line)}
+				"file", r.CaseFile(c), "line", itoa(c.Line)}
 			prop, value := caseReuse(c)
 			if c.Verdict == verdict.True && prop == "" {
 				x.empty("testcase", attrs...)
@@ -223,7 +220,7 @@ func Write(w io.Writer, r report.Report, opt Options) error {
 				reason = c.Verdict.String()
 			}
 			x.open(elem, "message", short(reason), "type", typ)
-			x.cdata(caseDetails(r, specFile, p, c))
+			x.cdata(caseDetails(r, p, c))
 			x.close(elem)
 			for _, s := range []struct {
 				elem string
@@ -319,7 +316,7 @@ func runDetails(r report.Report, failed string) string {
 	}
 	for i, e := range r.SpecErrors {
 		if i == maxSpecErrors {
-			line(&b, "and %d more problem(s): the JSON report lists them all", len(r.SpecErrors)-maxSpecErrors)
+			line(&b, "and %d more %s: the JSON report lists them all", len(r.SpecErrors)-maxSpecErrors, verdict.Plural(len(r.SpecErrors)-maxSpecErrors, "problem", "problems"))
 			break
 		}
 		line(&b, "%s:%d:%d: %s", e.File, e.Line, e.Col, e.Message)
@@ -335,9 +332,9 @@ func line(b *strings.Builder, format string, args ...any) {
 
 // caseDetails is the body of a case's failure or error: where it is, what
 // it expected, what happened.
-func caseDetails(r report.Report, specFile string, p *report.Program, c *report.Case) string {
+func caseDetails(r report.Report, p *report.Program, c *report.Case) string {
 	var b strings.Builder
-	line(&b, "%s:%d:%d: %s / %s", specFile, c.Line, c.Col, p.Name, c.Name)
+	line(&b, "%s:%d:%d: %s / %s", r.CaseFile(c), c.Line, c.Col, p.Name, c.Name)
 	line(&b, "verdict: %s: %s", c.Verdict, c.Reason)
 	switch {
 	case p.Dir == "":
@@ -355,13 +352,18 @@ func caseDetails(r report.Report, specFile string, p *report.Program, c *report.
 		// that it cannot pass for another line of the details.
 		line(&b, "ran now: %s: %s", c.NotReused.Reason, escape.Text(c.NotReused.Detail))
 	}
-	line(&b, "args: %s", jsonText(c.Args))
+	if len(c.Event.Command) > 0 {
+		// What ran, args and all, split as a shell would read it.
+		line(&b, "command: %s", escape.Argv(c.Event.Command))
+	} else {
+		line(&b, "args: %s", jsonText(c.Args))
+	}
 	if c.StdinSize > 0 {
 		from := ""
 		if c.StdinFile != "" {
 			from = " from " + c.StdinFile
 		}
-		line(&b, "stdin: %d bytes%s, starting %s", c.StdinSize, from, jsonText(string(c.StdinExcerptData())))
+		line(&b, "stdin: %s%s, starting %s", verdict.Count(c.StdinSize, "byte", "bytes"), from, jsonText(string(c.StdinExcerptData())))
 	}
 	ev := &c.Event
 	code := "none (the container did not exit)"
@@ -401,8 +403,9 @@ func caseDetails(r report.Report, specFile string, p *report.Program, c *report.
 	for _, why := range p.AcquisitionReasons {
 		line(&b, "acquisition %s: %s", p.Acquisition, why)
 	}
-	line(&b, "stdout: %d bytes written, %d kept%s; stderr: %d bytes written, %d kept%s",
-		ev.StdoutBytes, ev.StdoutKeptBytes, cutMark(ev.StdoutTruncated), ev.StderrBytes, ev.StderrKeptBytes, cutMark(ev.StderrTruncated))
+	line(&b, "stdout: %s written, %d kept%s; stderr: %s written, %d kept%s",
+		verdict.Count(ev.StdoutBytes, "byte", "bytes"), ev.StdoutKeptBytes, cutMark(ev.StdoutTruncated),
+		verdict.Count(ev.StderrBytes, "byte", "bytes"), ev.StderrKeptBytes, cutMark(ev.StderrTruncated))
 	line(&b, "duration: %s; image %s", ms(ev.DurationMS), ev.ImageDigest)
 	return b.String()
 }
@@ -463,12 +466,12 @@ func stderrOf(c *report.Case) streamOf {
 // stream.
 func streamText(s streamOf, maxBytes int) string {
 	if s.omitted {
-		return fmt.Sprintf("[behaves: %s was left out of the report to keep it within --max-report-size: %d bytes kept, sha256 %s]\n",
-			s.name, s.kept, s.sha256)
+		return fmt.Sprintf("[behaves: %s was left out of the report to keep it within --max-report-size: %s kept, sha256 %s]\n",
+			s.name, verdict.Count(s.kept, "byte", "bytes"), s.sha256)
 	}
 	if len(s.data) == 0 {
 		if s.written > 0 {
-			return fmt.Sprintf("[behaves: %s: %d bytes written, none kept]\n", s.name, s.written)
+			return fmt.Sprintf("[behaves: %s: %s written, none kept]\n", s.name, verdict.Count(s.written, "byte", "bytes"))
 		}
 		return ""
 	}
@@ -487,7 +490,7 @@ func streamText(s streamOf, maxBytes int) string {
 		if len(shown) > maxBytes {
 			shown = shown[:maxBytes]
 		}
-		fmt.Fprintf(&b, "[behaves: %s is not UTF-8; its first %d bytes in base64:]\n", s.name, len(shown))
+		fmt.Fprintf(&b, "[behaves: %s is not UTF-8; its first %s in base64:]\n", s.name, verdict.Count(len(shown), "byte", "bytes"))
 		enc := base64.StdEncoding.EncodeToString(shown)
 		for len(enc) > base64LineSize {
 			b.WriteString(enc[:base64LineSize])
@@ -497,9 +500,9 @@ func streamText(s streamOf, maxBytes int) string {
 		b.WriteString(enc)
 	}
 	if len(shown) < len(s.data) || s.truncated {
-		note := fmt.Sprintf("\n[behaves: %s: %d of %d kept bytes shown", s.name, len(shown), len(s.data))
+		note := fmt.Sprintf("\n[behaves: %s: %d of %d kept %s shown", s.name, len(shown), len(s.data), verdict.Plural(len(s.data), "byte", "bytes"))
 		if s.truncated {
-			note += fmt.Sprintf("; the program wrote %d bytes, cut at output_limit", s.written)
+			note += fmt.Sprintf("; the program wrote %s, cut at output_limit", verdict.Count(s.written, "byte", "bytes"))
 		}
 		b.WriteString(note + "; the JSON report holds every kept byte]")
 	}

@@ -92,13 +92,16 @@ func hostileReport(t *testing.T) report.Report {
 		),
 	}}
 	sp.Programs[1].Cases[0].Invocation.Stdin = []byte("in\x00put ]]>")
+	// The event's command ends in the case's args, as the sandbox's does.
+	hostile := ev(intp(1), hostileText, hostileText)
+	hostile.Command = append(hostile.Command, "\x01", "]]>")
 	truncated := ev(intp(0), long, "")
 	truncated.Stdout.Truncated = true
 	truncated.Stdout.Bytes = 1 << 20
 	obs := []runner.Observation{
 		{ExecutionID: "e1", Acquisition: runner.AcquisitionComplete, Events: []runner.Event{ev(intp(0), "hi\n", "")}},
 		{ExecutionID: "e2", Acquisition: runner.AcquisitionPartial, Reasons: []string{"sandbox: lost \x07 ]]>"}, Events: []runner.Event{
-			ev(intp(1), hostileText, hostileText),
+			hostile,
 			ev(intp(0), hostileBytes, hostileBytes),
 			{SandboxError: "creating container: \x1b]0;pwned\x07 ]]> </error>"},
 			truncated,
@@ -251,7 +254,7 @@ func TestRunFailed(t *testing.T) {
 		errs = append(errs, spec.Error{Pos: spec.Pos{File: "behaves.yml", Line: i + 1, Col: 3}, Msg: "unknown key \"\x1b]8;;x\x07\" ]]>"})
 	}
 	r := roundTrip(t, assemble.Report(assemble.Input{SpecPath: "behaves.yml", RunID: "run-0002", StartedAt: startedAt,
-		Err: errors.New("the spec has 105 problem(s); nothing ran"), SpecErrors: errs, Version: "test"}))
+		Err: errors.New("the spec has 105 problems; nothing ran"), SpecErrors: errs, Version: "test"}))
 	data := render(t, r, Options{})
 	goldentest.Check(t, "spec_errors.xml", data)
 	suites := junittest.Check(t, data)
@@ -259,11 +262,11 @@ func TestRunFailed(t *testing.T) {
 		t.Fatalf("suites %+v, want one with one testcase", suites)
 	}
 	tc := suites[0].Tests[0]
-	if tc.Status != gojunit.StatusError || tc.Name != runCase || tc.Message != "the spec has 105 problem(s); nothing ran" {
+	if tc.Status != gojunit.StatusError || tc.Name != runCase || tc.Message != "the spec has 105 problems; nothing ran" {
 		t.Errorf("testcase %+v", tc)
 	}
 	body := tc.Error.Error()
-	if !strings.Contains(body, `behaves.yml:1:3: unknown key "\x1b]8;;x\x07" ]]>`) || !strings.Contains(body, "and 5 more problem(s)") {
+	if !strings.Contains(body, `behaves.yml:1:3: unknown key "\x1b]8;;x\x07" ]]>`) || !strings.Contains(body, "and 5 more problems") {
 		t.Errorf("error body %q", body)
 	}
 	totals := gojunit.Totals{}
@@ -414,8 +417,31 @@ func TestCaseDetailsFolderProgram(t *testing.T) {
 		{report.Program{Name: "p", File: "app", Dir: "app", Profile: "py"}, "program: folder app (profile py)"},
 		{report.Program{Name: "p", File: "app", Dir: "app", Entry: "run.sh", Profile: "py"}, "program: folder app, entry run.sh (profile py)"},
 	} {
-		if got := caseDetails(report.Report{}, "behaves.yml", &tt.p, &c); !strings.Contains(got, tt.want+"\n") {
+		if got := caseDetails(report.Report{Spec: "behaves.yml"}, &tt.p, &c); !strings.Contains(got, tt.want+"\n") {
 			t.Errorf("details:\n%s\nwant the line %q", got, tt.want)
+		}
+	}
+}
+
+// TestCaseFilePosition: a case from a cases or inputs file is placed at
+// its line of that file (the testcase's file and line, the details' first
+// line), never at that line of the spec.
+func TestCaseFilePosition(t *testing.T) {
+	t.Parallel()
+	r := report.Report{Schema: report.Schema, RunID: "r", Spec: "evals/rle.yml", SpecFile: "evals/rle.yml",
+		Programs: []report.Program{{Name: "rle", File: "rle.py", Verdict: verdict.False, Cases: []report.Case{
+			{Name: "#3", File: "evals/inputs.jsonl", Line: 3, Col: 1, Verdict: verdict.False, Reason: "not the same as reference"},
+			{Name: "inline", Line: 9, Col: 7, Verdict: verdict.False, Reason: "exit code"},
+		}}}}
+	out := string(render(t, r, Options{}))
+	for _, w := range []string{
+		`name="#3" classname="rle" time="0.000" file="evals/inputs.jsonl" line="3"`,
+		"evals/inputs.jsonl:3:1: rle / #3\n",
+		`name="inline" classname="rle" time="0.000" file="evals/rle.yml" line="9"`,
+		"evals/rle.yml:9:7: rle / inline\n",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("the JUnit XML lacks %q:\n%s", w, out)
 		}
 	}
 }

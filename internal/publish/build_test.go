@@ -24,13 +24,15 @@ func TestSummaryFailedBuild(t *testing.T) {
 	stderr := "/program/typo.c: In function 'main':\n/program/typo.c:8:25: error: 'totl' undeclared\n"
 	p.Build = &report.BuildStage{Event: report.Event{
 		ExitCode: intp(1), Stderr: stderr, StderrBytes: int64(len(stderr)),
-		Command: []string{"gcc", "-O2", "-o", "/build/sum", "/program/typo.c"},
+		Command: []string{"gcc", "-O2", "-o", "/build/sum", "/program/typo.c", "-DGREETING=hello world"},
 	}}
+	p.DurationMS, p.Build.DurationMS = 300, 1200
 	r := finish(report.Report{Spec: "behaves.yml", Programs: []report.Program{p}})
 	md := Summary(r, Options{})
 	for _, want := range []string{
 		"sum/typo.c</code>: all 2 cases false: <code>build failed: exit 1:",
-		"- build command: `gcc -O2 -o /build/sum /program/typo.c`",
+		"| 1.5s (build 1.2s) |", // the time is the build's and the runs', the build's apart
+		"- build command: `gcc -O2 -o /build/sum /program/typo.c '-DGREETING=hello world'`", // quoted where a shell would split
 		"- build exit code: `1`",
 		"/program/typo.c:8:25: error: 'totl' undeclared",
 	} {

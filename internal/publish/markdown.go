@@ -85,20 +85,13 @@ func Headline(r report.Report) string {
 	pc := r.Counts.Programs
 	switch {
 	case len(r.SpecErrors) > 0:
-		return fmt.Sprintf("the spec has %d %s; nothing ran", len(r.SpecErrors), plural(len(r.SpecErrors), "error", "errors"))
+		return fmt.Sprintf("the spec has %d %s; nothing ran", len(r.SpecErrors), verdict.Plural(len(r.SpecErrors), "error", "errors"))
 	case pc.Total == 0:
 		return "no program was judged"
 	case pc.True == pc.Total:
-		return fmt.Sprintf("all %d %s true", pc.Total, plural(pc.Total, "program", "programs"))
+		return fmt.Sprintf("all %d %s true", pc.Total, verdict.Plural(pc.Total, "program", "programs"))
 	}
-	return fmt.Sprintf("%d of %d %s false, %d undetermined%s", pc.False, pc.Total, plural(pc.Total, "program", "programs"), pc.Undetermined, pc.NondeterministicText())
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	return fmt.Sprintf("%d of %d %s false, %d undetermined%s", pc.False, pc.Total, verdict.Plural(pc.Total, "program", "programs"), pc.Undetermined, pc.NondeterministicText())
 }
 
 var (
@@ -115,7 +108,7 @@ func RunURL(serverURL, repository, runID string) (string, error) {
 	u, err := url.Parse(serverURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil ||
 		u.RawQuery != "" || u.Fragment != "" || strings.Trim(u.Path, "/") != "" {
-		return "", fmt.Errorf("GITHUB_SERVER_URL %q is not an http(s) URL of a server", serverURL)
+		return "", fmt.Errorf("GITHUB_SERVER_URL %q is not an http or https URL of a server", serverURL)
 	}
 	if !repositoryRE.MatchString(repository) {
 		return "", fmt.Errorf("GITHUB_REPOSITORY %q is not owner/name", repository)
@@ -199,9 +192,9 @@ func (d *doc) head() string {
 	r := d.r
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "## %s behaves: %s\n\n", mark(r.Verdict), Headline(*r))
-	fmt.Fprintf(&sb, "Spec %s · ", code(specName(r), nameMaxRunes))
+	fmt.Fprintf(&sb, "Spec %s · ", code(r.SpecPath(), nameMaxRunes))
 	if cc := r.Counts.Cases; cc.Total > 0 {
-		fmt.Fprintf(&sb, "%d %s: %d true, %d false, %d undetermined%s · ", cc.Total, plural(cc.Total, "case", "cases"), cc.True, cc.False, cc.Undetermined, cc.NondeterministicText())
+		fmt.Fprintf(&sb, "%d %s: %d true, %d false, %d undetermined%s · ", cc.Total, verdict.Plural(cc.Total, "case", "cases"), cc.True, cc.False, cc.Undetermined, cc.NondeterministicText())
 	}
 	fmt.Fprintf(&sb, "%s\n\n", ms(r.DurationMS))
 	if r.Reuse != nil {
@@ -223,7 +216,7 @@ func (d *doc) head() string {
 // is bounded: one source is named, and the reasons are short.
 func (d *doc) reuse(ru *report.Reuse) string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "**Reused** %d of %d %s", ru.Reused, ru.Reused+ru.Ran, plural(ru.Reused+ru.Ran, "invocation", "invocations"))
+	fmt.Fprintf(&sb, "**Reused** %d of %d %s", ru.Reused, ru.Reused+ru.Ran, verdict.Plural(ru.Reused+ru.Ran, "invocation", "invocations"))
 	if len(ru.Sources) > 0 {
 		s := ru.Sources[0]
 		fmt.Fprintf(&sb, " from run %s", code(s.RunID, nameMaxRunes))
@@ -245,7 +238,7 @@ func (d *doc) reuse(ru *report.Reuse) string {
 			sb.WriteString(" (" + strings.Join(about, ", ") + ")")
 		}
 		if n := len(ru.Sources) - 1; n > 0 {
-			fmt.Fprintf(&sb, " and %d more %s", n, plural(n, "run", "runs"))
+			fmt.Fprintf(&sb, " and %d more %s", n, verdict.Plural(n, "run", "runs"))
 		}
 	}
 	sb.WriteString(".")
@@ -253,7 +246,7 @@ func (d *doc) reuse(ru *report.Reuse) string {
 		parts := make([]string, 0, notesMax+1)
 		for k, rc := range ru.NotReused {
 			if k == notesMax {
-				parts = append(parts, fmt.Sprintf("… %d more reasons", len(ru.NotReused)-notesMax))
+				parts = append(parts, fmt.Sprintf("… %d more %s", len(ru.NotReused)-notesMax, verdict.Plural(len(ru.NotReused)-notesMax, "reason", "reasons")))
 				break
 			}
 			parts = append(parts, fmt.Sprintf("%d %s", rc.Cases, code(rc.Reason, reasonMaxRunes)))
@@ -282,13 +275,6 @@ func (d *doc) sourceRunURL(g report.GitHub) string {
 	return link
 }
 
-func specName(r *report.Report) string {
-	if r.SpecFile != "" {
-		return r.SpecFile
-	}
-	return r.Spec
-}
-
 func (d *doc) foot() string {
 	r := d.r
 	var sb strings.Builder
@@ -310,7 +296,7 @@ func (d *doc) foot() string {
 				where = fmt.Sprintf("the check run carries the first %d", d.opt.CheckRunAnnotations)
 			}
 			fmt.Fprintf(&sb, "%d more %s than the runner shows (it keeps %d errors and %d warnings a step): %s.\n\n",
-				omitted, plural(omitted, "annotation", "annotations"), AnnotationsPerTypePerStep, AnnotationsPerTypePerStep, where)
+				omitted, verdict.Plural(omitted, "annotation", "annotations"), AnnotationsPerTypePerStep, AnnotationsPerTypePerStep, where)
 		}
 	}
 	if notSent > 0 {
@@ -329,19 +315,19 @@ func (d *doc) foot() string {
 func (d *doc) note(budget int) string {
 	var parts []string
 	if d.trueRowsLeftOut > 0 {
-		parts = append(parts, fmt.Sprintf("the %d true %s left out of the table", d.trueRowsLeftOut, plural(d.trueRowsLeftOut, "program is", "programs are")))
+		parts = append(parts, fmt.Sprintf("the %d true %s left out of the table", d.trueRowsLeftOut, verdict.Plural(d.trueRowsLeftOut, "program is", "programs are")))
 	}
 	if d.st.blockBytes < stages[0].blockBytes {
 		parts = append(parts, fmt.Sprintf("output is cut to %d bytes and %d lines a block", d.st.blockBytes, d.st.blockLines))
 	}
 	if d.specErrorsOmitted > 0 {
-		parts = append(parts, fmt.Sprintf("%d spec errors are not listed", d.specErrorsOmitted))
+		parts = append(parts, fmt.Sprintf("%d %s not listed", d.specErrorsOmitted, verdict.Plural(d.specErrorsOmitted, "spec error is", "spec errors are")))
 	}
 	if d.rowsOmitted > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s not in the table", d.rowsOmitted, plural(d.rowsOmitted, "program is", "programs are")))
+		parts = append(parts, fmt.Sprintf("%d %s not in the table", d.rowsOmitted, verdict.Plural(d.rowsOmitted, "program is", "programs are")))
 	}
 	if d.casesOmitted > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s not described", d.casesOmitted, plural(d.casesOmitted, "case that is not true is", "cases that are not true are")))
+		parts = append(parts, fmt.Sprintf("%d %s not described", d.casesOmitted, verdict.Plural(d.casesOmitted, "case that is not true is", "cases that are not true are")))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -392,8 +378,12 @@ func (d *doc) table() {
 		if reused {
 			counts += fmt.Sprintf(" | %d", p.ReusedCases())
 		}
+		took := ms(p.TimeMS()) // the build's and the runs' (report.Program.TimeMS)
+		if p.Build != nil {
+			took += " (build " + ms(p.Build.DurationMS) + ")"
+		}
 		row := fmt.Sprintf("| %s %s | %s | %s | %s | %s |\n", mark(p.Verdict), p.VerdictText(),
-			cell(p.Name, nameMaxRunes), counts, ms(p.DurationMS), imageCell(p))
+			cell(p.Name, nameMaxRunes), counts, took, imageCell(p))
 		if !d.add(row) {
 			d.rowsOmitted++
 		}
@@ -433,10 +423,10 @@ func (d *doc) samples() {
 	var lines []string
 	for i, g := range d.r.Groups {
 		if i == samplesMaxEntries {
-			lines = append(lines, fmt.Sprintf("- … %d more entries in the JSON report\n", len(d.r.Groups)-i))
+			lines = append(lines, fmt.Sprintf("- … %d more %s in the JSON report\n", len(d.r.Groups)-i, verdict.Plural(len(d.r.Groups)-i, "entry", "entries")))
 			break
 		}
-		l := fmt.Sprintf("- %s: %d of %d samples true", code(g.Name, nameMaxRunes), g.True, g.N)
+		l := fmt.Sprintf("- %s: %d of %s true", code(g.Name, nameMaxRunes), g.True, verdict.Count(g.N, "sample", "samples"))
 		if g.Undetermined > 0 {
 			l += fmt.Sprintf(", %d undetermined", g.Undetermined)
 		}
@@ -557,16 +547,16 @@ func (d *doc) details() {
 func (d *doc) buildBlock(p *report.Program, reason string, n int) string {
 	b := p.Build
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "<details>\n<summary>%s %s: all %d cases false: %s</summary>\n\n",
-		mark(verdict.False), htmlCode(p.Name, nameMaxRunes), n, htmlCode(reason, reasonMaxRunes))
-	fmt.Fprintf(&sb, "- spec: %s\n", code(fmt.Sprintf("%s:%d:%d", specName(d.r), p.Line, p.Col), nameMaxRunes+20))
+	fmt.Fprintf(&sb, "<details>\n<summary>%s %s: %s false: %s</summary>\n\n",
+		mark(verdict.False), htmlCode(p.Name, nameMaxRunes), verdict.Plural(n, "its one case", fmt.Sprintf("all %d cases", n)), htmlCode(reason, reasonMaxRunes))
+	fmt.Fprintf(&sb, "- spec: %s\n", code(fmt.Sprintf("%s:%d:%d", d.r.SpecPath(), p.Line, p.Col), nameMaxRunes+20))
 	sb.WriteString(programWhere(p))
 	if loc, ok := locate(p); ok && loc.build {
 		// The compiler names the file as the sandbox saw it (./calc.go in
 		// the program's folder): this is the repository's.
 		fmt.Fprintf(&sb, "- build error in: %s\n", code(position(loc.file, loc.line, loc.col), nameMaxRunes+40))
 	}
-	fmt.Fprintf(&sb, "- build command: %s\n", code(strings.Join(b.Command, " "), reasonMaxRunes))
+	fmt.Fprintf(&sb, "- build command: %s\n", code(escape.Argv(b.Command), reasonMaxRunes))
 	got := "none (did not exit)"
 	if b.ExitCode != nil {
 		got = "`" + strconv.Itoa(*b.ExitCode) + "`"
@@ -619,12 +609,12 @@ func (d *doc) profileBlock(group []int, reason string) (string, int) {
 		mark(verdict.Undetermined), htmlCode(first.Profile, nameMaxRunes), cases, len(group), htmlCode(reason, reasonMaxRunes))
 	for k, i := range group {
 		if k == notesMax {
-			fmt.Fprintf(&sb, "- … %d more programs\n", len(group)-notesMax)
+			fmt.Fprintf(&sb, "- … %d more %s\n", len(group)-notesMax, verdict.Plural(len(group)-notesMax, "program", "programs"))
 			break
 		}
 		p := &d.r.Programs[i]
 		fmt.Fprintf(&sb, "- %s: %s, spec %s\n", code(p.Name, nameMaxRunes), code(p.File, nameMaxRunes+40),
-			code(fmt.Sprintf("%s:%d:%d", specName(d.r), p.Line, p.Col), nameMaxRunes+20))
+			code(fmt.Sprintf("%s:%d:%d", d.r.SpecPath(), p.Line, p.Col), nameMaxRunes+20))
 	}
 	sb.WriteString("\n</details>\n\n")
 	return sb.String(), cases
@@ -635,7 +625,7 @@ func (d *doc) programBlock(p *report.Program, reason string, n int) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "<details>\n<summary>%s %s: all %d cases undetermined: %s</summary>\n\n",
 		mark(verdict.Undetermined), htmlCode(p.Name, nameMaxRunes), n, htmlCode(reason, reasonMaxRunes))
-	fmt.Fprintf(&sb, "- spec: %s\n", code(fmt.Sprintf("%s:%d:%d", specName(d.r), p.Line, p.Col), nameMaxRunes+20))
+	fmt.Fprintf(&sb, "- spec: %s\n", code(fmt.Sprintf("%s:%d:%d", d.r.SpecPath(), p.Line, p.Col), nameMaxRunes+20))
 	sb.WriteString(programWhere(p))
 	d.programNotes(&sb, p)
 	sb.WriteString("\n</details>\n\n")
@@ -657,7 +647,7 @@ func (d *doc) programNotes(sb *strings.Builder, p *report.Program) {
 	}
 	for k, w := range p.SandboxWarnings {
 		if k == notesMax {
-			fmt.Fprintf(sb, "- … %d more sandbox warnings\n", len(p.SandboxWarnings)-notesMax)
+			fmt.Fprintf(sb, "- … %d more sandbox %s\n", len(p.SandboxWarnings)-notesMax, verdict.Plural(len(p.SandboxWarnings)-notesMax, "warning", "warnings"))
 			break
 		}
 		fmt.Fprintf(sb, "- sandbox warning: %s\n", code(w, reasonMaxRunes))
@@ -677,11 +667,7 @@ func (d *doc) caseBlock(p *report.Program, c *report.Case) string {
 	sb.WriteString("</summary>\n\n")
 
 	e := &c.Event
-	caseFile := c.File
-	if caseFile == "" {
-		caseFile = specName(d.r)
-	}
-	fmt.Fprintf(&sb, "- spec: %s\n", code(fmt.Sprintf("%s:%d:%d", caseFile, c.Line, c.Col), nameMaxRunes+20))
+	fmt.Fprintf(&sb, "- spec: %s\n", code(fmt.Sprintf("%s:%d:%d", d.r.CaseFile(c), c.Line, c.Col), nameMaxRunes+20))
 	sb.WriteString(programWhere(p))
 	switch {
 	case c.ReusedFrom != nil:
@@ -694,18 +680,23 @@ func (d *doc) caseBlock(p *report.Program, c *report.Case) string {
 		}
 		sb.WriteString("\n")
 	}
-	sb.WriteString("- args:")
-	if len(c.Args) == 0 {
-		sb.WriteString(" none")
-	}
-	for k, a := range c.Args {
-		if k == argsMax {
-			fmt.Fprintf(&sb, " … %d more", len(c.Args)-argsMax)
-			break
+	if len(e.Command) > 0 {
+		// What ran, args and all, split as a shell would read it.
+		fmt.Fprintf(&sb, "- command: %s\n", code(escape.Argv(e.Command), reasonMaxRunes))
+	} else {
+		sb.WriteString("- args:")
+		if len(c.Args) == 0 {
+			sb.WriteString(" none")
 		}
-		sb.WriteString(" " + code(a, argMaxRunes))
+		for k, a := range c.Args {
+			if k == argsMax {
+				fmt.Fprintf(&sb, " … %d more", len(c.Args)-argsMax)
+				break
+			}
+			sb.WriteString(" " + code(a, argMaxRunes))
+		}
+		sb.WriteString("\n")
 	}
-	sb.WriteString("\n")
 	// The report keeps the start of stdin (report.StdinExcerptMax bytes),
 	// its size and what the program accepted of it; the block follows the
 	// list.
@@ -715,7 +706,7 @@ func (d *doc) caseBlock(p *report.Program, c *report.Case) string {
 		if c.StdinFile != "" {
 			sb.WriteString(" file " + code(c.StdinFile, nameMaxRunes+40) + ",")
 		}
-		fmt.Fprintf(&sb, " %d bytes, %d accepted by the program\n", c.StdinSize, e.StdinBytes)
+		fmt.Fprintf(&sb, " %s, %d accepted by the program\n", verdict.Count(c.StdinSize, "byte", "bytes"), e.StdinBytes)
 	}
 	got := "none (did not exit)"
 	stop := e.Stopped()
@@ -727,8 +718,8 @@ func (d *doc) caseBlock(p *report.Program, c *report.Case) string {
 		got = "`" + strconv.Itoa(*e.ExitCode) + "`"
 	}
 	if sa := c.Expect.SameAs; sa != nil {
-		fmt.Fprintf(&sb, "- same as reference %s (%d run(s); the exit code and %s compared): what is expected below is the reference's run 1\n",
-			code(sa.Reference, reasonMaxRunes), len(c.ReferenceEvents), code(strings.Join(sa.Streams, ", "), reasonMaxRunes))
+		fmt.Fprintf(&sb, "- same as reference %s (%s; the exit code and %s compared): what is expected below is the reference's run 1\n",
+			code(sa.Reference, reasonMaxRunes), verdict.Count(len(c.ReferenceEvents), "run", "runs"), code(strings.Join(sa.Streams, ", "), reasonMaxRunes))
 	}
 	fmt.Fprintf(&sb, "- exit code: expected `%s`, got %s", c.ExpectedExitCode(), got)
 	if c.Expect.ExitCodeReason != "" && stop == "" {
@@ -745,9 +736,9 @@ func (d *doc) caseBlock(p *report.Program, c *report.Case) string {
 	sb.WriteString("\n")
 	if len(stdin) > 0 {
 		if int64(len(stdin)) < c.StdinSize {
-			fmt.Fprintf(&sb, "**stdin** (the first %d of %d bytes):\n\n", len(stdin), c.StdinSize)
+			fmt.Fprintf(&sb, "**stdin** (the first %d of %s):\n\n", len(stdin), verdict.Count(c.StdinSize, "byte", "bytes"))
 		} else {
-			fmt.Fprintf(&sb, "**stdin** (%d bytes):\n\n", len(stdin))
+			fmt.Fprintf(&sb, "**stdin** (%s):\n\n", verdict.Count(len(stdin), "byte", "bytes"))
 		}
 		d.block(&sb, stdin, false)
 	}
@@ -792,10 +783,10 @@ func flags(e *report.Event) string {
 		f = append(f, "`resource_limit` "+code(string(e.ResourceLimit), 20))
 	}
 	if e.StdoutTruncated {
-		f = append(f, fmt.Sprintf("`stdout_truncated` (%d bytes written)", e.StdoutBytes))
+		f = append(f, fmt.Sprintf("`stdout_truncated` (%s written)", verdict.Count(e.StdoutBytes, "byte", "bytes")))
 	}
 	if e.StderrTruncated {
-		f = append(f, fmt.Sprintf("`stderr_truncated` (%d bytes written)", e.StderrBytes))
+		f = append(f, fmt.Sprintf("`stderr_truncated` (%s written)", verdict.Count(e.StderrBytes, "byte", "bytes")))
 	}
 	return strings.Join(f, " · ")
 }
@@ -825,7 +816,7 @@ func (d *doc) stream(sb *strings.Builder, name string, m *report.MatcherOutcome,
 			ex := newExcerpt(diff, d.st.blockBytes, d.st.blockLines)
 			ex.fenceAs(sb, "diff")
 			if ex.rest > 0 {
-				fmt.Fprintf(sb, "*… %d more bytes of the diff not shown*\n", ex.rest)
+				fmt.Fprintf(sb, "*… %d more %s of the diff not shown*\n", ex.rest, verdict.Plural(ex.rest, "byte", "bytes"))
 			}
 			sb.WriteString("\n")
 		}
@@ -835,9 +826,9 @@ func (d *doc) stream(sb *strings.Builder, name string, m *report.MatcherOutcome,
 		fmt.Fprintf(sb, "**%s** (no expectation)\n\n", name)
 	}
 	if truncated {
-		fmt.Fprintf(sb, "actual (%d bytes written, the first %d kept):\n\n", total, len(kept))
+		fmt.Fprintf(sb, "actual (%s written, the first %d kept):\n\n", verdict.Count(total, "byte", "bytes"), len(kept))
 	} else {
-		fmt.Fprintf(sb, "actual (%d bytes):\n\n", total)
+		fmt.Fprintf(sb, "actual (%s):\n\n", verdict.Count(total, "byte", "bytes"))
 	}
 	d.block(sb, kept, exact)
 }
@@ -853,7 +844,7 @@ func (d *doc) block(sb *strings.Builder, data []byte, markEOL bool) {
 	ex.fence(sb)
 	switch {
 	case ex.rest > 0:
-		fmt.Fprintf(sb, "*… %d more bytes not shown*\n", ex.rest)
+		fmt.Fprintf(sb, "*… %d more %s not shown*\n", ex.rest, verdict.Plural(ex.rest, "byte", "bytes"))
 	case markEOL && ex.noEOL:
 		sb.WriteString("*no newline at end*\n")
 	}

@@ -219,10 +219,42 @@ type Program struct {
 	// case is false with the build's reason; when it could not be
 	// observed, every case is undetermined.
 	Build *BuildStage `json:"build"`
-	// DurationMS is the attempt's wall time when the caller measured it,
-	// else the sum of its cases' run times.
+	// DurationMS is the time of the attempt's runs of the program (the
+	// caller's measure, else the sum of its cases' run times); the build
+	// stage's is apart, in Build, and TimeMS adds the two.
 	DurationMS int64  `json:"duration_ms"`
 	Cases      []Case `json:"cases"`
+}
+
+// SpecPath is the spec file as a reader of the report names it: relative
+// to the repository root when the report knows that (SpecFile), else as
+// given to behaves (Spec).
+func (r *Report) SpecPath() string {
+	if r.SpecFile != "" {
+		return r.SpecFile
+	}
+	return r.Spec
+}
+
+// CaseFile is the file that holds case c, the one its Line and Col are in:
+// its cases or inputs file when it came from one, else the spec
+// (SpecPath). Every renderer places a case through it, so that none puts a
+// file's case at that line of the spec.
+func (r *Report) CaseFile(c *Case) string {
+	if c.File != "" {
+		return c.File
+	}
+	return r.SpecPath()
+}
+
+// TimeMS is the time the program took: its runs' (DurationMS) and its
+// build stage's, which DurationMS leaves out. What a reader is shown as a
+// program's time.
+func (p *Program) TimeMS() int64 {
+	if p.Build == nil {
+		return p.DurationMS
+	}
+	return p.DurationMS + p.Build.DurationMS
 }
 
 // Incomplete is true when the attempt's evidence was not all observed:

@@ -432,7 +432,7 @@ func checkCheckerRuns(c *report.Case) error {
 			return fmt.Errorf("%s: stream %s is not stdout or stderr", at, escape.Quote(escape.Shorten(cr.Stream, 20)))
 		}
 		if cr.Run < 0 || cr.Run >= runs {
-			return fmt.Errorf("%s: run %d of a case that ran %d %s", at, cr.Run, runs, plural(runs, "time", "times"))
+			return fmt.Errorf("%s: run %d of a case that ran %s", at, cr.Run, verdict.Count(runs, "time", "times"))
 		}
 		ev = &c.Event
 		if len(c.Runs) > 0 {
@@ -489,14 +489,6 @@ func checkerMatcher(m *report.MatcherOutcome) *report.MatcherOutcome {
 		}
 	}
 	return nil
-}
-
-// plural is one or many, as n says.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func checkProgram(p *report.Program) error {

@@ -38,6 +38,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/shard"
 	"github.com/behaves-dev/behaves/internal/spec"
 	"github.com/behaves-dev/behaves/internal/terminal"
+	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
 // ReportReadSlack is what a report may hold beyond its case entries'
@@ -187,7 +188,7 @@ func Run(ctx context.Context, cfg Config, env Env) (res Result, err error) {
 		var list spec.Errors
 		why := fmt.Errorf("the spec could not be read; nothing ran: %w", err)
 		if errors.As(err, &list) {
-			why = fmt.Errorf("the spec has %d problem(s); nothing ran", len(list))
+			why = fmt.Errorf("the spec has %s; nothing ran", verdict.Count(len(list), "problem", "problems"))
 		}
 		return Result{SpecErr: err}, writeEarly(early(why, list))
 	}
@@ -275,7 +276,9 @@ func leftOut(sp *spec.Spec, verbose bool) []string {
 		if len(p.Untracked) == 0 {
 			continue
 		}
-		line := fmt.Sprintf("behaves: program %q (dir %s): %d file(s) in its folder are not part of it, since git does not track them (git add them, or admit them with --allow-untracked GLOB)", p.Name, p.File, len(p.Untracked))
+		line := fmt.Sprintf("behaves: program %q (dir %s): %s in its folder %s not part of it, since git does not track %s (git add %s, or admit %s with --allow-untracked GLOB)",
+			p.Name, p.File, verdict.Count(len(p.Untracked), "file", "files"), verdict.Plural(len(p.Untracked), "is", "are"),
+			verdict.Plural(len(p.Untracked), "it", "them"), verdict.Plural(len(p.Untracked), "it", "them"), verdict.Plural(len(p.Untracked), "it", "them"))
 		if !verbose {
 			line += "; -v names them"
 		}

@@ -71,7 +71,7 @@ func (l *loader) build(n *yaml.Node, what string, rt *runner.Profile, cpusPos *P
 				b.Command = cmd
 			}
 		}
-	} else {
+	} else if !fs.misspelt("command") {
 		l.errorf(n, "%s is missing required key command: the compiler's argv, like [\"gcc\", \"-O2\", \"-o\", \"/build/main\"] (/program/<program_name> is appended, or goes where a {program} argument stands)", what)
 	}
 	if f, ok := fs.get("timeout"); ok {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
 // Error is one problem with a spec, at a position in the spec file.
@@ -62,13 +64,13 @@ func (s *Spec) CheckCPUs(n int) error {
 	for name, p := range s.Profiles {
 		if n > 0 && p.Runtime.CPUs > float64(n) {
 			es = append(es, Error{Pos: p.CPUsPos, Msg: fmt.Sprintf(
-				"cpus %v in profile %q exceeds the %d CPU(s) the Docker engine has: lower it to %d or less (the engine refuses a container that asks for more)",
-				p.Runtime.CPUs, short(name), n, n)})
+				"cpus %v in profile %q exceeds the %s the Docker engine has: lower it to %d or less (the engine refuses a container that asks for more)",
+				p.Runtime.CPUs, short(name), verdict.Count(n, "CPU", "CPUs"), n)})
 		}
 		if b := p.Runtime.Build; n > 0 && b != nil && b.CPUs > float64(n) {
 			es = append(es, Error{Pos: p.BuildCPUsPos, Msg: fmt.Sprintf(
-				"build cpus %v in profile %q exceeds the %d CPU(s) the Docker engine has: lower it to %d or less (the engine refuses a container that asks for more)",
-				b.CPUs, short(name), n, n)})
+				"build cpus %v in profile %q exceeds the %s the Docker engine has: lower it to %d or less (the engine refuses a container that asks for more)",
+				b.CPUs, short(name), verdict.Count(n, "CPU", "CPUs"), n)})
 		}
 	}
 	if len(es) == 0 {

@@ -94,6 +94,9 @@ type NotFoundError struct {
 	Path, Abs string
 	// Why is what is missing: the file, its folder, a link's target.
 	Why string
+	// Other is the same path with the other YAML extension (.yml for
+	// .yaml, and the reverse), as given, when a file is there; else "".
+	Other string
 }
 
 func (e *NotFoundError) Error() string {
@@ -101,7 +104,11 @@ func (e *NotFoundError) Error() string {
 	if e.Abs != e.Path {
 		where += " (looked for " + e.Abs + ")"
 	}
-	return fmt.Sprintf("no spec at %s: %s; write it, or name another with --spec FILE (the action: its spec input)", where, e.Why)
+	why := e.Why
+	if e.Other != "" {
+		why += fmt.Sprintf(" (did you mean %s?)", e.Other)
+	}
+	return fmt.Sprintf("no spec at %s: %s; write it, or name another with --spec FILE (the action: its spec input)", where, why)
 }
 
 func (e *NotFoundError) Unwrap() error { return fs.ErrNotExist }
@@ -117,7 +124,7 @@ func missingSpec(path, abs string) error {
 		if _, derr := os.Stat(filepath.Dir(abs)); errors.Is(derr, fs.ErrNotExist) {
 			why = fmt.Sprintf("the folder %s does not exist", filepath.Dir(abs))
 		}
-		return &NotFoundError{Path: path, Abs: abs, Why: why}
+		return &NotFoundError{Path: path, Abs: abs, Why: why, Other: otherExtension(path, abs)}
 	case err != nil:
 		return nil
 	case fi.Mode()&fs.ModeSymlink != 0:
@@ -127,6 +134,21 @@ func missingSpec(path, abs string) error {
 		}
 	}
 	return nil
+}
+
+// otherExtension is path with the other of YAML's two extensions when a
+// file is there (behaves.yml for behaves.yaml, and the reverse), else "":
+// the spelling a person most often gets wrong in --spec.
+func otherExtension(path, abs string) string {
+	ext := filepath.Ext(path)
+	other := map[string]string{".yml": ".yaml", ".yaml": ".yml"}[ext]
+	if other == "" {
+		return ""
+	}
+	if _, err := os.Stat(strings.TrimSuffix(abs, ext) + other); err != nil {
+		return ""
+	}
+	return strings.TrimSuffix(path, ext) + other
 }
 
 // fileRef is a file the spec names, checked to be a regular file inside the

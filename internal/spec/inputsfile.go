@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,13 +16,54 @@ import (
 // A program entry's inputs_file lists invocations to compare with its
 // reference, without expectations: JSON Lines, one {"args": [...],
 // "stdin": "..."} object a line. Line N becomes the case "#N", positioned
-// at that line, expecting the same exit code, stdout and stderr as the
-// reference (same_as, normalize trailing). The path follows every rule of
-// a spec path, as a cases_file does, and a file named by many entries is
-// parsed once.
+// at that line, expecting the same exit code and output as the reference
+// (same_as): by default stdout and stderr under normalize trailing; the
+// mapping form {path: ..., streams: [...], normalize: ..., ignore_case:
+// ...} says otherwise for the entry's cases of the file. The path follows
+// every rule of a spec path, as a cases_file does, and a file named by
+// many entries is parsed once.
 
 // inputKeys are the keys of one line of an inputs file.
 var inputKeys = []string{"args", "stdin"}
+
+// inputsFileKeys are the keys of inputs_file's mapping form: the file,
+// and the comparison its cases make (a same_as expectation's options).
+var inputsFileKeys = []string{"path", "streams", "normalize", "ignore_case"}
+
+// inputs parses an entry's inputs_file, a path or a mapping with path,
+// streams, normalize and ignore_case, and returns the entry's cases of the
+// file, each expecting what the reference does under that comparison.
+func (l *loader) inputs(what string, n *yaml.Node) []Case {
+	sa := verdict.SameAs{Streams: []string{"stdout", "stderr"}, Normalize: verdict.NormalizeTrailing}
+	pathNode := n
+	switch n.Kind {
+	case yaml.MappingNode:
+		fs, _ := l.mapping(n, what+".inputs_file", "", inputsFileKeys)
+		l.comparison(fs, &sa, "[stdout, stderr]")
+		f, ok := fs.get("path")
+		if !ok {
+			if !fs.misspelt("path") {
+				l.errorf(n, "%s.inputs_file is missing required key path: the JSON Lines file of inputs, like {path: tests/inputs.jsonl, streams: [stdout]}", what)
+			}
+			return nil
+		}
+		pathNode = f.val
+	case yaml.SequenceNode:
+		l.errorf(n, "inputs_file must be a path (tests/inputs.jsonl) or a mapping like {path: tests/inputs.jsonl, streams: [stdout]}, got %s", describe(n))
+		return nil
+	}
+	shared := l.inputsFile(pathNode)
+	// The parsed file is shared by every entry naming it: each case gets
+	// an expectation of its own, this entry's comparison.
+	cases := make([]Case, len(shared))
+	for i, c := range shared {
+		cmp := sa
+		cmp.Streams = slices.Clone(sa.Streams)
+		c.Expect.SameAs = &cmp
+		cases[i] = c
+	}
+	return cases
+}
 
 // inputsFile reads and parses the inputs file that n (an inputs_file
 // value) names. It returns nil when the file has problems (each reported
@@ -84,8 +126,8 @@ func (l *loader) input(n *yaml.Node) (Case, bool) {
 		Name:       "#" + strconv.Itoa(n.Line),
 		Pos:        l.pos(n),
 		Invocation: runner.Invocation{Args: []string{}},
-		Expect: verdict.Expectation{SameAs: &verdict.SameAs{
-			Streams: []string{"stdout", "stderr"}, Normalize: verdict.NormalizeTrailing}},
+		// inputs gives each entry's cases of the file their comparison.
+		Expect: verdict.Expectation{SameAs: &verdict.SameAs{}},
 	}
 	c.SameAsPos = c.Pos
 	fs, ok := l.mapping(n, what, `an object with args and stdin, like {"args": ["1"], "stdin": "2 3\n"}`, inputKeys)

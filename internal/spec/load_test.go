@@ -800,3 +800,30 @@ func TestLoadMissingSpec(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadMissingSpecOtherExtension: a spec named .yaml where a .yml
+// file is (and the reverse) suggests that file.
+func TestLoadMissingSpecOtherExtension(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"behaves.yml", "other.yaml"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("version: 1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for given, want := range map[string]string{
+		"behaves.yaml": "(did you mean " + filepath.Join(dir, "behaves.yml") + "?)",
+		"other.yml":    "(did you mean " + filepath.Join(dir, "other.yaml") + "?)",
+	} {
+		_, err := Load(filepath.Join(dir, given), Options{})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Load(%s): %v; want it to say %s", given, err, want)
+		}
+	}
+	if _, err := Load(filepath.Join(dir, "none.yml"), Options{}); err == nil || strings.Contains(err.Error(), "did you mean") {
+		t.Errorf("Load(none.yml): %v; want no suggestion, nothing is close", err)
+	}
+}

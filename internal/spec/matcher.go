@@ -80,7 +80,12 @@ func (l *loader) oneMatcher(what, stream string, n *yaml.Node) *verdict.Matcher 
 		}
 	}
 	if kindNode == nil {
-		l.errorf(n, "%s needs one of equals, contains, regex, json, numbers or checker", stream)
+		// An unknown key in a matcher is taken for its kind, misspelt or
+		// named otherwise (regexp, pattern): its error lists the kinds
+		// already, so that one mistake is one error.
+		if fs.unknown == 0 {
+			l.errorf(n, "%s needs one of equals, contains, regex, json, numbers or checker", stream)
+		}
 		return m
 	}
 	l.answer(stream, fs, m)

@@ -27,11 +27,29 @@ type field struct {
 type fields struct {
 	byName map[string]field
 	order  []string
+	// meant are the allowed keys that an unknown key of the mapping was
+	// taken for (its did-you-mean): the key is there, misspelt.
+	meant []string
+	// unknown counts the mapping's unknown keys, each reported.
+	unknown int
 }
 
 func (fs fields) get(name string) (field, bool) {
 	f, ok := fs.byName[name]
 	return f, ok
+}
+
+// misspelt reports whether an unknown key of the mapping was taken for one
+// of keys. A required key that is missing because it is misspelt is one
+// mistake, reported once, as the unknown key with its did-you-mean: the
+// caller then says nothing of the key missing.
+func (fs fields) misspelt(keys ...string) bool {
+	for _, k := range keys {
+		if slices.Contains(fs.meant, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // describe names a node's type for messages ("a string", "a list", ...).
@@ -108,6 +126,10 @@ func (l *loader) mapping(n *yaml.Node, what, shape string, allowed []string) (fi
 		name := p.key.Value
 		if !slices.Contains(allowed, name) {
 			l.errorf(p.key, "unknown key %q in %s%s; allowed keys: %s", short(name), what, suggest(name, allowed), strings.Join(allowed, ", "))
+			fs.unknown++
+			if c := closest(name, allowed); c != "" {
+				fs.meant = append(fs.meant, c)
+			}
 			continue
 		}
 		fs.byName[name] = p
@@ -263,6 +285,15 @@ func (l *loader) stringList(n *yaml.Node, what, example string) ([]string, bool)
 
 // suggest returns ` (did you mean "x"?)` for the closest allowed key, or "".
 func suggest(name string, allowed []string) string {
+	best := closest(name, allowed)
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+// closest is the allowed name that name is a likely typo of, or "".
+func closest(name string, allowed []string) string {
 	best, bestD := "", 3
 	lower := strings.ToLower(name)
 	for _, a := range allowed {
@@ -275,10 +306,7 @@ func suggest(name string, allowed []string) string {
 			best, bestD = a, d
 		}
 	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
+	return best
 }
 
 // sortedKeys returns a map's keys in order.

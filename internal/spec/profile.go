@@ -130,7 +130,7 @@ func (l *loader) profile(name string, key, n *yaml.Node) *profileState {
 				rt.Command = cmd
 			}
 		}
-	} else {
+	} else if !fs.misspelt("command") {
 		l.errorf(n, "%s is missing required key command: the argv the program path is appended to, like [\"python3\", \"-I\"]", what)
 	}
 
@@ -300,6 +300,9 @@ func (l *loader) image(name, what string, n *yaml.Node, fs fields, rt *runner.Pr
 		return
 	}
 	if !inSpec {
+		if fs.misspelt("image") {
+			return
+		}
 		l.errorf(n, "%s is missing required key image: a pinned reference, name@sha256:<64 hex> or sha256:<64 hex>", what)
 		return
 	}

@@ -67,7 +67,7 @@ func (l *loader) spec(root *yaml.Node) *Spec {
 		if v, ok := l.integer(f.val, "version"); ok && v != Version {
 			l.errorf(f.val, "unsupported version %d: this behaves reads version %d", v, Version)
 		}
-	} else {
+	} else if !fs.misspelt("version") {
 		l.errorf(root, "the spec is missing required key version: add \"version: %d\" at the top", Version)
 	}
 
@@ -76,7 +76,7 @@ func (l *loader) spec(root *yaml.Node) *Spec {
 	if f, ok := fs.get("profiles"); ok {
 		profilesNode = f.key
 		profiles = l.profiles(f.val)
-	} else {
+	} else if !fs.misspelt("profiles") {
 		l.errorf(root, "the spec is missing required key profiles: define at least one profile with image and command")
 	}
 	for _, name := range sortedKeys(l.opt.Images) {
@@ -98,7 +98,9 @@ func (l *loader) spec(root *yaml.Node) *Spec {
 
 	f, ok := fs.get("programs")
 	if !ok {
-		l.errorf(root, "the spec is missing required key programs: list at least one program with its cases")
+		if !fs.misspelt("programs") {
+			l.errorf(root, "the spec is missing required key programs: list at least one program with its cases")
+		}
 		return nil
 	}
 	if f.val.Kind != yaml.SequenceNode {
@@ -197,7 +199,7 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 	if f, ok := fs.get("name"); ok {
 		e.nameNode = f.val
 		e.name, _ = l.name(f.val, "program name")
-	} else {
+	} else if !fs.misspelt("name") {
 		l.errorf(n, "%s is missing required key name", what)
 	}
 
@@ -263,6 +265,8 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 	case hasFiles:
 		e.fileNode, e.glob = files.val, true
 		e.files, _ = l.glob(files.val)
+	case fs.misspelt("file", "files", "dir", "dirs"):
+		// The misspelt key is reported already.
 	default:
 		l.errorf(n, "%s needs file (one program), files (a glob, one program per match), dir (a program that is a folder of files) or dirs (a glob, one folder program per match)", what)
 	}
@@ -293,6 +297,8 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 		e.cases = l.casesFile(casesFile.val)
 	case hasInputsFile:
 		// The inputs file's cases are enough.
+	case fs.misspelt("cases", "cases_file", "inputs_file"):
+		// The misspelt key is reported already.
 	default:
 		l.errorf(n, "%s is missing required key cases: list at least one case, or name a file of cases with cases_file", what)
 	}
@@ -300,7 +306,7 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 		if e.reference == "" {
 			l.errorf(inputsFile.key, "%s has an inputs_file but no reference: each input is compared with a reference program; add reference: <program entry>", what)
 		}
-		e.cases = append(e.cases, l.inputsFile(inputsFile.val)...)
+		e.cases = append(e.cases, l.inputs(what, inputsFile.val)...)
 	}
 	return e
 }
@@ -311,7 +317,9 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 func (l *loader) profileOf(fs fields, n *yaml.Node, missing string, profiles map[string]*profileState) string {
 	f, ok := fs.get("profile")
 	if !ok {
-		l.errorf(n, "%s", missing)
+		if !fs.misspelt("profile") { // the misspelt key's error says it
+			l.errorf(n, "%s", missing)
+		}
 		return ""
 	}
 	s, ok := l.str(f.val, "profile")
@@ -387,7 +395,7 @@ func (l *loader) kase(what string, n *yaml.Node) (Case, *yaml.Node, bool) {
 				c.Name = name
 			}
 		}
-	} else {
+	} else if !fs.misspelt("name") {
 		l.errorf(n, "%s is missing required key name", what)
 	}
 	if f, ok := fs.get("args"); ok {
@@ -489,6 +497,15 @@ func (l *loader) sameAs(what string, fs fields, f field) *verdict.SameAs {
 	if s, ok := l.str(f.val, "same_as"); ok && s != "reference" {
 		l.errorf(f.val, "same_as %q is not a known value: write same_as: reference (the program entry's reference)", short(s))
 	}
+	l.comparison(fs, sa, "[stdout]")
+	return sa
+}
+
+// comparison parses what a comparison with the reference takes from fs
+// into sa: streams (defaultStreams, as written, when it is left out),
+// normalize and ignore_case, as a same_as expectation and an inputs_file
+// mapping write them.
+func (l *loader) comparison(fs fields, sa *verdict.SameAs, defaultStreams string) {
 	if g, ok := fs.get("streams"); ok {
 		if list, ok := l.stringList(g.val, "streams", `[stdout, stderr]`); ok {
 			seen := map[string]bool{}
@@ -502,7 +519,7 @@ func (l *loader) sameAs(what string, fs fields, f field) *verdict.SameAs {
 				seen[s] = true
 			}
 			if len(list) == 0 {
-				l.errorf(g.val, "streams is empty: list stdout, stderr or both (leave it out for [stdout])")
+				l.errorf(g.val, "streams is empty: list stdout, stderr or both (leave it out for %s)", defaultStreams)
 			}
 			sa.Streams = list
 		}
@@ -520,7 +537,6 @@ func (l *loader) sameAs(what string, fs fields, f field) *verdict.SameAs {
 			}
 		}
 	}
-	return sa
 }
 
 // expand turns entries into programs: one per file, named
@@ -656,8 +672,8 @@ func (l *loader) expand(programsKey *yaml.Node, profiles map[string]*profileStat
 			l.errorf(programsKey, "the reference programs' runs would hold up to %s of output in memory until their candidates are judged (%d runs × 2 streams × output_limit), above --max-reference-output %s: fewer distinct same_as inputs, a lower output_limit in the reference's profile, or a higher ceiling",
 				verdict.FormatSize(held), refRuns, verdict.FormatSize(max))
 		default:
-			l.errorf(programsKey, "the runs that wait for a checker (%d checked streams) and the reference programs' runs (%d) would hold up to %s of output in memory until they are judged (runs × 2 streams × output_limit), above --max-reference-output %s, which bounds both: fewer checked or same_as cases, a lower output_limit, or a higher ceiling",
-				checks, refRuns, verdict.FormatSize(held+checkHeld), verdict.FormatSize(max))
+			l.errorf(programsKey, "the runs that wait for a checker (%s) and the reference programs' runs (%s) would hold up to %s of output in memory until they are judged (runs × 2 streams × output_limit), above --max-reference-output %s, which bounds both: fewer checked or same_as cases, a lower output_limit, or a higher ceiling",
+				verdict.Count(checks, "checked stream", "checked streams"), verdict.Count(refRuns, "run", "runs"), verdict.FormatSize(held+checkHeld), verdict.FormatSize(max))
 		}
 	}
 	if max := l.opt.Ceilings.MaxCases; total > max {

@@ -221,8 +221,13 @@ func schemaObjects() []schemaObject {
 					"pattern", `\.(ya?ml|jsonl)$`),
 				"reference": jsWith(jsString("Another program entry (a file: entry) whose output the same_as cases compare with."), "pattern", schemaName),
 				"gate":      {"type": "boolean", "description": "false: the program's verdict is reported but does not decide the run's (default true); holds only for entries the workflow admits with --allow-non-gating."},
-				"inputs_file": jsWith(jsString("JSON Lines, one {\"args\": [...], \"stdin\": \"...\"} a line, relative to the spec's folder: line N is the case #N, compared with the reference (exit code, stdout, stderr)."),
-					"pattern", `\.jsonl$`),
+				"inputs_file": {
+					"description": "JSON Lines, one {\"args\": [...], \"stdin\": \"...\"} a line, relative to the spec's folder: line N is the case #N, compared with the reference (exit code, stdout, stderr); or a mapping with path and the comparison its cases make.",
+					"oneOf": []any{
+						jsWith(jsString("The inputs file, compared on the exit code, stdout and stderr."), "pattern", `\.jsonl$`),
+						map[string]any{"$ref": "#/$defs/inputs"},
+					},
+				},
 			},
 			required: []string{"name", "profile"},
 			extra: map[string]any{"allOf": []any{
@@ -244,6 +249,21 @@ func schemaObjects() []schemaObject {
 				}},
 				map[string]any{"dependentRequired": map[string]any{"inputs_file": []any{"reference"}}},
 			}},
+		},
+		{
+			def:         "inputs",
+			description: "An inputs file and what its cases compare with the reference (a same_as expectation's options, by default both streams).",
+			keys:        inputsFileKeys,
+			props: map[string]map[string]any{
+				"path": jsWith(jsString("JSON Lines, one {\"args\": [...], \"stdin\": \"...\"} a line, relative to the spec's folder: line N is the case #N."),
+					"pattern", `\.jsonl$`),
+				"streams": {"type": "array", "minItems": 1, "uniqueItems": true, "items": map[string]any{"enum": []any{"stdout", "stderr"}},
+					"description": "The streams compared besides the exit code (default [stdout, stderr])."},
+				"ignore_case": {"type": "boolean", "description": "Compare case-insensitively (default false)."},
+				"normalize": {"enum": []any{"trailing", "exact", "whitespace"},
+					"description": "How both outputs are normalised before comparing (default trailing)."},
+			},
+			required: []string{"path"},
 		},
 		{
 			def:         "case",

@@ -159,7 +159,7 @@ func TestSchemaKeysAreLoaderKeys(t *testing.T) {
 	check("the spec", doc.Properties, doc.AdditionalProperties, topKeys)
 	tables := map[string][]string{
 		"profile": profileKeys, "program": programKeys, "case": caseKeys,
-		"expect": expectKeys, "matcher": matcherKeys, "build": buildKeys,
+		"expect": expectKeys, "matcher": matcherKeys, "build": buildKeys, "inputs": inputsFileKeys,
 		"checker": checkerKeys,
 	}
 	if got := slices.Sorted(maps.Keys(doc.Defs)); !slices.Equal(got, slices.Sorted(maps.Keys(tables))) {
@@ -366,7 +366,7 @@ var errSpecKinds = map[string]string{
 	"multi_doc":                    "yaml",
 	"names":                        "schema",
 	"not_mapping":                  "schema",
-	"nul":                          "validate",
+	"nul_byte":                     "validate",
 	"output_limit_ceiling":         "validate",
 	"output_limit_default_ceiling": "validate",
 	"paths":                        "schema",
@@ -384,6 +384,7 @@ var errSpecKinds = map[string]string{
 	"syntax_tab":                   "yaml",
 	"file_typo":                    "validate",
 	"unknown_keys":                 "schema",
+	"misspelt_required":            "schema",
 	"unknown_profile":              "schema",
 	"unpinned_image":               "schema",
 	"untracked":                    "validate",

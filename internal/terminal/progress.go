@@ -45,8 +45,8 @@ func (p *Progress) Case(v verdict.Verdict) {
 	if !p.enabled || p.closed {
 		return
 	}
-	line := fmt.Sprintf("behaves: %d/%d cases · %d true · %d false · %d undetermined",
-		p.done, p.total, p.tally.True, p.tally.False, p.tally.Undetermined)
+	line := fmt.Sprintf("behaves: %d/%d %s · %d true · %d false · %d undetermined",
+		p.done, p.total, verdict.Plural(p.total, "case", "cases"), p.tally.True, p.tally.False, p.tally.Undetermined)
 	pad := ""
 	if n := utf8.RuneCountInString(line); n < p.width {
 		pad = strings.Repeat(" ", p.width-n)

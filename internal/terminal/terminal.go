@@ -103,11 +103,8 @@ func Write(w io.Writer, r report.Report, opt Options) error {
 		t.program(&r.Programs[i])
 	}
 	if t.skipped > 0 {
-		more := fmt.Sprintf("%d more cases that are not true are", t.skipped)
-		if t.skipped == 1 {
-			more = "1 more case that is not true is"
-		}
-		t.printf("… %s not described here; the JSON report has every case.\n\n", more)
+		more := verdict.Plural(t.skipped, "case that is not true is", "cases that are not true are")
+		t.printf("… %d more %s not described here; the JSON report has every case.\n\n", t.skipped, more)
 	}
 	t.table(r)
 	t.summary(r)
@@ -261,7 +258,7 @@ func (t *term) program(p *report.Program) {
 	if p.NotGating {
 		gate = " (not gating)"
 	}
-	t.printf("== %s: %s%s (%d of %d cases true%s)\n", oneLine(p.Name), t.verdict(p.Verdict), gate, tally.True, tally.Total, nondet)
+	t.printf("== %s: %s%s (%d of %s true%s)\n", oneLine(p.Name), t.verdict(p.Verdict), gate, tally.True, verdict.Count(tally.Total, "case", "cases"), nondet)
 	where := "file " + oneLine(p.File)
 	if p.Dir != "" { // a program that is a folder of files
 		where = "dir " + oneLine(p.Dir)
@@ -296,15 +293,15 @@ func (t *term) program(p *report.Program) {
 		if b.ExitCode != nil {
 			got = fmt.Sprint(*b.ExitCode)
 		}
-		t.printf("   build: %s · exit code %s\n", oneLine(strings.Join(b.Command, " ")), got)
+		t.printf("   build: %s · exit code %s\n", escape.Shorten(escape.Argv(b.Command), lineMaxRunes), got)
 		if data := b.StderrData(); len(data) > 0 || b.StderrBytes > 0 {
-			t.printf("   build stderr (%d bytes):\n", b.StderrBytes)
+			t.printf("   build stderr (%s):\n", verdict.Count(b.StderrBytes, "byte", "bytes"))
 			t.blockOf("     ", data, b.StderrBytes, false)
 		} else if data := b.StdoutData(); len(data) > 0 || b.StdoutBytes > 0 {
-			t.printf("   build stdout (%d bytes):\n", b.StdoutBytes)
+			t.printf("   build stdout (%s):\n", verdict.Count(b.StdoutBytes, "byte", "bytes"))
 			t.blockOf("     ", data, b.StdoutBytes, false)
 		}
-		t.printf("   %s  all %d cases: %s\n\n", t.verdict(verdict.False), n, oneLine(reason))
+		t.printf("   %s  %s: %s\n\n", t.verdict(verdict.False), verdict.Plural(n, "its one case", fmt.Sprintf("all %d cases", n)), oneLine(reason))
 		return
 	}
 
@@ -378,16 +375,21 @@ func (t *term) caseDetail(c *report.Case) {
 	if c.Reason != "" && !stated {
 		t.printf("     reason: %s\n", oneLine(c.Reason))
 	}
-	args := make([]string, len(c.Args))
-	for i, a := range c.Args {
-		args[i] = escape.Shorten(escape.Quote(a), lineMaxRunes)
+	if len(e.Command) > 0 {
+		// What ran, args and all, split as a shell would read it.
+		t.printf("     command: %s\n", escape.Shorten(escape.Argv(e.Command), lineMaxRunes))
+	} else {
+		args := make([]string, len(c.Args))
+		for i, a := range c.Args {
+			args[i] = escape.Shorten(escape.Quote(a), lineMaxRunes)
+		}
+		t.printf("     args: [%s]\n", strings.Join(args, ", "))
 	}
-	t.printf("     args: [%s]\n", strings.Join(args, ", "))
 	t.stdin(c)
 	t.runs(c)
 	if sa := c.Expect.SameAs; sa != nil {
-		t.printf("     same as reference %s (%d run(s); the exit code and %s compared): what is expected below is the reference's run 1\n",
-			escape.Shorten(escape.Quote(sa.Reference), lineMaxRunes), len(c.ReferenceEvents), oneLine(strings.Join(sa.Streams, ", ")))
+		t.printf("     same as reference %s (%s; the exit code and %s compared): what is expected below is the reference's run 1\n",
+			escape.Shorten(escape.Quote(sa.Reference), lineMaxRunes), verdict.Count(len(c.ReferenceEvents), "run", "runs"), oneLine(strings.Join(sa.Streams, ", ")))
 	}
 	if showExit {
 		switch {
@@ -437,7 +439,7 @@ func (t *term) stdin(c *report.Case) {
 	if c.StdinFile != "" {
 		file = "file " + oneLine(c.StdinFile) + ", "
 	}
-	t.printf("     stdin: %s%d bytes, %d accepted by the program\n", file, c.StdinSize, e.StdinBytes)
+	t.printf("     stdin: %s%s, %d accepted by the program\n", file, verdict.Count(c.StdinSize, "byte", "bytes"), e.StdinBytes)
 	if data := c.StdinExcerptData(); len(data) > 0 {
 		t.blockIn("       ", data, c.StdinSize, false, stdinMaxLines)
 	}
@@ -506,9 +508,9 @@ func (t *term) stream(name string, m *report.MatcherOutcome, shown []byte, f str
 	default:
 		t.printf("     %s (no expectation)\n", name)
 	}
-	actual := fmt.Sprintf("actual (%d bytes):", f.total)
+	actual := fmt.Sprintf("actual (%s):", verdict.Count(f.total, "byte", "bytes"))
 	if f.truncated {
-		actual = fmt.Sprintf("actual (%d bytes written, first %d kept):", f.total, kept)
+		actual = fmt.Sprintf("actual (%s written, first %d kept):", verdict.Count(f.total, "byte", "bytes"), kept)
 	}
 	if m != nil && m.Verdict != verdict.True {
 		actual = t.paint(red, actual)
@@ -578,7 +580,7 @@ func (t *term) blockIn(indent string, data []byte, total int64, markEOL bool, ma
 	}
 	switch {
 	case int64(consumed) < total:
-		t.printf("%s… %d more bytes not shown\n", indent, total-int64(consumed))
+		t.printf("%s… %d more %s not shown\n", indent, total-int64(consumed), verdict.Plural(total-int64(consumed), "byte", "bytes"))
 	case markEOL && data[len(data)-1] != '\n':
 		t.printf("%s\\ no newline at end\n", indent)
 	}
@@ -600,8 +602,14 @@ func (t *term) table(r report.Report) {
 		if p.NotGating {
 			name += " (not gating)"
 		}
+		// The time is the program's build and runs together; the build's
+		// is shown apart, since it is paid once however many cases run.
+		took := ms(p.TimeMS())
+		if p.Build != nil {
+			took += " (build " + ms(p.Build.DurationMS) + ")"
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", name,
-			t.verdict(p.Verdict), tally.True, tally.False, tally.Undetermined, ms(p.DurationMS))
+			t.verdict(p.Verdict), tally.True, tally.False, tally.Undetermined, took)
 	}
 	_ = tw.Flush() // writes to a bytes.Buffer
 	t.printf("\n")
@@ -651,7 +659,7 @@ func (t *term) reuse(ru *report.Reuse) {
 	if ru == nil {
 		return
 	}
-	t.printf("behaves: reused %d of %d invocations%s\n", ru.Reused, ru.Reused+ru.Ran, sourcesText(ru.Sources))
+	t.printf("behaves: reused %d of %s%s\n", ru.Reused, verdict.Count(ru.Reused+ru.Ran, "invocation", "invocations"), sourcesText(ru.Sources))
 	if len(ru.NotReused) == 0 {
 		return
 	}

@@ -352,7 +352,7 @@ func TestTerminalFailedBuild(t *testing.T) {
 	for _, want := range []string{
 		"   build: gcc /program/main.c · exit code 1\n",
 		"   build stderr (19 bytes):\n     | main.c:1: error: x\n",
-		"   false  all 1 cases: build failed: exit 1: main.c:1: error: x\n",
+		"   false  its one case: build failed: exit 1: main.c:1: error: x\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("terminal lacks %q:\n%s", want, out)
@@ -400,7 +400,7 @@ func TestSameAsTerminal(t *testing.T) {
 	}
 	s := out.String()
 	for _, want := range []string{
-		`same as reference "ref" (2 run(s); the exit code and stdout compared)`,
+		`same as reference "ref" (2 runs; the exit code and stdout compared)`,
 		"expected:\n       | 1 2\n",
 		"actual (4 bytes):\n       | 2 1\n",
 	} {
@@ -550,5 +550,90 @@ func TestTerminalReusedHostileDetail(t *testing.T) {
 		if want := `ran now: undetermined: stored stdout was <script>alert(1)</script> | cell | ` + "`code`" + ` \x1b[31mred\x1b[0m @mention\n::error::pwned\r\n# heading`; !strings.Contains(out, want) {
 			t.Errorf("the detail is not shown escaped on one line (%q):\n%s", want, out)
 		}
+	}
+}
+
+// TestSingularCounts: a count of one takes the singular noun ("1 byte",
+// "1 run", "1 case"), never "1 bytes" or "run(s)".
+func TestSingularCounts(t *testing.T) {
+	t.Parallel()
+	r := reporttest.Report()
+	var target *report.Case
+	var prog *report.Program
+	for i := range r.Programs {
+		for j := range r.Programs[i].Cases {
+			if c := &r.Programs[i].Cases[j]; c.Verdict == verdict.False && target == nil {
+				target, prog = c, &r.Programs[i]
+			}
+		}
+	}
+	if target == nil {
+		t.Fatal("the fixture has no false case")
+	}
+	prog.Cases = []report.Case{*target}
+	target = &prog.Cases[0]
+	target.Event.Stdout, target.Event.StdoutBase64 = "x", ""
+	target.Event.StdoutBytes, target.Event.StdoutKeptBytes = 1, 1
+	target.SetStdin([]byte("y"))
+	target.Expect.SameAs = &report.SameAs{Reference: "ref", Streams: []string{"stdout"}}
+	target.ReferenceEvents = []report.Event{target.Event}
+	var buf bytes.Buffer
+	if err := Write(&buf, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{"actual (1 byte):", "stdin: 1 byte,", "(1 run; the exit code", "(0 of 1 case true)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the terminal lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestCommandsQuoted: the build's command and a case's are printed so
+// that a reader sees where each argument begins: shell-quoted, inert.
+func TestCommandsQuoted(t *testing.T) {
+	t.Parallel()
+	r := reporttest.FailedBuild()
+	r.Programs[0].Build.Command = []string{"gcc", "-o", "/build/my prog", "/program/main.c"}
+	c := report.Case{Name: "spaced", Line: 9, Col: 7, Args: []string{"two words", "a\nb", ""}, Verdict: verdict.False, Reason: "exit code 1, expected 0"}
+	c.Event.Command = append([]string{"python3", "-I", "/program/main.py"}, c.Args...)
+	c.Event.ExitCode = new(int)
+	*c.Event.ExitCode = 1
+	r.Programs = append(r.Programs, report.Program{Name: "p", File: "p.py", Verdict: verdict.False, Cases: []report.Case{c}})
+	var buf bytes.Buffer
+	if err := Write(&buf, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"   build: gcc -o '/build/my prog' /program/main.c · exit code 1\n",
+		"     command: python3 -I /program/main.py 'two words' $'a\\nb' ''\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the terminal lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestTimeIncludesBuild: a program's TIME is its build's and its runs'
+// together, with the build's shown apart; a program without a build shows
+// its runs' alone.
+func TestTimeIncludesBuild(t *testing.T) {
+	t.Parallel()
+	r := reporttest.FailedBuild()
+	r.Programs[0].DurationMS, r.Programs[0].Build.DurationMS = 300, 1200
+	r.Programs = append(r.Programs, report.Program{Name: "plain", File: "p.py", Verdict: verdict.True, DurationMS: 250})
+	var buf bytes.Buffer
+	if err := Write(&buf, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, l := range strings.Split(buf.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 5 && (f[0] == "c" || f[0] == "plain") {
+			rows[f[0]] = strings.Join(f[5:], " ")
+		}
+	}
+	if rows["c"] != "1.5s (build 1.2s)" || rows["plain"] != "250ms" {
+		t.Errorf("TIME %q, want 1.5s (build 1.2s) and 250ms:\n%s", rows, buf.String())
 	}
 }

@@ -35,6 +35,22 @@ func FormatSize(n int64) string {
 	return strconv.FormatInt(n, 10) + "B"
 }
 
+// Plural is the noun for n things: one when n is 1, else many ("case",
+// "cases"). Every count behaves prints takes its noun from here (or from
+// Count), so that no message says "1 bytes" or "case(s)".
+func Plural[N ~int | ~int64](n N, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Count is n followed by the noun for n things: "1 byte", "2 bytes",
+// "0 bytes".
+func Count[N ~int | ~int64](n N, one, many string) string {
+	return strconv.FormatInt(int64(n), 10) + " " + Plural(n, one, many)
+}
+
 // formatTimeout renders a timeout in milliseconds the way time.Duration
 // does ("5s", "1m30s", "250ms").
 func formatTimeout(ms int64) string {

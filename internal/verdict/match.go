@@ -290,7 +290,7 @@ func matchStream(m Matcher, st stream) Check {
 	}
 	if st.cut && !st.unfinished && norm == NormalizeExact && !m.IgnoreCase &&
 		st.s.Bytes >= int64(len(st.s.Data)) && st.s.Bytes != int64(len(want)) {
-		return settle(False, ": %d bytes written, expected %d (%s)", st.s.Bytes, len(want), quoteCut(want, reasonWidth))
+		return settle(False, ": %s written, expected %d (%s)", Count(st.s.Bytes, "byte", "bytes"), len(want), quoteCut(want, reasonWidth))
 	}
 	// An unfinished run whose stream was not cut may have had nothing more
 	// to write: the kept bytes as they are are a possible whole output too.

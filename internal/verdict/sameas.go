@@ -186,7 +186,7 @@ func cutReferenceCheck(name string, m Matcher, rs runner.Stream, limits runner.L
 	}
 	if m.normalize() == NormalizeExact && !m.IgnoreCase && !unfinished && cs.Bytes != rs.Bytes {
 		ch.Verdict = False
-		ch.Reason = fmt.Sprintf("%s: %d bytes written, the reference wrote %d (%s)", name, cs.Bytes, rs.Bytes, refCut)
+		ch.Reason = fmt.Sprintf("%s: %s written, the reference wrote %d (%s)", name, Count(cs.Bytes, "byte", "bytes"), rs.Bytes, refCut)
 		return ch
 	}
 	if !bytes.HasPrefix(cand, ref) && (!candCut && !unfinished || !bytes.HasPrefix(ref, cand)) {

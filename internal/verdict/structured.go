@@ -333,8 +333,8 @@ func matchUnordered(m Matcher, st stream, ch Check) Check {
 	}
 	for _, w := range want {
 		if count[string(w)] > 0 {
-			ch.Verdict, ch.Reason = False, fmt.Sprintf("%s: expected the line %s %d more time(s), got %d lines, expected %d (compared in any order)",
-				st.name, quoteCut(w, reasonWidth), count[string(w)], len(got), len(want))
+			ch.Verdict, ch.Reason = False, fmt.Sprintf("%s: expected the line %s %d more %s, got %s, expected %d (compared in any order)",
+				st.name, quoteCut(w, reasonWidth), count[string(w)], Plural(count[string(w)], "time", "times"), Count(len(got), "line", "lines"), len(want))
 			return ch
 		}
 	}
