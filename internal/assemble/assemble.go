@@ -185,6 +185,9 @@ func caseWithOutput(k Case) report.Case {
 	for r, ev := range k.References {
 		c.ReferenceEvents[r].SetOutput(ev.Stdout.Data, ev.Stderr.Data)
 	}
+	for r, cr := range k.Checkers {
+		c.CheckerRuns[r].Event.SetOutput(cr.Event.Stdout.Data, cr.Event.Stderr.Data)
+	}
 	return c
 }
 
@@ -254,6 +257,14 @@ func entry(k Case) report.Case {
 		c.ReferenceEvents = append(c.ReferenceEvents, report.EventOf(r))
 	}
 	c.ReferenceApplied = referenceApplied(k.References)
+	c.CheckerRuns = make([]report.CheckerRun, 0, len(k.Checkers))
+	for _, cr := range k.Checkers {
+		c.CheckerRuns = append(c.CheckerRuns, report.CheckerRun{
+			Checker: cr.Checker, Run: cr.Run, Stream: cr.Stream,
+			ProgramSHA256: cr.ProgramSHA256, InputSHA256: cr.InputSHA256, OutputSHA256: cr.OutputSHA256, AnswerSHA256: cr.AnswerSHA256,
+			Event: report.EventOf(cr.Event),
+		})
+	}
 	c.ReusedFrom, c.NotReused = k.ReusedFrom, k.NotReused
 	return c
 }
@@ -297,9 +308,14 @@ func matcherOutcome(m *verdict.Matcher, ch *verdict.Check) *report.MatcherOutcom
 		Rel:        m.Rel,
 		Matchers:   []report.MatcherOutcome{},
 		Verdict:    verdict.Undetermined,
+		Checker:    m.Checker,
+		AnswerFile: m.AnswerFile,
 	}
 	if mo.Normalize == "" {
 		mo.Normalize = verdict.NormalizeTrailing
+	}
+	if m.Kind == verdict.Checker {
+		mo.Value = m.Answer
 	}
 	if ch != nil {
 		mo.Verdict, mo.Reason = ch.Verdict, ch.Reason

@@ -39,11 +39,31 @@ type Case struct {
 	// case's invocation (nil for any other case), which go into the entry
 	// as reference_events, their output with the case's.
 	References []runner.Event
+	// Checkers are, for a case with a checker matcher, the checker's run
+	// on each stream of each run it checked, in run order, stdout before
+	// stderr (nil for any other case), which go into the entry as
+	// checker_runs, their output with the case's.
+	Checkers []CheckerRun
 	// ReusedFrom names the run whose stored evidence Runs are (nil when
 	// they ran now); NotReused says why a run given stored reports ran the
 	// case now (nil otherwise).
 	ReusedFrom *report.Origin
 	NotReused  *report.NotReused
+}
+
+// CheckerRun is one run of a checker on one stream of one run of a case.
+type CheckerRun struct {
+	// Checker is the checker's name, Run the case's run (from 0) and
+	// Stream "stdout" or "stderr".
+	Checker string
+	Run     int
+	Stream  string
+	// ProgramSHA256 is the checker's own digest (its files, without what
+	// it checked), and InputSHA256, OutputSHA256 and AnswerSHA256 those of
+	// what it was given.
+	ProgramSHA256, InputSHA256, OutputSHA256, AnswerSHA256 string
+	// Event is the checker's run.
+	Event runner.Event
 }
 
 // AddCase records the judged case k as case c of program p (see
@@ -52,7 +72,7 @@ type Case struct {
 func (w *Writer) AddCase(p, c int, k Case) {
 	// Each event's stdout and stderr, in the order the entry holds the
 	// events: the case's, each run's (when it ran more than once), each
-	// reference's.
+	// reference's, each checker run's.
 	runs, refs := k.Runs, k.References
 	streams := make([][]byte, 0, 2+2*len(runs)+2*len(refs))
 	if len(runs) > 0 {
@@ -65,6 +85,9 @@ func (w *Writer) AddCase(p, c int, k Case) {
 	}
 	for _, r := range refs {
 		streams = append(streams, r.Stdout.Data, r.Stderr.Data)
+	}
+	for _, r := range k.Checkers {
+		streams = append(streams, r.Event.Stdout.Data, r.Event.Stderr.Data)
 	}
 	w.Add(p, c, entry(k), streams)
 }
@@ -85,6 +108,10 @@ func (k Case) WithoutOutput() Case {
 		refs = nil
 	}
 	k.References = refs
+	k.Checkers = slices.Clone(k.Checkers)
+	for r := range k.Checkers {
+		k.Checkers[r].Event = dropOutput(k.Checkers[r].Event)
+	}
 	return k
 }
 

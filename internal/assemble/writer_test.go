@@ -197,3 +197,70 @@ func TestWriterMatchesEncode(t *testing.T) {
 		t.Errorf("Encode wrote a report of summaries")
 	}
 }
+
+// TestCheckedReport guards a checked case's checker runs in the report:
+// each with its checker, run, stream, digests and event, its output kept
+// as the case's; the spooled report is the encoded one (the golden file);
+// it reads back; and under a budget too small for any output, the
+// checkers' output is left out with the case's.
+func TestCheckedReport(t *testing.T) {
+	t.Parallel()
+	write := func(max int64) []byte {
+		path := filepath.Join(t.TempDir(), "report.json")
+		w, err := assemble.NewWriter(path, reportwrite.Options{MaxSize: max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		in := reporttest.AddAll(w, reporttest.CheckedInput())
+		if _, err := reporttest.Commit(t, w, assemble.Report(in)); err != nil {
+			t.Fatal(err)
+		}
+		return reporttest.Written(t, path)
+	}
+	got := write(reportwrite.DefaultMaxReportSize)
+	goldentest.Check(t, "report_checked.golden.json", reporttest.Encoded(t, assemble.Report(reporttest.CheckedInput())))
+	if want := reporttest.Encoded(t, assemble.Report(reporttest.CheckedInput())); !bytes.Equal(got, want) {
+		t.Errorf("the spooled report differs from the encoded one:\n%s", got)
+	}
+	r, err := reportread.Read(bytes.NewReader(got), 1<<20)
+	if err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	cs := r.Programs[0].Cases
+	if c := cs[0]; c.Verdict != verdict.Undetermined || !c.Nondeterministic || len(c.CheckerRuns) != 2 ||
+		c.Runs[1].Reason != "stdout: checker split: wrong answer 3 is not on a shortest path \ufffd" {
+		t.Errorf("paths: %s nondeterministic %v, %d checker runs, run 2 %q", c.Verdict, c.Nondeterministic, len(c.CheckerRuns), c.Runs[1].Reason)
+	}
+	if cr := cs[0].CheckerRuns[1]; cr.Run != 1 || cr.Stream != "stdout" || cr.Checker != "split" || cr.ProgramSHA256 != reporttest.CheckerDigest ||
+		string(cr.Event.StderrData()) != "wrong answer 3 is not on a shortest path \xff\n" || cr.Event.StderrBase64 == "" {
+		t.Errorf("paths: checker run 2: %+v", cr)
+	}
+	if cr := cs[0].CheckerRuns[0]; string(cr.Event.StdoutData()) != "ok 3 nodes\n" {
+		t.Errorf("paths: checker run 1's stdout %q", cr.Event.StdoutData())
+	}
+	if c := cs[1]; c.Verdict != verdict.Undetermined || c.Reason != "stdout: the checker split could not decide: it failed (exit 3): FAIL the answer is not a path" ||
+		len(c.CheckerRuns) != 2 || c.CheckerRuns[1].Stream != "stderr" || c.Expect.Stdout.AnswerFile != "answers/1.txt" ||
+		c.Expect.Stdout.Checker != "split" || c.Expect.Stdout.Value != "1 2 4\n" || c.Expect.Stderr.Matchers[1].Verdict != verdict.True {
+		t.Errorf("both streams: %s %q, %+v", c.Verdict, c.Reason, c.Expect)
+	}
+	if c := cs[2]; c.Verdict != verdict.Undetermined || len(c.CheckerRuns) != 0 {
+		t.Errorf("cut: %s, %d checker runs", c.Verdict, len(c.CheckerRuns))
+	}
+	if c := cs[3]; c.Verdict != verdict.True || len(c.CheckerRuns) != 0 {
+		t.Errorf("plain: %s, %d checker runs", c.Verdict, len(c.CheckerRuns))
+	}
+
+	r, err = reportread.Read(bytes.NewReader(write(1)), 1<<20)
+	if err != nil {
+		t.Fatalf("Read of the budgeted report: %v", err)
+	}
+	for _, c := range r.Programs[0].Cases {
+		for k, cr := range c.CheckerRuns {
+			e := cr.Event
+			if e.StderrKeptBytes > 0 && (!e.StderrOmitted || e.Stderr != "" || e.StderrBase64 != "") {
+				t.Errorf("%s: checker run %d kept its output under the budget: %+v", c.Name, k, e)
+			}
+		}
+	}
+}

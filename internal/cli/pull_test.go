@@ -268,3 +268,31 @@ programs:
 		t.Errorf("pulls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// The pull phase pulls the images a spec's checkers run on too, after the
+// programs'.
+func TestPullCheckerImage(t *testing.T) {
+	t.Parallel()
+	path := writeSpec(t, map[string]string{
+		"behaves.yml": `version: 1
+profiles:
+  p: {image: "` + ghcrImage + `", command: ["/bin/sh"]}
+  ck: {image: "` + localImage + `", command: ["/bin/sh"]}
+checkers:
+  same: {file: check.sh, profile: ck}
+programs:
+  - {name: a, file: prog.sh, profile: p, cases: [{name: c1, expect: {stdout: {checker: same}}}]}
+`,
+		"prog.sh":  "true\n",
+		"check.sh": "true\n",
+	})
+	sb := &pullingSandbox{}
+	r := runMain(t, context.Background(), fixed(sb), "pull", "--spec", path, "--pull-timeout", "90s", "--allow-registry", "ghcr.io", "--allow-registry", "127.0.0.1:5000")
+	if r.code != ExitTrue {
+		t.Errorf("exit %d, want %d; stderr:\n%s", r.code, ExitTrue, r.stderr)
+	}
+	want := []string{ghcrImage + " 1m30s", localImage + " 1m30s"}
+	if got := sb.pulls(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("pulls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -138,7 +141,7 @@ func (p *Plan) Run(ctx context.Context, sb runner.Sandbox, opt Options, sink Sin
 	}
 	for _, pr := range w.programs {
 		for _, cr := range pr.cases {
-			if cr.done { // stored evidence answered it
+			if cr.done && !cr.recheck { // stored evidence answered it
 				sink.AddCase(pr.at, cr.at, *cr.rec)
 				*cr.rec = cr.rec.WithoutOutput()
 				onCase(cr.rec.Result.Verdict)
@@ -175,14 +178,28 @@ func (w *work) execute(ctx context.Context, sb runner.Sandbox, opt Options, para
 		jobs[i] = pr.job
 		invocations += len(pr.job.Invocations)
 	}
-	// finish judges a case whose runs are all in and gives it to sink,
-	// keeping only its record without the output (the sink holds that, on
-	// disk).
-	finish := func(cr *caseRun) {
+	// judged judges a case whose runs (and checkers) are all in and gives
+	// it to sink, keeping only its record without the output (the sink
+	// holds that, on disk).
+	judged := func(cr *caseRun) {
 		cr.judge()
 		sink.AddCase(cr.prog.at, cr.at, *cr.rec)
 		*cr.rec = cr.rec.WithoutOutput()
 		onCase(cr.rec.Result.Verdict)
+	}
+	// finish takes a case whose runs are all in: judged now, or, with a
+	// checker matcher, held (with its runs' output) until the checkers
+	// ran, after every program's runs.
+	var heldMu sync.Mutex
+	held := w.rechecks
+	finish := func(cr *caseRun) {
+		if !cr.checked {
+			judged(cr)
+			return
+		}
+		heldMu.Lock()
+		held = append(held, cr)
+		heldMu.Unlock()
 	}
 
 	var runErr error
@@ -266,6 +283,33 @@ func (w *work) execute(ctx context.Context, sb runner.Sandbox, opt Options, para
 		pr.rec.Attempt = o
 	}
 	w.mergeReferenceObservations(refObs)
+
+	// The checkers run on the held cases' runs, then the cases are
+	// judged, in the plan's order.
+	slices.SortFunc(held, func(a, b *caseRun) int {
+		return cmp.Or(cmp.Compare(a.prog.at, b.prog.at), cmp.Compare(a.at, b.at))
+	})
+	why := ""
+	switch {
+	case sb == nil && len(held) > 0:
+		why = fmt.Sprintf("sandbox unavailable: %v", opt.SandboxErr)
+	case interrupted:
+		why = runner.NotRunInterrupted
+	case runErr != nil:
+		why = "not run: " + runErr.Error()
+	}
+	if lost := w.runCheckers(ctx, sb, held, why, runner.Options{Parallel: parallel, Cleanup: opt.Cleanup, DropOutput: true}); lost != nil && runErr == nil {
+		runErr = fmt.Errorf("sandbox lost: %w", lost)
+	}
+	for _, cr := range held {
+		judged(cr)
+	}
+	if ctx.Err() != nil && !interrupted {
+		interrupted = true
+		if runErr == nil {
+			runErr = errors.New("interrupted")
+		}
+	}
 	return runErr, interrupted
 }
 

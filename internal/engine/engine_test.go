@@ -39,11 +39,21 @@ type scriptSandbox struct {
 	ran      map[string]int
 	prepared int
 	builds   int
+	// checkers counts the checker programs prepared, and requests keeps
+	// every request prepared.
+	checkers int
+	requests []runner.Request
 }
 
 func (s *scriptSandbox) Prepare(ctx context.Context, batch []runner.Request) []runner.Prepared {
 	s.mu.Lock()
 	s.prepared += len(batch)
+	for _, r := range batch {
+		if r.Checker {
+			s.checkers++
+		}
+		s.requests = append(s.requests, r)
+	}
 	s.mu.Unlock()
 	out := make([]runner.Prepared, len(batch))
 	for i, r := range batch {
@@ -130,18 +140,46 @@ func (a scriptAttempt) Run(ctx context.Context, inv runner.Invocation) (runner.E
 	case "lose":
 		s.mu.Unlock()
 		return runner.Event{SandboxError: "engine gone"}, runner.Lost(errors.New("engine gone"))
+	case "cut":
+		out = string(inv.Stdin)
 	}
 	s.mu.Unlock()
 	code := 0
-	if a.script == "slow" {
+	errOut := ""
+	switch a.script {
+	case "slow":
 		code = 137 // killed at its timeout, as the Docker sandbox records it
+	case "check":
+		// A checker, testlib's way: its args are the paths of the input,
+		// the output and the answer, delivered with its files.
+		file := func(k int) string {
+			if k >= len(inv.Args) {
+				return ""
+			}
+			data, err := a.req.Program.Files[strings.TrimPrefix(inv.Args[k], runner.DefaultProgramDir+"/")].ReadAll()
+			if err != nil {
+				return err.Error()
+			}
+			return string(data)
+		}
+		switch output, answer := file(1), file(2); {
+		case answer == "":
+			code, errOut = 3, "FAIL no answer"
+		case output != answer:
+			code, errOut = 1, "wrong answer "+output+" is not "+answer
+		}
+	}
+	stdout := runner.Stream{Data: []byte(out), Bytes: int64(len(out))}
+	if a.script == "cut" {
+		stdout.Truncated, stdout.Bytes = true, stdout.Bytes+100
 	}
 	p := a.req.Profile
 	sum := sha256.Sum256(inv.Stdin)
 	return runner.Event{
 		ExitCode:      &code,
 		TimedOut:      a.script == "slow",
-		Stdout:        runner.Stream{Data: []byte(out), Bytes: int64(len(out))},
+		Stdout:        stdout,
+		Stderr:        runner.Stream{Data: []byte(errOut), Bytes: int64(len(errOut))},
 		Command:       append(append(slices.Clone(p.Command), runner.DefaultProgramDir+"/"+p.ProgramName), inv.Args...),
 		StdinSHA256:   hex.EncodeToString(sum[:]),
 		ProgramSHA256: a.req.Program.Digest(),
@@ -161,10 +199,12 @@ type recordSink struct {
 type sunk struct {
 	runs int
 	refs int
-	res  verdict.CaseResult
-	n    int // how many times the case arrived
-	from *report.Origin
-	not  *report.NotReused
+	// checks are the case's checker runs.
+	checks []assemble.CheckerRun
+	res    verdict.CaseResult
+	n      int // how many times the case arrived
+	from   *report.Origin
+	not    *report.NotReused
 }
 
 func (r *recordSink) AddCase(p, c int, k assemble.Case) {
@@ -175,7 +215,7 @@ func (r *recordSink) AddCase(p, c int, k assemble.Case) {
 	}
 	key := [2]int{p, c}
 	s := r.cases[key]
-	r.cases[key] = sunk{runs: len(k.Runs), refs: len(k.References), res: k.Result, n: s.n + 1, from: k.ReusedFrom, not: k.NotReused}
+	r.cases[key] = sunk{runs: len(k.Runs), refs: len(k.References), checks: k.Checkers, res: k.Result, n: s.n + 1, from: k.ReusedFrom, not: k.NotReused}
 }
 
 // loadSpec writes files (path → content) and the spec into a directory
@@ -224,7 +264,8 @@ programs:
       - {name: heads, repeat: 4, expect: {stdout: {equals: "heads"}}}
 `
 
-var testFiles = map[string]string{"upper.txt": "upper", "echo.txt": "echo", "flip.txt": "flip", "lose.txt": "lose", "slow.txt": "slow", "slowbuild.txt": "slowbuild", "badbuild.txt": "badbuild"}
+var testFiles = map[string]string{"upper.txt": "upper", "echo.txt": "echo", "flip.txt": "flip", "lose.txt": "lose", "slow.txt": "slow", "slowbuild.txt": "slowbuild", "badbuild.txt": "badbuild",
+	"check.txt": "check", "cut.txt": "cut"}
 
 func verdicts(rep report.Report) []string {
 	var out []string

@@ -25,6 +25,10 @@ type work struct {
 	// refs are the reference inputs the cases that run now compare with,
 	// each once, in the order those cases first need them.
 	refs []*referenceRuns
+	// rechecks are the checked cases whose program's runs stored
+	// evidence answered: they wait for their checkers like the checked
+	// cases that run now.
+	rechecks []*caseRun
 }
 
 // programRun is one program of the plan: its record, and the job that
@@ -64,11 +68,20 @@ type caseRun struct {
 	// first is the job's invocation of the case's first run.
 	first int
 
+	// checked is set for a case with a checker matcher: once its runs are
+	// in it waits, with their output, for its checkers (checks), which
+	// run after every program's runs.
+	checked bool
+	checks  []assemble.CheckerRun
+	// recheck is set for a checked case whose program's runs stored
+	// evidence answered (its events are those): only its checker runs.
+	recheck bool
+
 	mu     sync.Mutex
 	events []runner.Event
 	have   []bool // which runs are in
 	left   int
-	done   bool // judged, and given to the sink
+	done   bool // its runs are in (judged and given to the sink, unless checked)
 }
 
 // referenceRuns are a reference input's runs, with their output until the
@@ -110,7 +123,7 @@ func newWork(sp *spec.Spec, all []spec.Program, store *reuse.Store, resolve func
 			answers = store.Match(prog, wants[i], sp.Profiles[prog.Profile].Runtime.Build != nil)
 		}
 		for c, sc := range prog.Cases {
-			cr := &caseRun{prog: pr, at: c, rec: &pr.rec.Cases[c]}
+			cr := &caseRun{prog: pr, at: c, rec: &pr.rec.Cases[c], checked: sc.Expect.CheckerName() != ""}
 			cr.rec.Spec = sc
 			pr.cases = append(pr.cases, cr)
 			var a reuse.Answer
@@ -122,6 +135,16 @@ func newWork(sp *spec.Spec, all []spec.Program, store *reuse.Store, resolve func
 				cr.done = true
 				if pr.stored == nil {
 					pr.stored = a.Attempt
+				}
+				if a.Recheck {
+					// Its program's stored runs stand; its checker runs
+					// again on them, with the checked cases that run now.
+					cr.events = make([]runner.Event, len(a.Runs))
+					for r, run := range a.Runs {
+						cr.events[r] = run.Event
+					}
+					cr.recheck = true
+					w.rechecks = append(w.rechecks, cr)
 				}
 				continue
 			}
@@ -146,17 +169,37 @@ func newWork(sp *spec.Spec, all []spec.Program, store *reuse.Store, resolve func
 	return w
 }
 
-// judge judges the case on its runs' events and its reference's runs
-// (verdict.JudgeRuns), into its record.
+// judge judges the case on its runs' events, its reference's runs and its
+// checkers' runs (verdict.JudgeCheckedRuns), into its record.
 func (cr *caseRun) judge() {
 	refs := cr.ref.runs()
-	results, fold := verdict.JudgeRuns(cr.rec.Spec.Expect, refs, cr.events)
+	results, fold := verdict.JudgeCheckedRuns(cr.rec.Spec.Expect, refs, cr.events, checkedRuns(cr.checks, len(cr.events)))
 	cr.rec.Runs = make([]assemble.RunResult, len(results))
 	for r, res := range results {
 		cr.rec.Runs[r] = assemble.RunResult{Event: cr.events[r], Result: res}
 	}
-	cr.rec.Result, cr.rec.References = fold, refs
-	cr.events, cr.have = nil, nil
+	cr.rec.Result, cr.rec.References, cr.rec.Checkers = fold, refs, cr.checks
+	cr.events, cr.have, cr.checks = nil, nil, nil
+}
+
+// checkedRuns are the checkers' events of each of a case's runs runs.
+func checkedRuns(checks []assemble.CheckerRun, runs int) []verdict.Checked {
+	if len(checks) == 0 {
+		return nil
+	}
+	out := make([]verdict.Checked, runs)
+	for k := range checks {
+		c := &checks[k]
+		if c.Run < 0 || c.Run >= runs {
+			continue
+		}
+		if c.Stream == "stderr" {
+			out[c.Run].Stderr = &c.Event
+		} else {
+			out[c.Run].Stdout = &c.Event
+		}
+	}
+	return out
 }
 
 // put records run number run of the case; it is true when that was the

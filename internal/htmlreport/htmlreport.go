@@ -554,12 +554,31 @@ func caseOf(r report.Report, c *report.Case, b *budget) caseView {
 	}
 	cv.Flags = flagsOf(e)
 	if s, ok := stream("stdout", c.Expect.Stdout, e.StdoutData(), e.StdoutBytes, e.StdoutTruncated, e.StdoutOmitted, b); ok {
-		cv.Streams = append(cv.Streams, s)
+		cv.Streams = append(cv.Streams, withCheckers(s, c))
 	}
 	if s, ok := stream("stderr", c.Expect.Stderr, e.StderrData(), e.StderrBytes, e.StderrTruncated, e.StderrOmitted, b); ok {
-		cv.Streams = append(cv.Streams, s)
+		cv.Streams = append(cv.Streams, withCheckers(s, c))
 	}
 	return cv
+}
+
+// maxCheckerNotes bounds the checker runs a stream lists (a case runs at
+// most 100 times).
+const maxCheckerNotes = 10
+
+// withCheckers adds to s, one of c's streams, what the checker that
+// judged it did on each run: its exit and its first line, the checker's
+// words, next to the verdict.
+func withCheckers(s streamView, c *report.Case) streamView {
+	runs := c.CheckerRunsOf(s.Name)
+	for k, cr := range runs {
+		if k == maxCheckerNotes {
+			s.Notes = append(s.Notes, fmt.Sprintf("… and %d more checker runs: the JSON report has them.", len(runs)-k))
+			break
+		}
+		s.Notes = append(s.Notes, one(cr.Summary(), reasonRunes))
+	}
+	return s
 }
 
 // flagsOf says how an event's run was stopped, if it was.
@@ -620,7 +639,10 @@ func stream(name string, m *report.MatcherOutcome, kept []byte, total int64, tru
 		s.Matcher = one(m.Describe(), 80)
 		s.Verdict, s.Reason = m.Verdict.String(), one(m.Reason, reasonRunes)
 		want = []byte(m.ExpectedText())
-		if !m.LinesAlign() {
+		switch {
+		case m.Kind == verdict.Checker:
+			s.Left = "answer (given to the checker)"
+		case !m.LinesAlign():
 			s.Left = "expected (" + one(string(m.Kind), 20) + ")"
 		}
 	} else {

@@ -387,6 +387,9 @@ func caseDetails(r report.Report, p *report.Program, c *report.Case) string {
 			line(&b, "  expected: %s", m.mo.Expected)
 			line(&b, "  actual:   %s", m.mo.Actual)
 		}
+		for _, cr := range c.CheckerRunsOf(m.name) {
+			line(&b, "  %s", cr.Summary())
+		}
 	}
 	if ev.TimedOut {
 		line(&b, "timed out after %s", ms(ev.Limits.TimeoutMS))

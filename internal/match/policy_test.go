@@ -57,7 +57,7 @@ func loadPolicySpec(t *testing.T, edit func(string) string) *spec.Spec {
 	if edit != nil {
 		text = edit(text)
 	}
-	for name, body := range map[string]string{"behaves.yml": text, "echo.sh": "echo \"$1\"\n", "main.c": "int main(){}\n"} {
+	for name, body := range map[string]string{"behaves.yml": text, "echo.sh": "echo \"$1\"\n", "main.c": "int main(){}\n", "check.sh": "exit 0\n"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -212,6 +212,25 @@ func TestPolicies(t *testing.T) {
 			return strings.Replace(s, `args: ["2"], expect: {stdout: {equals: "2"}}`, `args: ["3"], expect: {stdout: {equals: "3"}}`, 1)
 		},
 			want: [3]string{"", ReasonBuild, ReasonChanged + "args"}, rescore: `case "two" of program "built": args are ["3"], the stored case had ["2"]`},
+		{name: "a checker judges it", spec: func(s string) string {
+			s = strings.Replace(s, "programs:", "checkers: {c: {file: check.sh, profile: p}}\nprograms:", 1)
+			return strings.Replace(s, `args: ["x"], expect: {stdout: {equals: "x"}}`, `args: ["x"], expect: {stdout: {checker: c, answer: "x"}}`, 1)
+		},
+			// reuse takes the program's stored run (its checker runs
+			// again on it: Answer.Recheck); rescore, which runs nothing,
+			// refuses.
+			want: [3]string{"", "", ""}, rescore: `case "x" of program "echo": rescore cannot run the checker "c"`},
+		{name: "a checker judges it, and the stored output was cut", spec: func(s string) string {
+			s = strings.Replace(s, "programs:", "checkers: {c: {file: check.sh, profile: p}}\nprograms:", 1)
+			return strings.Replace(s, `args: ["x"], expect: {stdout: {equals: "x"}}`, `args: ["x"], expect: {stdout: {checker: c, answer: "x"}}`, 1)
+		},
+			stored: func(r *report.Report) {
+				r.Programs[0].Cases[0].Event.StdoutTruncated = true
+				r.Programs[0].Cases[0].Event.StdoutBytes = 1 << 20
+			},
+			// No checker can judge a cut stream: the stored run does not
+			// settle the case, and it runs again.
+			want: [3]string{ReasonUndecided, "", ""}, rescore: `rescore cannot run the checker "c"`},
 		{name: "a failed build that timed out", stored: func(r *report.Report) {
 			b := r.Programs[1].Build
 			b.TimedOut, b.ExitCode = true, new(137)

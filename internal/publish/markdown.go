@@ -820,7 +820,7 @@ func (d *doc) stream(sb *strings.Builder, name string, m *report.MatcherOutcome,
 			}
 			sb.WriteString("\n")
 		}
-		sb.WriteString("expected:\n\n")
+		sb.WriteString(m.ExpectedLabel() + ":\n\n")
 		d.block(sb, []byte(m.Value), exact)
 	} else {
 		fmt.Fprintf(sb, "**%s** (no expectation)\n\n", name)

@@ -95,15 +95,19 @@ const ExcerptMax = 4096
 const excerptBytes = ExcerptMax + utf8.UTFMax
 
 // Events lists the case's events in the order the JSON holds them: the
-// case's event, then each run's, then each of its reference's.
+// case's event, then each run's, then each of its reference's, then each
+// checker run's.
 func (c *Case) Events() []*Event {
-	evs := make([]*Event, 0, 1+len(c.Runs)+len(c.ReferenceEvents))
+	evs := make([]*Event, 0, 1+len(c.Runs)+len(c.ReferenceEvents)+len(c.CheckerRuns))
 	evs = append(evs, &c.Event)
 	for k := range c.Runs {
 		evs = append(evs, &c.Runs[k].Event)
 	}
 	for k := range c.ReferenceEvents {
 		evs = append(evs, &c.ReferenceEvents[k])
+	}
+	for k := range c.CheckerRuns {
+		evs = append(evs, &c.CheckerRuns[k].Event)
 	}
 	return evs
 }
@@ -114,6 +118,7 @@ func (c *Case) Events() []*Event {
 func Summarize(c Case) Case {
 	c.Runs = slices.Clone(c.Runs)
 	c.ReferenceEvents = slices.Clone(c.ReferenceEvents)
+	c.CheckerRuns = slices.Clone(c.CheckerRuns)
 	for _, e := range c.Events() {
 		e.Stdout, e.StdoutBase64 = "", ""
 		e.Stderr, e.StderrBase64 = "", ""

@@ -312,6 +312,13 @@ type Case struct {
 	// order: what the case was compared with. [] for any other case, and
 	// reportread.Read accepts a case without it (a report of an earlier behaves).
 	ReferenceEvents []Event `json:"reference_events"`
+	// CheckerRuns holds, for a case with a checker matcher, the checker's
+	// run on each stream of each run it checked, in run order, stdout
+	// before stderr: its evidence, the event's output kept as the case's.
+	// A stream the checker did not judge (cut at output_limit, a run that
+	// did not finish) has none. [] for any other case, and reportread.Read
+	// accepts a case without it (a report of an earlier behaves).
+	CheckerRuns []CheckerRun `json:"checker_runs"`
 	// ReferenceApplied is, for a same_as case, what the containers of its
 	// reference runs were built from (runner.Apply of the reference's
 	// profile, as the sandbox applied it): the reference's settings are
@@ -335,6 +342,68 @@ type Case struct {
 	// (nil when none was kept in memory).
 	excerpt *[2][]byte
 }
+
+// CheckerRun is one run of a checker program on one stream of one run of
+// a case.
+type CheckerRun struct {
+	// Checker is the checker's name (the spec's checkers:).
+	Checker string `json:"checker"`
+	// Run is the case's run it checked, from 0 (the case's event), and
+	// Stream the stream, "stdout" or "stderr".
+	Run    int    `json:"run"`
+	Stream string `json:"stream"`
+	// ProgramSHA256 is the checker's digest (as a program's
+	// program_sha256, of its own files, without what it checked); the
+	// event's program_sha256 is the same. InputSHA256, OutputSHA256 and
+	// AnswerSHA256 are the digests of the three files it was given: the
+	// case's stdin, the run's kept stream and the answer.
+	ProgramSHA256 string `json:"program_sha256"`
+	InputSHA256   string `json:"input_sha256"`
+	OutputSHA256  string `json:"output_sha256"`
+	AnswerSHA256  string `json:"answer_sha256"`
+	// Event is the checker's run: its exit code says what it found.
+	Event Event `json:"event"`
+}
+
+// Summary says in one line what the checker run did, for the renderers:
+// "checker split on stdout of run 2: exit 1: wrong answer …" (the first
+// line the checker wrote, verdict.CheckerLine: the checker's words,
+// untrusted), or how it ended when it did not exit by itself ("timed out
+// after 2s", a sandbox error, a failed build). Run numbers count from 1.
+func (cr *CheckerRun) Summary() string {
+	e := &cr.Event
+	how := "no exit code"
+	switch stop := e.Stopped(); {
+	case e.SandboxError != "":
+		how = "not observed: " + e.SandboxError
+	case e.BuildFailure != "":
+		how = e.BuildFailure
+	case stop != "":
+		how = stop
+	case e.ExitCode != nil:
+		how = "exit " + strconv.Itoa(*e.ExitCode)
+	}
+	ev, _ := e.RunnerEvent()
+	if line := verdict.CheckerLine(ev); line != "" && e.SandboxError == "" && e.BuildFailure == "" {
+		how += ": " + line
+	}
+	return fmt.Sprintf("checker %s on %s of run %d: %s", cr.Checker, cr.Stream, cr.Run+1, how)
+}
+
+// CheckerRunsOf are c's checker runs on stream ("stdout" or "stderr").
+func (c *Case) CheckerRunsOf(stream string) []CheckerRun {
+	var out []CheckerRun
+	for _, cr := range c.CheckerRuns {
+		if cr.Stream == stream {
+			out = append(out, cr)
+		}
+	}
+	return out
+}
+
+// MaxCheckerRuns bounds a case's checker runs (reportread.Read refuses
+// more): one for each of a case's two streams on each of its runs.
+const MaxCheckerRuns = 2 * MaxRuns
 
 // Run is one run of a case that ran more than once: its own verdict and
 // reason, judged alone, and its event.
@@ -399,6 +468,13 @@ type MatcherOutcome struct {
 	// Matchers are, for a list of matchers (kind "all"), each one with
 	// its outcome, in the spec's order; empty otherwise.
 	Matchers []MatcherOutcome `json:"matchers"`
+	// Checker is, for a checker matcher (kind "checker"), the checker's
+	// name, and AnswerFile the file its answer came from (relative to the
+	// repository root; "" for an answer written inline, or none); its
+	// Value is the answer. "" for the other kinds (additions to
+	// behaves.report/v1).
+	Checker    string `json:"checker"`
+	AnswerFile string `json:"answer_file"`
 	// Verdict is undetermined when the matcher was not checked.
 	Verdict verdict.Verdict `json:"verdict"`
 	Reason  string          `json:"reason"`
@@ -412,8 +488,18 @@ type MatcherOutcome struct {
 // "all of 2 matchers". The options of the structured matchers replace
 // normalize, which they do not use.
 func (m *MatcherOutcome) Describe() string {
-	if m.Kind == verdict.All {
+	switch m.Kind {
+	case verdict.All:
 		return fmt.Sprintf("all of %d matchers", len(m.Matchers))
+	case verdict.Checker:
+		s := "checker " + m.Checker
+		switch {
+		case m.AnswerFile != "":
+			s += ", answer from " + m.AnswerFile
+		case m.Value == "":
+			s += ", no answer"
+		}
+		return s
 	}
 	return strings.Join(append([]string{string(m.Kind)}, m.options()...), ", ")
 }
@@ -455,6 +541,10 @@ func (m *MatcherOutcome) ExpectedText() string {
 	var b strings.Builder
 	for i := range m.Matchers {
 		sub := &m.Matchers[i]
+		if sub.Kind == verdict.Checker {
+			fmt.Fprintf(&b, "%d. %s → %s\n", i+1, sub.Describe(), sub.Verdict)
+			continue
+		}
 		opts := ""
 		if o := sub.options(); len(o) > 0 {
 			opts = " (" + strings.Join(o, ", ") + ")"
@@ -462,6 +552,17 @@ func (m *MatcherOutcome) ExpectedText() string {
 		fmt.Fprintf(&b, "%d. %s %s%s → %s\n", i+1, sub.Kind, strconv.Quote(sub.Value), opts, sub.Verdict)
 	}
 	return b.String()
+}
+
+// ExpectedLabel is what a renderer calls m's expected text
+// (ExpectedText): "expected", or for a checker matcher "answer", what the
+// checker was given to compare with (one right answer, maybe not the only
+// one).
+func (m *MatcherOutcome) ExpectedLabel() string {
+	if m.Kind == verdict.Checker {
+		return "answer"
+	}
+	return "expected"
 }
 
 // LinesAlign says whether m's expected value and the output compare line
@@ -854,6 +955,14 @@ func Normalize(r Report) Report {
 			}
 			for k := range c.ReferenceEvents {
 				c.ReferenceEvents[k].Command = nonNil(c.ReferenceEvents[k].Command)
+			}
+			if c.CheckerRuns == nil {
+				c.CheckerRuns = []CheckerRun{}
+			} else {
+				c.CheckerRuns = append(c.CheckerRuns[:0:0], c.CheckerRuns...)
+			}
+			for k := range c.CheckerRuns {
+				c.CheckerRuns[k].Event.Command = nonNil(c.CheckerRuns[k].Event.Command)
 			}
 		}
 	}

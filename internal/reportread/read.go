@@ -234,6 +234,11 @@ func checkDigests(r *report.Report) error {
 					return err
 				}
 			}
+			for j := range c.CheckerRuns {
+				if err := eventDigests(fmt.Sprintf("%s.checker_runs[%d].event", at, j), &c.CheckerRuns[j].Event); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil
@@ -402,6 +407,90 @@ func checkReference(c *report.Case) error {
 	return nil
 }
 
+// checkCheckerRuns checks a case's checker_runs (none in a report of an
+// earlier behaves): each names the checker of its stream's checker
+// matcher (one of the case's expect, or in its list) and one of the case's
+// runs, at most once, in run order, stdout before stderr; its digests are
+// SHA-256s, its event's program_sha256 is the checker's, and its
+// output_sha256 is the checked run's stream's when that is recorded (the
+// checker was given what the report says the program wrote); its event is
+// valid.
+func checkCheckerRuns(c *report.Case) error {
+	runs := c.RunCount()
+	last := -1
+	for i := range c.CheckerRuns {
+		cr := &c.CheckerRuns[i]
+		at := fmt.Sprintf("checker run %d", i+1)
+		var m *report.MatcherOutcome
+		var ev *report.Event
+		switch cr.Stream {
+		case "stdout":
+			m = c.Expect.Stdout
+		case "stderr":
+			m = c.Expect.Stderr
+		default:
+			return fmt.Errorf("%s: stream %s is not stdout or stderr", at, escape.Quote(escape.Shorten(cr.Stream, 20)))
+		}
+		if cr.Run < 0 || cr.Run >= runs {
+			return fmt.Errorf("%s: run %d of a case that ran %s", at, cr.Run, verdict.Count(runs, "time", "times"))
+		}
+		ev = &c.Event
+		if len(c.Runs) > 0 {
+			ev = &c.Runs[cr.Run].Event
+		}
+		if cm := checkerMatcher(m); cm == nil || cm.Checker != cr.Checker {
+			return fmt.Errorf("%s: checker %s is not the checker of the case's %s matcher", at, escape.Quote(escape.Shorten(cr.Checker, 40)), cr.Stream)
+		}
+		order := 2 * cr.Run
+		if cr.Stream == "stderr" {
+			order++
+		}
+		if order <= last {
+			return fmt.Errorf("%s: run %d's %s is not after the one before: checker_runs are in run order, stdout before stderr, each once", at, cr.Run, cr.Stream)
+		}
+		last = order
+		for _, d := range [...]struct{ field, sum string }{
+			{"program_sha256", cr.ProgramSHA256}, {"input_sha256", cr.InputSHA256},
+			{"output_sha256", cr.OutputSHA256}, {"answer_sha256", cr.AnswerSHA256},
+		} {
+			if !sha256Pattern.MatchString(d.sum) {
+				return fmt.Errorf("%s: %s %s is not a SHA-256", at, d.field, escape.Quote(escape.Shorten(d.sum, 70)))
+			}
+		}
+		if cr.Event.ProgramSHA256 != "" && cr.Event.ProgramSHA256 != cr.ProgramSHA256 {
+			return fmt.Errorf("%s: its event's program_sha256 is not the checker's program_sha256", at)
+		}
+		kept := ev.StdoutSHA256
+		if cr.Stream == "stderr" {
+			kept = ev.StderrSHA256
+		}
+		if kept != "" && kept != cr.OutputSHA256 {
+			return fmt.Errorf("%s: output_sha256 is not the digest of run %d's %s: the checker was given other output than the report holds", at, cr.Run, cr.Stream)
+		}
+		if err := checkEvent(&cr.Event); err != nil {
+			return fmt.Errorf("%s: %w", at, err)
+		}
+	}
+	return nil
+}
+
+// checkerMatcher is m's checker matcher: m itself, or the one in its list
+// (nil when it has none).
+func checkerMatcher(m *report.MatcherOutcome) *report.MatcherOutcome {
+	if m == nil {
+		return nil
+	}
+	if m.Kind == verdict.Checker {
+		return m
+	}
+	for i := range m.Matchers {
+		if m.Matchers[i].Kind == verdict.Checker {
+			return &m.Matchers[i]
+		}
+	}
+	return nil
+}
+
 func checkProgram(p *report.Program) error {
 	if p.Line < 0 || p.Col < 0 || p.DurationMS < 0 || p.EvidenceFormat < 0 {
 		return errors.New("negative line, col, duration_ms or evidence_format")
@@ -450,6 +539,9 @@ func checkProgram(p *report.Program) error {
 			return fmt.Errorf("case %d: %w", k+1, err)
 		}
 		if err := checkReference(c); err != nil {
+			return fmt.Errorf("case %d: %w", k+1, err)
+		}
+		if err := checkCheckerRuns(c); err != nil {
 			return fmt.Errorf("case %d: %w", k+1, err)
 		}
 		if err := checkCaseReuse(c); err != nil {

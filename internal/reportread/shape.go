@@ -34,7 +34,8 @@ import (
 //   - the shape limits: at most verdict.MaxPassAtKs values of k a group,
 //     each a k from 1 to verdict.MaxPassAtK in decimal, the same set in
 //     every group; at most MaxRuns runs and reference_events a case,
-//     and reference_events only on a same_as case;
+//     and reference_events only on a same_as case; at most
+//     MaxCheckerRuns checker_runs a case;
 //   - the memory the decoder will take (decodeCost) at most
 //     maxDecodeFactor times the file plus decodeSlack.
 //
@@ -357,6 +358,8 @@ func (w *walker) limitOf(t reflect.Type, name string) (int, string) {
 	switch {
 	case t == reflect.TypeFor[report.Case]() && (name == "runs" || name == "reference_events"):
 		return report.MaxRuns, "the repeat ceiling"
+	case t == reflect.TypeFor[report.Case]() && name == "checker_runs":
+		return report.MaxCheckerRuns, "two streams on each run of the repeat ceiling"
 	case t == reflect.TypeFor[report.Group]() && name == "pass_at_reasons":
 		return verdict.MaxPassAtKs, "the values of k a run asks for"
 	case t == reflect.TypeFor[report.Reuse]() && name == "sources":

@@ -276,7 +276,7 @@ func (w *Writer) add(key [2]int, c report.Case, streams [][]byte) *entry {
 		w.makeRoom(w.used+e.size-w.opt.MaxSize, e.rank))
 	if admit {
 		file := filepath.Join(w.spool, strconv.Itoa(key[0])+"-"+strconv.Itoa(key[1])+".json")
-		if err := writeFile(file, func(f io.Writer) error { return spliceOutput(f, w.full.Bytes(), streams, len(e.c.Runs)) }); err != nil {
+		if err := writeFile(file, func(f io.Writer) error { return spliceOutput(f, w.full.Bytes(), streams, eventIndents(&e.c)) }); err != nil {
 			w.err = fmt.Errorf("spooling a case: %w", err)
 			admit = false
 		} else {
@@ -324,21 +324,38 @@ const (
 	refEventField = caseIndent + "      "
 )
 
+// eventIndents is the indentation of the fields of each of c's events in
+// its entry, in the order of Case.Events: the case's event, each run's
+// (in runs[]), each reference event (elements of reference_events), each
+// checker run's (in checker_runs[]).
+func eventIndents(c *report.Case) []string {
+	out := make([]string, 0, 1+len(c.Runs)+len(c.ReferenceEvents)+len(c.CheckerRuns))
+	out = append(out, eventField)
+	for range c.Runs {
+		out = append(out, runEventField)
+	}
+	for range c.ReferenceEvents {
+		out = append(out, refEventField)
+	}
+	for range c.CheckerRuns {
+		out = append(out, runEventField)
+	}
+	return out
+}
+
 // spliceOutput writes the entry enc, encoded without its output, with
 // streams (each event's stdout and stderr, in the order of Case.Events) in
 // place of the empty stdout / stdout_base64 and stderr / stderr_base64
 // values (the ones Event.SetOutput would fill), streamed so that no copy of
-// the output is made. Every stream's field is found in order, also an
-// empty one's, so that the next stream's search starts past it.
-func spliceOutput(f io.Writer, enc []byte, streams [][]byte, runs int) error {
+// the output is made; indents are the indentation of each event's fields
+// (eventIndents). Every stream's field is found in order, also an empty
+// one's, so that the next stream's search starts past it.
+func spliceOutput(f io.Writer, enc []byte, streams [][]byte, indents []string) error {
 	for k, data := range streams {
-		indent := eventField
-		switch {
-		case k/2 > runs:
-			indent = refEventField // reference_events, after runs
-		case k >= 2:
-			indent = runEventField
+		if k/2 >= len(indents) {
+			return fmt.Errorf("encoding report: %d streams for %d events", len(streams), len(indents))
 		}
+		indent := indents[k/2]
 		key := "stdout"
 		if k%2 == 1 {
 			key = "stderr"
@@ -512,6 +529,7 @@ func before(a, b [2]int) bool { return a[0] < b[0] || a[0] == b[0] && a[1] < b[1
 func omitted(c report.Case) report.Case {
 	c.Runs = slices.Clone(c.Runs)
 	c.ReferenceEvents = slices.Clone(c.ReferenceEvents)
+	c.CheckerRuns = slices.Clone(c.CheckerRuns)
 	for _, e := range c.Events() {
 		e.StdoutOmitted = e.StdoutKeptBytes > 0
 		e.StderrOmitted = e.StderrKeptBytes > 0

@@ -3,7 +3,9 @@
 // anything. Whether a stored case answers a case of the spec now is
 // package match's to say; rescore's policy is that every case must be
 // answered: anything that differs is an error at the spec's position that
-// names it, never a silent re-run.
+// names it, never a silent re-run. A case a checker judges is refused
+// (rescore runs nothing, and stored evidence does not answer for a
+// checker's run).
 package rescore
 
 import (
@@ -81,6 +83,12 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) ([]assemble.Program
 			oc := byName[c.Name]
 			if oc == nil {
 				fail(c.Pos, "case %q of program %q: %s has no such case: run it with behaves run", c.Name, p.Name, oldPath)
+				continue
+			}
+			if name := c.Expect.CheckerName(); name != "" {
+				// A checker's run is not evidence rescore can take yet:
+				// nothing keys it (its files, profile, build, answer).
+				fail(c.Pos, "case %q of program %q: rescore cannot run the checker %q, which judges it, and stored evidence does not answer for a checker's run: run it with behaves run", c.Name, p.Name, name)
 				continue
 			}
 			f := match.Check(wants[i][k], op, oc)

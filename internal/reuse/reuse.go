@@ -10,7 +10,10 @@
 // timed out (whether it ends in time depends on the machine's load),
 // output the stored report left out, fewer runs than the case's repeat,
 // or anything an interrupted or failed run ran (what such a run reused
-// from a completed one stays reusable: see Sources). A case that never
+// from a completed one stays reusable: see Sources). A case a checker
+// judges reuses its program's runs only (Answer.Recheck): its checker
+// runs again on them, whatever changed, so that a changed checker or
+// answer needs no program container. A case that never
 // ran because its program's build failed is answered on the program's
 // part of the key alone (match.Found.FailedBuild). Each refusal is a NotReused
 // with a reason (counted in the report) and a detail naming what to
@@ -218,6 +221,10 @@ type Answer struct {
 	Attempt *report.Program
 	// NotReused says why the case must run now (nil when Runs answer it).
 	NotReused *report.NotReused
+	// Recheck is set for a case a checker judges: Runs are its program's
+	// stored runs, and its checker must run on them again before the case
+	// is judged (Result is then only what they settle without it).
+	Recheck bool
 }
 
 // Reused is true when stored runs answer the case.
@@ -332,7 +339,16 @@ func (src *source) try(w wanted, a at) Answer {
 // refs, a same_as case's stored reference runs), judged afresh against
 // w's expectation, unless they do not settle it.
 func (src *source) judged(w wanted, op *report.Program, oc *report.Case, events, refs []runner.Event, refuse refusal) Answer {
-	results, fold := verdict.JudgeRuns(w.c.Expect, refs, events)
+	// A checker's stored runs are never reused: it runs again on the
+	// stored runs. What they settle is judged as if it accepted each
+	// stream it will judge; what they cannot settle even then (a cut
+	// stream, no exit code) runs again, as any undetermined case does.
+	recheck := w.c.Expect.CheckerName() != ""
+	var accepted []verdict.Checked
+	if recheck {
+		accepted = acceptAll(w.c.Expect, events)
+	}
+	results, fold := verdict.JudgeCheckedRuns(w.c.Expect, refs, events, accepted)
 	runs := make([]assemble.RunResult, len(events))
 	for r, e := range events {
 		runs[r] = assemble.RunResult{Event: e, Result: results[r]}
@@ -347,7 +363,24 @@ func (src *source) judged(w wanted, op *report.Program, oc *report.Case, events,
 	if from == nil {
 		return refuse(ReasonSources, "%s", msg)
 	}
-	return Answer{Runs: runs, Result: fold, References: refs, From: from, Attempt: op}
+	return Answer{Runs: runs, Result: fold, References: refs, From: from, Attempt: op, Recheck: recheck}
+}
+
+// acceptAll is, for each run of events, an accepting checker event on
+// every stream a checker would judge (verdict.CheckersWanted).
+func acceptAll(exp verdict.Expectation, events []runner.Event) []verdict.Checked {
+	ok := 0
+	accept := &runner.Event{ExitCode: &ok}
+	out := make([]verdict.Checked, len(events))
+	for r, ev := range events {
+		if m, _ := verdict.CheckersWanted(exp, ev); m != nil {
+			out[r].Stdout = accept
+		}
+		if _, m := verdict.CheckersWanted(exp, ev); m != nil {
+			out[r].Stderr = accept
+		}
+	}
+	return out
 }
 
 // refused says why no evidence of stored case oc may be reused (nil when

@@ -21,9 +21,9 @@ func buildImage(p runner.Profile) string {
 // ErrCannotPull is the pull phase's error for a sandbox that cannot pull.
 var ErrCannotPull = errors.New("this sandbox cannot pull images")
 
-// Pull is the pull phase: each distinct image the spec's programs
-// run or build with, in the order programs first use it, is pulled if the engine lacks
-// it, with a progress line each (escaped: an image reference is spec
+// Pull is the pull phase: each distinct image the spec's programs and
+// then its checkers run or build with, in the order they first use it, is
+// pulled if the engine lacks it, with a progress line each (escaped: an image reference is spec
 // text). It returns how many could not be pulled; its error is
 // ErrCannotPull, or the interruption. Scoring comes after it and never
 // pulls: a failed image stays missing, and the sandbox gives its failure
@@ -35,8 +35,15 @@ func Pull(ctx context.Context, env Env, sb runner.Sandbox, sp *spec.Spec, timeou
 	}
 	seen := map[string]bool{}
 	var refs []string
+	profiles := make([]string, 0, len(sp.Programs)+len(sp.Checkers))
 	for _, prog := range sp.Programs {
-		rt := sp.Profiles[prog.Profile].Runtime
+		profiles = append(profiles, prog.Profile)
+	}
+	for _, c := range sp.Checkers {
+		profiles = append(profiles, c.Profile)
+	}
+	for _, name := range profiles {
+		rt := sp.Profiles[name].Runtime
 		for _, ref := range []string{rt.Image, buildImage(rt)} {
 			if ref != "" && !seen[ref] {
 				seen[ref] = true

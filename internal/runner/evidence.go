@@ -363,6 +363,8 @@ type ImageResolver interface {
 type Request struct {
 	Program Program
 	Profile Profile
+	// Checker is the job's (Job.Checker): the program is a checker.
+	Checker bool
 }
 
 // Prepared is the result of preparing one program: an Attempt, or the error

@@ -18,6 +18,10 @@ type Job struct {
 	Program     Program
 	Profile     Profile
 	Invocations []Invocation
+	// Checker marks a job that runs a checker program on what other jobs'
+	// programs wrote (a spec's checkers:): a sandbox tells its containers
+	// apart (the Docker sandbox labels them behaves.role=checker).
+	Checker bool
 }
 
 // Observation is what one attempt at a job acquired.

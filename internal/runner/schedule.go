@@ -216,7 +216,7 @@ func (p *preparer) run(ctx context.Context) {
 		}
 		reqs := make([]Request, len(batch))
 		for i, st := range batch {
-			reqs[i] = Request{Program: st.job.Program, Profile: st.job.Profile}
+			reqs[i] = Request{Program: st.job.Program, Profile: st.job.Profile, Checker: st.job.Checker}
 		}
 		res := p.box.Prepare(ctx, reqs)
 		for i, st := range batch {

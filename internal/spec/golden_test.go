@@ -232,10 +232,13 @@ func dump(t *testing.T, s *Spec) string {
 		Abs        *float64  `json:"abs,omitempty"`
 		Rel        *float64  `json:"rel,omitempty"`
 		All        []matcher `json:"all,omitempty"`
+		Checker    string    `json:"checker,omitempty"`
+		Answer     string    `json:"answer,omitempty"`
+		AnswerFile string    `json:"answer_file,omitempty"`
 	}
 	var toMatcher func(m verdict.Matcher) *matcher
 	toMatcher = func(m verdict.Matcher) *matcher {
-		d := &matcher{string(m.Kind), m.Value, m.IgnoreCase, string(m.Normalize), m.Unordered, m.Lines, m.Subset, m.Abs, m.Rel, nil}
+		d := &matcher{string(m.Kind), m.Value, m.IgnoreCase, string(m.Normalize), m.Unordered, m.Lines, m.Subset, m.Abs, m.Rel, nil, m.Checker, m.Answer, m.AnswerFile}
 		for _, sub := range m.All {
 			d.All = append(d.All, *toMatcher(sub))
 		}
@@ -311,13 +314,31 @@ func dump(t *testing.T, s *Spec) string {
 		Repeat        int               `json:"repeat,omitempty"`
 		Build         *build            `json:"build,omitempty"`
 	}
+	type checker struct {
+		Name    string            `json:"name"`
+		File    string            `json:"file"`
+		Profile string            `json:"profile"`
+		Pos     string            `json:"pos"`
+		Entry   string            `json:"entry"`
+		Folder  bool              `json:"folder"`
+		Files   map[string]string `json:"files"`
+		SHA256  string            `json:"sha256"`
+	}
 	type spec struct {
 		Path     string             `json:"path"`
 		Root     string             `json:"root"`
 		Profiles map[string]profile `json:"profiles"`
+		Checkers []checker          `json:"checkers,omitempty"`
 		Programs []program          `json:"programs"`
 	}
 	out := spec{Path: s.Path, Root: s.Root, Profiles: map[string]profile{}}
+	for _, c := range s.Checkers {
+		files := map[string]string{}
+		for k, v := range c.Program.Files {
+			files[k] = fileText(t, v)
+		}
+		out.Checkers = append(out.Checkers, checker{c.Name, c.File, c.Profile, pos(c.Pos), c.Program.Entry, c.Program.Folder, files, c.Program.Digest()})
+	}
 	for name, p := range s.Profiles {
 		r := p.Runtime
 		var tmpfs map[string]string

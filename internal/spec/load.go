@@ -180,6 +180,9 @@ type loader struct {
 	// inputsFiles holds every inputs file parsed (its #N cases), by its
 	// path relative to the root.
 	inputsFiles map[string][]Case
+	// checkerUses are the checkers the checker matchers name, checked
+	// once every checker is known (checkCheckers).
+	checkerUses []checkerUse
 }
 
 // folderName is what messages call the folder paths are relative to.

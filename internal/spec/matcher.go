@@ -14,7 +14,7 @@ import (
 )
 
 // matcherKinds are the keys that say how a matcher compares, one each.
-var matcherKinds = []verdict.Kind{verdict.Equals, verdict.Contains, verdict.Regex, verdict.JSON, verdict.Numbers}
+var matcherKinds = []verdict.Kind{verdict.Equals, verdict.Contains, verdict.Regex, verdict.JSON, verdict.Numbers, verdict.Checker}
 
 // matcher parses one stream's matcher, or a list of them (all must hold).
 func (l *loader) matcher(what, stream string, n *yaml.Node) *verdict.Matcher {
@@ -26,12 +26,19 @@ func (l *loader) matcher(what, stream string, n *yaml.Node) *verdict.Matcher {
 		return nil
 	}
 	all := &verdict.Matcher{Kind: verdict.All}
+	checker := -1
 	for i, item := range n.Content {
 		if item.Kind == yaml.SequenceNode {
 			l.errorf(item, "%s[%d] is a list inside the list: a stream takes one list of matchers", stream, i)
 			continue
 		}
 		if m := l.oneMatcher(fmt.Sprintf("%s[%d]", what, i), stream, item); m != nil {
+			if m.Kind == verdict.Checker {
+				if checker >= 0 {
+					l.errorf(item, "%s[%d] is a second checker on %s (the first is %s[%d]): a stream has at most one checker", stream, i, stream, stream, checker)
+				}
+				checker = i
+			}
 			all.All = append(all.All, *m)
 		}
 	}
@@ -40,7 +47,7 @@ func (l *loader) matcher(what, stream string, n *yaml.Node) *verdict.Matcher {
 
 // oneMatcher parses one matcher mapping.
 func (l *loader) oneMatcher(what, stream string, n *yaml.Node) *verdict.Matcher {
-	fs, ok := l.mapping(n, what, `a mapping with one of equals, contains, regex, json or numbers, like {equals: "..."}, or a list of them`, matcherKeys)
+	fs, ok := l.mapping(n, what, `a mapping with one of equals, contains, regex, json, numbers or checker, like {equals: "..."}, or a list of them`, matcherKeys)
 	if !ok {
 		return nil
 	}
@@ -53,7 +60,7 @@ func (l *loader) oneMatcher(what, stream string, n *yaml.Node) *verdict.Matcher 
 		}
 		f, _ := fs.get(name)
 		if kindNode != nil {
-			l.errorf(f.key, "%s has both %s and %s: use exactly one of equals, contains, regex, json or numbers (a list of matchers checks several)", stream, m.Kind, kind)
+			l.errorf(f.key, "%s has both %s and %s: use exactly one of equals, contains, regex, json, numbers or checker (a list of matchers checks several)", stream, m.Kind, kind)
 			continue
 		}
 		kindNode = f.val
@@ -63,6 +70,11 @@ func (l *loader) oneMatcher(what, stream string, n *yaml.Node) *verdict.Matcher 
 			m.Value, _ = l.jsonValue(f.val, fs)
 		case verdict.Numbers:
 			m.Value, _ = l.numbersValue(f.val)
+		case verdict.Checker:
+			if name, ok := l.name(f.val, "checker"); ok {
+				m.Checker = name
+				l.checkerUses = append(l.checkerUses, checkerUse{name: name, pos: l.pos(f.val)})
+			}
 		default:
 			m.Value, _ = l.str(f.val, name)
 		}
@@ -72,26 +84,32 @@ func (l *loader) oneMatcher(what, stream string, n *yaml.Node) *verdict.Matcher 
 		// named otherwise (regexp, pattern): its error lists the kinds
 		// already, so that one mistake is one error.
 		if fs.unknown == 0 {
-			l.errorf(n, "%s needs one of equals, contains, regex, json or numbers", stream)
+			l.errorf(n, "%s needs one of equals, contains, regex, json, numbers or checker", stream)
 		}
 		return m
 	}
+	l.answer(stream, fs, m)
 	structured := m.Kind == verdict.JSON || m.Kind == verdict.Numbers
 	if f, ok := fs.get("ignore_case"); ok {
 		m.IgnoreCase, _ = l.boolean(f.val, "ignore_case")
-		if structured {
+		if structured || m.Kind == verdict.Checker {
 			l.errorf(f.key, "ignore_case applies to equals, contains and regex, not %s", m.Kind)
 		}
 	}
 	if f, ok := fs.get("normalize"); ok {
-		if structured {
+		switch {
+		case structured:
 			l.errorf(f.key, "normalize applies to equals, contains and regex, not %s (%s compares values, whitespace aside)", m.Kind, m.Kind)
-		} else if s, ok := l.str(f.val, "normalize"); ok {
-			switch verdict.Normalize(s) {
-			case verdict.NormalizeTrailing, verdict.NormalizeExact, verdict.NormalizeWhitespace:
-				m.Normalize = verdict.Normalize(s)
-			default:
-				l.errorf(f.val, "normalize %q is not one of trailing (the default), exact or whitespace", short(s))
+		case m.Kind == verdict.Checker:
+			l.errorf(f.key, "normalize applies to equals, contains and regex, not checker (the checker reads the output as it was written)")
+		default:
+			if s, ok := l.str(f.val, "normalize"); ok {
+				switch verdict.Normalize(s) {
+				case verdict.NormalizeTrailing, verdict.NormalizeExact, verdict.NormalizeWhitespace:
+					m.Normalize = verdict.Normalize(s)
+				default:
+					l.errorf(f.val, "normalize %q is not one of trailing (the default), exact or whitespace", short(s))
+				}
 			}
 		}
 	}
@@ -321,4 +339,34 @@ func (l *loader) numbersValue(n *yaml.Node) (string, bool) {
 	}
 	l.errorf(n, "numbers must be a string of tokens or a list, like numbers: \"3 0.5\" or numbers: [3, 0.5], got %s", describe(n))
 	return "", false
+}
+
+// answer parses a matcher's answer or answer_file (a checker's only): the
+// text the checker gets as its answer file, inline or from a tracked file
+// (read under the workspace rule, relative to the spec's folder, or to the
+// cases file's for a case in one).
+func (l *loader) answer(stream string, fs fields, m *verdict.Matcher) {
+	ans, hasAnswer := fs.get("answer")
+	file, hasFile := fs.get("answer_file")
+	for _, f := range []struct {
+		has bool
+		f   field
+	}{{hasAnswer, ans}, {hasFile, file}} {
+		if f.has && m.Kind != verdict.Checker {
+			l.errorf(f.f.key, "%s applies to checker, not %s: it is what a checker compares the output with (a checker matcher: {checker: NAME, %s: ...})", f.f.key.Value, m.Kind, f.f.key.Value)
+			return
+		}
+	}
+	switch {
+	case hasAnswer && hasFile:
+		l.errorf(later(ans.key, file.key), "%s has both answer and answer_file: give the answer inline or name the file that holds it, not both", stream)
+	case hasAnswer:
+		m.Answer, _ = l.str(ans.val, "answer")
+	case hasFile:
+		if ref, ok := l.path(file.val, "answer_file"); ok {
+			if data, ok := l.read(file.val, "answer_file", ref); ok {
+				m.Answer, m.AnswerFile = string(data), ref.rel
+			}
+		}
+	}
 }

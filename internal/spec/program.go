@@ -16,11 +16,11 @@ import (
 )
 
 var (
-	topKeys     = []string{"version", "profiles", "programs"}
+	topKeys     = []string{"version", "profiles", "checkers", "programs"}
 	programKeys = []string{"name", "file", "files", "dir", "dirs", "entry", "with", "profile", "cases", "cases_file", "reference", "inputs_file", "gate"}
 	caseKeys    = []string{"name", "args", "stdin", "stdin_file", "expect", "repeat"}
 	expectKeys  = []string{"exit_code", "stdout", "stderr", "same_as", "streams", "normalize", "ignore_case"}
-	matcherKeys = []string{"equals", "contains", "regex", "json", "numbers", "ignore_case", "normalize", "unordered", "lines", "subset", "abs", "rel"}
+	matcherKeys = []string{"equals", "contains", "regex", "json", "numbers", "checker", "ignore_case", "normalize", "unordered", "lines", "subset", "abs", "rel", "answer", "answer_file"}
 )
 
 // Version is the only spec format version this package reads.
@@ -88,6 +88,14 @@ func (l *loader) spec(root *yaml.Node) *Spec {
 		}
 	}
 
+	var checkers []Checker
+	var checkersNode *yaml.Node
+	var checkerNames []string
+	if f, ok := fs.get("checkers"); ok {
+		checkersNode = f.val
+		checkers, checkerNames = l.checkers(f.val, profiles)
+	}
+
 	f, ok := fs.get("programs")
 	if !ok {
 		if !fs.misspelt("programs") {
@@ -112,7 +120,12 @@ func (l *loader) spec(root *yaml.Node) *Spec {
 		}
 	}
 	l.references(entries)
-	return l.expand(f.key, profiles, entries)
+	l.checkCheckers(checkersNode, checkerNames, checkers, entries)
+	s := l.expand(f.key, profiles, entries)
+	if s != nil {
+		s.Checkers = checkers
+	}
+	return s
 }
 
 // admitNonGating says whether the workflow admits gate: false (at n) on
@@ -196,18 +209,7 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 		}
 	}
 
-	if f, ok := fs.get("profile"); ok {
-		if s, ok := l.str(f.val, "profile"); ok && profiles != nil {
-			if _, known := profiles[s]; known {
-				e.profile = s
-			} else {
-				names := sortedKeys(profiles)
-				l.errorf(f.val, "unknown profile %q%s; profiles: %s", short(s), suggest(s, names), strings.Join(names, ", "))
-			}
-		}
-	} else if !fs.misspelt("profile") {
-		l.errorf(n, "%s is missing required key profile", what)
-	}
+	e.profile = l.profileOf(fs, n, what+" is missing required key profile", profiles)
 
 	file, hasFile := fs.get("file")
 	files, hasFiles := fs.get("files")
@@ -307,6 +309,29 @@ func (l *loader) entry(what string, n *yaml.Node, profiles map[string]*profileSt
 		e.cases = append(e.cases, l.inputs(what, inputsFile.val)...)
 	}
 	return e
+}
+
+// profileOf is the profile a program entry or a checker (n, whose fields
+// are fs) names: "" when it names none (missing is the message) or one
+// the spec lacks (the message suggests the nearest).
+func (l *loader) profileOf(fs fields, n *yaml.Node, missing string, profiles map[string]*profileState) string {
+	f, ok := fs.get("profile")
+	if !ok {
+		if !fs.misspelt("profile") { // the misspelt key's error says it
+			l.errorf(n, "%s", missing)
+		}
+		return ""
+	}
+	s, ok := l.str(f.val, "profile")
+	if !ok || profiles == nil {
+		return ""
+	}
+	if _, known := profiles[s]; !known {
+		names := sortedKeys(profiles)
+		l.errorf(f.val, "unknown profile %q%s; profiles: %s", short(s), suggest(s, names), strings.Join(names, ", "))
+		return ""
+	}
+	return s
 }
 
 // cases parses an entry's cases, checking that names are unique.
@@ -637,11 +662,18 @@ func (l *loader) expand(programsKey *yaml.Node, profiles map[string]*profileStat
 		}
 	}
 	if len(l.errs) == 0 {
-		refRuns, held := referenceLoad(programsOf(progs, func(p pending) Program { return p.prog }), profiles)
-		total += refRuns
-		if max := l.opt.Ceilings.MaxReferenceOutput; held > max {
+		all := programsOf(progs, func(p pending) Program { return p.prog })
+		refRuns, held := referenceLoad(all, profiles)
+		checks, checkHeld := checkerLoad(all, profiles)
+		total += refRuns + checks
+		switch max := l.opt.Ceilings.MaxReferenceOutput; {
+		case held+checkHeld <= max:
+		case checkHeld == 0:
 			l.errorf(programsKey, "the reference programs' runs would hold up to %s of output in memory until their candidates are judged (%d runs × 2 streams × output_limit), above --max-reference-output %s: fewer distinct same_as inputs, a lower output_limit in the reference's profile, or a higher ceiling",
 				verdict.FormatSize(held), refRuns, verdict.FormatSize(max))
+		default:
+			l.errorf(programsKey, "the runs that wait for a checker (%s) and the reference programs' runs (%s) would hold up to %s of output in memory until they are judged (runs × 2 streams × output_limit), above --max-reference-output %s, which bounds both: fewer checked or same_as cases, a lower output_limit, or a higher ceiling",
+				verdict.Count(checks, "checked stream", "checked streams"), verdict.Count(refRuns, "run", "runs"), verdict.FormatSize(held+checkHeld), verdict.FormatSize(max))
 		}
 	}
 	if max := l.opt.Ceilings.MaxCases; total > max {

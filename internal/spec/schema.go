@@ -102,8 +102,33 @@ func schemaObjects() []schemaObject {
 					"items":       map[string]any{"$ref": "#/$defs/program"},
 					"description": "The programs to judge, each with its cases.",
 				},
+				"checkers": {
+					"type":                 "object",
+					"propertyNames":        map[string]any{"pattern": checkerNameRE.String()},
+					"additionalProperties": map[string]any{"$ref": "#/$defs/checker"},
+					"description":          "Checker programs by name (letters, digits, '.', '_', '-'): a stream matcher {checker: NAME} hands its judgement to one. Never judged themselves.",
+				},
 			},
 			required: []string{"version", "profiles", "programs"},
+		},
+		{
+			def:         "checker",
+			description: "A checker program: it gets the case's input, the program's output and the answer as three read-only files, their paths its arguments (testlib's order), and exits 0 (right), 1 or 2 (wrong), 3 (it failed).",
+			keys:        checkerKeys,
+			props: map[string]map[string]any{
+				"file":    jsString("The checker's file, relative to the spec's folder."),
+				"dir":     jsString("A folder relative to the spec's folder: a checker made of every file git tracks under it."),
+				"entry":   jsString("With dir: the file, relative to the folder, whose path /program/<entry> the profile's command is given."),
+				"profile": jsString("The name of a profile under profiles: the checker's image, command, limits and build stage."),
+			},
+			required: []string{"profile"},
+			extra: map[string]any{"allOf": []any{
+				map[string]any{"oneOf": []any{
+					map[string]any{"required": []any{"file"}},
+					map[string]any{"required": []any{"dir"}},
+				}},
+				map[string]any{"dependentRequired": map[string]any{"entry": []any{"dir"}}},
+			}},
 		},
 		{
 			def:         "profile",
@@ -290,7 +315,7 @@ func schemaObjects() []schemaObject {
 		},
 		{
 			def:         "matcher",
-			description: "Exactly one of equals, contains, regex, json or numbers, with its options.",
+			description: "Exactly one of equals, contains, regex, json, numbers or checker, with its options.",
 			keys:        matcherKeys,
 			props: map[string]map[string]any{
 				"equals":   jsString("The whole output, after normalize (with unordered: its lines, in any order)."),
@@ -307,6 +332,10 @@ func schemaObjects() []schemaObject {
 				"subset":    {"type": "boolean", "description": "json: objects may hold members the expectation does not name (default false)."},
 				"abs":       {"type": "number", "minimum": 0, "description": "json, numbers: a number passes within this absolute difference (or within rel)."},
 				"rel":       {"type": "number", "minimum": 0, "description": "json, numbers: a number passes within this relative difference (or within abs)."},
+				"checker": jsWith(jsString("The name of a checker under checkers: it judges the output (exit 0 right, 1 or 2 wrong, anything else undetermined)."),
+					"pattern", checkerNameRE.String()),
+				"answer":      jsString("checker: the text the checker gets as its answer file (default empty)."),
+				"answer_file": jsString("checker: a file whose bytes the checker gets as its answer file, relative to the spec's folder."),
 			},
 			extra: map[string]any{
 				"oneOf": []any{
@@ -315,8 +344,10 @@ func schemaObjects() []schemaObject {
 					map[string]any{"required": []any{"regex"}},
 					map[string]any{"required": []any{"json"}},
 					map[string]any{"required": []any{"numbers"}},
+					map[string]any{"required": []any{"checker"}},
 				},
-				"dependentRequired": map[string]any{"lines": []any{"json"}, "subset": []any{"json"}},
+				"dependentRequired": map[string]any{"lines": []any{"json"}, "subset": []any{"json"}, "answer": []any{"checker"}, "answer_file": []any{"checker"}},
+				"not":               map[string]any{"required": []any{"answer", "answer_file"}},
 				"allOf": []any{
 					jsOnlyWith("unordered", "equals", "json"),
 					jsOnlyWith("abs", "json", "numbers"),

@@ -160,6 +160,7 @@ func TestSchemaKeysAreLoaderKeys(t *testing.T) {
 	tables := map[string][]string{
 		"profile": profileKeys, "program": programKeys, "case": caseKeys,
 		"expect": expectKeys, "matcher": matcherKeys, "build": buildKeys, "inputs": inputsFileKeys,
+		"checker": checkerKeys,
 	}
 	if got := slices.Sorted(maps.Keys(doc.Defs)); !slices.Equal(got, slices.Sorted(maps.Keys(tables))) {
 		t.Errorf("$defs %v, want one per loader table %v", got, slices.Sorted(maps.Keys(tables)))
@@ -331,6 +332,9 @@ var errSpecKinds = map[string]string{
 	"alias_bomb":                   "yaml",
 	"anchors":                      "yaml",
 	"ceilings":                     "validate",
+	"checkers":                     "schema",
+	"checkers_none":                "validate", // names a checker the spec lacks: the schema sees no checkers to compare
+	"checkers_memory":              "validate",
 	"ceilings_flags":               "validate",
 	"control_char":                 "yaml",
 	"dotgit":                       "validate",
@@ -451,6 +455,9 @@ programs:
         expect: {stdout: {equals: hello}}
 `
 	repo := copyTree(t)
+	// withChecker is good with a checker, used by its case.
+	withChecker := strings.Replace(strings.Replace(good, "programs:", "checkers: {split: {file: ../files/fizzbuzz.py, profile: py}}\nprograms:", 1),
+		"{equals: hello}", "{checker: split}", 1)
 	for _, tc := range []struct {
 		name, old, new string
 	}{
@@ -493,16 +500,32 @@ programs:
 		{"placeholder placed", "command: [python3]", `command: [/build/main]` + "\n    build: {command: [g++, -o, /build/main, \"{program}\", -lcrypto]}"},
 		{"placeholder twice", "command: [python3]", `command: [/build/main]` + "\n    build: {command: [g++, \"{program}\", \"{program}\"]}"},
 		{"placeholder inside an argument", "command: [python3]", `command: [/build/main]` + "\n    build: {command: [sh, -c, \"g++ {program}\"]}"},
+		{"a checker", "programs:", "checkers: {split: {file: ../files/fizzbuzz.py, profile: py}}\nprograms:"},
+		{"a checker without profile", "programs:", "checkers: {split: {file: ../files/fizzbuzz.py}}\nprograms:"},
+		{"a checker without file", "programs:", "checkers: {split: {profile: py}}\nprograms:"},
+		{"a checker with entry and file", "programs:", "checkers: {split: {file: ../files/fizzbuzz.py, entry: fizzbuzz.py, profile: py}}\nprograms:"},
+		{"a checker's bad name", "programs:", "checkers: {\"a b\": {file: ../files/fizzbuzz.py, profile: py}}\nprograms:"},
+		{"answer on equals", "{equals: hello}", "{equals: hello, answer: hello}"},
+		{"checked", "", withChecker},
+		{"checked, an answer", "", strings.Replace(withChecker, "{checker: split}", "{checker: split, answer: hello}", 1)},
+		{"checked, answer and answer_file", "", strings.Replace(withChecker, "{checker: split}", "{checker: split, answer: x, answer_file: ../files/a.txt}", 1)},
+		{"checked, and equals", "", strings.Replace(withChecker, "{checker: split}", "{checker: split, equals: x}", 1)},
+		{"checked, ignore_case", "", strings.Replace(withChecker, "{checker: split}", "{checker: split, ignore_case: true}", 1)},
+		{"checked, in a list", "", strings.Replace(withChecker, "{checker: split}", "[{checker: split}, {contains: x}]", 1)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			spec := good
+			if tc.old == "" && tc.new != "" {
+				spec = tc.new
+			}
 			if tc.old != "" {
 				if !strings.Contains(spec, tc.old) {
 					t.Fatalf("%q is not in the spec", tc.old)
 				}
 				spec = strings.Replace(spec, tc.old, tc.new, 1)
 			}
+
 			path := filepath.Join(repo, "ok", "schema-"+strings.ReplaceAll(tc.name, " ", "-")+".yaml")
 			if err := os.WriteFile(path, []byte(spec), 0o644); err != nil {
 				t.Fatal(err)

@@ -75,6 +75,10 @@ type Spec struct {
 	// Programs in spec order, with `files:` globs expanded (one program per
 	// match, in lexical order).
 	Programs []Program
+	// Checkers are the spec's checker programs (its checkers:), sorted by
+	// name: they judge the streams whose matcher names them, and are
+	// never judged themselves.
+	Checkers []Checker
 }
 
 // Profile is a named runtime profile.

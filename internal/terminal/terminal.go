@@ -503,7 +503,7 @@ func (t *term) stream(name string, m *report.MatcherOutcome, shown []byte, f str
 			// The line names its stream already.
 			t.printf(": %s", oneLine(strings.TrimPrefix(m.Reason, name+": ")))
 		}
-		t.printf("\n%s%s\n", indent, t.paint(green, "expected:"))
+		t.printf("\n%s%s\n", indent, t.paint(green, m.ExpectedLabel()+":"))
 		t.block(indent, []byte(m.ExpectedText()), exact)
 	default:
 		t.printf("     %s (no expectation)\n", name)

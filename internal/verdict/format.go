@@ -116,6 +116,15 @@ func matcherForm(m Matcher) string {
 			s = s[:cutAt([]byte(s), actualWidth)] + "…"
 		}
 		return s
+	case Checker:
+		s = "checker " + m.Checker
+		switch {
+		case m.AnswerFile != "":
+			s += " (answer_file: " + m.AnswerFile + ")"
+		case m.Answer != "":
+			s += " (answer: " + quoteCut([]byte(m.Answer), reasonWidth) + ")"
+		}
+		return s
 	default:
 		s = string(m.Kind) + " " + quoteCut([]byte(m.Value), actualWidth)
 	}

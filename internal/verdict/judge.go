@@ -62,7 +62,17 @@ type CaseResult struct {
 //
 // The reason is the first false check's reason, else the first undetermined
 // check's, else "".
+//
+// A checker matcher is judged from its checker's event, which Judge does
+// not have: it is undetermined ("the checker … did not run"); JudgeChecked
+// judges it.
 func Judge(exp Expectation, ev runner.Event) CaseResult {
+	return JudgeChecked(exp, ev, Checked{})
+}
+
+// JudgeChecked is Judge with the events of the checkers that judged the
+// run's streams (see Checked and Kind Checker).
+func JudgeChecked(exp Expectation, ev runner.Event, ck Checked) CaseResult {
 	if exp.SameAs != nil {
 		// A differential case without its reference's events cannot be
 		// settled (JudgeSameAs judges it with them).
@@ -91,10 +101,11 @@ func Judge(exp Expectation, ev runner.Event) CaseResult {
 	checks := []Check{exitCheck(exp.ExitCode, ev, stopWhy)}
 	for _, st := range streams(exp, ev) {
 		s := stream{
-			name:   st.name,
-			s:      st.s,
-			cut:    st.s.Truncated || st.s.Bytes > int64(len(st.s.Data)),
-			limits: ev.Limits,
+			name:    st.name,
+			s:       st.s,
+			cut:     st.s.Truncated || st.s.Bytes > int64(len(st.s.Data)),
+			limits:  ev.Limits,
+			checker: ck.of(st.name),
 		}
 		switch {
 		case stopWhy != "":

@@ -537,7 +537,7 @@ func TestValidate(t *testing.T) {
 		{Matcher{Kind: Regex, Value: "a(b"}, "invalid regex /a(b/: error parsing regexp: missing closing ): `a(b`"},
 		{Matcher{Kind: Regex, Value: `\p{Nope}`}, "invalid regex"},
 		{Matcher{Kind: Regex, Value: `(?<=a)b`}, "invalid regex"}, // no lookbehind in RE2
-		{Matcher{Kind: "matches"}, `unknown matcher kind "matches" (want equals, contains, regex, json or numbers)`},
+		{Matcher{Kind: "matches"}, `unknown matcher kind "matches" (want equals, contains, regex, json, numbers or checker)`},
 		{Matcher{}, `unknown matcher kind ""`},
 		{Matcher{Kind: Equals, Normalize: "lines"}, `unknown normalize "lines" (want trailing, exact or whitespace)`},
 	}

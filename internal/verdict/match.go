@@ -41,20 +41,30 @@ func (m Matcher) Validate() error {
 		if len(strings.Fields(m.Value)) == 0 {
 			return errors.New("numbers expects at least one token")
 		}
+	case Checker:
+		if m.Checker == "" {
+			return errors.New("a checker matcher names no checker")
+		}
 	case All:
 		if len(m.All) == 0 {
 			return errors.New("an empty list of matchers")
 		}
+		checkers := 0
 		for i, sub := range m.All {
 			if sub.Kind == All {
 				return fmt.Errorf("matcher %d is a list itself", i+1)
+			}
+			if sub.Kind == Checker {
+				if checkers++; checkers > 1 {
+					return fmt.Errorf("matcher %d is a second checker: a stream has at most one", i+1)
+				}
 			}
 			if err := sub.Validate(); err != nil {
 				return fmt.Errorf("matcher %d: %w", i+1, err)
 			}
 		}
 	default:
-		return fmt.Errorf("unknown matcher kind %q (want equals, contains, regex, json or numbers)", string(m.Kind))
+		return fmt.Errorf("unknown matcher kind %q (want equals, contains, regex, json, numbers or checker)", string(m.Kind))
 	}
 	for _, t := range []*float64{m.Abs, m.Rel} {
 		if t != nil && (*t < 0 || math.IsNaN(*t) || math.IsInf(*t, 0)) {
@@ -132,6 +142,9 @@ type stream struct {
 	unfinished bool
 	why        string
 	limits     runner.Limits
+	// checker is the event of the checker that judged the stream (nil:
+	// it did not run), for a checker matcher.
+	checker *runner.Event
 }
 
 // complete reports whether the kept bytes are the whole output of a run
@@ -215,6 +228,8 @@ func matchStream(m Matcher, st stream) Check {
 		return matchJSON(m, st, ch)
 	case m.Kind == Numbers:
 		return matchNumbers(m, st, ch)
+	case m.Kind == Checker:
+		return matchChecker(m, st, ch)
 	case m.Kind == Equals && m.Unordered:
 		return matchUnordered(m, st, ch)
 	}

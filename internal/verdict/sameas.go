@@ -205,9 +205,20 @@ func cutReferenceCheck(name string, m Matcher, rs runner.Stream, limits runner.L
 // as the run engine does for runs it holds: what rescore and reuse give
 // stored runs.
 func JudgeRuns(exp Expectation, refs []runner.Event, runs []runner.Event) ([]CaseResult, CaseResult) {
+	return JudgeCheckedRuns(exp, refs, runs, nil)
+}
+
+// JudgeCheckedRuns is JudgeRuns with the checkers' events of each run
+// (checked[r] for run r; nil, or a run without its entry, when no checker
+// ran on it).
+func JudgeCheckedRuns(exp Expectation, refs []runner.Event, runs []runner.Event, checked []Checked) ([]CaseResult, CaseResult) {
 	results := make([]CaseResult, len(runs))
 	for r, ev := range runs {
-		results[r] = JudgeRun(exp, refs, ev)
+		var ck Checked
+		if r < len(checked) {
+			ck = checked[r]
+		}
+		results[r] = judgeRun(exp, refs, ev, ck)
 	}
 	return results, Fold(results).CaseResult
 }
@@ -216,8 +227,12 @@ func JudgeRuns(exp Expectation, refs []runner.Event, runs []runner.Event) ([]Cas
 // rescore both do: a same_as case against its reference's runs
 // (JudgeSameAs), any other against its own expectation (Judge).
 func JudgeRun(exp Expectation, refs []runner.Event, ev runner.Event) CaseResult {
+	return judgeRun(exp, refs, ev, Checked{})
+}
+
+func judgeRun(exp Expectation, refs []runner.Event, ev runner.Event, ck Checked) CaseResult {
 	if exp.SameAs != nil {
 		return JudgeSameAs(*exp.SameAs, refs, ev)
 	}
-	return Judge(exp, ev)
+	return JudgeChecked(exp, ev, ck)
 }

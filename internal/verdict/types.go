@@ -62,6 +62,11 @@ const (
 	// All holds when every matcher of Matcher.All holds: several checks
 	// on one stream, written in the spec as a list.
 	All Kind = "all"
+	// Checker hands the judgement to a checker program (Matcher.Checker
+	// names it), which reads the case's input, the stream and the answer
+	// (Matcher.Answer) and says by its exit code whether the output is
+	// right: JudgeChecked judges it from the checker's event.
+	Checker Kind = "checker"
 )
 
 // Normalize is how output (and a literal expected value) is normalised before
@@ -100,6 +105,13 @@ type Matcher struct {
 	Abs, Rel *float64
 	// All are an All matcher's matchers, in the spec's order.
 	All []Matcher
+	// Checker is a checker matcher's checker: its name under the spec's
+	// checkers. Answer is what the checker gets as its answer file ("" for
+	// none), and AnswerFile, when the answer came from a file, that file's
+	// path relative to the repository root (for display).
+	Checker    string
+	Answer     string
+	AnswerFile string
 }
 
 // Expectation is what one case expects. A nil matcher checks nothing on that

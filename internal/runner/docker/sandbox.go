@@ -38,6 +38,9 @@ const (
 	RoleVolume  = "volume"  // a program volume
 	// RoleBuild labels a build stage's container and its /build volume.
 	RoleBuild = "build"
+	// RoleChecker labels a container that runs a checker program (a
+	// spec's checkers:) on what a program wrote.
+	RoleChecker = "checker"
 )
 
 // Defaults of the Options durations.
@@ -406,6 +409,9 @@ func (s *Sandbox) Prepare(ctx context.Context, batch []runner.Request) []runner.
 			continue
 		}
 		d.index = i
+		if r.Checker {
+			d.role = RoleChecker
+		}
 		todo = append(todo, d)
 	}
 	for _, group := range helperGroups(todo) {
@@ -424,7 +430,7 @@ func (s *Sandbox) Prepare(ctx context.Context, batch []runner.Request) []runner.
 			rt:            d.rt,
 			volume:        d.volume,
 			programSHA256: d.programSHA256,
-			role:          RoleProgram,
+			role:          d.role,
 		}
 		if d.build != nil {
 			a.build = d.build
@@ -458,7 +464,10 @@ type delivery struct {
 	// build is the build stage's plan (nil without one); its volume is
 	// made and made writable in the same delivery.
 	build *buildPlan
-	err   error
+	// role labels the attempt's containers: RoleProgram, or RoleChecker
+	// for a checker's.
+	role string
+	err  error
 }
 
 // plan checks what a program needs before anything is made for it: its
@@ -490,7 +499,7 @@ func (s *Sandbox) plan(ctx context.Context, prog runner.Program, prof runner.Pro
 			for _, f := range tree.Files {
 				size += f.Bytes
 			}
-			return &delivery{prof: prof, img: img, rt: rt, layout: layout, bytes: size, programSHA256: prog.Digest(), build: build}, nil
+			return &delivery{prof: prof, img: img, rt: rt, layout: layout, bytes: size, programSHA256: prog.Digest(), build: build, role: RoleProgram}, nil
 		}
 	}
 	return nil, fmt.Errorf("laying out the program: %w", err)
@@ -799,8 +808,9 @@ type Attempt struct {
 	programSHA256 string
 	settings      runner.Settings
 	limits        runner.Limits
-	// role labels the attempt's containers (RoleProgram, or RoleBuild for
-	// a build stage's), and suffix ends their names.
+	// role labels the attempt's containers (RoleProgram, RoleChecker for a
+	// checker's, or RoleBuild for a build stage's), and suffix ends their
+	// names.
 	role   string
 	suffix string
 	// adjust, when set, changes a container's configuration after

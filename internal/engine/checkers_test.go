@@ -1,0 +1,203 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/behaves-dev/behaves/internal/reuse"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+const checkerSpec = `version: 1
+profiles:
+  p: {image: ` + pin + `, command: ["x"], timeout: 1s, memory: 16MiB}
+checkers:
+  cmp: {file: check.txt, profile: p}
+programs:
+  - name: echo
+    file: echo.txt
+    profile: p
+    cases:
+      - {name: right, stdin: "1 2 4", expect: {stdout: {checker: cmp, answer: "1 2 4"}}}
+      - {name: wrong, stdin: "1 3 4", expect: {stdout: {checker: cmp, answer: "SECRET 1 2 4"}}}
+      - {name: no answer, stdin: "1", expect: {stdout: {checker: cmp}}}
+      - {name: repeated, stdin: "7", repeat: 3, expect: {stdout: [{contains: "7"}, {checker: cmp, answer: "7"}]}}
+      - {name: plain, stdin: "x", expect: {stdout: {equals: "x"}}}
+  - name: cut
+    file: cut.txt
+    profile: p
+    cases:
+      - {name: cut, stdin: "1 2 4", expect: {stdout: {checker: cmp, answer: "1 2 4"}}}
+`
+
+// TestRunCheckers: the checked cases wait for their checker, which runs
+// once all programs' runs are in, in one job (prepared once), one
+// invocation per checked run; its exit code decides, a cut stream gets no
+// checker run, and the answer reaches the checker's job only.
+func TestRunCheckers(t *testing.T) {
+	sp := loadSpec(t, checkerSpec, testFiles)
+	plan := NewPlan(sp, Selection{}, 2)
+	sb := &scriptSandbox{}
+	sink := &recordSink{}
+	out := plan.Run(t.Context(), sb, Options{RunID: "r", StartedAt: time.Now(), Cleanup: context.Background()}, sink)
+	if out.Err != nil {
+		t.Fatalf("run failed: %v", out.Err)
+	}
+	got := verdicts(out.Report)
+	want := []string{"echo/right=true", "echo/wrong=false", "echo/no answer=undetermined", "echo/repeated=true", "echo/plain=true", "cut/cut=undetermined"}
+	if !slices.Equal(got, want) {
+		t.Errorf("verdicts %v, want %v", got, want)
+	}
+	reasons := map[string]string{}
+	for _, p := range out.Report.Programs {
+		for _, c := range p.Cases {
+			reasons[c.Name] = c.Reason
+		}
+	}
+	for name, reason := range map[string]string{
+		"wrong":     "stdout: checker cmp: wrong answer 1 3 4 is not SECRET 1 2 4",
+		"no answer": "stdout: the checker cmp could not decide: it failed (exit 3): FAIL no answer",
+		"cut":       "stdout cut at 64KiB: the checker cmp needs the whole output, and the rest was not kept",
+	} {
+		if reasons[name] != reason {
+			t.Errorf("%s: reason %q, want %q", name, reasons[name], reason)
+		}
+	}
+	if sb.checkers != 1 || sb.ran["check"] != 6 {
+		t.Errorf("checker prepared %d times, ran %d times; want once, 6 runs (3 cases, 3 repeats; none on the cut stream)", sb.checkers, sb.ran["check"])
+	}
+	for _, r := range sb.requests {
+		if r.Checker {
+			continue
+		}
+		for p, f := range r.Program.Files {
+			data, err := f.ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Contains(data, []byte("SECRET")) || strings.Contains(p, ".behaves-check") {
+				t.Errorf("the program's job got the answer (%s)", p)
+			}
+		}
+	}
+	for key, s := range sink.cases {
+		if s.n != 1 {
+			t.Errorf("case %v reached the sink %d times", key, s.n)
+		}
+	}
+	rep := sink.cases[[2]int{0, 3}]
+	if len(rep.checks) != 3 || rep.runs != 3 {
+		t.Fatalf("repeated: %d checker runs for %d runs, want 3 for 3", len(rep.checks), rep.runs)
+	}
+	digest := sp.Checkers[0].Program.Digest()
+	for r, c := range rep.checks {
+		if c.Run != r || c.Stream != "stdout" || c.Checker != "cmp" || c.ProgramSHA256 != digest || c.Event.ProgramSHA256 != digest ||
+			c.OutputSHA256 != sha256Hex([]byte("7")) || c.AnswerSHA256 != sha256Hex([]byte("7")) || c.InputSHA256 != sha256Hex([]byte("7")) {
+			t.Errorf("repeated: checker run %d: %+v", r, c)
+		}
+	}
+	if s := sink.cases[[2]int{1, 0}]; len(s.checks) != 0 {
+		t.Errorf("the cut case has %d checker runs, want none", len(s.checks))
+	}
+	if s := sink.cases[[2]int{0, 4}]; len(s.checks) != 0 || s.res.Verdict != verdict.True {
+		t.Errorf("plain: %+v", s)
+	}
+	// The report holds each checker run with its event.
+	c := out.Report.Programs[0].Cases[1]
+	if len(c.CheckerRuns) != 1 || c.CheckerRuns[0].Event.ExitCode == nil || *c.CheckerRuns[0].Event.ExitCode != 1 {
+		t.Errorf("wrong: checker runs %+v", c.CheckerRuns)
+	}
+}
+
+// TestRunCheckersWithoutSandbox: no sandbox, no checker: every checked
+// case is undetermined, and nothing is prepared.
+func TestRunCheckersWithoutSandbox(t *testing.T) {
+	sp := loadSpec(t, checkerSpec, testFiles)
+	out := NewPlan(sp, Selection{}, 1).Run(t.Context(), nil, Options{StartedAt: time.Now(), Cleanup: context.Background(), SandboxErr: context.Canceled}, &recordSink{})
+	for _, v := range verdicts(out.Report) {
+		if !strings.HasSuffix(v, "=undetermined") {
+			t.Errorf("%s: without a sandbox every case is undetermined", v)
+		}
+	}
+}
+
+// TestRunCheckersAfterTheSandboxWasLost: once the sandbox is lost no
+// checker is prepared; the checked case is undetermined, its checker run
+// saying why.
+func TestRunCheckersAfterTheSandboxWasLost(t *testing.T) {
+	sp := loadSpec(t, `version: 1
+profiles:
+  p: {image: `+pin+`, command: ["x"], timeout: 1s, memory: 16MiB}
+checkers:
+  cmp: {file: check.txt, profile: p}
+programs:
+  - name: echo
+    file: echo.txt
+    profile: p
+    cases:
+      - {name: checked, stdin: "1", expect: {stdout: {checker: cmp, answer: "1"}}}
+  - name: gone
+    file: lose.txt
+    profile: p
+    cases:
+      - {name: a, expect: {stdout: {equals: ""}}}
+`, testFiles)
+	sb := &scriptSandbox{}
+	sink := &recordSink{}
+	out := NewPlan(sp, Selection{}, 1).Run(t.Context(), sb, Options{StartedAt: time.Now(), Cleanup: context.Background()}, sink)
+	if out.Err == nil {
+		t.Fatal("the run did not fail")
+	}
+	if sb.checkers != 0 {
+		t.Errorf("%d checkers prepared after the sandbox was lost", sb.checkers)
+	}
+	s := sink.cases[[2]int{0, 0}]
+	if s.res.Verdict != verdict.Undetermined || len(s.checks) != 1 || !strings.HasPrefix(s.checks[0].Event.SandboxError, "not run: sandbox lost") {
+		t.Errorf("checked: %s %q, checker runs %+v", s.res.Verdict, s.res.Reason, s.checks)
+	}
+}
+
+// TestReuseRunsOnlyTheChecker: under --reuse, a checked case whose
+// program's runs the stored report answers runs its checker again on
+// them, and nothing else: a changed answer (or checker) needs no program
+// container. The case keeps reused_from, its checker runs are new, and
+// the report reads back.
+func TestReuseRunsOnlyTheChecker(t *testing.T) {
+	sp := loadSpec(t, checkerSpec, testFiles)
+	path, first := runTo(t, sp, &scriptSandbox{}, "first")
+	if v := verdicts(first); !slices.Contains(v, "echo/wrong=false") {
+		t.Fatalf("the stored run: %v", v)
+	}
+	// The answer of "wrong" is now the program's output: the checker
+	// accepts it.
+	edited := loadSpec(t, strings.Replace(checkerSpec, `answer: "SECRET 1 2 4"`, `answer: "1 3 4"`, 1), testFiles)
+	again := &scriptSandbox{}
+	_, rep := runTo(t, edited, again, "again", path)
+	got := verdicts(rep)
+	want := []string{"echo/right=true", "echo/wrong=true", "echo/no answer=undetermined", "echo/repeated=true", "echo/plain=true", "cut/cut=undetermined"}
+	if !slices.Equal(got, want) {
+		t.Errorf("verdicts %v, want %v", got, want)
+	}
+	// Only the cut case's program runs again (no checker can judge a cut
+	// stream: its stored run settles nothing); every other program's run
+	// stands, "no answer"'s too (its program ran to its end: the checker
+	// is what could not decide, and it runs again).
+	if again.ran["echo"] != 0 || again.ran["cut"] != 1 || again.ran["check"] != 6 || again.checkers != 1 {
+		t.Errorf("ran %v, %d checkers prepared; want only cut's program, the checker 6 times, prepared once", again.ran, again.checkers)
+	}
+	for _, c := range rep.Programs[0].Cases {
+		switch c.Name {
+		case "right", "wrong", "no answer", "repeated":
+			if c.ReusedFrom == nil || c.ReusedFrom.RunID != "first" || len(c.CheckerRuns) != c.RunCount() {
+				t.Errorf("%s: reused from %+v with %d checker runs", c.Name, c.ReusedFrom, len(c.CheckerRuns))
+			}
+		}
+	}
+	if c := rep.Programs[1].Cases[0]; c.NotReused == nil || c.NotReused.Reason != reuse.ReasonUndecided {
+		t.Errorf("cut: not reused %+v, want undetermined", c.NotReused)
+	}
+}

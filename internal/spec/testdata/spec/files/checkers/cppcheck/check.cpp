@@ -1,0 +1,2 @@
+#include "reader.h"
+int main(int argc, char **argv) { return 0; }
