@@ -40,8 +40,8 @@ It never records an undetermined case, a timeout, a memory kill, output
 cut at the profile's output_limit, runs of a case that differ, or output
 a spec cannot hold exactly (not UTF-8, a NUL byte): each is named with its
 file and line. It leaves alone same_as cases (their reference is the
-expectation), the cases an inputs_file makes, gate: false entries unless
---program names them, and a case the samples of a files:/dirs: entry
+expectation), cases a checker judges (the checker is), the cases an
+inputs_file makes, gate: false entries unless --program names them, and a case the samples of a files:/dirs: entry
 disagree on (one case serves every sample: it is recorded only when all
 of them ran and agree).
 

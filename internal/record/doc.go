@@ -19,8 +19,9 @@
 // case text serves every sample), and output a file cannot hold exactly
 // (invalid UTF-8, a NUL byte, anything that does not read back as it is).
 // Each such case is a Problem naming its file and line. It leaves alone
-// same_as cases (their reference is the expectation), the cases an
-// inputs_file makes, and gate: false entries unless the caller named them.
+// same_as cases (their reference is the expectation), cases a checker
+// judges (the checker is), the cases an inputs_file makes, and gate: false
+// entries unless the caller named them.
 //
 // Files are edited at the positions yaml.v3 gives the cases (package
 // yamledit): every byte outside an edit stays as it was, and each edited

@@ -84,7 +84,7 @@ func (s *Source) Make(rep report.Report, opt Options) (*Plan, error) {
 	notRun := map[key][]string{}
 	var order []key
 	var leftAlone []string
-	sameAs, inputs, falseKept := 0, 0, 0
+	sameAs, inputs, byChecker, falseKept := 0, 0, 0, 0
 	for i := range s.spec.Programs {
 		p := &s.spec.Programs[i]
 		switch {
@@ -103,6 +103,9 @@ func (s *Source) Make(rep report.Report, opt Options) (*Plan, error) {
 				continue
 			case c.SameAsPos != (spec.Pos{}):
 				sameAs++
+				continue
+			case checked(c.Expect):
+				byChecker++
 				continue
 			}
 			k := key{c.File, c.Pos.Line, c.Pos.Col}
@@ -187,6 +190,9 @@ func (s *Source) Make(rep report.Report, opt Options) (*Plan, error) {
 	}
 	if sameAs > 0 {
 		plan.Notes = append(plan.Notes, fmt.Sprintf("left alone: %s (their reference's output is their expectation)", verdict.Count(sameAs, "same_as case", "same_as cases")))
+	}
+	if byChecker > 0 {
+		plan.Notes = append(plan.Notes, fmt.Sprintf("left alone: %s a checker judges (the checker is their expectation)", verdict.Count(byChecker, "case", "cases")))
 	}
 	if inputs > 0 {
 		plan.Notes = append(plan.Notes, fmt.Sprintf("left alone: %s an inputs_file made (compared with their reference)", verdict.Count(inputs, "case", "cases")))

@@ -481,8 +481,11 @@ func TestRecordLeavesAlone(t *testing.T) {
     cases: [{name: same, expect: {same_as: reference}}, {name: new}]
   - {name: compare, file: p.sh, profile: sh, gate: false, cases: [{name: c}]}
   - {name: "odd[1]*", file: p.sh, profile: sh, cases: [{name: o, expect: {exit_code: 0}}]}
+  - {name: judged, file: p.sh, profile: sh, cases: [{name: k, expect: {stdout: [{regex: x}, {checker: chk}]}}]}
+checkers:
+  chk: {file: chk.sh, profile: sh}
 `,
-		"p.sh": "", "in.jsonl": `{"args": ["1"]}` + "\n" + `{"args": ["2"]}` + "\n",
+		"p.sh": "", "chk.sh": "", "in.jsonl": `{"args": ["1"]}` + "\n" + `{"args": ["2"]}` + "\n",
 	})
 	sp := load(t, dir, spec.Options{AllowNonGating: []string{"compare"}})
 	src, err := Read(sp)
@@ -497,9 +500,9 @@ func TestRecordLeavesAlone(t *testing.T) {
 	if strings.Join(names, " ") != "compare" {
 		t.Errorf("named: %q, want compare (odd[1]* has nothing to write)", names)
 	}
-	names, _ = src.Programs(Options{Named: []string{"odd*"}, Update: true})
+	names, _ = src.Programs(Options{Named: []string{"odd*", "judged"}, Update: true})
 	if strings.Join(names, " ") != `odd\[1\]\*` {
-		t.Errorf("update: %q, want the name escaped", names)
+		t.Errorf("update: %q, want the name escaped (and judged, whose case a checker judges, left out)", names)
 	}
 	if _, err := src.Programs(Options{Named: []string{"nope"}}); err == nil || !strings.Contains(err.Error(), `"nope" names no program`) {
 		t.Errorf("a pattern that names nothing: %v", err)
@@ -507,6 +510,7 @@ func TestRecordLeavesAlone(t *testing.T) {
 	rep := ran(t, sp, map[string][][]runner.Event{
 		"cand":    {{event(0, "", "")}, {event(0, "n\n", "")}},
 		"compare": once(event(0, "c\n", "")),
+		"judged":  once(event(0, "y\n", "")),
 	})
 	p, err := src.Make(rep, Options{})
 	if err != nil {
@@ -522,6 +526,10 @@ func TestRecordLeavesAlone(t *testing.T) {
 		if !strings.Contains(notes, n) {
 			t.Errorf("notes lack %q:\n%s", n, notes)
 		}
+	}
+	p, _ = src.Make(rep, Options{Update: true})
+	if got := changed(p, "behaves.yml"); strings.Contains(got, "name: k, expect: {exit_code") || !strings.Contains(strings.Join(p.Notes, "\n"), "left alone: 1 case a checker judges") {
+		t.Errorf("--update rewrote a case a checker judges, or did not say it left it alone:\n%s\n%q", got, p.Notes)
 	}
 	p, _ = src.Make(rep, Options{Named: []string{"compare"}})
 	if got := changed(p, "behaves.yml"); !strings.Contains(got, `cases: [{name: c, expect: {exit_code: 0, stdout: {equals: "c\n"}}}]`) {

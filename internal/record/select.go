@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/behaves-dev/behaves/internal/spec"
+	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
 // Options says what Make writes.
@@ -46,7 +47,7 @@ func (s *Source) selection(opt Options) ([]status, error) {
 			continue
 		}
 		for _, c := range p.Cases {
-			if fromInputs(c) || c.SameAsPos != (spec.Pos{}) {
+			if fromInputs(c) || c.SameAsPos != (spec.Pos{}) || checked(c.Expect) {
 				continue
 			}
 			if t := s.texts[key{c.File, c.Pos.Line, c.Pos.Col}]; !t.hasExpect() || opt.Update {
@@ -56,6 +57,27 @@ func (s *Source) selection(opt Options) ([]status, error) {
 		}
 	}
 	return st, nil
+}
+
+// checked says whether a checker program judges one of e's streams: the
+// checker, not an output, is the expectation, which record leaves alone.
+func checked(e verdict.Expectation) bool {
+	var has func(m *verdict.Matcher) bool
+	has = func(m *verdict.Matcher) bool {
+		if m == nil {
+			return false
+		}
+		if m.Checker != "" {
+			return true
+		}
+		for i := range m.All {
+			if has(&m.All[i]) {
+				return true
+			}
+		}
+		return false
+	}
+	return has(e.Stdout) || has(e.Stderr)
 }
 
 // Programs returns the programs a run must run for Make to have what it
