@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"strings"
@@ -89,6 +90,14 @@ func TestRecordExitCodes(t *testing.T) {
 	r = recordMain(t, noSandbox(t), nil, "record", "--spec", spec)
 	if r.code != ExitTrue || !strings.Contains(r.stderr, "nothing to write") || r.stdout != "" {
 		t.Errorf("nothing to record: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	before, _ := os.ReadFile(spec)
+	unreachable := func(context.Context, string) (runner.Sandbox, io.Closer, error) {
+		return nil, nil, errors.New("cannot connect to the Docker daemon")
+	}
+	r = recordMain(t, unreachable, nil, "record", "--spec", spec, "--update")
+	if after, _ := os.ReadFile(spec); r.code != ExitRunFailed || !strings.Contains(r.stderr, "nothing was written") || !bytes.Equal(before, after) {
+		t.Errorf("no sandbox: exit %d, want %d, spec unchanged\n%s", r.code, ExitRunFailed, r.stderr)
 	}
 	r = recordMain(t, noSandbox(t), nil, "record", "--spec", spec, "--program", "q")
 	if r.code != ExitUsage || !strings.Contains(r.stderr, `--program "q" names no program`) {
