@@ -11,6 +11,9 @@ import (
 
 var digits = regexp.MustCompile(`[0-9]+`)
 
+// counted is a count and its noun, singular or plural ("0 bytes").
+var counted = regexp.MustCompile(`0 (byte|run|case|program|problem|file)s?\b`)
+
 // skeleton is a rendering with the report's text taken out: the elements
 // and HTML comments in document order (a comment's text left out: the
 // marker's digest follows the spec's name), and the text outside code with
@@ -28,7 +31,9 @@ func skeleton(doc *html.Node) string {
 			sb.WriteString("<!---->")
 		case html.TextNode:
 			if !inCode {
-				sb.WriteString(digits.ReplaceAllString(n.Data, "0"))
+				// Counts are the data's, and so is whether their noun
+				// is singular: "1 byte" and "5 bytes" read alike here.
+				sb.WriteString(counted.ReplaceAllString(digits.ReplaceAllString(n.Data, "0"), "0 $1"))
 			}
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
