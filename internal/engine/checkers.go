@@ -107,12 +107,25 @@ func (w *work) runCheckers(ctx context.Context, sb runner.Sandbox, held []*caseR
 		// The checker's own digest identifies it, not that of the job,
 		// whose files are the checker's and what it checked.
 		digest := byName[name].Program.Digest()
+		// What the checker's containers were built from and the image its
+		// build ran: with the digests, the key of each of its runs.
+		var applied *runner.Applied
+		var buildID, buildRepo string
+		if j < len(obs) {
+			if a := obs[j].Settings.Applied; a.Image != "" {
+				applied = &a
+			}
+			if b := obs[j].Build; b != nil {
+				buildID, buildRepo = b.ImageDigest, b.RepoDigest
+			}
+		}
 		for k, st := range streams[name] {
 			ev := events[j][k]
 			ev.ProgramSHA256 = digest
 			st.cr.checks = append(st.cr.checks, assemble.CheckerRun{
 				Checker: name, Run: st.run, Stream: st.stream,
 				ProgramSHA256: digest, InputSHA256: sha256Hex(st.in.Input), OutputSHA256: sha256Hex(st.in.Output), AnswerSHA256: sha256Hex(st.in.Answer),
+				Applied: applied, BuildImageID: buildID, BuildRepoDigest: buildRepo,
 				Event: ev,
 			})
 		}

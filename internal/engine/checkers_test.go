@@ -3,12 +3,14 @@ package engine
 import (
 	"bytes"
 	"context"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/behaves-dev/behaves/internal/reuse"
+	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -94,10 +96,16 @@ func TestRunCheckers(t *testing.T) {
 		t.Fatalf("repeated: %d checker runs for %d runs, want 3 for 3", len(rep.checks), rep.runs)
 	}
 	digest := sp.Checkers[0].Program.Digest()
+	// Each checker run records what its containers were built from (the
+	// sandbox's applied settings of the checker's profile): its key.
+	applied := runner.Apply(sp.CheckerJob(sp.Checkers[0], nil).Profile)
 	for r, c := range rep.checks {
 		if c.Run != r || c.Stream != "stdout" || c.Checker != "cmp" || c.ProgramSHA256 != digest || c.Event.ProgramSHA256 != digest ||
 			c.OutputSHA256 != sha256Hex([]byte("7")) || c.AnswerSHA256 != sha256Hex([]byte("7")) || c.InputSHA256 != sha256Hex([]byte("7")) {
 			t.Errorf("repeated: checker run %d: %+v", r, c)
+		}
+		if c.Applied == nil || !reflect.DeepEqual(*c.Applied, applied) || c.BuildImageID != "" {
+			t.Errorf("repeated: checker run %d recorded applied %+v, build image %q; want %+v and none", r, c.Applied, c.BuildImageID, applied)
 		}
 	}
 	if s := sink.cases[[2]int{1, 0}]; len(s.checks) != 0 {

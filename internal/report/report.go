@@ -361,6 +361,17 @@ type CheckerRun struct {
 	InputSHA256   string `json:"input_sha256"`
 	OutputSHA256  string `json:"output_sha256"`
 	AnswerSHA256  string `json:"answer_sha256"`
+	// Applied is what the checker's containers were built from (its
+	// profile's settings as the sandbox applied them, its build's
+	// included), and BuildImageID and BuildRepoDigest the image its build
+	// stage ran ("" without one): with the event's image_digest and
+	// repo_digest and the digests above, the key a stored checker run
+	// answers for (behaves rescore judges with a stored checker run whose
+	// key is the spec's now). Applied is null when the checker's attempt
+	// stopped before running anything.
+	Applied         *Applied `json:"applied"`
+	BuildImageID    string   `json:"build_image_id"`
+	BuildRepoDigest string   `json:"build_repo_digest"`
 	// Event is the checker's run: its exit code says what it found.
 	Event Event `json:"event"`
 }
@@ -963,6 +974,10 @@ func Normalize(r Report) Report {
 			}
 			for k := range c.CheckerRuns {
 				c.CheckerRuns[k].Event.Command = nonNil(c.CheckerRuns[k].Event.Command)
+				if a := c.CheckerRuns[k].Applied; a != nil {
+					n := normalizeApplied(*a)
+					c.CheckerRuns[k].Applied = &n
+				}
 			}
 		}
 	}

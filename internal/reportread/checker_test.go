@@ -15,8 +15,9 @@ import (
 // TestReadCheckerRuns: a report of an earlier behaves (no checker_runs)
 // reads; checker runs that do not fit their case (another checker, a run
 // it does not have, a stream that is not one or has no checker, out of
-// order, output that is not the run's, a digest that is not one, too
-// many) do not.
+// order, output that is not the run's, a digest that is not one, applied
+// settings without an image, a build image without a build, too many) do
+// not.
 func TestReadCheckerRuns(t *testing.T) {
 	t.Parallel()
 	good := reporttest.Encoded(t, assemble.Report(reporttest.CheckedInput()))
@@ -70,6 +71,10 @@ func TestReadCheckerRuns(t *testing.T) {
 		"its event another program": {func(cs []map[string]any) {
 			run(cs[0], 0)["event"].(map[string]any)["program_sha256"] = reporttest.Hex64('d')
 		}, "its event's program_sha256"},
+		"applied without an image": {func(cs []map[string]any) {
+			run(cs[0], 0)["applied"].(map[string]any)["image"] = ""
+		}, "applied names no image"},
+		"a build image without a build": {func(cs []map[string]any) { run(cs[0], 0)["build_image_id"] = "sha256:" + reporttest.Hex64('e') }, "have no build"},
 		"a damaged event": {func(cs []map[string]any) { run(cs[0], 1)["event"].(map[string]any)["stderr_kept_bytes"] = 3 }, "the report was damaged"},
 		"too many": {func(cs []map[string]any) {
 			var many []any

@@ -413,8 +413,9 @@ func checkReference(c *report.Case) error {
 // runs, at most once, in run order, stdout before stderr; its digests are
 // SHA-256s, its event's program_sha256 is the checker's, and its
 // output_sha256 is the checked run's stream's when that is recorded (the
-// checker was given what the report says the program wrote); its event is
-// valid.
+// checker was given what the report says the program wrote); its applied
+// settings, when recorded, name an image, and only a checker with a build
+// records a build image; its event is valid.
 func checkCheckerRuns(c *report.Case) error {
 	runs := c.RunCount()
 	last := -1
@@ -456,6 +457,15 @@ func checkCheckerRuns(c *report.Case) error {
 			if !sha256Pattern.MatchString(d.sum) {
 				return fmt.Errorf("%s: %s %s is not a SHA-256", at, d.field, escape.Quote(escape.Shorten(d.sum, 70)))
 			}
+		}
+		// What the checker ran under (part of its key): applied names an
+		// image when recorded, and only a checker with a build stage
+		// recorded its build's image.
+		if cr.Applied != nil && cr.Applied.Image == "" {
+			return fmt.Errorf("%s: applied names no image: a checker's applied settings are null when its attempt ran nothing", at)
+		}
+		if (cr.BuildImageID != "" || cr.BuildRepoDigest != "") && (cr.Applied == nil || cr.Applied.Build == nil) {
+			return fmt.Errorf("%s: build_image_id or build_repo_digest of a checker whose applied settings have no build", at)
 		}
 		if cr.Event.ProgramSHA256 != "" && cr.Event.ProgramSHA256 != cr.ProgramSHA256 {
 			return fmt.Errorf("%s: its event's program_sha256 is not the checker's program_sha256", at)
