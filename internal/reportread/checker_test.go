@@ -75,7 +75,7 @@ func TestReadCheckerRuns(t *testing.T) {
 			run(cs[0], 0)["applied"].(map[string]any)["image"] = ""
 		}, "applied names no image"},
 		"a build image without a build": {func(cs []map[string]any) { run(cs[0], 0)["build_image_id"] = "sha256:" + reporttest.Hex64('e') }, "have no build"},
-		"a damaged event": {func(cs []map[string]any) { run(cs[0], 1)["event"].(map[string]any)["stderr_kept_bytes"] = 3 }, "the report was damaged"},
+		"a damaged event":               {func(cs []map[string]any) { run(cs[0], 1)["event"].(map[string]any)["stderr_kept_bytes"] = 3 }, "the report was damaged"},
 		"too many": {func(cs []map[string]any) {
 			var many []any
 			for range report.MaxCheckerRuns + 1 {
