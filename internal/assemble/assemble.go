@@ -316,6 +316,8 @@ func matcherOutcome(m *verdict.Matcher, ch *verdict.Check) *report.MatcherOutcom
 		Verdict:    verdict.Undetermined,
 		Checker:    m.Checker,
 		AnswerFile: m.AnswerFile,
+		// The reference's output, which the case's reference_events hold.
+		AnswerReference: m.AnswerReference,
 	}
 	if mo.Normalize == "" {
 		mo.Normalize = verdict.NormalizeTrailing

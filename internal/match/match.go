@@ -72,10 +72,10 @@ func Wants(sp *spec.Spec, all []spec.Program, resolve func(pin string) (string, 
 		for k, c := range p.Cases {
 			var ref *evidence.Key
 			refRuns := 0
-			if sa := c.Expect.SameAs; sa != nil {
+			if name := referenceOf(c.Expect); name != "" {
 				// The reference's whole key as the spec resolves it now:
 				// its program, image, settings and build.
-				if r, ok := byName[sa.Reference]; ok && inputOf[i][k] >= 0 {
+				if r, ok := byName[name]; ok && inputOf[i][k] >= 0 {
 					rp, ok := refParts[r.Name]
 					if !ok {
 						rp = evidence.WantProgram(sp.Job(r).Profile, r.Program)
@@ -105,6 +105,15 @@ func Wants(sp *spec.Spec, all []spec.Program, resolve func(pin string) (string, 
 		}
 	}
 	return wants
+}
+
+// referenceOf is the reference a case runs its input on: a same_as case's,
+// or that of a checker matcher whose answer is its output; "" for none.
+func referenceOf(exp verdict.Expectation) string {
+	if exp.SameAs != nil {
+		return exp.SameAs.Reference
+	}
+	return exp.AnswerReference()
 }
 
 // checkerName is m's checker ("" for nil).
@@ -233,7 +242,7 @@ func (f *Found) checkers(w Want, op *report.Program, oc *report.Case) {
 		}
 	}
 	for r, ev := range f.Runs {
-		out, errm := verdict.CheckersWanted(w.exp, ev)
+		out, errm := verdict.CheckersWanted(w.exp, f.References, ev)
 		for s, x := range []struct {
 			stream string
 			m      *verdict.Matcher
@@ -253,6 +262,13 @@ func (f *Found) checkers(w Want, op *report.Program, oc *report.Case) {
 			wk := *want
 			sum := sha256.Sum256(x.data) // the stored run's kept stream: what a checker is given
 			wk.OutputSHA256 = hex.EncodeToString(sum[:])
+			if x.m.AnswerReference != "" {
+				// Its answer is the stored reference run's output (which
+				// the reference's part of the key holds to the spec's).
+				ans, _ := verdict.ReferenceAnswer(x.m, x.stream, f.References)
+				sum := sha256.Sum256(ans)
+				wk.AnswerSHA256 = hex.EncodeToString(sum[:])
+			}
 			for _, d := range evidence.DiffChecker(wk, evidence.StoredChecker(op.EvidenceFormat, cr)) {
 				add(want.Name, d)
 			}

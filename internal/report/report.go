@@ -486,6 +486,11 @@ type MatcherOutcome struct {
 	// behaves.report/v1).
 	Checker    string `json:"checker"`
 	AnswerFile string `json:"answer_file"`
+	// AnswerReference is, for a checker matcher whose answer is its
+	// reference's output (a differential case's, with neither answer nor
+	// answer_file), that reference's name: the answer is then the
+	// case's reference_events' stream, and Value "". "" otherwise.
+	AnswerReference string `json:"answer_reference"`
 	// Verdict is undetermined when the matcher was not checked.
 	Verdict verdict.Verdict `json:"verdict"`
 	Reason  string          `json:"reason"`
@@ -507,6 +512,8 @@ func (m *MatcherOutcome) Describe() string {
 		switch {
 		case m.AnswerFile != "":
 			s += ", answer from " + m.AnswerFile
+		case m.AnswerReference != "":
+			s += ", answer from the reference " + m.AnswerReference
 		case m.Value == "":
 			s += ", no answer"
 		}

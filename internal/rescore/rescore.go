@@ -104,12 +104,12 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) ([]assemble.Program
 						atProgram[d.Msg] = true
 						fail(p.Pos, "%s: run it again", programMsg(p, d))
 					}
-				case where == "reference" && c.Expect.SameAs != nil:
+				case where == "reference" && referenceName(c) != "":
 					msg := d.Msg
 					if d.Part == evidence.PartReference+"."+evidence.PartProgram {
 						msg = referenceFile(sp, c) + " " + msg
 					}
-					fail(c.Pos, "case %q of program %q: reference %q: %s: run it again", c.Name, p.Name, c.Expect.SameAs.Reference, msg)
+					fail(c.Pos, "case %q of program %q: reference %q: %s: run it again", c.Name, p.Name, referenceName(c), msg)
 				default:
 					fail(c.Pos, "case %q of program %q: %s: run it again", c.Name, p.Name, d.Msg)
 				}
@@ -137,7 +137,7 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) ([]assemble.Program
 			for r, e := range f.Runs {
 				kc.Runs = append(kc.Runs, assemble.RunResult{Event: e, Result: judged[r]})
 			}
-			if c.Expect.SameAs != nil {
+			if referenceName(c) != "" {
 				kc.References = f.References
 			}
 			kc.Checkers = storedChecks(f.Checkers)
@@ -183,14 +183,24 @@ func programMsg(p spec.Program, d evidence.Difference) string {
 	return fmt.Sprintf("program %q: profile %q's %s", p.Name, p.Profile, d.Msg)
 }
 
-// referenceFile is the file of a same_as case's reference program.
+// referenceName is the reference a case runs its input on: a same_as
+// case's, or that of a checker matcher whose answer is its output; "" for
+// none.
+func referenceName(c spec.Case) string {
+	if c.Expect.SameAs != nil {
+		return c.Expect.SameAs.Reference
+	}
+	return c.Expect.AnswerReference()
+}
+
+// referenceFile is the file of a case's reference program.
 func referenceFile(sp *spec.Spec, c spec.Case) string {
 	for _, p := range sp.Programs {
-		if p.Name == c.Expect.SameAs.Reference {
+		if p.Name == referenceName(c) {
 			return p.File
 		}
 	}
-	return c.Expect.SameAs.Reference
+	return referenceName(c)
 }
 
 // checkerMsg says how a stored checker run differs from the spec's, its

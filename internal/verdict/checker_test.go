@@ -152,7 +152,7 @@ func TestCheckersWanted(t *testing.T) {
 		{"same_as", Expectation{SameAs: &SameAs{}, Stdout: checker("a")}, done("1"), "", ""},
 	}
 	for _, tt := range tests {
-		out, err := CheckersWanted(tt.exp, tt.ev)
+		out, err := CheckersWanted(tt.exp, nil, tt.ev)
 		if name(out) != tt.out || name(err) != tt.err {
 			t.Errorf("%s: got %q %q, want %q %q", tt.name, name(out), name(err), tt.out, tt.err)
 		}
