@@ -18,6 +18,7 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/behaves-dev/behaves/internal/dockertest"
+	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -355,5 +356,71 @@ programs:
 	if code != 2 || !strings.Contains(out, "behaves.yml:11:") ||
 		!strings.Contains(out, `case "right" of program "paths": checker "same": checkers/same.py changed since the stored run`) {
 		t.Errorf("rescore with the checker edited: exit %d, want 2 at the case naming the checker\n%s", code, indent(out))
+	}
+}
+
+// TestCheckerAnswerFromReference: on the real daemon, a checker matcher
+// with no answer in a program entry with a reference gets the reference's
+// output as its answer (the reference ran the case's input; its event is
+// kept with the case), and rescore judges the stored run again with the
+// stored checker run, the stored reference's output standing for the
+// answer.
+func TestCheckerAnswerFromReference(t *testing.T) {
+	t.Parallel()
+	img := testImages(t)
+	spec := fmt.Sprintf(`version: 1
+profiles:
+  py: {image: "%s", command: [python3, -I]}
+checkers:
+  same: {file: checkers/same.py, profile: py}
+programs:
+  - name: ref
+    file: path.py
+    profile: py
+    cases:
+      - {name: own, stdin: "graph 4\n", expect: {stdout: {contains: "1"}}}
+  - name: good
+    file: good.py
+    profile: py
+    reference: ref
+    cases:
+      - {name: path, stdin: "graph 4\n", expect: {stdout: {checker: same}}}
+  - name: bad
+    file: bad.py
+    profile: py
+    reference: ref
+    cases:
+      - {name: path, stdin: "graph 4\n", expect: {stdout: {checker: same}}}
+`, img.python)
+	files := maps.Clone(checkerFiles)
+	files["good.py"] = "print('1  2 4')\n"
+	files["bad.py"] = "print('1 3 4')\n"
+	run := runBehaves(t, t.Context(), spec, files)
+	if run.code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", run.code, indent(run.stderr))
+	}
+	good, bad := run.program(t, "good").Cases[0], run.program(t, "bad").Cases[0]
+	if good.Verdict != verdict.True || bad.Verdict != verdict.False || !strings.Contains(bad.Reason, "wrong answer expected 1 2 4, got 1 3 4") {
+		t.Errorf("good %s %q, bad %s %q: want true, and false with the checker's words on the reference's answer", good.Verdict, good.Reason, bad.Verdict, bad.Reason)
+	}
+	for _, c := range []report.Case{good, bad} {
+		if len(c.ReferenceEvents) != 1 || len(c.CheckerRuns) != 1 || c.CheckerRuns[0].AnswerSHA256 != c.ReferenceEvents[0].StdoutSHA256 ||
+			c.Expect.Stdout.AnswerReference != "ref" {
+			t.Errorf("%+v: want the reference's run kept, its stdout the checker's answer", c)
+		}
+	}
+	dir, rescore := rescorer(t, run, files)
+	code, out, rep := rescore(spec)
+	if code != 1 || rep.Programs[2].Cases[0].Verdict != verdict.False || rep.Programs[1].Cases[0].Verdict != verdict.True {
+		t.Errorf("rescore: exit %d, want 1 with the stored verdicts\n%s", code, indent(out))
+	}
+	// The reference edited: its stored output no longer stands for the
+	// answer.
+	if err := os.WriteFile(filepath.Join(dir, "path.py"), []byte(files["path.py"]+"# edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = rescore(spec)
+	if code != 2 || !strings.Contains(out, `case "path" of program "good": reference "ref": path.py changed since the stored run`) {
+		t.Errorf("rescore with the reference edited: exit %d, want 2 naming the reference\n%s", code, indent(out))
 	}
 }

@@ -194,7 +194,6 @@ func Check(w Want, op *report.Program, oc *report.Case) Found {
 		f.Whole = f.Whole && whole
 		f.Runs = append(f.Runs, ev)
 	}
-	f.checkers(w, op, oc)
 	var refApplied *runner.Applied
 	if oc.ReferenceApplied != nil {
 		a := oc.ReferenceApplied.Runner()
@@ -206,6 +205,7 @@ func Check(w Want, op *report.Program, oc *report.Case) Found {
 		f.ReferencesWhole = f.ReferencesWhole && whole
 		f.References = append(f.References, ev)
 	}
+	f.checkers(w, op, oc) // after the references: a checker's answer may be their output
 	return f
 }
 
@@ -229,7 +229,7 @@ type CheckerDifference struct {
 
 // checkers fills in what f holds of the stored checker runs of oc that
 // w's checker matchers need: one for each stream of each stored run that
-// a checker must judge (f.Runs are in).
+// a checker must judge (f.Runs and f.References are in).
 func (f *Found) checkers(w Want, op *report.Program, oc *report.Case) {
 	if w.Checkers == [2]*evidence.Checker{} {
 		return
