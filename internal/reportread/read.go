@@ -420,7 +420,9 @@ func checkReference(c *report.Case) error {
 // output_sha256 is the checked run's stream's when that is recorded (the
 // checker was given what the report says the program wrote); its applied
 // settings, when recorded, name an image, and only a checker with a build
-// records a build image; its event is valid.
+// records a build image; when its answer is the reference's output, its
+// answer_sha256 is the digest of the first reference event's stream; its
+// event is valid.
 func checkCheckerRuns(c *report.Case) error {
 	runs := c.RunCount()
 	last := -1
@@ -481,6 +483,19 @@ func checkCheckerRuns(c *report.Case) error {
 		}
 		if kept != "" && kept != cr.OutputSHA256 {
 			return fmt.Errorf("%s: output_sha256 is not the digest of run %d's %s: the checker was given other output than the report holds", at, cr.Run, cr.Stream)
+		}
+		if cm := checkerMatcher(m); cm.AnswerReference != "" {
+			// Its answer was the reference's first run's stream.
+			if len(c.ReferenceEvents) == 0 {
+				return fmt.Errorf("%s: its answer is the reference's output, and the case has no reference_events", at)
+			}
+			ans := c.ReferenceEvents[0].StdoutSHA256
+			if cr.Stream == "stderr" {
+				ans = c.ReferenceEvents[0].StderrSHA256
+			}
+			if ans != cr.AnswerSHA256 {
+				return fmt.Errorf("%s: answer_sha256 is not the digest of the reference's %s: the checker was given another answer than the report holds", at, cr.Stream)
+			}
 		}
 		if err := checkEvent(&cr.Event); err != nil {
 			return fmt.Errorf("%s: %w", at, err)
