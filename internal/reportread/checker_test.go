@@ -84,7 +84,7 @@ func TestReadCheckerRuns(t *testing.T) {
 			// checker got.
 			cs[0]["reference_events"] = []any{cs[0]["runs"].([]any)[1].(map[string]any)["event"]}
 		}, "answer_sha256 is not the digest of the reference's stdout"},
-		"a damaged event":               {func(cs []map[string]any) { run(cs[0], 1)["event"].(map[string]any)["stderr_kept_bytes"] = 3 }, "the report was damaged"},
+		"a damaged event": {func(cs []map[string]any) { run(cs[0], 1)["event"].(map[string]any)["stderr_kept_bytes"] = 3 }, "the report was damaged"},
 		"too many": {func(cs []map[string]any) {
 			var many []any
 			for range report.MaxCheckerRuns + 1 {
