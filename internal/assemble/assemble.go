@@ -259,11 +259,17 @@ func entry(k Case) report.Case {
 	c.ReferenceApplied = referenceApplied(k.References)
 	c.CheckerRuns = make([]report.CheckerRun, 0, len(k.Checkers))
 	for _, cr := range k.Checkers {
-		c.CheckerRuns = append(c.CheckerRuns, report.CheckerRun{
+		rc := report.CheckerRun{
 			Checker: cr.Checker, Run: cr.Run, Stream: cr.Stream,
 			ProgramSHA256: cr.ProgramSHA256, InputSHA256: cr.InputSHA256, OutputSHA256: cr.OutputSHA256, AnswerSHA256: cr.AnswerSHA256,
+			BuildImageID: cr.BuildImageID, BuildRepoDigest: cr.BuildRepoDigest,
 			Event: report.EventOf(cr.Event),
-		})
+		}
+		if cr.Applied != nil {
+			a := report.AppliedOf(*cr.Applied)
+			rc.Applied = &a
+		}
+		c.CheckerRuns = append(c.CheckerRuns, rc)
 	}
 	c.ReusedFrom, c.NotReused = k.ReusedFrom, k.NotReused
 	return c
@@ -310,6 +316,8 @@ func matcherOutcome(m *verdict.Matcher, ch *verdict.Check) *report.MatcherOutcom
 		Verdict:    verdict.Undetermined,
 		Checker:    m.Checker,
 		AnswerFile: m.AnswerFile,
+		// The reference's output, which the case's reference_events hold.
+		AnswerReference: m.AnswerReference,
 	}
 	if mo.Normalize == "" {
 		mo.Normalize = verdict.NormalizeTrailing

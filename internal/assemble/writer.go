@@ -62,6 +62,11 @@ type CheckerRun struct {
 	// it checked), and InputSHA256, OutputSHA256 and AnswerSHA256 those of
 	// what it was given.
 	ProgramSHA256, InputSHA256, OutputSHA256, AnswerSHA256 string
+	// Applied is what the checker's containers were built from (nil when
+	// its attempt stopped before running anything); BuildImageID and
+	// BuildRepoDigest the image its build stage ran ("" without one).
+	Applied                       *runner.Applied
+	BuildImageID, BuildRepoDigest string
 	// Event is the checker's run.
 	Event runner.Event
 }

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/behaves-dev/behaves/internal/dockertest"
+	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -283,5 +285,142 @@ sys.exit(0 if out[:1] == ["1"] and out[-1:] == ["4"] else 1)
 	}
 	if started["program"] != 0 || started["checker"] != 2 {
 		t.Errorf("containers started by role: %v, want no program container and 2 checker containers", started)
+	}
+}
+
+// TestCheckerRescore rescores a checked run on the real daemon: with an
+// expectation elsewhere changed, rescore judges with the stored checker
+// runs (the checker's words come back, no container is created, and it is
+// given no sandbox); with the checker edited it refuses, exit 2 at the
+// case's position, naming the checker and its changed file.
+func TestCheckerRescore(t *testing.T) {
+	t.Parallel()
+	img := testImages(t)
+	cl := dockertest.Client(t)
+	spec := func(exit string) string {
+		return fmt.Sprintf(`version: 1
+profiles:
+  py: {image: "%s", command: [python3, -I]}
+checkers:
+  same: {file: checkers/same.py, profile: py}
+programs:
+  - name: paths
+    file: path.py
+    profile: py
+    cases:
+      - {name: right, stdin: "graph 4\n", expect: {stdout: {checker: same, answer: "1 2 4\n"}%s}}
+      - {name: another path, stdin: "graph 4\n", expect: {stdout: {checker: same, answer: "1 3 4\n"}}}
+`, img.python, exit)
+	}
+	run := runBehaves(t, t.Context(), spec(""), maps.Clone(checkerFiles))
+	if run.code != 1 {
+		t.Fatalf("the stored run: exit %d, want 1\n%s", run.code, indent(run.stderr))
+	}
+	for _, c := range run.program(t, "paths").Cases {
+		if len(c.CheckerRuns) != 1 || c.CheckerRuns[0].Applied == nil || c.CheckerRuns[0].Applied.Image != img.python || c.CheckerRuns[0].Event.ImageDigest == "" {
+			t.Fatalf("%s: checker runs %+v, want one recording its settings and image", c.Name, c.CheckerRuns)
+		}
+	}
+	dir, rescore := rescorer(t, run, checkerFiles)
+
+	// right now expects exit 1: false by its exit code, its checker's
+	// stored run still true; another path false by the stored checker's
+	// words.
+	creates := watchCreates(t, cl)
+	code, out, rep := rescore(spec(", exit_code: 1"))
+	made := creates()
+	if code != 1 {
+		t.Fatalf("rescore with another exit code: exit %d, want 1\n%s", code, indent(out))
+	}
+	cases := rep.Programs[0].Cases
+	if cases[0].Verdict != verdict.False || !strings.Contains(cases[0].Reason, "exit code") || cases[0].Expect.Stdout.Verdict != verdict.True {
+		t.Errorf("right: %s %q (stdout %s), want false by its exit code, its stdout true by the stored checker run", cases[0].Verdict, cases[0].Reason, cases[0].Expect.Stdout.Verdict)
+	}
+	if cases[1].Verdict != verdict.False || !strings.Contains(cases[1].Reason, "wrong answer expected 1 3 4, got 1 2 4") {
+		t.Errorf("another path: %s %q, want false with the stored checker's words", cases[1].Verdict, cases[1].Reason)
+	}
+	for k, c := range cases {
+		if stored := run.program(t, "paths").Cases[k].CheckerRuns; len(c.CheckerRuns) != 1 || !reflect.DeepEqual(c.CheckerRuns[0], stored[0]) {
+			t.Errorf("%s: checker runs %+v, want the stored one kept", c.Name, c.CheckerRuns)
+		}
+	}
+	if n := len(made[rep.RunID]) + len(made[run.report.RunID]); n != 0 || rep.RunID == "" {
+		t.Errorf("the daemon created %d containers during the rescore, want none", n)
+	}
+
+	// The checker edited: no stored checker run answers for it.
+	if err := os.WriteFile(filepath.Join(dir, "checkers/same.py"), []byte(checkerFiles["checkers/same.py"]+"# edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = rescore(spec(""))
+	if code != 2 || !strings.Contains(out, "behaves.yml:11:") ||
+		!strings.Contains(out, `case "right" of program "paths": checker "same": checkers/same.py changed since the stored run`) {
+		t.Errorf("rescore with the checker edited: exit %d, want 2 at the case naming the checker\n%s", code, indent(out))
+	}
+}
+
+// TestCheckerAnswerFromReference: on the real daemon, a checker matcher
+// with no answer in a program entry with a reference gets the reference's
+// output as its answer (the reference ran the case's input; its event is
+// kept with the case), and rescore judges the stored run again with the
+// stored checker run, the stored reference's output standing for the
+// answer.
+func TestCheckerAnswerFromReference(t *testing.T) {
+	t.Parallel()
+	img := testImages(t)
+	spec := fmt.Sprintf(`version: 1
+profiles:
+  py: {image: "%s", command: [python3, -I]}
+checkers:
+  same: {file: checkers/same.py, profile: py}
+programs:
+  - name: ref
+    file: path.py
+    profile: py
+    cases:
+      - {name: own, stdin: "graph 4\n", expect: {stdout: {contains: "1"}}}
+  - name: good
+    file: good.py
+    profile: py
+    reference: ref
+    cases:
+      - {name: path, stdin: "graph 4\n", expect: {stdout: {checker: same}}}
+  - name: bad
+    file: bad.py
+    profile: py
+    reference: ref
+    cases:
+      - {name: path, stdin: "graph 4\n", expect: {stdout: {checker: same}}}
+`, img.python)
+	files := maps.Clone(checkerFiles)
+	files["good.py"] = "print('1  2 4')\n"
+	files["bad.py"] = "print('1 3 4')\n"
+	run := runBehaves(t, t.Context(), spec, files)
+	if run.code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", run.code, indent(run.stderr))
+	}
+	good, bad := run.program(t, "good").Cases[0], run.program(t, "bad").Cases[0]
+	if good.Verdict != verdict.True || bad.Verdict != verdict.False || !strings.Contains(bad.Reason, "wrong answer expected 1 2 4, got 1 3 4") {
+		t.Errorf("good %s %q, bad %s %q: want true, and false with the checker's words on the reference's answer", good.Verdict, good.Reason, bad.Verdict, bad.Reason)
+	}
+	for _, c := range []report.Case{good, bad} {
+		if len(c.ReferenceEvents) != 1 || len(c.CheckerRuns) != 1 || c.CheckerRuns[0].AnswerSHA256 != c.ReferenceEvents[0].StdoutSHA256 ||
+			c.Expect.Stdout.AnswerReference != "ref" {
+			t.Errorf("%+v: want the reference's run kept, its stdout the checker's answer", c)
+		}
+	}
+	dir, rescore := rescorer(t, run, files)
+	code, out, rep := rescore(spec)
+	if code != 1 || rep.Programs[2].Cases[0].Verdict != verdict.False || rep.Programs[1].Cases[0].Verdict != verdict.True {
+		t.Errorf("rescore: exit %d, want 1 with the stored verdicts\n%s", code, indent(out))
+	}
+	// The reference edited: its stored output no longer stands for the
+	// answer.
+	if err := os.WriteFile(filepath.Join(dir, "path.py"), []byte(files["path.py"]+"# edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = rescore(spec)
+	if code != 2 || !strings.Contains(out, `case "path" of program "good": reference "ref": path.py changed since the stored run`) {
+		t.Errorf("rescore with the reference edited: exit %d, want 2 naming the reference\n%s", code, indent(out))
 	}
 }

@@ -28,8 +28,10 @@ type checkedStream struct {
 // job per checker (spec.CheckerJob: built once, if its profile has a
 // build stage, and delivered once), one invocation per stream it judges
 // (verdict.CheckersWanted: a stream cut at output_limit, or of a run that
-// did not finish, gets none, and is undetermined without it). The answer
-// goes to the checker's container only. why, when not "", is why nothing
+// did not finish, gets none, and is undetermined without it; so does one
+// whose answer is its reference's output when that run did not finish or
+// its stream was cut). The answer (the matcher's, or the reference's
+// output: verdict.ReferenceAnswer) goes to the checker's container only. why, when not "", is why nothing
 // can run (no sandbox, or it was lost): each checker run records it as
 // its sandbox error, and the checker matcher is undetermined. It returns
 // the loss of the sandbox during the checkers' runs.
@@ -41,8 +43,9 @@ func (w *work) runCheckers(ctx context.Context, sb runner.Sandbox, held []*caseR
 	streams := map[string][]checkedStream{}
 	var names []string
 	for _, cr := range held {
+		refs := cr.ref.runs()
 		for r, ev := range cr.events {
-			out, errm := verdict.CheckersWanted(cr.rec.Spec.Expect, ev)
+			out, errm := verdict.CheckersWanted(cr.rec.Spec.Expect, refs, ev)
 			for _, x := range []struct {
 				name string
 				m    *verdict.Matcher
@@ -57,8 +60,12 @@ func (w *work) runCheckers(ctx context.Context, sb runner.Sandbox, held []*caseR
 				if streams[x.m.Checker] == nil {
 					names = append(names, x.m.Checker)
 				}
+				// The answer: the matcher's, or its reference's output
+				// of the same stream (CheckersWanted asked for none
+				// where that is not to be had).
+				answer, _ := verdict.ReferenceAnswer(x.m, x.name, refs)
 				streams[x.m.Checker] = append(streams[x.m.Checker], checkedStream{cr: cr, run: r, stream: x.name,
-					in: spec.CheckedStream{Input: cr.rec.Spec.Invocation.Stdin, Output: x.s.Data, Answer: []byte(x.m.Answer)}})
+					in: spec.CheckedStream{Input: cr.rec.Spec.Invocation.Stdin, Output: x.s.Data, Answer: answer}})
 			}
 		}
 	}
@@ -107,12 +114,25 @@ func (w *work) runCheckers(ctx context.Context, sb runner.Sandbox, held []*caseR
 		// The checker's own digest identifies it, not that of the job,
 		// whose files are the checker's and what it checked.
 		digest := byName[name].Program.Digest()
+		// What the checker's containers were built from and the image its
+		// build ran: with the digests, the key of each of its runs.
+		var applied *runner.Applied
+		var buildID, buildRepo string
+		if j < len(obs) {
+			if a := obs[j].Settings.Applied; a.Image != "" {
+				applied = &a
+			}
+			if b := obs[j].Build; b != nil {
+				buildID, buildRepo = b.ImageDigest, b.RepoDigest
+			}
+		}
 		for k, st := range streams[name] {
 			ev := events[j][k]
 			ev.ProgramSHA256 = digest
 			st.cr.checks = append(st.cr.checks, assemble.CheckerRun{
 				Checker: name, Run: st.run, Stream: st.stream,
 				ProgramSHA256: digest, InputSHA256: sha256Hex(st.in.Input), OutputSHA256: sha256Hex(st.in.Output), AnswerSHA256: sha256Hex(st.in.Answer),
+				Applied: applied, BuildImageID: buildID, BuildRepoDigest: buildRepo,
 				Event: ev,
 			})
 		}

@@ -3,12 +3,14 @@ package engine
 import (
 	"bytes"
 	"context"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/behaves-dev/behaves/internal/reuse"
+	"github.com/behaves-dev/behaves/internal/runner"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -94,10 +96,16 @@ func TestRunCheckers(t *testing.T) {
 		t.Fatalf("repeated: %d checker runs for %d runs, want 3 for 3", len(rep.checks), rep.runs)
 	}
 	digest := sp.Checkers[0].Program.Digest()
+	// Each checker run records what its containers were built from (the
+	// sandbox's applied settings of the checker's profile): its key.
+	applied := runner.Apply(sp.CheckerJob(sp.Checkers[0], nil).Profile)
 	for r, c := range rep.checks {
 		if c.Run != r || c.Stream != "stdout" || c.Checker != "cmp" || c.ProgramSHA256 != digest || c.Event.ProgramSHA256 != digest ||
 			c.OutputSHA256 != sha256Hex([]byte("7")) || c.AnswerSHA256 != sha256Hex([]byte("7")) || c.InputSHA256 != sha256Hex([]byte("7")) {
 			t.Errorf("repeated: checker run %d: %+v", r, c)
+		}
+		if c.Applied == nil || !reflect.DeepEqual(*c.Applied, applied) || c.BuildImageID != "" {
+			t.Errorf("repeated: checker run %d recorded applied %+v, build image %q; want %+v and none", r, c.Applied, c.BuildImageID, applied)
 		}
 	}
 	if s := sink.cases[[2]int{1, 0}]; len(s.checks) != 0 {
@@ -199,5 +207,103 @@ func TestReuseRunsOnlyTheChecker(t *testing.T) {
 	}
 	if c := rep.Programs[1].Cases[0]; c.NotReused == nil || c.NotReused.Reason != reuse.ReasonUndecided {
 		t.Errorf("cut: not reused %+v, want undetermined", c.NotReused)
+	}
+}
+
+const referenceAnswerSpec = `version: 1
+profiles:
+  p: {image: ` + pin + `, command: ["x"], timeout: 1s, memory: 16MiB}
+checkers:
+  cmp: {file: check.txt, profile: p}
+programs:
+  - name: ref
+    file: upper.txt
+    profile: p
+    cases:
+      - {name: shout, stdin: "hi", expect: {stdout: {equals: "HI"}}}
+  - name: slowref
+    file: slow.txt
+    profile: p
+    cases:
+      - {name: slow, stdin: "s", expect: {exit_code: 0}}
+  - name: cutref
+    file: cut.txt
+    profile: p
+    cases:
+      - {name: cut, stdin: "c", expect: {exit_code: 0}}
+  - name: echo
+    file: echo.txt
+    profile: p
+    reference: ref
+    cases:
+      - {name: right, stdin: "ABC", expect: {stdout: {checker: cmp}}}
+      - {name: wrong, stdin: "abc", expect: {stdout: [{contains: "a"}, {checker: cmp}]}}
+      - {name: given, stdin: "xyz", expect: {stdout: {checker: cmp, answer: "xyz"}}}
+  - name: after slow
+    file: echo.txt
+    profile: p
+    reference: slowref
+    cases:
+      - {name: unfinished, stdin: "a", expect: {stdout: {checker: cmp}}}
+  - name: after cut
+    file: echo.txt
+    profile: p
+    reference: cutref
+    cases:
+      - {name: cut answer, stdin: "a", expect: {stdout: {checker: cmp}}}
+`
+
+// TestCheckerAnswerFromReference: in a program entry with a reference, a
+// checker matcher with neither answer nor answer_file gets the reference's
+// output of the same stream for the same input as its answer (the
+// reference runs that input, as for a same_as case, and only the inputs
+// that need it); a reference run that did not finish, or whose stream was
+// cut, leaves the stream undetermined, naming the reference, without
+// running the checker.
+func TestCheckerAnswerFromReference(t *testing.T) {
+	sp := loadSpec(t, referenceAnswerSpec, testFiles)
+	sb := &scriptSandbox{}
+	sink := &recordSink{}
+	out := NewPlan(sp, Selection{}, 2).Run(t.Context(), sb, Options{RunID: "r", StartedAt: time.Now(), Cleanup: context.Background()}, sink)
+	if out.Err != nil {
+		t.Fatalf("run failed: %v", out.Err)
+	}
+	reasons := map[string]string{}
+	var got []string
+	for _, p := range out.Report.Programs {
+		for _, c := range p.Cases {
+			got = append(got, p.Name+"/"+c.Name+"="+c.Verdict.String())
+			reasons[c.Name] = c.Reason
+		}
+	}
+	want := []string{"ref/shout=true", "slowref/slow=false", "cutref/cut=true", "echo/right=true", "echo/wrong=false", "echo/given=true",
+		"after slow/unfinished=undetermined", "after cut/cut answer=undetermined"}
+	if !slices.Equal(got, want) {
+		t.Errorf("verdicts %v, want %v", got, want)
+	}
+	for name, reason := range map[string]string{
+		"wrong":      "stdout[2]: checker cmp: wrong answer abc is not ABC",
+		"unfinished": "stdout: the checker cmp was not run: its answer is the stdout of the reference slowref, whose run did not finish: timed out",
+		"cut answer": "stdout: the checker cmp was not run: its answer is the stdout of the reference cutref, which was cut at output_limit",
+	} {
+		if !strings.HasPrefix(reasons[name], reason) {
+			t.Errorf("%s: reason %q, want it to start %q", name, reasons[name], reason)
+		}
+	}
+	// The checker ran on right, wrong and given only; the references ran
+	// their own cases and the inputs of right, wrong, unfinished and cut
+	// answer, never given's (its answer is its own).
+	if sb.ran["check"] != 3 || sb.ran["upper"] != 3 || sb.ran["slow"] != 2 || sb.ran["cut"] != 2 {
+		t.Errorf("runs by script %v, want check 3, upper 3 (shout, ABC, abc), slow 2, cut 2", sb.ran)
+	}
+	echo := out.Report.Programs[3]
+	right := echo.Cases[0]
+	if len(right.CheckerRuns) != 1 || right.CheckerRuns[0].AnswerSHA256 != sha256Hex([]byte("ABC")) || len(right.ReferenceEvents) != 1 ||
+		right.Expect.Stdout.AnswerReference != "ref" || right.ReferenceApplied == nil {
+		t.Errorf("right: checker runs %+v, %d reference events, answer reference %q: want the reference's output as its answer, its run kept",
+			right.CheckerRuns, len(right.ReferenceEvents), right.Expect.Stdout.AnswerReference)
+	}
+	if given := echo.Cases[2]; len(given.ReferenceEvents) != 0 || given.Expect.Stdout.AnswerReference != "" || given.CheckerRuns[0].AnswerSHA256 != sha256Hex([]byte("xyz")) {
+		t.Errorf("given: %d reference events, answer reference %q, checker runs %+v: want its own answer", len(given.ReferenceEvents), given.Expect.Stdout.AnswerReference, given.CheckerRuns)
 	}
 }

@@ -144,6 +144,11 @@ func newWork(sp *spec.Spec, all []spec.Program, store *reuse.Store, resolve func
 						cr.events[r] = run.Event
 					}
 					cr.recheck = true
+					if len(a.References) > 0 {
+						// The stored reference runs (their key the
+						// spec's): a checker's answer may be their output.
+						cr.ref = &referenceRuns{events: a.References}
+					}
 					w.rechecks = append(w.rechecks, cr)
 				}
 				continue

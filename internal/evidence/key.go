@@ -87,20 +87,26 @@ type Image struct {
 // can stand for it: a stored run on another platform never answers.
 func ResolveImages(k *Key, resolve func(pin string) (string, error)) {
 	for _, p := range append([]*Program{&k.Program}, references(k)...) {
-		for _, im := range []*Image{&p.Image, &p.BuildImage} {
-			switch {
-			case im.Pin == "" || im.ID != "":
-				// nothing to resolve
-			case !strings.Contains(im.Pin, "@"):
-				im.ID = im.Pin
-			case resolve == nil:
-				im.Unresolved = "no engine to resolve it on"
-			default:
-				if id, err := resolve(im.Pin); err != nil {
-					im.Unresolved = err.Error()
-				} else {
-					im.ID = id
-				}
+		resolveProgram(p, resolve)
+	}
+}
+
+// resolveProgram is ResolveImages of one program part: its image's and
+// its build's.
+func resolveProgram(p *Program, resolve func(pin string) (string, error)) {
+	for _, im := range []*Image{&p.Image, &p.BuildImage} {
+		switch {
+		case im.Pin == "" || im.ID != "":
+			// nothing to resolve
+		case !strings.Contains(im.Pin, "@"):
+			im.ID = im.Pin
+		case resolve == nil:
+			im.Unresolved = "no engine to resolve it on"
+		default:
+			if id, err := resolve(im.Pin); err != nil {
+				im.Unresolved = err.Error()
+			} else {
+				im.ID = id
 			}
 		}
 	}

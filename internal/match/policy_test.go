@@ -218,8 +218,9 @@ func TestPolicies(t *testing.T) {
 		},
 			// reuse takes the program's stored run (its checker runs
 			// again on it: Answer.Recheck); rescore, which runs nothing,
-			// refuses.
-			want: [3]string{"", "", ""}, rescore: `case "x" of program "echo": rescore cannot run the checker "c"`},
+			// refuses: no stored checker run answers (TestCheckerPolicies
+			// has those that do).
+			want: [3]string{"", "", ""}, rescore: `case "x" of program "echo": checker "c": the stored case has no run of it on stdout of run 1`},
 		{name: "a checker judges it, and the stored output was cut", spec: func(s string) string {
 			s = strings.Replace(s, "programs:", "checkers: {c: {file: check.sh, profile: p}}\nprograms:", 1)
 			return strings.Replace(s, `args: ["x"], expect: {stdout: {equals: "x"}}`, `args: ["x"], expect: {stdout: {checker: c, answer: "x"}}`, 1)
@@ -229,8 +230,10 @@ func TestPolicies(t *testing.T) {
 				r.Programs[0].Cases[0].Event.StdoutBytes = 1 << 20
 			},
 			// No checker can judge a cut stream: the stored run does not
-			// settle the case, and it runs again.
-			want: [3]string{ReasonUndecided, "", ""}, rescore: `rescore cannot run the checker "c"`},
+			// settle the case, and it runs again. rescore needs no
+			// checker run for it either: it is undetermined, as a run
+			// judges it.
+			want: [3]string{ReasonUndecided, "", ""}},
 		{name: "a failed build that timed out", stored: func(r *report.Report) {
 			b := r.Programs[1].Build
 			b.TimedOut, b.ExitCode = true, new(137)

@@ -361,6 +361,17 @@ type CheckerRun struct {
 	InputSHA256   string `json:"input_sha256"`
 	OutputSHA256  string `json:"output_sha256"`
 	AnswerSHA256  string `json:"answer_sha256"`
+	// Applied is what the checker's containers were built from (its
+	// profile's settings as the sandbox applied them, its build's
+	// included), and BuildImageID and BuildRepoDigest the image its build
+	// stage ran ("" without one): with the event's image_digest and
+	// repo_digest and the digests above, the key a stored checker run
+	// answers for (behaves rescore judges with a stored checker run whose
+	// key is the spec's now). Applied is null when the checker's attempt
+	// stopped before running anything.
+	Applied         *Applied `json:"applied"`
+	BuildImageID    string   `json:"build_image_id"`
+	BuildRepoDigest string   `json:"build_repo_digest"`
 	// Event is the checker's run: its exit code says what it found.
 	Event Event `json:"event"`
 }
@@ -475,6 +486,11 @@ type MatcherOutcome struct {
 	// behaves.report/v1).
 	Checker    string `json:"checker"`
 	AnswerFile string `json:"answer_file"`
+	// AnswerReference is, for a checker matcher whose answer is its
+	// reference's output (a differential case's, with neither answer nor
+	// answer_file), that reference's name: the answer is then the
+	// case's reference_events' stream, and Value "". "" otherwise.
+	AnswerReference string `json:"answer_reference"`
 	// Verdict is undetermined when the matcher was not checked.
 	Verdict verdict.Verdict `json:"verdict"`
 	Reason  string          `json:"reason"`
@@ -496,6 +512,8 @@ func (m *MatcherOutcome) Describe() string {
 		switch {
 		case m.AnswerFile != "":
 			s += ", answer from " + m.AnswerFile
+		case m.AnswerReference != "":
+			s += ", answer from the reference " + m.AnswerReference
 		case m.Value == "":
 			s += ", no answer"
 		}
@@ -963,6 +981,10 @@ func Normalize(r Report) Report {
 			}
 			for k := range c.CheckerRuns {
 				c.CheckerRuns[k].Event.Command = nonNil(c.CheckerRuns[k].Event.Command)
+				if a := c.CheckerRuns[k].Applied; a != nil {
+					n := normalizeApplied(*a)
+					c.CheckerRuns[k].Applied = &n
+				}
 			}
 		}
 	}

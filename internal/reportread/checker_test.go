@@ -15,8 +15,9 @@ import (
 // TestReadCheckerRuns: a report of an earlier behaves (no checker_runs)
 // reads; checker runs that do not fit their case (another checker, a run
 // it does not have, a stream that is not one or has no checker, out of
-// order, output that is not the run's, a digest that is not one, too
-// many) do not.
+// order, output that is not the run's, a digest that is not one, applied
+// settings without an image, a build image without a build, an answer
+// from the reference that is not its output, too many) do not.
 func TestReadCheckerRuns(t *testing.T) {
 	t.Parallel()
 	good := reporttest.Encoded(t, assemble.Report(reporttest.CheckedInput()))
@@ -70,6 +71,19 @@ func TestReadCheckerRuns(t *testing.T) {
 		"its event another program": {func(cs []map[string]any) {
 			run(cs[0], 0)["event"].(map[string]any)["program_sha256"] = reporttest.Hex64('d')
 		}, "its event's program_sha256"},
+		"applied without an image": {func(cs []map[string]any) {
+			run(cs[0], 0)["applied"].(map[string]any)["image"] = ""
+		}, "applied names no image"},
+		"a build image without a build": {func(cs []map[string]any) { run(cs[0], 0)["build_image_id"] = "sha256:" + reporttest.Hex64('e') }, "have no build"},
+		"an answer from the reference, and no reference events": {func(cs []map[string]any) {
+			cs[0]["expect"].(map[string]any)["stdout"].(map[string]any)["answer_reference"] = "r"
+		}, "its answer is the reference's output, and the case has no reference_events"},
+		"an answer that is not the reference's output": {func(cs []map[string]any) {
+			cs[0]["expect"].(map[string]any)["stdout"].(map[string]any)["answer_reference"] = "r"
+			// The second run's event: its stdout is not the answer the
+			// checker got.
+			cs[0]["reference_events"] = []any{cs[0]["runs"].([]any)[1].(map[string]any)["event"]}
+		}, "answer_sha256 is not the digest of the reference's stdout"},
 		"a damaged event": {func(cs []map[string]any) { run(cs[0], 1)["event"].(map[string]any)["stderr_kept_bytes"] = 3 }, "the report was damaged"},
 		"too many": {func(cs []map[string]any) {
 			var many []any

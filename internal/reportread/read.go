@@ -376,8 +376,13 @@ func checkRuns(c *report.Case) error {
 func checkReference(c *report.Case) error {
 	sa := c.Expect.SameAs
 	if sa == nil {
-		if len(c.ReferenceEvents) > 0 {
-			return errors.New("reference_events on a case that is not same_as")
+		if len(c.ReferenceEvents) > 0 && !answerReference(c) {
+			return errors.New("reference_events on a case that is neither same_as nor checked with its reference's output as the answer")
+		}
+		for i := range c.ReferenceEvents {
+			if err := checkEvent(&c.ReferenceEvents[i]); err != nil {
+				return fmt.Errorf("reference event %d: %w", i+1, err)
+			}
 		}
 		return nil
 	}
@@ -413,8 +418,11 @@ func checkReference(c *report.Case) error {
 // runs, at most once, in run order, stdout before stderr; its digests are
 // SHA-256s, its event's program_sha256 is the checker's, and its
 // output_sha256 is the checked run's stream's when that is recorded (the
-// checker was given what the report says the program wrote); its event is
-// valid.
+// checker was given what the report says the program wrote); its applied
+// settings, when recorded, name an image, and only a checker with a build
+// records a build image; when its answer is the reference's output, its
+// answer_sha256 is the digest of the first reference event's stream; its
+// event is valid.
 func checkCheckerRuns(c *report.Case) error {
 	runs := c.RunCount()
 	last := -1
@@ -457,6 +465,15 @@ func checkCheckerRuns(c *report.Case) error {
 				return fmt.Errorf("%s: %s %s is not a SHA-256", at, d.field, escape.Quote(escape.Shorten(d.sum, 70)))
 			}
 		}
+		// What the checker ran under (part of its key): applied names an
+		// image when recorded, and only a checker with a build stage
+		// recorded its build's image.
+		if cr.Applied != nil && cr.Applied.Image == "" {
+			return fmt.Errorf("%s: applied names no image: a checker's applied settings are null when its attempt ran nothing", at)
+		}
+		if (cr.BuildImageID != "" || cr.BuildRepoDigest != "") && (cr.Applied == nil || cr.Applied.Build == nil) {
+			return fmt.Errorf("%s: build_image_id or build_repo_digest of a checker whose applied settings have no build", at)
+		}
 		if cr.Event.ProgramSHA256 != "" && cr.Event.ProgramSHA256 != cr.ProgramSHA256 {
 			return fmt.Errorf("%s: its event's program_sha256 is not the checker's program_sha256", at)
 		}
@@ -467,11 +484,35 @@ func checkCheckerRuns(c *report.Case) error {
 		if kept != "" && kept != cr.OutputSHA256 {
 			return fmt.Errorf("%s: output_sha256 is not the digest of run %d's %s: the checker was given other output than the report holds", at, cr.Run, cr.Stream)
 		}
+		if cm := checkerMatcher(m); cm.AnswerReference != "" {
+			// Its answer was the reference's first run's stream.
+			if len(c.ReferenceEvents) == 0 {
+				return fmt.Errorf("%s: its answer is the reference's output, and the case has no reference_events", at)
+			}
+			ans := c.ReferenceEvents[0].StdoutSHA256
+			if cr.Stream == "stderr" {
+				ans = c.ReferenceEvents[0].StderrSHA256
+			}
+			if ans != cr.AnswerSHA256 {
+				return fmt.Errorf("%s: answer_sha256 is not the digest of the reference's %s: the checker was given another answer than the report holds", at, cr.Stream)
+			}
+		}
 		if err := checkEvent(&cr.Event); err != nil {
 			return fmt.Errorf("%s: %w", at, err)
 		}
 	}
 	return nil
+}
+
+// answerReference says whether a checker matcher of c takes its
+// reference's output as its answer (answer_reference).
+func answerReference(c *report.Case) bool {
+	for _, m := range []*report.MatcherOutcome{c.Expect.Stdout, c.Expect.Stderr} {
+		if cm := checkerMatcher(m); cm != nil && cm.AnswerReference != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // checkerMatcher is m's checker matcher: m itself, or the one in its list

@@ -105,6 +105,10 @@ type walker struct {
 	// sameAs is set by the current case's expect.same_as when it is not
 	// null (Case's own walk resets and reads it).
 	sameAs bool
+	// answerRef is set by a checker matcher's answer_reference, in the
+	// current case's expect, when it is not "" (its answer is the
+	// reference's output, which reference_events hold).
+	answerRef bool
 	// keys holds the keys of the pass_at object being walked.
 	keys []string
 	// entryCost is what the entries of each list and map field cost,
@@ -269,7 +273,7 @@ func (w *walker) object(t reflect.Type, path string) error {
 	}
 	isCase := t == reflect.TypeFor[report.Case]()
 	if isCase {
-		w.sameAs = false
+		w.sameAs, w.answerRef = false, false
 	}
 	var refEvents int
 	w.pos++
@@ -306,6 +310,7 @@ func (w *walker) object(t reflect.Type, path string) error {
 		}
 		w.skipSpace()
 		null := w.peekLiteral("null")
+		empty := w.peekLiteral(`""`)
 		seen[i] = 2
 		if null {
 			seen[i] = 1
@@ -330,6 +335,8 @@ func (w *walker) object(t reflect.Type, path string) error {
 			refEvents = n
 		case t == reflect.TypeFor[report.Expect]() && f.name == "same_as":
 			w.sameAs = !null
+		case t == reflect.TypeFor[report.MatcherOutcome]() && f.name == "answer_reference":
+			w.answerRef = w.answerRef || !null && !empty
 		}
 	}
 	w.depth--
@@ -338,8 +345,8 @@ func (w *walker) object(t reflect.Type, path string) error {
 			return fmt.Errorf("not a report: %s has no %q", where(path), k)
 		}
 	}
-	if isCase && refEvents > 0 && !w.sameAs {
-		return shapeError(join(path, "reference_events"), "%d events on a case that is not same_as: only a same_as case has reference events", refEvents)
+	if isCase && refEvents > 0 && !w.sameAs && !w.answerRef {
+		return shapeError(join(path, "reference_events"), "%d events on a case that is neither same_as nor checked with its reference's output as the answer: only those have reference events", refEvents)
 	}
 	return nil
 }

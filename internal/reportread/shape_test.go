@@ -81,10 +81,10 @@ func TestShapeRefuses(t *testing.T) {
 		}, "programs[0].cases[0].reference_events: more than 100 entries"},
 		{"reference events on a plain case", sameAs, func(m map[string]any) {
 			kase(m, 0, 1)["reference_events"] = events(m, 1)
-		}, "programs[0].cases[1].reference_events: 1 events on a case that is not same_as"},
+		}, "programs[0].cases[1].reference_events: 1 events on a case that is neither same_as nor checked with its reference's output"},
 		{"reference events with same_as null", sameAs, func(m map[string]any) {
 			kase(m, 0, 0)["expect"].(map[string]any)["same_as"] = nil
-		}, "programs[0].cases[0].reference_events: 2 events on a case that is not same_as"},
+		}, "programs[0].cases[0].reference_events: 2 events on a case that is neither same_as nor checked with its reference's output"},
 		{"a key in another case", sameAs, func(m map[string]any) {
 			// The decoder fills reference_events from this key too.
 			kase(m, 0, 1)["Reference_Events"] = events(m, 1)

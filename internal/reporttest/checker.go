@@ -54,8 +54,10 @@ func CheckedInput() assemble.Input {
 			Program: runner.Program{Entry: "split.py", Files: runner.FilesOf(map[string][]byte{"split.py": []byte("import sys\n")})}}}}
 
 	checkerRun := func(run int, stream string, c spec.Case, out []byte, answer string, ev runner.Event) assemble.CheckerRun {
+		applied := Settings.Applied.Clone()
 		return assemble.CheckerRun{Checker: "split", Run: run, Stream: stream, ProgramSHA256: CheckerDigest,
-			InputSHA256: sha256Hex(c.Invocation.Stdin), OutputSHA256: sha256Hex(out), AnswerSHA256: sha256Hex([]byte(answer)), Event: ev}
+			InputSHA256: sha256Hex(c.Invocation.Stdin), OutputSHA256: sha256Hex(out), AnswerSHA256: sha256Hex([]byte(answer)),
+			Applied: &applied, Event: ev}
 	}
 	judged := func(c spec.Case, events []runner.Event, checks []assemble.CheckerRun) assemble.Case {
 		checked := make([]verdict.Checked, len(events))

@@ -3,9 +3,11 @@
 // anything. Whether a stored case answers a case of the spec now is
 // package match's to say; rescore's policy is that every case must be
 // answered: anything that differs is an error at the spec's position that
-// names it, never a silent re-run. A case a checker judges is refused
-// (rescore runs nothing, and stored evidence does not answer for a
-// checker's run).
+// names it, never a silent re-run. A case a checker judges is judged with
+// the stored checker runs whose key is the spec's now (the checker's
+// files, image, settings and build, the input, the stored run's output and
+// the answer); rescore runs no checker, so any other is refused, naming
+// the checker.
 package rescore
 
 import (
@@ -85,12 +87,6 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) ([]assemble.Program
 				fail(c.Pos, "case %q of program %q: %s has no such case: run it with behaves run", c.Name, p.Name, oldPath)
 				continue
 			}
-			if name := c.Expect.CheckerName(); name != "" {
-				// A checker's run is not evidence rescore can take yet:
-				// nothing keys it (its files, profile, build, answer).
-				fail(c.Pos, "case %q of program %q: rescore cannot run the checker %q, which judges it, and stored evidence does not answer for a checker's run: run it with behaves run", c.Name, p.Name, name)
-				continue
-			}
 			f := match.Check(wants[i][k], op, oc)
 			differs := false
 			for _, d := range f.Differences {
@@ -108,15 +104,22 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) ([]assemble.Program
 						atProgram[d.Msg] = true
 						fail(p.Pos, "%s: run it again", programMsg(p, d))
 					}
-				case where == "reference" && c.Expect.SameAs != nil:
+				case where == "reference" && referenceName(c) != "":
 					msg := d.Msg
 					if d.Part == evidence.PartReference+"."+evidence.PartProgram {
 						msg = referenceFile(sp, c) + " " + msg
 					}
-					fail(c.Pos, "case %q of program %q: reference %q: %s: run it again", c.Name, p.Name, c.Expect.SameAs.Reference, msg)
+					fail(c.Pos, "case %q of program %q: reference %q: %s: run it again", c.Name, p.Name, referenceName(c), msg)
 				default:
 					fail(c.Pos, "case %q of program %q: %s: run it again", c.Name, p.Name, d.Msg)
 				}
+			}
+			// A checked case needs a stored checker run whose key is the
+			// spec's now for every stream a checker must judge: rescore
+			// runs no checker.
+			for _, d := range f.CheckerDifferences {
+				differs = true
+				fail(c.Pos, "case %q of program %q: checker %q: %s: run it again", c.Name, p.Name, d.Checker, checkerMsg(sp, d))
 			}
 			if differs {
 				continue
@@ -126,7 +129,7 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) ([]assemble.Program
 			kc := &rec.Cases[k]
 			var judged []verdict.CaseResult
 			if f.Whole && f.ReferencesWhole {
-				judged, kc.Result = verdict.JudgeRuns(c.Expect, f.References, f.Runs)
+				judged, kc.Result = verdict.JudgeCheckedRuns(c.Expect, f.References, f.Runs, f.Checked)
 			} else {
 				judged = slices.Repeat([]verdict.CaseResult{{Verdict: verdict.Undetermined, Reason: ReasonOmitted}}, len(f.Runs))
 				kc.Result = verdict.Fold(judged).CaseResult
@@ -134,9 +137,10 @@ func Match(sp *spec.Spec, old report.Report, oldPath string) ([]assemble.Program
 			for r, e := range f.Runs {
 				kc.Runs = append(kc.Runs, assemble.RunResult{Event: e, Result: judged[r]})
 			}
-			if c.Expect.SameAs != nil {
+			if referenceName(c) != "" {
 				kc.References = f.References
 			}
+			kc.Checkers = storedChecks(f.Checkers)
 		}
 		if len(errs) > before {
 			continue
@@ -179,12 +183,58 @@ func programMsg(p spec.Program, d evidence.Difference) string {
 	return fmt.Sprintf("program %q: profile %q's %s", p.Name, p.Profile, d.Msg)
 }
 
-// referenceFile is the file of a same_as case's reference program.
+// referenceName is the reference a case runs its input on: a same_as
+// case's, or that of a checker matcher whose answer is its output; "" for
+// none.
+func referenceName(c spec.Case) string {
+	if c.Expect.SameAs != nil {
+		return c.Expect.SameAs.Reference
+	}
+	return c.Expect.AnswerReference()
+}
+
+// referenceFile is the file of a case's reference program.
 func referenceFile(sp *spec.Spec, c spec.Case) string {
 	for _, p := range sp.Programs {
-		if p.Name == c.Expect.SameAs.Reference {
+		if p.Name == referenceName(c) {
 			return p.File
 		}
 	}
-	return c.Expect.SameAs.Reference
+	return referenceName(c)
+}
+
+// checkerMsg says how a stored checker run differs from the spec's, its
+// files and profile named as the spec names them.
+func checkerMsg(sp *spec.Spec, d match.CheckerDifference) string {
+	var ch spec.Checker
+	for _, c := range sp.Checkers {
+		if c.Name == d.Checker {
+			ch = c
+		}
+	}
+	switch d.Part {
+	case evidence.PartChecker, evidence.PartCheckerInput, evidence.PartCheckerOutput, evidence.PartCheckerAnswer,
+		evidence.PartChecker + "." + evidence.PartFormat:
+		return d.Msg
+	case evidence.PartChecker + "." + evidence.PartProgram:
+		return ch.File + " " + d.Msg
+	}
+	return fmt.Sprintf("profile %q's %s", ch.Profile, d.Msg)
+}
+
+// storedChecks are stored checker runs as a report records them again.
+func storedChecks(crs []report.CheckerRun) []assemble.CheckerRun {
+	var out []assemble.CheckerRun
+	for _, cr := range crs {
+		ev, _ := cr.Event.RunnerEvent() // whole: match.Check says so
+		x := assemble.CheckerRun{Checker: cr.Checker, Run: cr.Run, Stream: cr.Stream,
+			ProgramSHA256: cr.ProgramSHA256, InputSHA256: cr.InputSHA256, OutputSHA256: cr.OutputSHA256, AnswerSHA256: cr.AnswerSHA256,
+			BuildImageID: cr.BuildImageID, BuildRepoDigest: cr.BuildRepoDigest, Event: ev}
+		if cr.Applied != nil {
+			a := cr.Applied.Runner()
+			x.Applied = &a
+		}
+		out = append(out, x)
+	}
+	return out
 }

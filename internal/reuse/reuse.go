@@ -346,7 +346,7 @@ func (src *source) judged(w wanted, op *report.Program, oc *report.Case, events,
 	recheck := w.c.Expect.CheckerName() != ""
 	var accepted []verdict.Checked
 	if recheck {
-		accepted = acceptAll(w.c.Expect, events)
+		accepted = acceptAll(w.c.Expect, refs, events)
 	}
 	results, fold := verdict.JudgeCheckedRuns(w.c.Expect, refs, events, accepted)
 	runs := make([]assemble.RunResult, len(events))
@@ -367,16 +367,17 @@ func (src *source) judged(w wanted, op *report.Program, oc *report.Case, events,
 }
 
 // acceptAll is, for each run of events, an accepting checker event on
-// every stream a checker would judge (verdict.CheckersWanted).
-func acceptAll(exp verdict.Expectation, events []runner.Event) []verdict.Checked {
+// every stream a checker would judge (verdict.CheckersWanted; refs are the
+// stored reference runs, whose output may be a checker's answer).
+func acceptAll(exp verdict.Expectation, refs, events []runner.Event) []verdict.Checked {
 	ok := 0
 	accept := &runner.Event{ExitCode: &ok}
 	out := make([]verdict.Checked, len(events))
 	for r, ev := range events {
-		if m, _ := verdict.CheckersWanted(exp, ev); m != nil {
+		if m, _ := verdict.CheckersWanted(exp, refs, ev); m != nil {
 			out[r].Stdout = accept
 		}
-		if _, m := verdict.CheckersWanted(exp, ev); m != nil {
+		if _, m := verdict.CheckersWanted(exp, refs, ev); m != nil {
 			out[r].Stderr = accept
 		}
 	}

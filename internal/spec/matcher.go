@@ -357,6 +357,7 @@ func (l *loader) answer(stream string, fs fields, m *verdict.Matcher) {
 			return
 		}
 	}
+	m.AnswerGiven = hasAnswer || hasFile
 	switch {
 	case hasAnswer && hasFile:
 		l.errorf(later(ans.key, file.key), "%s has both answer and answer_file: give the answer inline or name the file that holds it, not both", stream)

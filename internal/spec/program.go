@@ -724,7 +724,10 @@ func programID(name, rel string) string {
 
 // withReference gives each same_as case of a program its own copy of the
 // expectation naming the reference (cases from one cases file are shared by
-// entries that may name different references).
+// entries that may name different references), and each checker matcher
+// that gives neither answer nor answer_file, in a program entry with a
+// reference, its own copy naming the reference: its answer is the
+// reference's output.
 func withReference(cases []Case, reference string) []Case {
 	for i := range cases {
 		if sa := cases[i].Expect.SameAs; sa != nil {
@@ -732,6 +735,20 @@ func withReference(cases []Case, reference string) []Case {
 			cp.Reference = reference
 			cp.Streams = append([]string{}, sa.Streams...)
 			cases[i].Expect.SameAs = &cp
+		}
+		if reference == "" {
+			continue
+		}
+		for _, m := range []**verdict.Matcher{&cases[i].Expect.Stdout, &cases[i].Expect.Stderr} {
+			if c := verdict.CheckerOf(*m); c == nil || c.AnswerGiven {
+				continue
+			}
+			cp := **m
+			cp.All = slices.Clone(cp.All)
+			if c := verdict.CheckerOf(&cp); c != nil {
+				c.AnswerReference = reference
+			}
+			*m = &cp
 		}
 	}
 	return cases

@@ -8,7 +8,9 @@ import (
 )
 
 // ReferenceInput is one distinct invocation (args and stdin) a reference
-// program runs for the same_as cases of its candidates.
+// program runs for the same_as cases of its candidates, and for their
+// cases whose checker matcher takes the reference's output as its answer
+// (verdict.Matcher.AnswerReference).
 type ReferenceInput struct {
 	// Program is the reference program's index in the list References
 	// looked it up in.
@@ -24,8 +26,8 @@ type ReferenceInput struct {
 
 // References lists the distinct invocations the reference programs run, in
 // the order the spec first asks for them, and, for program p's case c,
-// of[p][c]: the index of its input in inputs, or -1 for a case that is not
-// same_as. One input is shared by every candidate that has that invocation
+// of[p][c]: the index of its input in inputs, or -1 for a case that is
+// neither same_as nor checked with the reference's output as its answer. One input is shared by every candidate that has that invocation
 // (every sample of a files: entry, every entry naming that reference).
 //
 // References are looked up by name in all, or in s.Programs when all is
@@ -50,7 +52,7 @@ func references(progs, all []Program) (inputs []ReferenceInput, of [][]int) {
 		ref, ok := byName[p.Reference]
 		for c, kc := range p.Cases {
 			of[i][c] = -1
-			if kc.Expect.SameAs == nil || !ok {
+			if kc.Expect.SameAs == nil && kc.Expect.AnswerReference() == "" || !ok {
 				continue
 			}
 			key := inputKey(ref, kc.Invocation)
@@ -60,7 +62,11 @@ func references(progs, all []Program) (inputs []ReferenceInput, of [][]int) {
 				seen[key] = k
 				inputs = append(inputs, ReferenceInput{Program: ref, Reference: all[ref], Invocation: kc.Invocation})
 			}
-			inputs[k].Repeat = max(inputs[k].Repeat, kc.Repeat, 1)
+			rep := kc.Repeat
+			if kc.Expect.SameAs == nil {
+				rep = 1 // a checker's answer: the reference's first run
+			}
+			inputs[k].Repeat = max(inputs[k].Repeat, rep, 1)
 			of[i][c] = k
 		}
 	}

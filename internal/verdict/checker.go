@@ -28,6 +28,10 @@ import (
 // where the stream has no checker matcher, or its checker did not run).
 type Checked struct {
 	Stdout, Stderr *runner.Event
+	// notRun says, for stdout and for stderr, why its checker was not
+	// run when its answer is its reference's output and that output is
+	// not to be had (judgeRun fills it in from the reference's runs).
+	notRun [2]string
 }
 
 // of is the checker event of the stream named stream.
@@ -77,23 +81,84 @@ func (e Expectation) CheckerName() string {
 	return ""
 }
 
+// AnswerReference is the reference whose output a checker matcher of e
+// takes as its answer (Matcher.AnswerReference), "" when none does.
+func (e Expectation) AnswerReference() string {
+	for _, m := range []*Matcher{e.Stdout, e.Stderr} {
+		if c := CheckerOf(m); c != nil && c.AnswerReference != "" {
+			return c.AnswerReference
+		}
+	}
+	return ""
+}
+
 // CheckersWanted says which streams of run ev a checker must judge: the
 // checker matcher of stdout and of stderr (nil where the stream has none,
 // or where its checker would not be run: the run could not be observed,
 // its program's build failed, the run did not end by itself or left no
 // exit code, or the stream was cut at the retention limit; the checker
 // matcher is then undetermined without it, or the case false on its own).
-func CheckersWanted(exp Expectation, ev runner.Event) (stdout, stderr *Matcher) {
+//
+// refs are the case's reference's runs of the same invocation: a checker
+// matcher whose answer is the reference's output (AnswerReference) is not
+// run when that output is not to be had (ReferenceAnswer).
+func CheckersWanted(exp Expectation, refs []runner.Event, ev runner.Event) (stdout, stderr *Matcher) {
 	if exp.SameAs != nil || ev.SandboxError != "" || ev.BuildFailure != "" || stopReason(ev) != "" || ev.ExitCode == nil {
 		return nil, nil
 	}
-	whole := func(m *Matcher, s runner.Stream) *Matcher {
+	whole := func(m *Matcher, name string, s runner.Stream) *Matcher {
 		if s.Truncated || s.Bytes > int64(len(s.Data)) {
 			return nil
 		}
-		return CheckerOf(m)
+		c := CheckerOf(m)
+		if _, why := ReferenceAnswer(c, name, refs); why != "" {
+			return nil
+		}
+		return c
 	}
-	return whole(exp.Stdout, ev.Stdout), whole(exp.Stderr, ev.Stderr)
+	return whole(exp.Stdout, "stdout", ev.Stdout), whole(exp.Stderr, "stderr", ev.Stderr)
+}
+
+// ReferenceAnswer is the answer checker matcher m gives its checker for
+// stream ("stdout" or "stderr"): its answer, or, when its answer is its
+// reference's output (AnswerReference), the kept stream of the
+// reference's first run of the same invocation (refs). why, when not "",
+// says (naming the reference) why there is none: the reference did not
+// run, its run was not observed to its end, or its stream was cut. The
+// checker is then not run, and the stream is undetermined.
+func ReferenceAnswer(m *Matcher, stream string, refs []runner.Event) (answer []byte, why string) {
+	if m == nil {
+		return nil, ""
+	}
+	if m.AnswerReference == "" {
+		return []byte(m.Answer), ""
+	}
+	of := "its answer is the " + stream + " of the reference " + m.AnswerReference
+	if len(refs) == 0 {
+		return nil, of + ", which did not run"
+	}
+	ev := refs[0]
+	switch {
+	case ev.SandboxError != "":
+		why = "it was not observed: " + oneLine(ev.SandboxError)
+	case ev.BuildFailure != "":
+		why = oneLine(ev.BuildFailure)
+	case stopReason(ev) != "":
+		why = stopReason(ev)
+	case ev.ExitCode == nil:
+		why = "no exit code observed"
+	}
+	if why != "" {
+		return nil, of + ", whose run did not finish: " + why
+	}
+	s := ev.Stdout
+	if stream == "stderr" {
+		s = ev.Stderr
+	}
+	if s.Truncated || s.Bytes > int64(len(s.Data)) {
+		return nil, of + ", which was cut at output_limit"
+	}
+	return s.Data, ""
 }
 
 // matchChecker judges a checker matcher from its checker's event.
@@ -105,6 +170,9 @@ func matchChecker(m Matcher, st stream, ch Check) Check {
 		return ch
 	case st.unfinished:
 		ch.Verdict, ch.Reason = Undetermined, st.name+": "+name+" needs the whole output, and "+st.rest()
+		return ch
+	case st.checker == nil && st.notRun != "":
+		ch.Verdict, ch.Reason = Undetermined, st.name+": "+name+" was not run: "+st.notRun
 		return ch
 	case st.checker == nil:
 		ch.Verdict, ch.Reason = Undetermined, st.name+": "+name+" did not run"

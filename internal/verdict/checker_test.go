@@ -152,7 +152,7 @@ func TestCheckersWanted(t *testing.T) {
 		{"same_as", Expectation{SameAs: &SameAs{}, Stdout: checker("a")}, done("1"), "", ""},
 	}
 	for _, tt := range tests {
-		out, err := CheckersWanted(tt.exp, tt.ev)
+		out, err := CheckersWanted(tt.exp, nil, tt.ev)
 		if name(out) != tt.out || name(err) != tt.err {
 			t.Errorf("%s: got %q %q, want %q %q", tt.name, name(out), name(err), tt.out, tt.err)
 		}
@@ -173,5 +173,43 @@ func TestCheckerValidate(t *testing.T) {
 	}
 	if got := matcherForm(Matcher{Kind: Checker, Checker: "split", Answer: "3\n"}); got != `checker split (answer: "3\n")` {
 		t.Errorf("form: %s", got)
+	}
+}
+
+// TestReferenceAnswer: a checker matcher's own answer, or its reference's
+// first run's kept stream; none, with why naming the reference, when the
+// reference did not run, did not finish or was cut.
+func TestReferenceAnswer(t *testing.T) {
+	t.Parallel()
+	zero := 0
+	ran := func(out string) runner.Event {
+		return runner.Event{ExitCode: &zero, Stdout: runner.Stream{Data: []byte(out), Bytes: int64(len(out))}, Stderr: runner.Stream{Data: []byte("e"), Bytes: 1}}
+	}
+	own := &Matcher{Kind: Checker, Checker: "c", Answer: "mine"}
+	ref := &Matcher{Kind: Checker, Checker: "c", AnswerReference: "r"}
+	cut := ran("12")
+	cut.Stdout.Bytes = 99
+	timedOut := ran("1")
+	timedOut.TimedOut = true
+	for _, tt := range []struct {
+		name   string
+		m      *Matcher
+		stream string
+		refs   []runner.Event
+		answer string
+		why    string
+	}{
+		{"its own", own, "stdout", []runner.Event{ran("x")}, "mine", ""},
+		{"the reference's stdout", ref, "stdout", []runner.Event{ran("1 2"), ran("other")}, "1 2", ""},
+		{"the reference's stderr", ref, "stderr", []runner.Event{ran("1 2")}, "e", ""},
+		{"no reference run", ref, "stdout", nil, "", "its answer is the stdout of the reference r, which did not run"},
+		{"cut", ref, "stdout", []runner.Event{cut}, "", "its answer is the stdout of the reference r, which was cut at output_limit"},
+		{"timed out", ref, "stdout", []runner.Event{timedOut}, "", "its answer is the stdout of the reference r, whose run did not finish: "},
+		{"not observed", ref, "stdout", []runner.Event{{SandboxError: "lost"}}, "", "whose run did not finish: it was not observed: lost"},
+	} {
+		answer, why := ReferenceAnswer(tt.m, tt.stream, tt.refs)
+		if string(answer) != tt.answer || !strings.HasPrefix(why, tt.why) && !strings.Contains(why, tt.why) || (tt.why == "") != (why == "") {
+			t.Errorf("%s: %q, %q; want %q, %q", tt.name, answer, why, tt.answer, tt.why)
+		}
 	}
 }

@@ -106,6 +106,7 @@ func JudgeChecked(exp Expectation, ev runner.Event, ck Checked) CaseResult {
 			cut:     st.s.Truncated || st.s.Bytes > int64(len(st.s.Data)),
 			limits:  ev.Limits,
 			checker: ck.of(st.name),
+			notRun:  ck.notRun[streamIndex(st.name)],
 		}
 		switch {
 		case stopWhy != "":

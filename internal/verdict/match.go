@@ -145,6 +145,9 @@ type stream struct {
 	// checker is the event of the checker that judged the stream (nil:
 	// it did not run), for a checker matcher.
 	checker *runner.Event
+	// notRun says why the checker was not run, when its answer (its
+	// reference's output) was not to be had.
+	notRun string
 }
 
 // complete reports whether the kept bytes are the whole output of a run

@@ -234,5 +234,18 @@ func judgeRun(exp Expectation, refs []runner.Event, ev runner.Event, ck Checked)
 	if exp.SameAs != nil {
 		return JudgeSameAs(*exp.SameAs, refs, ev)
 	}
+	for i, m := range []*Matcher{exp.Stdout, exp.Stderr} {
+		if c := CheckerOf(m); c != nil && c.AnswerReference != "" {
+			_, ck.notRun[i] = ReferenceAnswer(c, [2]string{"stdout", "stderr"}[i], refs)
+		}
+	}
 	return JudgeChecked(exp, ev, ck)
+}
+
+// streamIndex is 0 for stdout, 1 for stderr.
+func streamIndex(name string) int {
+	if name == "stderr" {
+		return 1
+	}
+	return 0
 }

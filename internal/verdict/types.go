@@ -112,6 +112,13 @@ type Matcher struct {
 	Checker    string
 	Answer     string
 	AnswerFile string
+	// AnswerGiven is set by the loader on a checker matcher that gives
+	// answer or answer_file. AnswerReference, on a checker matcher that
+	// gives neither in a case of a program entry with a reference:, names
+	// that reference: the answer is its kept output of the same stream for
+	// the same invocation (ReferenceAnswer).
+	AnswerGiven     bool
+	AnswerReference string
 }
 
 // Expectation is what one case expects. A nil matcher checks nothing on that
