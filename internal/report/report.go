@@ -533,21 +533,7 @@ func (m *MatcherOutcome) options() []string {
 	if m.IgnoreCase {
 		opts = append(opts, "ignore case")
 	}
-	for _, o := range []struct {
-		on   bool
-		name string
-	}{{m.Unordered, "unordered"}, {m.Lines, "lines"}, {m.Subset, "subset"}} {
-		if o.on {
-			opts = append(opts, o.name)
-		}
-	}
-	if m.Abs != nil {
-		opts = append(opts, "abs "+strconv.FormatFloat(*m.Abs, 'g', -1, 64))
-	}
-	if m.Rel != nil {
-		opts = append(opts, "rel "+strconv.FormatFloat(*m.Rel, 'g', -1, 64))
-	}
-	return opts
+	return append(opts, verdict.Matcher{Unordered: m.Unordered, Lines: m.Lines, Subset: m.Subset, Abs: m.Abs, Rel: m.Rel}.StructuredOptions(" ")...)
 }
 
 // ExpectedText is what a renderer shows as m's expected value: its

@@ -138,15 +138,8 @@ func ReferenceAnswer(m *Matcher, stream string, refs []runner.Event) (answer []b
 		return nil, of + ", which did not run"
 	}
 	ev := refs[0]
-	switch {
-	case ev.SandboxError != "":
-		why = "it was not observed: " + oneLine(ev.SandboxError)
-	case ev.BuildFailure != "":
-		why = oneLine(ev.BuildFailure)
-	case stopReason(ev) != "":
-		why = stopReason(ev)
-	case ev.ExitCode == nil:
-		why = "no exit code observed"
+	if why = unfinished(ev); ev.SandboxError != "" {
+		why = "it was not observed: " + why
 	}
 	if why != "" {
 		return nil, of + ", whose run did not finish: " + why

@@ -135,6 +135,19 @@ func matcherForm(m Matcher) string {
 	if m.Normalize != "" && m.Normalize != NormalizeTrailing && m.Kind != JSON && m.Kind != Numbers {
 		opts = append(opts, "normalize: "+string(m.Normalize))
 	}
+	opts = append(opts, m.StructuredOptions(": ")...)
+	if len(opts) > 0 {
+		s += " (" + strings.Join(opts, ", ") + ")"
+	}
+	return s
+}
+
+// StructuredOptions names the options of the matchers with more than one
+// right answer that m sets, as every renderer shows them: "unordered",
+// "lines", "subset", then the tolerances with sep between name and value
+// ("abs: 1e-09").
+func (m Matcher) StructuredOptions(sep string) []string {
+	var opts []string
 	for _, o := range []struct {
 		on   bool
 		name string
@@ -144,15 +157,12 @@ func matcherForm(m Matcher) string {
 		}
 	}
 	if m.Abs != nil {
-		opts = append(opts, "abs: "+strconv.FormatFloat(*m.Abs, 'g', -1, 64))
+		opts = append(opts, "abs"+sep+strconv.FormatFloat(*m.Abs, 'g', -1, 64))
 	}
 	if m.Rel != nil {
-		opts = append(opts, "rel: "+strconv.FormatFloat(*m.Rel, 'g', -1, 64))
+		opts = append(opts, "rel"+sep+strconv.FormatFloat(*m.Rel, 'g', -1, 64))
 	}
-	if len(opts) > 0 {
-		s += " (" + strings.Join(opts, ", ") + ")"
-	}
-	return s
+	return opts
 }
 
 // excerpt shows b from the start of the line holding offset off (or from a

@@ -53,22 +53,28 @@ func JudgeSameAs(sa SameAs, refs []runner.Event, ev runner.Event) CaseResult {
 
 // referenceProblem says why the reference's runs cannot stand for an
 // expectation, or "".
+// unfinished says why a run was not observed to its own end (a sandbox
+// error, a failed build, a stop, no exit code), or "" when it was.
+func unfinished(ev runner.Event) string {
+	switch {
+	case ev.SandboxError != "":
+		return oneLine(ev.SandboxError)
+	case ev.BuildFailure != "":
+		return oneLine(ev.BuildFailure)
+	case stopReason(ev) != "":
+		return stopReason(ev)
+	case ev.ExitCode == nil:
+		return "no exit code observed"
+	}
+	return ""
+}
+
 func referenceProblem(refs []runner.Event) string {
 	if len(refs) == 0 {
 		return "not run"
 	}
 	for i, ev := range refs {
-		why := ""
-		switch {
-		case ev.SandboxError != "":
-			why = oneLine(ev.SandboxError)
-		case ev.BuildFailure != "":
-			why = oneLine(ev.BuildFailure)
-		case stopReason(ev) != "":
-			why = stopReason(ev)
-		case ev.ExitCode == nil:
-			why = "no exit code observed"
-		}
+		why := unfinished(ev)
 		if why == "" {
 			continue
 		}

@@ -133,13 +133,7 @@ func matchJSONLines(m Matcher, st stream, ch Check) Check {
 	for whole > 0 && len(bytes.TrimSpace(lines[whole-1])) == 0 {
 		whole--
 	}
-	settle := func(v Verdict, reason string) Check {
-		if v == False && !st.complete() {
-			reason += st.where()
-		}
-		ch.Verdict, ch.Reason = v, reason
-		return ch
-	}
+	settle := func(v Verdict, reason string) Check { return st.settle(ch, v, reason) }
 	for i := 0; i < whole; i++ {
 		if i >= len(wantLines) {
 			return settle(False, fmt.Sprintf("%s: %d lines or more, expected %d JSON documents", st.name, i+1, len(wantLines)))
@@ -170,6 +164,16 @@ func matchJSONLines(m Matcher, st stream, ch Check) Check {
 		return settle(False, fmt.Sprintf("%s: %d lines, expected %d JSON documents", st.name, len(lines), len(wantLines)))
 	}
 	ch.Verdict = True
+	return ch
+}
+
+// settle gives ch verdict v and reason, saying where a false verdict was
+// found when the stream may be incomplete.
+func (st stream) settle(ch Check, v Verdict, reason string) Check {
+	if v == False && !st.complete() {
+		reason += st.where()
+	}
+	ch.Verdict, ch.Reason = v, reason
 	return ch
 }
 
@@ -223,13 +227,7 @@ func matchNumbers(m Matcher, st stream, ch Check) Check {
 	if !st.complete() && !lastWhole && whole > 0 {
 		whole--
 	}
-	settle := func(v Verdict, reason string) Check {
-		if v == False && !st.complete() {
-			reason += st.where()
-		}
-		ch.Verdict, ch.Reason = v, reason
-		return ch
-	}
+	settle := func(v Verdict, reason string) Check { return st.settle(ch, v, reason) }
 	for i := 0; i < whole; i++ {
 		g := got[i]
 		at := fmt.Sprintf("%s line %d column %d (token %d)", st.name, g.line, g.col, i+1)
