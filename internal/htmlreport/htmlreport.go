@@ -553,10 +553,10 @@ func caseOf(r report.Report, c *report.Case, b *budget) caseView {
 		cv.Exit += ": " + one(c.Expect.ExitCodeReason, reasonRunes)
 	}
 	cv.Flags = flagsOf(e)
-	if s, ok := stream("stdout", c.Expect.Stdout, e.StdoutData(), e.StdoutBytes, e.StdoutTruncated, e.StdoutOmitted, b); ok {
+	if s, ok := stream("stdout", c.Expect.Stdout, c.Expected("stdout", c.Expect.Stdout), e.StdoutData(), e.StdoutBytes, e.StdoutTruncated, e.StdoutOmitted, b); ok {
 		cv.Streams = append(cv.Streams, withCheckers(s, c))
 	}
-	if s, ok := stream("stderr", c.Expect.Stderr, e.StderrData(), e.StderrBytes, e.StderrTruncated, e.StderrOmitted, b); ok {
+	if s, ok := stream("stderr", c.Expect.Stderr, c.Expected("stderr", c.Expect.Stderr), e.StderrData(), e.StderrBytes, e.StderrTruncated, e.StderrOmitted, b); ok {
 		cv.Streams = append(cv.Streams, withCheckers(s, c))
 	}
 	return cv
@@ -615,7 +615,7 @@ func buildOf(bs *report.BuildStage, n int, reason string, b *budget) *buildView 
 		{"stderr", bs.StderrData(), bs.StderrBytes, bs.StderrTruncated},
 		{"stdout", bs.StdoutData(), bs.StdoutBytes, bs.StdoutTruncated},
 	} {
-		if s, ok := stream(o.name, nil, o.kept, o.total, o.truncated, false, b); ok {
+		if s, ok := stream(o.name, nil, nil, o.kept, o.total, o.truncated, false, b); ok {
 			s.Left = "" // nothing is expected of a build's output
 			bv.Streams = append(bv.Streams, s)
 		}
@@ -627,7 +627,7 @@ func buildOf(bs *report.BuildStage, n int, reason string, b *budget) *buildView 
 // expected text next to the kept output, the differing lines marked when
 // the matcher is equals. A stream nobody expected anything of is shown
 // only when the program wrote to it.
-func stream(name string, m *report.MatcherOutcome, kept []byte, total int64, truncated, omitted bool, b *budget) (streamView, bool) {
+func stream(name string, m *report.MatcherOutcome, expected, kept []byte, total int64, truncated, omitted bool, b *budget) (streamView, bool) {
 	if m == nil && total == 0 && len(kept) == 0 && !omitted {
 		return streamView{}, false
 	}
@@ -638,7 +638,7 @@ func stream(name string, m *report.MatcherOutcome, kept []byte, total int64, tru
 		cmp = comparison{norm: m.Normalize, ignoreCase: m.IgnoreCase}
 		s.Matcher = one(m.Describe(), 80)
 		s.Verdict, s.Reason = m.Verdict.String(), one(m.Reason, reasonRunes)
-		want = []byte(m.ExpectedText())
+		want = expected
 		switch {
 		case m.Kind == verdict.Checker:
 			s.Left = "answer (given to the checker)"

@@ -566,8 +566,8 @@ func (d *doc) buildBlock(p *report.Program, reason string, n int) string {
 		fmt.Fprintf(&sb, "- flags: %s\n", f)
 	}
 	sb.WriteString("\n")
-	d.stream(&sb, "stderr", nil, b.StderrData(), b.StderrBytes, b.StderrTruncated)
-	d.stream(&sb, "stdout", nil, b.StdoutData(), b.StdoutBytes, b.StdoutTruncated)
+	d.stream(&sb, "stderr", nil, nil, b.StderrData(), b.StderrBytes, b.StderrTruncated)
+	d.stream(&sb, "stdout", nil, nil, b.StdoutData(), b.StdoutBytes, b.StdoutTruncated)
 	sb.WriteString("</details>\n\n")
 	return sb.String()
 }
@@ -742,8 +742,8 @@ func (d *doc) caseBlock(p *report.Program, c *report.Case) string {
 		}
 		d.block(&sb, stdin, false)
 	}
-	d.stream(&sb, "stdout", c.Expect.Stdout, e.StdoutData(), e.StdoutBytes, e.StdoutTruncated)
-	d.stream(&sb, "stderr", c.Expect.Stderr, e.StderrData(), e.StderrBytes, e.StderrTruncated)
+	d.stream(&sb, "stdout", c.Expect.Stdout, c.Expected("stdout", c.Expect.Stdout), e.StdoutData(), e.StdoutBytes, e.StdoutTruncated)
+	d.stream(&sb, "stderr", c.Expect.Stderr, c.Expected("stderr", c.Expect.Stderr), e.StderrData(), e.StderrBytes, e.StderrTruncated)
 	sb.WriteString("</details>\n\n")
 	return sb.String()
 }
@@ -794,7 +794,7 @@ func flags(e *report.Event) string {
 // stream writes a stream's matcher and outcome, the expected text and an
 // excerpt of the output; a stream nobody expected anything of only when
 // the program wrote to it.
-func (d *doc) stream(sb *strings.Builder, name string, m *report.MatcherOutcome, kept []byte, total int64, truncated bool) {
+func (d *doc) stream(sb *strings.Builder, name string, m *report.MatcherOutcome, want, kept []byte, total int64, truncated bool) {
 	if m == nil && total == 0 && len(kept) == 0 {
 		return
 	}
@@ -821,7 +821,7 @@ func (d *doc) stream(sb *strings.Builder, name string, m *report.MatcherOutcome,
 			sb.WriteString("\n")
 		}
 		sb.WriteString(m.ExpectedLabel() + ":\n\n")
-		d.block(sb, []byte(m.Value), exact)
+		d.block(sb, want, exact)
 	} else {
 		fmt.Fprintf(sb, "**%s** (no expectation)\n\n", name)
 	}

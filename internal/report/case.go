@@ -141,3 +141,24 @@ func (c *Case) DropExcerpt() { c.excerpt = nil }
 func excerpt(b []byte) []byte {
 	return slices.Clone(b[:min(len(b), excerptBytes)])
 }
+
+// Expected is what a renderer shows as the expected side of the matcher
+// m of the case's stream ("stdout" or "stderr"): m's expected text, or,
+// for a checker whose answer is the reference's output, that output as
+// the reference's first run kept it (nothing when the case kept no
+// reference run).
+func (c *Case) Expected(stream string, m *MatcherOutcome) []byte {
+	if m == nil {
+		return nil
+	}
+	if m.Kind == verdict.Checker && m.AnswerReference != "" {
+		if len(c.ReferenceEvents) == 0 {
+			return nil
+		}
+		if stream == "stderr" {
+			return c.ReferenceEvents[0].StderrData()
+		}
+		return c.ReferenceEvents[0].StdoutData()
+	}
+	return []byte(m.ExpectedText())
+}

@@ -187,3 +187,29 @@ func TestOverallFoldsGatingPrograms(t *testing.T) {
 		t.Errorf("Overall with no gating program = %v, want true", got)
 	}
 }
+
+// TestCaseExpected: what the renderers show as a matcher's expected side:
+// its text, and for a checker whose answer is the reference's output,
+// that output as the reference's run kept it.
+func TestCaseExpected(t *testing.T) {
+	t.Parallel()
+	ref := report.Event{}
+	ref.SetOutput([]byte("1 2 3\n"), []byte("warn\n"))
+	c := report.Case{ReferenceEvents: []report.Event{ref}}
+	fromRef := &report.MatcherOutcome{Kind: verdict.Checker, AnswerReference: "ref"}
+	if got := string(c.Expected("stdout", fromRef)); got != "1 2 3\n" {
+		t.Errorf("stdout answer from the reference: %q", got)
+	}
+	if got := string(c.Expected("stderr", fromRef)); got != "warn\n" {
+		t.Errorf("stderr answer from the reference: %q", got)
+	}
+	if got := (&report.Case{}).Expected("stdout", fromRef); got != nil {
+		t.Errorf("no reference run kept: %q, want nothing", got)
+	}
+	if got := string(c.Expected("stdout", &report.MatcherOutcome{Kind: verdict.Equals, Value: "5"})); got != "5" {
+		t.Errorf("equals: %q", got)
+	}
+	if c.Expected("stdout", nil) != nil {
+		t.Error("no matcher: want nothing")
+	}
+}

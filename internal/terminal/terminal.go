@@ -423,8 +423,8 @@ func (t *term) caseDetail(c *report.Case) {
 		t.printf("     sandbox error: %s\n", oneLine(e.SandboxError))
 	}
 	stdout, stderr := c.HeldOutput()
-	t.stream("stdout", c.Expect.Stdout, stdout, streamFacts{e.StdoutKeptBytes, e.StdoutBytes, e.StdoutTruncated, e.StdoutOmitted})
-	t.stream("stderr", c.Expect.Stderr, stderr, streamFacts{e.StderrKeptBytes, e.StderrBytes, e.StderrTruncated, e.StderrOmitted})
+	t.stream("stdout", c.Expect.Stdout, c.Expected("stdout", c.Expect.Stdout), stdout, streamFacts{e.StdoutKeptBytes, e.StdoutBytes, e.StdoutTruncated, e.StdoutOmitted})
+	t.stream("stderr", c.Expect.Stderr, c.Expected("stderr", c.Expect.Stderr), stderr, streamFacts{e.StderrKeptBytes, e.StderrBytes, e.StderrTruncated, e.StderrOmitted})
 }
 
 // stdin describes a case's stdin, as the summary and the HTML report do:
@@ -482,7 +482,7 @@ type streamFacts struct {
 // stream shows one stream: its matcher and outcome, the expected value and
 // the output kept (shown may be only its start). A stream nobody expected
 // anything of is shown only when the program wrote to it.
-func (t *term) stream(name string, m *report.MatcherOutcome, shown []byte, f streamFacts) {
+func (t *term) stream(name string, m *report.MatcherOutcome, want, shown []byte, f streamFacts) {
 	kept := max(f.kept, int64(len(shown)))
 	if m == nil && f.total == 0 && kept == 0 {
 		return
@@ -504,7 +504,7 @@ func (t *term) stream(name string, m *report.MatcherOutcome, shown []byte, f str
 			t.printf(": %s", oneLine(strings.TrimPrefix(m.Reason, name+": ")))
 		}
 		t.printf("\n%s%s\n", indent, t.paint(green, m.ExpectedLabel()+":"))
-		t.block(indent, []byte(m.ExpectedText()), exact)
+		t.block(indent, want, exact)
 	default:
 		t.printf("     %s (no expectation)\n", name)
 	}
