@@ -492,7 +492,20 @@ import_images() {
 	[[ "$busybox" =~ ^sha256:[0-9a-f]{64}$ ]] || die "BEHAVES_IMAGE_BUSYBOX is not an image ID (run scripts/images.sh first): '$busybox'"
 	docker image inspect "$busybox" >/dev/null 2>&1 || die "the busybox image $busybox is not in Docker (run scripts/images.sh)"
 	log "importing the busybox test image $busybox (docker save | ctr import)"
+	# An archive saved by ID has no names: ctr names it import-<date>@<digest>,
+	# which the CRI plugin would read as docker.io/library/import-…: rename it.
+	local before after ref
+	before="$(ctr_ images ls -q)"
 	docker save "$busybox" | ctr_ images import --digests - >&2 || die "importing $busybox failed"
+	after="$(ctr_ images ls -q)"
+	for ref in $(comm -13 <(sort <<<"$before") <(sort <<<"$after")); do
+		case "$ref" in
+		import-*@sha256:*)
+			ctr_ images tag --force "$ref" "behaves.local/busybox:${busybox:7:12}" >/dev/null
+			ctr_ images rm "$ref" >/dev/null
+			;;
+		esac
+	done
 	printf '%s\n' "$busybox" >"$state/busybox"
 }
 
@@ -552,7 +565,7 @@ up() {
 		--bind-address 127.0.0.1 --leader-elect=false --profiling=false
 	start kubelet "$bin/kubelet" \
 		--config "$state/kubelet.yaml" --kubeconfig "$state/kubelet.kubeconfig" \
-		--root-dir "$state/kubelet" --hostname-override "$node" --node-ip "$node_ip"
+		--root-dir "$state/kubelet" --cert-dir "$state/kubelet/pki" --hostname-override "$node" --node-ip "$node_ip"
 
 	wait_for "node $node to be Ready" 180 kubelet node_ready
 	wait_for "the default service account" 120 kube-controller-manager default_sa
@@ -566,7 +579,7 @@ up() {
 # smoke: one hardened pod with the busybox image (by its ID, never pulled):
 # its exit code and its stdout and stderr apart must come back.
 smoke() {
-	local image name pod i phase code out err
+	local image name pod i phase code out err why=""
 	image="$(cat "$state/busybox")"
 	name="behaves-k8s-smoke-$$"
 	pod="$(jq -n --arg name "$name" --arg image "$image" '{
@@ -586,6 +599,8 @@ smoke() {
 	for i in $(seq 1 240); do
 		phase="$(api GET "/api/v1/namespaces/default/pods/$name" | jq -r .status.phase)"
 		case "$phase" in Succeeded | Failed) break ;; esac
+		why="$(api GET "/api/v1/namespaces/default/pods/$name" | jq -r '.status.containerStatuses[0].state.waiting.reason // empty')"
+		case "$why" in "" | ContainerCreating | PodInitializing) ;; *) break ;; esac
 		sleep 0.5
 	done
 	code="$(api GET "/api/v1/namespaces/default/pods/$name" | jq -r '.status.containerStatuses[0].state.terminated.exitCode // empty')"
@@ -593,7 +608,7 @@ smoke() {
 	err="$(api GET "/api/v1/namespaces/default/pods/$name/log?stream=Stderr" || true)"
 	api DELETE "/api/v1/namespaces/default/pods/$name?gracePeriodSeconds=0" >/dev/null || true
 	[ "$code" = 3 ] && [ "$out" = "$(printf '65534\nCapEff:\t0000000000000000')" ] && [ "$err" = to-err ] ||
-		die "smoke check failed: phase '$phase', exit code '$code', stdout '$out', stderr '$err'"
+		die "smoke check failed: phase '$phase' $why, exit code '$code', stdout '$out', stderr '$err'"
 	log "smoke check passed: hardened pod ran as 65534 without capabilities on a read-only root, exit code 3, stdout and stderr apart"
 }
 
