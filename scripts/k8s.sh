@@ -78,7 +78,6 @@ state="${state%/}"
 port="${BEHAVES_K8S_PORT:-6443}"
 [[ "$port" =~ ^[0-9]+$ ]] || die "BEHAVES_K8S_PORT is not a number: $port"
 cache_dir="${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/behaves"
-force=0
 node=behaves-k8s
 net=behaves-k8s         # the CNI network's name (its /var/lib/cni/results entries start with it)
 bridge=bhv-k8s0         # the CNI bridge
@@ -193,7 +192,7 @@ build_pause() {
 		}
 	GO
 	printf 'module pause\n\ngo 1.21\n' >"$d/src/go.mod"
-	(cd "$d/src" && CGO_ENABLED=0 GOFLAGS= go build -trimpath -ldflags '-s -w' -o "$d/root/pause" .) || die "building the pause program failed"
+	(cd "$d/src" && CGO_ENABLED=0 GOFLAGS='' go build -trimpath -ldflags '-s -w' -o "$d/root/pause" .) || die "building the pause program failed"
 	tar --sort=name --numeric-owner --owner=0 --group=0 --mtime=@0 -C "$d/root" -cf "$d/layer.tar" pause
 	diff="$(sha256sum "$d/layer.tar" | cut -d' ' -f1)"
 	mkdir -p "$d/img/$diff"
@@ -426,11 +425,11 @@ alive() {
 # stop NAME: SIGTERM to the recorded PID (if it still runs the recorded
 # binary), SIGKILL after 20 s.
 stop() {
-	local pid exe i
+	local pid exe
 	alive "$1" || { rm -f "$state/pids/$1"; return 0; }
 	read -r pid exe <"$state/pids/$1"
 	kill "$pid" 2>/dev/null || true
-	for i in $(seq 1 200); do
+	for _ in $(seq 1 200); do
 		alive "$1" || break
 		sleep 0.1
 	done
@@ -446,9 +445,9 @@ stop() {
 # wait_for WHAT SECONDS NAME COMMAND...: polls COMMAND every half second, failing
 # (with the tail of NAME's log) when NAME dies or time runs out.
 wait_for() {
-	local what="$1" secs="$2" n="$3" i
+	local what="$1" secs="$2" n="$3"
 	shift 3
-	for i in $(seq 1 $((secs * 2))); do
+	for _ in $(seq 1 $((secs * 2))); do
 		"$@" >/dev/null 2>&1 && return 0
 		alive "$n" || { tail -n 20 "$state/logs/$n.log" >&2; die "$n died while waiting for $what"; }
 		sleep 0.5
@@ -579,7 +578,7 @@ up() {
 # smoke: one hardened pod with the busybox image (by its ID, never pulled):
 # its exit code and its stdout and stderr apart must come back.
 smoke() {
-	local image name pod i phase code out err why=""
+	local image name pod phase code out err why=""
 	image="$(cat "$state/busybox")"
 	name="behaves-k8s-smoke-$$"
 	pod="$(jq -n --arg name "$name" --arg image "$image" '{
@@ -596,7 +595,7 @@ smoke() {
 		}}')"
 	api POST /api/v1/namespaces/default/pods -H 'Content-Type: application/json' -d "$pod" >/dev/null || die "creating the smoke pod failed"
 	phase=""
-	for i in $(seq 1 240); do
+	for _ in $(seq 1 240); do
 		phase="$(api GET "/api/v1/namespaces/default/pods/$name" | jq -r .status.phase)"
 		case "$phase" in Succeeded | Failed) break ;; esac
 		why="$(api GET "/api/v1/namespaces/default/pods/$name" | jq -r '.status.containerStatuses[0].state.waiting.reason // empty')"
@@ -607,8 +606,9 @@ smoke() {
 	out="$(api GET "/api/v1/namespaces/default/pods/$name/log?stream=Stdout" || true)"
 	err="$(api GET "/api/v1/namespaces/default/pods/$name/log?stream=Stderr" || true)"
 	api DELETE "/api/v1/namespaces/default/pods/$name?gracePeriodSeconds=0" >/dev/null || true
-	[ "$code" = 3 ] && [ "$out" = "$(printf '65534\nCapEff:\t0000000000000000')" ] && [ "$err" = to-err ] ||
+	if ! { [ "$code" = 3 ] && [ "$out" = "$(printf '65534\nCapEff:\t0000000000000000')" ] && [ "$err" = to-err ]; }; then
 		die "smoke check failed: phase '$phase' $why, exit code '$code', stdout '$out', stderr '$err'"
+	fi
 	log "smoke check passed: hardened pod ran as 65534 without capabilities on a read-only root, exit code 3, stdout and stderr apart"
 }
 
@@ -625,7 +625,7 @@ our_shims() {
 }
 
 down_all() {
-	local quiet="${1:-}" ids=() id pid p i m
+	local quiet="${1:-}" ids=() id pid p m
 	[ -d "$state" ] || [ -n "$quiet" ] || log "nothing recorded in $state"
 	if [ -d "$state" ]; then
 		# Pods first, through the API, so that the kubelet tears their networks down.
@@ -634,13 +634,17 @@ down_all() {
 				api DELETE "/api/v1/namespaces/$ns/pods/$n?gracePeriodSeconds=0" >/dev/null 2>&1 || true
 			done
 			if alive containerd; then
-				for i in $(seq 1 60); do
+				for _ in $(seq 1 60); do
 					[ -z "$(ctr_ tasks ls -q 2>/dev/null)" ] && break
 					sleep 0.5
 				done
 			fi
 		fi
 		for c in kubelet kube-scheduler kube-controller-manager kube-apiserver; do stop "$c"; done
+		# The pod sandboxes' IDs name their CNI results (/var/lib/cni/results/<network>-<id>-<if>).
+		for p in "$state"/containerd/root/io.containerd.grpc.v1.cri/sandboxes/*; do
+			[ -d "$p" ] && ids+=("${p##*/}")
+		done
 		if alive containerd; then
 			for id in $(ctr_ tasks ls -q 2>/dev/null); do
 				ctr_ tasks kill -s SIGKILL "$id" >/dev/null 2>&1 || true
@@ -672,8 +676,12 @@ down_all() {
 		rm -rf --one-file-system "$state"
 		[ -n "$quiet" ] || log "removed $state"
 	fi
-	# What the kubelet and the CNI plugins write outside the state folder.
+	# What the kubelet and the CNI plugins write outside the state folder: the
+	# CNI results of our network and of containerd's loopback for our sandboxes.
 	rm -f /var/lib/cni/results/"$net"-*
+	for id in "${ids[@]+"${ids[@]}"}"; do
+		[[ "$id" =~ ^[0-9a-f]{64}$ ]] && rm -f /var/lib/cni/results/*-"$id"-*
+	done
 	rmdir /var/lib/cni/results /var/lib/cni 2>/dev/null || true
 	if [ -d /var/log/containers ]; then
 		for p in /var/log/containers/*.log; do
@@ -686,10 +694,19 @@ down_all() {
 		rmdir /var/log/pods 2>/dev/null || true
 	fi
 	rm -rf --one-file-system /var/lib/kubelet
+	# Processes left in the kubepods cgroups (only the pods of this kubelet are
+	# there: a containerd that died left its containers running) are killed.
 	for p in /sys/fs/cgroup/*/kubepods; do
-		[ -d "$p" ] && find "$p" -depth -type d -exec rmdir {} + 2>/dev/null || true
+		[ -d "$p" ] || continue
+		find "$p" -name cgroup.procs -exec cat {} + 2>/dev/null | sort -u | while read -r pid; do
+			kill -9 "$pid" 2>/dev/null || true
+		done
 	done
-	ip link show "$bridge" >/dev/null 2>&1 && ip link del "$bridge" || true
+	sleep 0.2
+	for p in /sys/fs/cgroup/*/kubepods; do
+		if [ -d "$p" ]; then find "$p" -depth -type d -exec rmdir {} + 2>/dev/null || true; fi
+	done
+	if ip link show "$bridge" >/dev/null 2>&1; then ip link del "$bridge" || true; fi
 }
 
 status() {
