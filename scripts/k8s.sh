@@ -42,7 +42,9 @@
 #           /var/log/pods and /var/log/containers entries, /var/lib/kubelet,
 #           the shims' sockets, the kubepods cgroups, the bridge); harmless when
 #           nothing runs
-# The smoke check talks to the apiserver with curl (no kubectl is built).
+# When up fails, what it started keeps running for inspection (logs in
+# <state>/logs); down removes it. The smoke check talks to the apiserver with
+# curl (no kubectl is built).
 # stdout: the KUBECONFIG assignment (up, status). stderr: logs.
 # Environment:
 #   BEHAVES_K8S_VERSION   Kubernetes version (default v1.36.3; stay on 1.36: 1.37
@@ -88,9 +90,6 @@ etcd_port=32379
 etcd_peer=32380
 sock="$state/containerd.sock"
 pause_ref=behaves.local/k8s-pause:1
-export GOPROXY="${GOPROXY:-https://proxy.golang.org}"
-GOPROXY="${GOPROXY%,direct}" # the module proxy only, never a repository directly
-export GOFLAGS=-mod=mod
 
 mkdir -p "$cache_dir"
 # One call at a time on this machine (a concurrent call waits).
@@ -211,6 +210,11 @@ prepare() {
 	local key
 	[ "$(dpkg --print-architecture)" = amd64 ] || die "only amd64 is supported"
 	command -v go >/dev/null || die "go not found"
+	# The module proxy only, never a repository directly.
+	GOPROXY="$(go env GOPROXY)"
+	GOPROXY="${GOPROXY%[,|]direct}"
+	case "$GOPROXY" in "" | direct | off) GOPROXY=https://proxy.golang.org ;; esac
+	export GOPROXY GOFLAGS=-mod=mod
 	for c in containerd containerd-shim-runc-v2 runc ctr openssl curl jq; do
 		command -v "$c" >/dev/null || die "$c not found"
 	done
