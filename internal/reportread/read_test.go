@@ -90,11 +90,7 @@ func TestReadRefusesForgery(t *testing.T) {
 	written := reporttest.Encoded(t, reporttest.Report())
 	programs := func(m map[string]any) []any { return m["programs"].([]any) }
 	program := func(m map[string]any, i int) map[string]any { return programs(m)[i].(map[string]any) }
-	tests := []struct {
-		name string
-		edit func(m map[string]any)
-		want string
-	}{
+	tests := []forgery{
 		{"schema", func(m map[string]any) { m["schema"] = "behaves.report/v2" }, "schema"},
 		{"tool", func(m map[string]any) { m["tool"].(map[string]any)["name"] = "other" }, "tool"},
 		{"missing key", func(m map[string]any) { delete(m, "counts") }, `"counts"`},
@@ -197,24 +193,7 @@ func TestReadRefusesForgery(t *testing.T) {
 			m["spec_errors"] = []any{map[string]any{"file": "x", "line": 1.0, "col": 1.0, "message": "m"}}
 		}, "spec errors"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			var m map[string]any
-			if err := json.Unmarshal(written, &m); err != nil {
-				t.Fatal(err)
-			}
-			tt.edit(m)
-			b, err := json.Marshal(m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = reportread.Read(bytes.NewReader(b), 1<<20)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("Read = %v, want an error containing %q", err, tt.want)
-			}
-		})
-	}
+	refusesForgeries(t, written, tests)
 	if _, err := reportread.Read(bytes.NewReader(append(written, "{}"...)), 1<<20); err == nil {
 		t.Error("Read accepted data after the report")
 	}
@@ -294,5 +273,38 @@ func TestCaseFile(t *testing.T) {
 	}
 	if _, err := reportread.Read(bytes.NewReader(old), 1<<20); err != nil {
 		t.Errorf("Read of a report whose cases have no file: %v", err)
+	}
+}
+
+// forgery is an edit of a written report that Read must refuse, with
+// what its error must say.
+type forgery struct {
+	name string
+	edit func(m map[string]any)
+	want string
+}
+
+// refusesForgeries applies each forgery to the report written, each to a
+// fresh copy, and checks that Read refuses the result saying what it
+// must.
+func refusesForgeries(t *testing.T, written []byte, tests []forgery) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var m map[string]any
+			if err := json.Unmarshal(written, &m); err != nil {
+				t.Fatal(err)
+			}
+			tt.edit(m)
+			b, err := json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = reportread.Read(bytes.NewReader(b), 1<<20)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Read = %v, want an error containing %q", err, tt.want)
+			}
+		})
 	}
 }
