@@ -30,6 +30,7 @@ import (
 	"github.com/behaves-dev/behaves/internal/dockertest"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/runner/docker"
 	"github.com/behaves-dev/behaves/internal/verdict"
 )
 
@@ -341,6 +342,20 @@ func TestRunscSameVerdicts(t *testing.T) {
 			e := c.Event
 			sums[i] = runscSummary(c)
 			t.Logf("%s-%s: %s, exit %s, %d ms", r.program, rt, sums[i], runscExit(c), e.DurationMS)
+			// Under runsc the engine can lose an OOM kill of the sandbox
+			// altogether (about one in twenty on a loaded engine): the
+			// sandbox then reports the 137 it cannot attribute as
+			// undetermined, never as the program's own status
+			// (docker.UnattributedKill). Only the rows whose programs
+			// exhaust the memory may meet it.
+			if rt == "runsc" && (r.program == "memory-bomb" || r.program == "fork-bomb") && e.SandboxError == docker.UnattributedKill {
+				if c.Verdict != verdict.Undetermined || runscExit(c) != "137" || e.TimedOut || e.ResourceLimit != "" {
+					t.Errorf("%s-%s: an unattributed kill: %s, exit %s; want undetermined with exit 137", r.program, rt, sums[i], runscExit(c))
+				}
+				t.Logf("%s-%s: the engine recorded no OOM kill for this run (a runsc limitation, see docker.UnattributedKill)", r.program, rt)
+				sums[i] = sums[0]
+				continue
+			}
 			if e.SandboxError != "" || p.Acquisition != runner.AcquisitionComplete {
 				t.Errorf("%s-%s: sandbox error %q, acquisition %s %q", r.program, rt, e.SandboxError, p.Acquisition, p.AcquisitionReasons)
 			}

@@ -119,6 +119,9 @@ type fakeDaemon struct {
 	program fakeProgram
 	// faults answer calls by operation in place of the fake.
 	faults map[string]fakeFault
+	// runtimes are registered beside runc (name → path), as the engine's
+	// info lists them.
+	runtimes map[string]string
 
 	release chan struct{} // closed when the test ends: hung handlers return
 	// endEvents, once closed (EndEventStreams), ends every live event
@@ -329,8 +332,12 @@ func (d *fakeDaemon) serve(w http.ResponseWriter, r *http.Request) {
 		})
 	case p == "/info" && m == http.MethodGet:
 		d.handle(w, r, "info", nil, func(w http.ResponseWriter, r *http.Request, _ *fakeCtr) {
+			runtimes := map[string]any{"runc": map[string]any{"path": "runc"}}
+			for name, path := range d.runtimes {
+				runtimes[name] = map[string]any{"path": path}
+			}
 			writeJSON(w, http.StatusOK, map[string]any{"NCPU": fakeCPUs, "OSType": "linux", "ServerVersion": "20.10.0-fake",
-				"DefaultRuntime": "runc", "Runtimes": map[string]any{"runc": map[string]any{"path": "runc"}}})
+				"DefaultRuntime": "runc", "Runtimes": runtimes})
 		})
 	case p == "/images/create":
 		d.handle(w, r, "image-pull", nil, func(w http.ResponseWriter, r *http.Request, _ *fakeCtr) {

@@ -670,6 +670,46 @@ func TestFaultOOMOnlyInEventLog(t *testing.T) {
 	}
 }
 
+// TestFaultUnattributedKillUnderRunsc: under gVisor the engine can lose an
+// OOM kill of the sandbox altogether (no OOMKilled, no "oom" event), so a
+// runsc container that exited 137 when behaves killed nothing is
+// undetermined, saying why, where a runc container's 137 is the program's
+// own status; an OOM kill on record stays the memory limit under runsc.
+func TestFaultUnattributedKillUnderRunsc(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		runtime string
+		oom     bool
+		want    verdict.Verdict
+		limit   runner.ResourceLimit
+		sandbox string
+	}{
+		{"runsc, no cause on record", "runsc", false, verdict.Undetermined, runner.LimitNone, UnattributedKill},
+		{"runsc, an oom event", "runsc", true, verdict.False, runner.LimitMemory, ""},
+		{"runc, no cause on record", "", false, verdict.False, runner.LimitNone, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			d := newFakeDaemon(t)
+			d.runtimes = map[string]string{"runsc": "/usr/bin/runsc"}
+			d.program = func(p *fakeProc) int {
+				if tc.oom {
+					p.OOMEvent()
+				}
+				return 137
+			}
+			prof := faultProfile()
+			prof.Runtime = tc.runtime
+			o := runJob(t, d.sandbox(t, Options{}), faultJob(prof, 1), 30*time.Second)
+			ev := o.obs.Events[0]
+			if o.cases[0].Verdict != tc.want || ev.ResourceLimit != tc.limit || ev.SandboxError != tc.sandbox || ev.ExitCode == nil || *ev.ExitCode != 137 {
+				t.Fatalf("want verdict %s, resource limit %q, sandbox error %q, exit 137:\n%s", tc.want, tc.limit, tc.sandbox, o)
+			}
+		})
+	}
+}
+
 // TestFaultOOMEventReachesOnlyItsContainer: the run's one event stream
 // carries the events of every program container; an "oom" of one container
 // while another runs beside it makes only its own case false by the memory
