@@ -39,13 +39,44 @@ type runConfig struct {
 	// (--reuse, in order: the first match wins); maxReuse bounds each.
 	reuse    []string
 	maxReuse int64
+	// backend is where the programs run: docker (the default) or
+	// kubernetes, with the cluster's kubeconfig and namespace.
+	backend    string
+	kubeconfig string
+	namespace  string
+}
+
+// The backends behaves run runs programs on.
+const (
+	BackendDocker     = "docker"
+	BackendKubernetes = "kubernetes"
+)
+
+// KubeDefaultParallel is --parallel's default on a Kubernetes cluster:
+// the local CPUs say nothing of a cluster's nodes, so a fixed number of
+// pods at once, which the API server and a small cluster take (see
+// docs/kubernetes.md); give --parallel for a larger cluster.
+const KubeDefaultParallel = 8
+
+// backendFlag is --backend: docker or kubernetes.
+type backendFlag string
+
+func (b *backendFlag) String() string { return string(*b) }
+
+func (b *backendFlag) Set(v string) error {
+	switch v {
+	case BackendDocker, BackendKubernetes:
+		*b = backendFlag(v)
+		return nil
+	}
+	return fmt.Errorf("want %s or %s, not %q", BackendDocker, BackendKubernetes, v)
 }
 
 // newRunConfig is a run with every default.
 func newRunConfig() runConfig {
 	return runConfig{pullTimeout: DefaultPullTimeout, reportPath: "behaves-report.json", failOn: FailOnUndetermined,
 		maxReport: reportwrite.DefaultMaxReportSize, passAt: []int{1}, terminal: terminalFlags{color: "auto"},
-		maxReuse: DefaultMaxReadReport}
+		maxReuse: DefaultMaxReadReport, backend: BackendDocker}
 }
 
 // registerRun registers behaves run's own flags on fs, writing into cfg.
@@ -64,6 +95,9 @@ func (cfg *runConfig) registerRun(fs *flag.FlagSet) {
 	fs.Var(shardFlag{&cfg.shard}, "shard", "i/N: run only shard i of N (a deterministic, balanced slice of the programs; see behaves merge)")
 	fs.Var((*pathsFlag)(&cfg.reuse), "reuse", "REPORT: answer the cases whose stored evidence in REPORT still holds (same program, input and settings) without running them; repeatable, the first match wins (docs/cli.md: only reuse reports you trust)")
 	fs.Var((*positiveSizeFlag)(&cfg.maxReuse), "max-reuse-size", "the largest --reuse report read (KiB, MiB, GiB)")
+	fs.Var((*backendFlag)(&cfg.backend), "backend", "where programs run: docker (the engine DOCKER_HOST names) or kubernetes (one pod per invocation; docs/kubernetes.md)")
+	fs.StringVar(&cfg.kubeconfig, "kubeconfig", "", "with --backend kubernetes: the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
+	fs.StringVar(&cfg.namespace, "namespace", "", "with --backend kubernetes: the namespace of behaves' pods (default behaves; created when missing)")
 }
 
 var runHelp = commandHelp{
@@ -96,6 +130,9 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		return usageErr("%v", err)
 	}
 	cfg.pullTimeout, cfg.runID = *pullTimeout, string(*chosenID)
+	if cfg.backend != BackendKubernetes && (cfg.kubeconfig != "" || cfg.namespace != "") {
+		return usageErr("--kubeconfig and --namespace need --backend kubernetes")
+	}
 	if err := cfg.library().Validate(); err != nil {
 		if errors.Is(err, run.ErrPullNeedsRegistry) {
 			fmt.Fprintln(env.Stderr, cfg.spec.checkPull("run", "--pull-images"))
@@ -195,7 +232,7 @@ func (cfg runConfig) library() run.Config {
 	return run.Config{
 		SpecPath: cfg.spec.path,
 		Spec: spec.Options{Ceilings: cfg.spec.ceilings, Images: cfg.spec.images, AllowUntracked: cfg.spec.untracked, AllowNonGating: cfg.spec.nonGating,
-			Pull: cfg.spec.pull, AllowRegistries: cfg.spec.registries},
+			Pull: cfg.spec.pull, AllowRegistries: cfg.spec.registries, Backend: cfg.specBackend()},
 		PullTimeout: cfg.pullTimeout,
 		RunID:       cfg.runID,
 		ReportPath:  cfg.reportPath, JUnitPath: cfg.junitPath, HTMLPath: cfg.htmlPath,
@@ -207,6 +244,15 @@ func (cfg runConfig) library() run.Config {
 		Reuse:     cfg.reuse,
 		MaxReuse:  cfg.maxReuse,
 	}
+}
+
+// specBackend is the backend as the evidence key names it: "" for Docker
+// (as every report before a second backend), else the backend's name.
+func (cfg runConfig) specBackend() string {
+	if cfg.backend == BackendDocker {
+		return ""
+	}
+	return cfg.backend
 }
 
 // runEnv is what package run takes from env.
@@ -225,7 +271,18 @@ func runSpec(ctx context.Context, env Env, cfg runConfig) int {
 	}
 	renv := runEnv(env)
 	renv.GitHub, renv.Verbose = origin, cfg.terminal.verbose
-	res, err := run.Run(ctx, cfg.library(), renv)
+	lib := cfg.library()
+	if cfg.backend == BackendKubernetes {
+		cleanup := env.Cleanup
+		if cleanup == nil {
+			cleanup = context.Background()
+		}
+		renv.NewSandbox = KubeSandbox(cleanup, cfg.kubeconfig, cfg.namespace)
+		if lib.Parallel == 0 {
+			lib.Parallel = KubeDefaultParallel
+		}
+	}
+	res, err := run.Run(ctx, lib, renv)
 	defer func() {
 		if res.CloseErr != nil {
 			fmt.Fprintf(env.Stderr, "behaves: %v\n", res.CloseErr)

@@ -64,6 +64,9 @@ type Applied struct {
 	Limits       Limits           `json:"limits"`
 	OutputSize   int64            `json:"output_size"`
 	Build        *Applied         `json:"build"`
+	// Backend is the sandbox backend ("kubernetes"); "" for Docker, as
+	// a report written before there was a second backend reads.
+	Backend string `json:"backend"`
 }
 
 // Limits are the limits a run had, in behaves' own units.
@@ -101,7 +104,7 @@ func (s Settings) Runner() runner.Settings {
 // AppliedOf is a as a report records it.
 func AppliedOf(a runner.Applied) Applied {
 	out := Applied{Image: a.Image, Command: a.Command, User: a.User, Env: a.Env, Tmpfs: a.Tmpfs, Runtime: a.Runtime,
-		NetworkFiles: string(a.NetworkFiles), Limits: LimitsOf(a.Limits), OutputSize: a.OutputSize}
+		NetworkFiles: string(a.NetworkFiles), Limits: LimitsOf(a.Limits), OutputSize: a.OutputSize, Backend: a.Backend}
 	if a.Build != nil {
 		b := AppliedOf(*a.Build)
 		out.Build = &b
@@ -112,7 +115,7 @@ func AppliedOf(a runner.Applied) Applied {
 // Runner is a as the runner's type.
 func (a Applied) Runner() runner.Applied {
 	out := runner.Applied{Image: a.Image, Command: a.Command, User: a.User, Env: a.Env, Tmpfs: a.Tmpfs, Runtime: a.Runtime,
-		NetworkFiles: runner.NetworkFiles(a.NetworkFiles), Limits: a.Limits.Runner(), OutputSize: a.OutputSize}
+		NetworkFiles: runner.NetworkFiles(a.NetworkFiles), Limits: a.Limits.Runner(), OutputSize: a.OutputSize, Backend: a.Backend}
 	if a.Build != nil {
 		b := a.Build.Runner()
 		out.Build = &b

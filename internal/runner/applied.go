@@ -41,6 +41,10 @@ type Applied struct {
 	// Build is the build container's (nil without a build stage). Every
 	// invocation runs on the build's output, so it is part of each.
 	Build *Applied `json:"build"`
+	// Backend is the sandbox backend ("kubernetes"), "" for Docker, so
+	// that the keys Docker runs recorded before there was a second
+	// backend (which read as "") stay what they were.
+	Backend string `json:"backend"`
 }
 
 // Apply is what a sandbox applies to the containers of prof (whose
@@ -79,6 +83,7 @@ func applyOne(prof Profile) Applied {
 		Env:          env,
 		Tmpfs:        tmpfs,
 		Runtime:      prof.Runtime,
+		Backend:      prof.Backend,
 		NetworkFiles: prof.NetworkFiles.OrDefault(),
 		Limits: Limits{TimeoutMS: prof.Timeout.Milliseconds(), MemoryBytes: prof.Memory, CPUs: prof.CPUs, Pids: prof.Pids,
 			OutputLimit: prof.OutputLimit, OutputCeiling: prof.OutputCeiling},

@@ -54,6 +54,10 @@ type Profile struct {
 	// its invocations. Command is then the full argv prefix of every
 	// invocation: nothing is appended but the invocation's args.
 	Build *Build
+	// Backend is the sandbox backend the run uses, "" for Docker (the
+	// run's --backend, never the spec's): evidence of one backend never
+	// answers for another.
+	Backend string
 }
 
 // Build is a profile's build stage: one container per program attempt, with

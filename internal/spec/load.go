@@ -58,6 +58,10 @@ type Options struct {
 	// host[:port] in the normal form of NormalizeRegistry (the CLI's
 	// --allow-registry).
 	AllowRegistries []string
+	// Backend is the sandbox backend the run uses ("" for Docker): it goes
+	// into every profile (runner.Profile.Backend), so that the evidence
+	// key tells the backends apart.
+	Backend string
 }
 
 // withDefaults fills zero fields.

@@ -108,6 +108,7 @@ func (l *loader) profile(name string, key, n *yaml.Node) *profileState {
 		OutputLimit:  DefaultOutputLimit,
 		User:         DefaultUser,
 		NetworkFiles: DefaultNetworkFiles,
+		Backend:      l.opt.Backend,
 	}
 	fs, ok := l.mapping(n, what, "a mapping with at least image and command", profileKeys)
 	if !ok {

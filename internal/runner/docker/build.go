@@ -43,7 +43,7 @@ type buildPlan struct {
 // under a subfolder, or absent ("{program}" is then /program).
 func (s *Sandbox) planBuild(ctx context.Context, prof runner.Profile, prog runner.Program) (*buildPlan, error) {
 	b := prof.Build
-	bp, err := checkProfile(runner.BuildProfile(prof), prog)
+	bp, err := runner.CheckProfile(runner.BuildProfile(prof), prog)
 	if err != nil {
 		return nil, err
 	}

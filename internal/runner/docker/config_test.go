@@ -517,7 +517,7 @@ func TestCheckProfile(t *testing.T) {
 	prog := runner.Program{Files: runner.FilesOf(map[string][]byte{"src/fizz.py": []byte("x")}), Entry: "src/fizz.py"}
 	prof := testProfile()
 	prof.ProgramName = ""
-	got, err := checkProfile(prof, prog)
+	got, err := runner.CheckProfile(prof, prog)
 	if err != nil || got.ProgramName != "fizz.py" {
 		t.Fatalf("checkProfile default name = %q, %v", got.ProgramName, err)
 	}
@@ -529,7 +529,7 @@ func TestCheckProfile(t *testing.T) {
 	bad.ProgramName = "../x"
 	bad.Tmpfs = map[string]int64{"/program/tmp": 1}
 	bad.Env = map[string]string{"A=B": "1"}
-	_, err = checkProfile(bad, prog)
+	_, err = runner.CheckProfile(bad, prog)
 	if err == nil {
 		t.Fatal("checkProfile accepted a bad profile")
 	}
@@ -539,12 +539,12 @@ func TestCheckProfile(t *testing.T) {
 		}
 	}
 	for _, u := range []string{"65534", "nobody:nogroup", "1:0", "-1:5", ""} {
-		if checkUser(u) == nil {
-			t.Errorf("checkUser(%q) accepted", u)
+		if runner.CheckUser(u) == nil {
+			t.Errorf("runner.CheckUser(%q) accepted", u)
 		}
 	}
-	if err := checkUser("1000:1000"); err != nil {
-		t.Errorf("checkUser(1000:1000) = %v", err)
+	if err := runner.CheckUser("1000:1000"); err != nil {
+		t.Errorf("runner.CheckUser(1000:1000) = %v", err)
 	}
 }
 

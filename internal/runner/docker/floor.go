@@ -104,11 +104,11 @@ func (f *Floor) Config(a runner.Attempt, v floor.Variant, source []byte, inv run
 // again and checked against their digests as they are written): the bench
 // times behaves' side of a delivery apart from the engine's.
 func (f *Floor) Archive(w io.Writer, prog runner.Program, prof runner.Profile) error {
-	prof, err := checkProfile(prof, prog)
+	prof, err := runner.CheckProfile(prof, prog)
 	if err != nil {
 		return err
 	}
-	tree, err := programFiles(prog, prof.ProgramName)
+	tree, err := runner.ProgramFiles(prog, prof.ProgramName)
 	if err != nil {
 		return err
 	}

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/behaves-dev/behaves/internal/runner"
 	"path"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/behaves-dev/behaves/internal/runner"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/distribution/reference"

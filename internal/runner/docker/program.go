@@ -11,7 +11,6 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/behaves-dev/behaves/internal/runner"
@@ -27,54 +26,6 @@ const (
 	programExecMode = 0o555
 	programLinkMode = 0o777
 )
-
-// checkRelPath accepts a clean, relative, slash-separated path that stays
-// inside its root.
-func checkRelPath(p string) error {
-	switch {
-	case p == "" || p == ".":
-		return fmt.Errorf("empty path")
-	case strings.ContainsRune(p, 0):
-		return fmt.Errorf("path %q contains NUL", p)
-	case path.IsAbs(p):
-		return fmt.Errorf("path %q is absolute", p)
-	case path.Clean(p) != p:
-		return fmt.Errorf("path %q is not clean", p)
-	case p == ".." || strings.HasPrefix(p, "../"):
-		return fmt.Errorf("path %q leaves the program directory", p)
-	}
-	return nil
-}
-
-// programFiles lays the program's files out as they appear under /program:
-// a one-file program's entry file under the profile's program name, every
-// other file (and every file of a folder program) at its own path.
-func programFiles(prog runner.Program, programName string) (runner.Program, error) {
-	if prog.Folder {
-		if _, ok := prog.Files[prog.Entry]; prog.Entry != "" && !ok {
-			return runner.Program{}, fmt.Errorf("the program has no entry file %q", prog.Entry)
-		}
-		return prog, nil
-	}
-	if _, ok := prog.Files[prog.Entry]; !ok {
-		return runner.Program{}, fmt.Errorf("the program has no entry file %q", prog.Entry)
-	}
-	out := runner.Program{Files: make(map[string]runner.File, len(prog.Files)), Entry: programName}
-	for p, f := range prog.Files {
-		if p == prog.Entry {
-			continue
-		}
-		if err := checkRelPath(p); err != nil {
-			return runner.Program{}, err
-		}
-		out.Files[p] = f
-	}
-	if _, ok := out.Files[programName]; ok {
-		return runner.Program{}, fmt.Errorf("the program name %q is also the path of another program file", programName)
-	}
-	out.Files[programName] = prog.Files[prog.Entry]
-	return out, nil
-}
 
 // archiveEntry is one file, link or directory of a program, as it is
 // archived: a file by its content handle, whose bytes are read only while
@@ -102,7 +53,7 @@ func programLayout(prog runner.Program) ([]archiveEntry, error) {
 	dirs := map[string]bool{}
 	for _, paths := range [][]string{slices.Collect(maps.Keys(prog.Files)), slices.Collect(maps.Keys(prog.Links))} {
 		for _, p := range paths {
-			if err := checkRelPath(p); err != nil {
+			if err := runner.CheckRelPath(p); err != nil {
 				return nil, err
 			}
 			for d := path.Dir(p); d != "."; d = path.Dir(d) {

@@ -155,7 +155,7 @@ func keys(m map[string][]byte) []string {
 func TestProgramFiles(t *testing.T) {
 	t.Parallel()
 	prog := runner.Program{Files: runner.FilesOf(map[string][]byte{"solutions/fizz.py": []byte("E"), "lib/util.py": []byte("U")}), Entry: "solutions/fizz.py"}
-	got, err := programFiles(prog, "main.py")
+	got, err := runner.ProgramFiles(prog, "main.py")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,19 +164,19 @@ func TestProgramFiles(t *testing.T) {
 		t.Errorf("files (-want +got):\n%s", diff)
 	}
 
-	if _, err := programFiles(runner.Program{Files: runner.FilesOf(map[string][]byte{"a.py": nil}), Entry: "b.py"}, "main.py"); err == nil || !strings.Contains(err.Error(), "entry") {
+	if _, err := runner.ProgramFiles(runner.Program{Files: runner.FilesOf(map[string][]byte{"a.py": nil}), Entry: "b.py"}, "main.py"); err == nil || !strings.Contains(err.Error(), "entry") {
 		t.Errorf("missing entry: err = %v", err)
 	}
 	clash := runner.Program{Files: runner.FilesOf(map[string][]byte{"e.py": []byte("E"), "main.py": []byte("other")}), Entry: "e.py"}
-	if _, err := programFiles(clash, "main.py"); err == nil {
+	if _, err := runner.ProgramFiles(clash, "main.py"); err == nil {
 		t.Error("a program name that clashes with another file was accepted")
 	}
 	// A folder program keeps every path, its entry's too.
 	folder := runner.Program{Folder: true, Entry: "tool/main.py", Files: runner.FilesOf(map[string][]byte{"tool/main.py": []byte("E")}), Executable: map[string]bool{"tool/main.py": true}}
-	if got, err := programFiles(folder, "tool/main.py"); err != nil || !cmp.Equal(got, folder) {
+	if got, err := runner.ProgramFiles(folder, "tool/main.py"); err != nil || !cmp.Equal(got, folder) {
 		t.Errorf("folder program laid out as %+v, %v; want it as it is", got, err)
 	}
-	if _, err := programFiles(runner.Program{Folder: true, Entry: "x.py", Files: runner.FilesOf(map[string][]byte{"y.py": nil})}, "x.py"); err == nil {
+	if _, err := runner.ProgramFiles(runner.Program{Folder: true, Entry: "x.py", Files: runner.FilesOf(map[string][]byte{"y.py": nil})}, "x.py"); err == nil {
 		t.Error("a folder program without its entry file was accepted")
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -304,80 +303,6 @@ func (s *Sandbox) cleanupParent(ctx context.Context) context.Context {
 	return context.WithoutCancel(ctx)
 }
 
-// checkProfile rejects a profile the container settings cannot honour, and
-// fills the program name's default (the entry file's base name; a folder
-// program's entry keeps its own path).
-func checkProfile(prof runner.Profile, prog runner.Program) (runner.Profile, error) {
-	var errs []error
-	switch {
-	case prog.Folder:
-		prof.ProgramName = prog.Entry
-		if prog.Entry != "" {
-			if err := checkRelPath(prog.Entry); err != nil {
-				errs = append(errs, fmt.Errorf("the entry: %w", err))
-			}
-		}
-	case prof.ProgramName == "":
-		prof.ProgramName = path.Base(prog.Entry)
-		fallthrough
-	default:
-		if n := prof.ProgramName; n == "" || n == "." || n == ".." || strings.ContainsAny(n, "/\x00") {
-			errs = append(errs, fmt.Errorf("program name %q is not a single file name", n))
-		}
-	}
-	if len(prof.Command) == 0 {
-		errs = append(errs, errors.New("the profile has no command"))
-	}
-	if prof.Timeout <= 0 {
-		errs = append(errs, errors.New("the timeout must be positive"))
-	}
-	if prof.Memory <= 0 {
-		errs = append(errs, errors.New("the memory limit must be positive"))
-	}
-	if prof.CPUs <= 0 {
-		errs = append(errs, errors.New("the CPU quota must be positive"))
-	}
-	// A pointer to 0 would mean "unlimited" to the engine.
-	if prof.Pids <= 0 {
-		errs = append(errs, errors.New("the pids limit must be positive"))
-	}
-	if prof.OutputLimit < 0 || prof.OutputCeiling < 0 {
-		errs = append(errs, errors.New("output limits must not be negative"))
-	}
-	if err := checkUser(prof.User); err != nil {
-		errs = append(errs, err)
-	}
-	for p, size := range prof.Tmpfs {
-		if !path.IsAbs(p) || path.Clean(p) == "/" || size <= 0 {
-			errs = append(errs, fmt.Errorf("tmpfs %q (%d bytes) needs an absolute path below / and a positive size", p, size))
-		}
-		if c := path.Clean(p); c == programDir || strings.HasPrefix(c, programDir+"/") {
-			errs = append(errs, fmt.Errorf("tmpfs %q would cover the program", p))
-		}
-	}
-	for k := range prof.Env {
-		if k == "" || strings.ContainsAny(k, "=\x00") {
-			errs = append(errs, fmt.Errorf("environment name %q is invalid", k))
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return prof, fmt.Errorf("profile %s: %w", prof.Name, err)
-	}
-	return prof, nil
-}
-
-// checkUser accepts a numeric "uid:gid" with both above 0.
-func checkUser(u string) error {
-	uid, gid, ok := strings.Cut(u, ":")
-	for _, part := range []string{uid, gid} {
-		n, err := strconv.ParseUint(part, 10, 32)
-		if !ok || err != nil || n == 0 {
-			return fmt.Errorf("user %q must be a numeric uid:gid, both above 0", u)
-		}
-	}
-	return nil
-}
-
 // maxHelperVolumes is the most program volumes one helper container fills.
 const maxHelperVolumes = 32
 
@@ -473,7 +398,7 @@ type delivery struct {
 // plan checks what a program needs before anything is made for it: its
 // profile, its image, the layout of its files.
 func (s *Sandbox) plan(ctx context.Context, prog runner.Program, prof runner.Profile) (*delivery, error) {
-	prof, err := checkProfile(prof, prog)
+	prof, err := runner.CheckProfile(prof, prog)
 	if err != nil {
 		return nil, err
 	}
@@ -491,7 +416,7 @@ func (s *Sandbox) plan(ctx context.Context, prog runner.Program, prof runner.Pro
 			return nil, err
 		}
 	}
-	tree, err := programFiles(prog, prof.ProgramName)
+	tree, err := runner.ProgramFiles(prog, prof.ProgramName)
 	if err == nil {
 		var layout []archiveEntry
 		if layout, err = programLayout(tree); err == nil {

@@ -1,0 +1,193 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/behaves-dev/behaves/internal/runner"
+)
+
+// DefaultNamespace is where behaves makes its pods unless told otherwise.
+const DefaultNamespace = "behaves"
+
+// DenyAllPolicy is the NetworkPolicy behaves keeps in its namespace: it
+// selects every pod there and allows no ingress and no egress. A run
+// creates it when it is missing and never deletes it, so a concurrent
+// run keeps its protection.
+const DenyAllPolicy = "behaves-deny-all"
+
+// Options configure a Sandbox.
+type Options struct {
+	// Kubeconfig is the kubeconfig file ("" finds it as kubectl does:
+	// $KUBECONFIG, then ~/.kube/config).
+	Kubeconfig string
+	// Namespace is where the run's pods and config maps go (default
+	// DefaultNamespace; created when missing).
+	Namespace string
+	// RunID labels everything the run makes.
+	RunID string
+	// Host, PID, PIDNamespace and StartedAt name the run's owner (default
+	// to this process's).
+	Host         string
+	PID          int
+	PIDNamespace string
+	StartedAt    time.Time
+	// APITimeout bounds one API call (default 30 s).
+	APITimeout time.Duration
+	// ScheduleTimeout bounds how long a pod may wait to be scheduled and
+	// started before its case is undetermined (default 2 minutes).
+	ScheduleTimeout time.Duration
+	// Cleanup is the parent of every deletion: it outlives the run's
+	// context, and cancelling it abandons the deletions.
+	Cleanup context.Context
+}
+
+// Sandbox runs each invocation in a pod of its own on a Kubernetes
+// cluster.
+type Sandbox struct {
+	opt    Options
+	cs     kubernetes.Interface
+	config *rest.Config
+	seq    atomic.Uint64
+	prefix string
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// New connects to the cluster the kubeconfig names, checks that it serves
+// what behaves relies on, and makes the namespace and its deny-all network
+// policy when they are missing.
+func New(ctx context.Context, opt Options) (*Sandbox, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if opt.Kubeconfig != "" {
+		rules.ExplicitPath = opt.Kubeconfig
+	}
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes: reading the kubeconfig: %w", err)
+	}
+	cfg.UserAgent = "behaves"
+	// Pods come and go fast: the client's default rate limit (5 per
+	// second) would be the run's pace.
+	cfg.QPS, cfg.Burst = 100, 200
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes: %w", err)
+	}
+	return newSandbox(ctx, cs, cfg, opt)
+}
+
+var runIDPattern = regexp.MustCompile(`^[0-9a-f]{16}$`)
+
+func newSandbox(ctx context.Context, cs kubernetes.Interface, cfg *rest.Config, opt Options) (*Sandbox, error) {
+	if !runIDPattern.MatchString(opt.RunID) {
+		return nil, errors.New("kubernetes sandbox: a run ID of 16 hex digits is required")
+	}
+	if opt.Namespace == "" {
+		opt.Namespace = DefaultNamespace
+	}
+	if opt.Host == "" {
+		opt.Host, _ = os.Hostname()
+	}
+	if opt.PID == 0 {
+		opt.PID = os.Getpid()
+	}
+	if opt.PIDNamespace == "" {
+		opt.PIDNamespace = runner.PIDNamespace()
+	}
+	if opt.StartedAt.IsZero() {
+		opt.StartedAt = time.Now()
+	}
+	if opt.APITimeout <= 0 {
+		opt.APITimeout = 30 * time.Second
+	}
+	if opt.ScheduleTimeout <= 0 {
+		opt.ScheduleTimeout = 2 * time.Minute
+	}
+	if opt.Cleanup == nil {
+		opt.Cleanup = context.Background()
+	}
+	s := &Sandbox{opt: opt, cs: cs, config: cfg, prefix: "behaves-" + opt.RunID[:8] + "-"}
+	if err := s.ensureNamespace(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// ensureNamespace makes the namespace and the deny-all policy in it when
+// either is missing.
+func (s *Sandbox) ensureNamespace(ctx context.Context) error {
+	ns := s.opt.Namespace
+	actx, cancel := s.apiCtx(ctx)
+	defer cancel()
+	if _, err := s.cs.CoreV1().Namespaces().Get(actx, ns, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+		_, err = s.cs.CoreV1().Namespaces().Create(actx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("kubernetes: creating the namespace %q: %w", ns, err)
+		}
+	} else if err != nil {
+		return fmt.Errorf("kubernetes: reading the namespace %q: %w", ns, err)
+	}
+	pol := &networkingv1.NetworkPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: DenyAllPolicy, Labels: map[string]string{runner.LabelRole: "network-policy"}},
+		Spec: networkingv1.NetworkPolicySpec{
+			PodSelector: metav1.LabelSelector{}, // every pod of the namespace
+			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress},
+		},
+	}
+	_, err := s.cs.NetworkingV1().NetworkPolicies(ns).Create(actx, pol, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("kubernetes: creating the network policy %s/%s: %w", ns, DenyAllPolicy, err)
+	}
+	return nil
+}
+
+// Close ends the sandbox: later calls fail.
+func (s *Sandbox) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	return nil
+}
+
+func (s *Sandbox) apiCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.opt.APITimeout)
+}
+
+// cleanupCtx bounds a deletion made on behalf of ctx: it outlives ctx's
+// cancellation (a deletion must finish after a signal), under Cleanup.
+func (s *Sandbox) cleanupCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(s.opt.Cleanup, s.opt.APITimeout)
+}
+
+func (s *Sandbox) nextName(suffix string) string {
+	return s.prefix + strconv.FormatUint(s.seq.Add(1), 10) + suffix
+}
+
+func (s *Sandbox) owner(role string) owner {
+	return owner{Owner: runner.Owner{RunID: s.opt.RunID, Host: s.opt.Host, PID: s.opt.PID,
+		PIDNamespace: s.opt.PIDNamespace, StartedAt: s.opt.StartedAt}, Role: role}
+}
+
+// Roles of what a run makes.
+const (
+	RoleProgram = "program"
+	RoleChecker = "checker"
+	RoleFiles   = "files"
+)
