@@ -1,0 +1,254 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/behaves-dev/behaves/internal/report"
+	"github.com/behaves-dev/behaves/internal/reportschema/schematest"
+	"github.com/behaves-dev/behaves/internal/runner"
+	"github.com/behaves-dev/behaves/internal/runner/kube"
+	"github.com/behaves-dev/behaves/internal/verdict"
+)
+
+// requireKube is the kubeconfig of the test cluster (BEHAVES_KUBECONFIG,
+// which .ci/run sets after scripts/k8s.sh up): the test skips without
+// one, or fails when CI requires the cluster (BEHAVES_REQUIRE_KUBE=1).
+func requireKube(t *testing.T) string {
+	t.Helper()
+	kc := os.Getenv("BEHAVES_KUBECONFIG")
+	if kc != "" {
+		return kc
+	}
+	msg := "no test cluster: BEHAVES_KUBECONFIG is not set (bash scripts/k8s.sh up prints it)"
+	if os.Getenv("BEHAVES_REQUIRE_KUBE") == "1" {
+		t.Fatal("BEHAVES_REQUIRE_KUBE=1: " + msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// kubeInspectSh prints "ok" when the program runs as the profile says and
+// nothing more, else what is not so: the same verdict on every backend.
+const kubeInspectSh = `fail() { echo "$1"; bad=1; }
+[ "$(id -u):$(id -g)" = 65534:65534 ] || fail "uid:gid $(id -u):$(id -g)"
+grep -q '^CapEff:[[:space:]]*0000000000000000$' /proc/self/status || fail "$(grep CapEff /proc/self/status)"
+grep -q '^NoNewPrivs:[[:space:]]*1$' /proc/self/status || fail "$(grep NoNewPrivs /proc/self/status)"
+touch /root-write 2>/dev/null && fail "the root is writable"
+touch /program/x 2>/dev/null && fail "/program is writable"
+echo scratch >/tmp/s && [ "$(cat /tmp/s)" = scratch ] || fail "/tmp is not writable"
+[ -e /var/run/secrets/kubernetes.io ] && fail "a service-account token is mounted"
+ip route 2>/dev/null | grep -q default && fail "a default route: $(ip route)"
+env | grep -q '^BEHAVES_\|^KUBECONFIG=\|^HOME=/root' && fail "behaves' environment: $(env | grep '^BEHAVES_\|^KUBECONFIG')"
+[ "$LANG" = C.UTF-8 ] || fail "the profile's env is missing: LANG=$LANG"
+[ -z "$bad" ] && echo ok
+`
+
+// TestKubernetesSameVerdicts runs the e2e suite's core cases once on
+// Docker and once on the test cluster (--backend kubernetes) and compares
+// each case's verdict, timed_out, resource_limit and reason; the
+// inspection case checks the pod's hardening from inside. The Kubernetes
+// run leaves no pod or config map behind, and --reuse of the Docker
+// report reruns every case on the cluster.
+func TestKubernetesSameVerdicts(t *testing.T) {
+	t.Parallel()
+	kc := requireKube(t)
+	img := testImages(t)
+	missing := "sha256:" + strings.Repeat("1", 64)
+	spec := `version: 1
+profiles:
+  sh:
+    image: ` + img.busybox + `
+    command: ["/bin/sh"]
+    timeout: 20s
+    cpus: 0.25
+    memory: 64MiB
+    env: {LANG: C.UTF-8}
+    tmpfs: {/tmp: 1MiB}
+  short:
+    image: ` + img.busybox + `
+    command: ["/bin/sh"]
+    timeout: 2s
+    cpus: 0.25
+    memory: 64MiB
+  small:
+    image: ` + img.busybox + `
+    command: ["/bin/sh"]
+    cpus: 0.25
+    output_limit: 1KiB
+  missing:
+    image: ` + missing + `
+    command: ["/bin/sh"]
+    cpus: 0.25
+programs:
+  - name: add
+    file: add.sh
+    profile: sh
+    cases:
+      - {name: right, args: ["2", "3"], expect: {stdout: {equals: "5"}}}
+      - {name: wrong, args: ["2", "2"], expect: {stdout: {equals: "5"}}}
+      - {name: stdin, stdin: "40 2\n", expect: {stdout: {equals: "42"}}}
+      - {name: exit code, args: ["x"], expect: {exit_code: 3, stderr: {contains: "not a number"}}}
+      - {name: env allowlist, args: ["env"], expect: {stdout: {equals: "LANG=C.UTF-8"}}}
+  - name: syntax-error
+    file: broken.sh
+    profile: sh
+    cases:
+      - {name: runs, expect: {stdout: {equals: "fine"}}}
+  - name: sleeper
+    file: sleep.sh
+    profile: short
+    cases:
+      - {name: ends, expect: {stdout: {equals: "done"}}}
+  - name: memory-bomb
+    file: bomb.sh
+    profile: sh
+    cases:
+      - {name: survives, expect: {stdout: {equals: "survived"}}}
+  - name: chatty
+    file: chatty.sh
+    profile: small
+    cases:
+      - {name: all of it, expect: {stdout: {equals: ` + strconv.Quote(strings.Repeat("a line of twenty-nine bytes.\n", 100)) + `}}}
+  - name: inspect
+    file: inspect.sh
+    profile: sh
+    cases:
+      - {name: hardened, expect: {stdout: {equals: "ok"}}}
+  - name: absent
+    file: add.sh
+    profile: missing
+    cases:
+      - {name: runs, args: ["1", "1"], expect: {stdout: {equals: "2"}}}
+`
+	files := map[string]string{
+		"add.sh": `case "$1" in
+env) env | grep -v '^KUBERNETES_\|^HOSTNAME=\|^PATH=\|^HOME=\|^PWD=\|^SHLVL=\|^_=' | sort; exit 0 ;;
+x) echo "not a number" >&2; exit 3 ;;
+"") read a b; echo $((a + b)); exit 0 ;;
+esac
+echo $(($1 + $2))
+`,
+		"broken.sh":  "if then fi\necho fine\n",
+		"sleep.sh":   "sleep 30\necho done\n",
+		"bomb.sh":    "awk 'BEGIN { s = \"x\"; while (1) s = s s }'\necho survived\n",
+		"chatty.sh":  "i=0; while [ $i -lt 100 ]; do echo 'a line of twenty-nine bytes.'; i=$((i+1)); done\n",
+		"inspect.sh": kubeInspectSh,
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	dockerRun := runBehaves(t, ctx, spec, files)
+	dockerReport := filepath.Join(t.TempDir(), "docker.json")
+	writeReport(t, dockerReport, dockerRun.report)
+	kubeRun := runSpec(t, ctx, spec, files, "--backend", "kubernetes", "--kubeconfig", kc, "--reuse", dockerReport)
+	assertNoKubeLeftovers(t, kc, kubeRun.report.RunID)
+	if dockerRun.code != kubeRun.code {
+		t.Errorf("exit codes differ: docker %d, kubernetes %d\nkubernetes stderr:\n%s", dockerRun.code, kubeRun.code, indent(kubeRun.stderr))
+	}
+
+	want := map[string]verdict.Verdict{
+		"add/right": verdict.True, "add/wrong": verdict.False, "add/stdin": verdict.True, "add/exit code": verdict.True,
+		"add/env allowlist": verdict.True, "syntax-error/runs": verdict.False, "sleeper/ends": verdict.False,
+		"memory-bomb/survives": verdict.False, "chatty/all of it": verdict.Undetermined, "inspect/hardened": verdict.True,
+		"absent/runs": verdict.Undetermined,
+	}
+	docker, k8s := kubeCases(dockerRun.report), kubeCases(kubeRun.report)
+	for name, v := range want {
+		d, k := docker[name], k8s[name]
+		ds, ks := kubeSummary(d, name != "absent/runs"), kubeSummary(k, name != "absent/runs")
+		t.Logf("%s: docker %s | kubernetes %s", name, ds, ks)
+		if d.Verdict != v {
+			t.Errorf("%s on docker: %s, want verdict %s (stdout %q, stderr %q)", name, ds, v, d.Event.StdoutData(), d.Event.StderrData())
+		}
+		if ds != ks {
+			t.Errorf("%s: the backends differ:\n  docker:     %s\n  kubernetes: %s\n  kubernetes stdout %q stderr %q, sandbox error %q",
+				name, ds, ks, k.Event.StdoutData(), k.Event.StderrData(), k.Event.SandboxError)
+		}
+		if k.ReusedFrom != nil {
+			t.Errorf("%s: answered on kubernetes by the docker report's evidence", name)
+		}
+	}
+	if !strings.Contains(kubeRun.stdout+kubeRun.stderr, "changed: backend") {
+		t.Errorf("the kubernetes run does not say why the docker report answered nothing:\n%s%s", indent(kubeRun.stdout), indent(kubeRun.stderr))
+	}
+	for _, p := range kubeRun.report.Programs {
+		if p.Settings.Applied.Image != "" && p.Settings.Applied.Backend != "kubernetes" {
+			t.Errorf("%s: settings.applied.backend %q, want kubernetes", p.Name, p.Settings.Applied.Backend)
+		}
+	}
+}
+
+// kubeCases are a report's cases by "program/case".
+func kubeCases(r report.Report) map[string]report.Case {
+	out := map[string]report.Case{}
+	for _, p := range r.Programs {
+		for _, c := range p.Cases {
+			out[p.Name+"/"+c.Name] = c
+		}
+	}
+	return out
+}
+
+// kubeSummary is what must be the same on both backends: the verdict, and
+// when the evidence was observed, the stop and the reason (an undetermined
+// case's reason names the backend's own fault).
+func kubeSummary(c report.Case, withReason bool) string {
+	s := "verdict " + c.Verdict.String() + ", timed_out " + strconv.FormatBool(c.Event.TimedOut) +
+		", resource_limit " + strconv.Quote(string(c.Event.ResourceLimit))
+	if withReason {
+		s += ", reason " + strconv.Quote(c.Reason)
+	}
+	return s
+}
+
+func writeReport(t *testing.T, path string, r report.Report) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := report.Encode(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	schematest.Check(t, "the docker report", buf.Bytes())
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// assertNoKubeLeftovers checks that the run left no pod and no config map
+// in behaves' namespace.
+func assertNoKubeLeftovers(t *testing.T, kubeconfig, runID string) {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sel := metav1.ListOptions{LabelSelector: runner.LabelRunID + "=" + runID}
+	pods, err := cs.CoreV1().Pods(kube.DefaultNamespace).List(ctx, sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	maps, err := cs.CoreV1().ConfigMaps(kube.DefaultNamespace).List(ctx, sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pods.Items)+len(maps.Items) > 0 {
+		b, _ := json.Marshal(map[string]int{"pods": len(pods.Items), "config maps": len(maps.Items)})
+		t.Errorf("the kubernetes run %s left %s behind", runID, b)
+	}
+}
