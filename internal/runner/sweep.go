@@ -8,6 +8,8 @@ package runner
 
 import (
 	"context"
+	"os"
+	"strconv"
 	"time"
 )
 
@@ -43,6 +45,38 @@ type Owner struct {
 	// could not read it, or the run predates the label.
 	PIDNamespace string
 	StartedAt    time.Time
+}
+
+// OrThisProcess is o with each empty field taken from this process: the
+// host's name, the PID, its PID namespace, and now.
+func (o Owner) OrThisProcess() Owner {
+	if o.Host == "" {
+		o.Host, _ = os.Hostname()
+	}
+	if o.PID == 0 {
+		o.PID = os.Getpid()
+	}
+	if o.PIDNamespace == "" {
+		o.PIDNamespace = PIDNamespace()
+	}
+	if o.StartedAt.IsZero() {
+		o.StartedAt = time.Now()
+	}
+	return o
+}
+
+// Labels are the owner labels of what o's run makes, with its role: what
+// ParseOwner reads back (a backend whose label values cannot hold them
+// all keeps them as annotations).
+func (o Owner) Labels(role string) map[string]string {
+	return map[string]string{
+		LabelRunID:        o.RunID,
+		LabelHost:         o.Host,
+		LabelPID:          strconv.Itoa(o.PID),
+		LabelPIDNamespace: o.PIDNamespace,
+		LabelStartedAt:    o.StartedAt.UTC().Format(time.RFC3339),
+		LabelRole:         role,
+	}
 }
 
 // LeftoverObject is one container or volume a run made.

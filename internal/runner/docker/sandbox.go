@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -156,18 +155,8 @@ func newSandbox(ctx context.Context, cli dockerAPI, opt Options) (*Sandbox, erro
 	if opt.RunID == "" {
 		return nil, errors.New("docker sandbox: a run ID is required")
 	}
-	if opt.Host == "" {
-		opt.Host, _ = os.Hostname()
-	}
-	if opt.PID == 0 {
-		opt.PID = os.Getpid()
-	}
-	if opt.PIDNamespace == "" {
-		opt.PIDNamespace = runner.PIDNamespace()
-	}
-	if opt.StartedAt.IsZero() {
-		opt.StartedAt = time.Now()
-	}
+	own := opt.owner().OrThisProcess()
+	opt.Host, opt.PID, opt.PIDNamespace, opt.StartedAt = own.Host, own.PID, own.PIDNamespace, own.StartedAt
 	if opt.EngineTimeout <= 0 {
 		opt.EngineTimeout = DefaultEngineTimeout
 	}
@@ -264,15 +253,11 @@ func runIDLetters(id string) string {
 }
 
 // labels is the label set of a container or volume with the given role.
-func labels(opt Options, role string) map[string]string {
-	return map[string]string{
-		runner.LabelRunID:        opt.RunID,
-		runner.LabelHost:         opt.Host,
-		runner.LabelPID:          strconv.Itoa(opt.PID),
-		runner.LabelPIDNamespace: opt.PIDNamespace,
-		runner.LabelStartedAt:    opt.StartedAt.UTC().Format(time.RFC3339),
-		runner.LabelRole:         role,
-	}
+func labels(opt Options, role string) map[string]string { return opt.owner().Labels(role) }
+
+// owner is the run's owner as opt names it.
+func (opt Options) owner() runner.Owner {
+	return runner.Owner{RunID: opt.RunID, Host: opt.Host, PID: opt.PID, PIDNamespace: opt.PIDNamespace, StartedAt: opt.StartedAt}
 }
 
 // nextName is a container name unique within this sandbox.

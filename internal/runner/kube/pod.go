@@ -191,15 +191,6 @@ func (o owner) labels() map[string]string {
 
 // annotations carry the owner as the sweep reads it (runner.ParseOwner):
 // the host as it is, the PID, its namespace and the run's start.
-func (o owner) annotations() map[string]string {
-	return map[string]string{
-		runner.LabelRunID:        o.RunID,
-		runner.LabelHost:         o.Host,
-		runner.LabelPID:          strconv.Itoa(o.PID),
-		runner.LabelPIDNamespace: o.PIDNamespace,
-		runner.LabelStartedAt:    o.StartedAt.UTC().Format(time.RFC3339),
-		runner.LabelRole:         o.Role,
-	}
-}
+func (o owner) annotations() map[string]string { return o.Owner.Labels(o.Role) }
 
 func ptr[T any](v T) *T { return &v }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"strconv"
 	"sync"
@@ -102,18 +101,8 @@ func newSandbox(ctx context.Context, cs kubernetes.Interface, cfg *rest.Config, 
 	if opt.Namespace == "" {
 		opt.Namespace = DefaultNamespace
 	}
-	if opt.Host == "" {
-		opt.Host, _ = os.Hostname()
-	}
-	if opt.PID == 0 {
-		opt.PID = os.Getpid()
-	}
-	if opt.PIDNamespace == "" {
-		opt.PIDNamespace = runner.PIDNamespace()
-	}
-	if opt.StartedAt.IsZero() {
-		opt.StartedAt = time.Now()
-	}
+	own := runner.Owner{RunID: opt.RunID, Host: opt.Host, PID: opt.PID, PIDNamespace: opt.PIDNamespace, StartedAt: opt.StartedAt}.OrThisProcess()
+	opt.Host, opt.PID, opt.PIDNamespace, opt.StartedAt = own.Host, own.PID, own.PIDNamespace, own.StartedAt
 	if opt.APITimeout <= 0 {
 		opt.APITimeout = 30 * time.Second
 	}
