@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,7 +23,8 @@ const maxStaleLines = 10
 var gcHelp = commandHelp{
 	args: `[--older-than DURATION] [--dry-run]`,
 	about: `Removes the containers and volumes that behaves runs left behind, found by
-their behaves.run-id label. A run's leftovers are removed when its owner is
+their behaves.run-id label (with --backend kubernetes, the pods and config
+maps of behaves' namespace, the owner read from their annotations). A run's leftovers are removed when its owner is
 gone: it ran on this host and its process (behaves.pid) is no longer alive,
 or the PID now belongs to a process that started after the run. Runs of
 other hosts and runs whose owner is alive are kept unless --older-than says
@@ -37,8 +39,20 @@ func gcCommand(ctx context.Context, args []string, env Env) int {
 	var olderThan ageFlag
 	fs.Var(&olderThan, "older-than", "also remove every run that started more than `DURATION` ago, whatever its owner's state or host (90m, 24h, 7d)")
 	dryRun := fs.Bool("dry-run", false, "print what would be removed, remove nothing")
+	backend := backendFlag(BackendDocker)
+	fs.Var(&backend, "backend", "what to sweep: docker (containers and volumes) or kubernetes (pods and config maps of behaves' namespace)")
+	kubeconfig := fs.String("kubeconfig", "", "with --backend kubernetes: the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
+	namespace := fs.String("namespace", "", "with --backend kubernetes: the namespace to sweep (default behaves)")
 	if !parse(fs, args, env) {
 		return ExitUsage
+	}
+	if backend != BackendKubernetes && (*kubeconfig != "" || *namespace != "") {
+		fmt.Fprintln(env.Stderr, "behaves gc: --kubeconfig and --namespace need --backend kubernetes")
+		return ExitUsage
+	}
+	words := dockerWords
+	if backend == BackendKubernetes {
+		env.NewSweeper, words = KubeSweeper(*kubeconfig, *namespace), kubeWords
 	}
 	if olderThan.set && olderThan.d <= 0 {
 		fmt.Fprintf(env.Stderr, "behaves gc: --older-than must be positive, not %s\n", olderThan.d)
@@ -82,7 +96,7 @@ func gcCommand(ctx context.Context, args []string, env Env) int {
 				fmt.Fprintf(env.Stderr, "behaves gc: run %s: %s\n", printable(p.ID), printable(r.Err.Error()))
 				continue
 			}
-			if r.Kind == runner.KindContainer {
+			if r.Kind == runner.KindContainer || r.Kind == runner.KindPod {
 				containers++
 			} else {
 				volumes++
@@ -92,10 +106,10 @@ func gcCommand(ctx context.Context, args []string, env Env) int {
 	}
 	switch {
 	case len(plan) == 0:
-		fmt.Fprintln(env.Stdout, "nothing to remove: no container or volume carries "+runner.LabelRunID)
+		fmt.Fprintf(env.Stdout, "nothing to remove: no %s or %s carries %s\n", words[0], words[2], runner.LabelRunID)
 	default:
-		fmt.Fprintf(env.Stdout, "%s %s and %s of %s; kept %s\n", verb, verdict.Count(containers, "container", "containers"),
-			verdict.Count(volumes, "volume", "volumes"), verdict.Count(runs, "run", "runs"), verdict.Count(kept, "run", "runs"))
+		fmt.Fprintf(env.Stdout, "%s %s and %s of %s; kept %s\n", verb, verdict.Count(containers, words[0], words[1]),
+			verdict.Count(volumes, words[2], words[3]), verdict.Count(runs, "run", "runs"), verdict.Count(kept, "run", "runs"))
 	}
 	if failed > 0 {
 		fmt.Fprintf(env.Stderr, "behaves gc: %s failed\n", verdict.Count(failed, "removal", "removals"))
@@ -147,14 +161,27 @@ func warnStaleRuns(ctx context.Context, env Env) {
 		}
 		n++
 		if n <= maxStaleLines {
-			fmt.Fprintf(env.Stderr, "behaves: warning: %s left %s and %s: %s; `behaves gc` removes them\n",
-				describeRun(p.LeftoverRun), verdict.Count(len(p.Containers), "container", "containers"), verdict.Count(len(p.Volumes), "volume", "volumes"), printable(p.Reason))
+			words, gc := dockerWords, "behaves gc"
+			if slices.ContainsFunc(append(slices.Clone(p.Containers), p.Volumes...), func(l runner.LeftoverObject) bool {
+				return l.Kind == runner.KindPod || l.Kind == runner.KindConfigMap
+			}) {
+				words, gc = kubeWords, "behaves gc --backend kubernetes"
+			}
+			fmt.Fprintf(env.Stderr, "behaves: warning: %s left %s and %s: %s; `%s` removes them\n",
+				describeRun(p.LeftoverRun), verdict.Count(len(p.Containers), words[0], words[1]), verdict.Count(len(p.Volumes), words[2], words[3]), printable(p.Reason), gc)
 		}
 	}
 	if n > maxStaleLines {
 		fmt.Fprintf(env.Stderr, "behaves: warning: and %d more stale %s; `behaves gc` removes them\n", n-maxStaleLines, verdict.Plural(n-maxStaleLines, "run", "runs"))
 	}
 }
+
+// The words for what a backend's runs leave: what ran programs, one and
+// many, then what held their files.
+var (
+	dockerWords = [4]string{"container", "containers", "volume", "volumes"}
+	kubeWords   = [4]string{"pod", "pods", "config map", "config maps"}
+)
 
 // describeRun names a run and, when its labels are sound, its owner.
 func describeRun(r runner.LeftoverRun) string {

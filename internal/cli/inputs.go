@@ -196,6 +196,12 @@ func readInputs(env Env) (actionInputs, error) {
 			return in, err
 		}
 	}
+	if err := readBackendInputs(env, in.command, setFlag); err != nil {
+		return in, err
+	}
+	if in.run.backend != BackendKubernetes && (in.run.kubeconfig != "" || in.run.namespace != "") {
+		return in, errors.New("inputs kubeconfig and namespace: they need backend kubernetes")
+	}
 
 	// The run's config is checked as a whole by the one check behaves
 	// run's flags pass too; its refusal names the input.
@@ -341,4 +347,40 @@ func registerRunID(fs *flag.FlagSet) *runIDFlag {
 	var f runIDFlag
 	fs.Var(&f, "run-id", "the run's ID, 16 lowercase hex digits (for behaves action; default: a random one)")
 	return &f
+}
+
+// readBackendInputs sets the backend, namespace and kubeconfig inputs. A
+// kubeconfig input holding a line break is the kubeconfig itself (a
+// secret): it goes to a file of its own, mode 0600, under RUNNER_TEMP
+// (which the runner removes with the job); any other value is a path in
+// the workspace.
+func readBackendInputs(env Env, command string, setFlag func(name, v string) error) error {
+	for _, name := range []string{"backend", "namespace", "kubeconfig"} {
+		v := input(env, name)
+		if v == "" || name == "backend" && v == BackendDocker {
+			continue
+		}
+		if command != actionRun {
+			return fmt.Errorf("input %s: only command run runs programs, not %s", name, command)
+		}
+		if name == "kubeconfig" {
+			if !strings.Contains(v, "\n") {
+				v = inWorkspace(env, v)
+			} else {
+				dir, err := os.MkdirTemp(env.Getenv("RUNNER_TEMP"), "behaves-kubeconfig-")
+				if err != nil {
+					return fmt.Errorf("input kubeconfig: %v", err)
+				}
+				path := filepath.Join(dir, "kubeconfig")
+				if err := os.WriteFile(path, []byte(v), 0o600); err != nil {
+					return fmt.Errorf("input kubeconfig: %v", err)
+				}
+				v = path
+			}
+		}
+		if err := setFlag(name, v); err != nil {
+			return err
+		}
+	}
+	return nil
 }

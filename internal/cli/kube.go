@@ -20,3 +20,16 @@ func KubeSandbox(cleanup context.Context, kubeconfig, namespace string) func(ctx
 		return sb, sb, nil
 	}
 }
+
+// KubeSweeper is the NewSweeper factory for a Kubernetes cluster: the
+// kubeconfig given ("" finds it as kubectl does) and the namespace (""
+// kube.DefaultNamespace).
+func KubeSweeper(kubeconfig, namespace string) func() (runner.Sweeper, error) {
+	return func() (runner.Sweeper, error) {
+		sw, err := kube.NewSweeper(kubeconfig, namespace, runner.SweepOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return sw, nil
+	}
+}

@@ -269,6 +269,9 @@ func runSpec(ctx context.Context, env Env, cfg runConfig) int {
 	if len(warnings) > 0 {
 		printMessages(env.Stderr, env, warnings...)
 	}
+	if cfg.backend == BackendKubernetes { // the stale check looks at the cluster
+		env.NewSweeper = KubeSweeper(cfg.kubeconfig, cfg.namespace)
+	}
 	renv := runEnv(env)
 	renv.GitHub, renv.Verbose = origin, cfg.terminal.verbose
 	lib := cfg.library()

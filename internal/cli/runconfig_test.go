@@ -93,3 +93,46 @@ func TestRunValuesAlikeAsFlagsAndInputs(t *testing.T) {
 		}
 	}
 }
+
+// TestBackendInputs: the kubeconfig input is a workspace path, or, when it
+// holds a line break, the kubeconfig itself, written to a file of behaves'
+// own (0600) under RUNNER_TEMP (trimmed, as every input); the cluster's inputs need backend
+// kubernetes, and only command run takes them.
+func TestBackendInputs(t *testing.T) {
+	t.Parallel()
+	tmp, ws := t.TempDir(), t.TempDir()
+	content := "apiVersion: v1\nkind: Config\n"
+	read := func(inputs map[string]string) (actionInputs, error) {
+		env := map[string]string{"RUNNER_TEMP": tmp, "GITHUB_WORKSPACE": ws}
+		for k, v := range inputs {
+			env[inputName(k)] = v
+		}
+		return readInputs(Env{Getenv: func(k string) string { return env[k] }})
+	}
+	in, err := read(map[string]string{"backend": "kubernetes", "kubeconfig": content, "namespace": "evals"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(in.run.kubeconfig)
+	b, _ := os.ReadFile(in.run.kubeconfig)
+	if err != nil || fi.Mode().Perm() != 0o600 || string(b) != strings.TrimSpace(content) || !strings.HasPrefix(in.run.kubeconfig, tmp+string(filepath.Separator)) {
+		t.Errorf("kubeconfig content: file %q (%v, mode %v) holding %q; want the content in a 0600 file under RUNNER_TEMP", in.run.kubeconfig, err, fi, b)
+	}
+	if in.run.backend != BackendKubernetes || in.run.namespace != "evals" {
+		t.Errorf("backend %q, namespace %q", in.run.backend, in.run.namespace)
+	}
+	in, err = read(map[string]string{"backend": "kubernetes", "kubeconfig": "ci/kubeconfig"})
+	if err != nil || in.run.kubeconfig != filepath.Join(ws, "ci/kubeconfig") {
+		t.Errorf("kubeconfig path: %q, %v; want it in the workspace", in.run.kubeconfig, err)
+	}
+	for _, bad := range []map[string]string{
+		{"namespace": "evals"},
+		{"backend": "docker", "kubeconfig": "k"},
+		{"backend": "podman"},
+		{"command": "publish", "backend": "kubernetes"},
+	} {
+		if _, err := read(bad); err == nil {
+			t.Errorf("inputs %v: accepted", bad)
+		}
+	}
+}

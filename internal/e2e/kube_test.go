@@ -3,11 +3,13 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/behaves-dev/behaves/internal/cli"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reportschema/schematest"
 	"github.com/behaves-dev/behaves/internal/runner"
@@ -228,6 +231,97 @@ func writeReport(t *testing.T, path string, r report.Report) {
 // in behaves' namespace.
 func assertNoKubeLeftovers(t *testing.T, kubeconfig, runID string) {
 	t.Helper()
+	if n := kubeObjects(t, kubeClient(t, kubeconfig), metav1.ListOptions{LabelSelector: runner.LabelRunID + "=" + runID}); n > 0 {
+		t.Errorf("the kubernetes run %s left %d pods and config maps behind", runID, n)
+	}
+}
+
+// TestKubernetesSignals runs the real behaves binary on the test cluster
+// and signals it while two sleeping cases run. SIGTERM: behaves deletes
+// what it made and exits 4 with no pod or config map left. SIGKILL: what
+// it left is removed by `behaves gc --backend kubernetes`, which finds the
+// dead owner (this host, its PID gone) from the annotations.
+func TestKubernetesSignals(t *testing.T) {
+	t.Parallel()
+	kc := requireKube(t)
+	img := testImages(t)
+	bin := buildBehaves(t)
+	cs := kubeClient(t, kc)
+	for i, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			runID := fmt.Sprintf("%015x%d", time.Now().UnixNano()&0xfffffffffffffff, i)
+			dir := writeTree(t, map[string]string{"behaves.yml": strings.Replace(signalSpec(img.busybox), "    memory: 32MiB\n", "    memory: 32MiB\n    cpus: 0.25\n", 1), "sleep.sh": sleepScript})
+			cmd := exec.Command(bin, "run", "--spec", filepath.Join(dir, "behaves.yml"), "--report", filepath.Join(t.TempDir(), "report.json"),
+				"--parallel", "2", "--backend", "kubernetes", "--kubeconfig", kc, "--run-id", runID)
+			var stderr syncBuffer
+			cmd.Stderr = &stderr
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			t.Cleanup(func() {
+				if cmd.ProcessState == nil {
+					cmd.Process.Kill()
+					<-exited
+				}
+			})
+			sel := metav1.ListOptions{LabelSelector: runner.LabelRunID + "=" + runID}
+			deadline := time.Now().Add(time.Minute)
+			for {
+				pods, err := cs.CoreV1().Pods(kube.DefaultNamespace).List(context.Background(), sel)
+				if err != nil {
+					t.Fatal(err)
+				}
+				running := 0
+				for _, p := range pods.Items {
+					if p.Status.Phase == "Running" {
+						running++
+					}
+				}
+				if running >= 2 {
+					break
+				}
+				select {
+				case err := <-exited:
+					t.Fatalf("behaves exited before two cases ran (%v)\nstderr:\n%s", err, indent(stderr.String()))
+				case <-time.After(200 * time.Millisecond):
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("two cases did not run within a minute\nstderr:\n%s", indent(stderr.String()))
+				}
+			}
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-exited:
+			case <-time.After(signalExitLimit + 20*time.Second):
+				t.Fatalf("behaves did not exit within %s of %v\nstderr:\n%s", signalExitLimit+20*time.Second, sig, indent(stderr.String()))
+			}
+			if sig == syscall.SIGKILL {
+				if n := kubeObjects(t, cs, sel); n == 0 {
+					t.Fatalf("SIGKILL left nothing behind: the gc half of this test would prove nothing")
+				}
+				var out, errOut bytes.Buffer
+				code := cli.Main(context.Background(), []string{"gc", "--backend", "kubernetes", "--kubeconfig", kc}, cli.Env{Stdout: &out, Stderr: &errOut, Getenv: os.Getenv})
+				if code != 0 || !strings.Contains(out.String(), "removing run "+runID) {
+					t.Errorf("behaves gc --backend kubernetes: exit %d, want 0 and the killed run removed\nstdout:\n%s\nstderr:\n%s", code, indent(out.String()), indent(errOut.String()))
+				}
+			} else if code := cmd.ProcessState.ExitCode(); code != 4 {
+				t.Errorf("after SIGTERM behaves exited %d, want 4\nstderr:\n%s", code, indent(stderr.String()))
+			}
+			if n := kubeObjects(t, cs, sel); n != 0 {
+				t.Errorf("after %v: %d pods and config maps of run %s are left", sig, n, runID)
+			}
+		})
+	}
+}
+
+func kubeClient(t *testing.T, kubeconfig string) kubernetes.Interface {
+	t.Helper()
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		t.Fatal(err)
@@ -236,9 +330,15 @@ func assertNoKubeLeftovers(t *testing.T, kubeconfig, runID string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cs
+}
+
+// kubeObjects counts the pods and config maps sel selects in behaves'
+// namespace.
+func kubeObjects(t *testing.T, cs kubernetes.Interface, sel metav1.ListOptions) int {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	sel := metav1.ListOptions{LabelSelector: runner.LabelRunID + "=" + runID}
 	pods, err := cs.CoreV1().Pods(kube.DefaultNamespace).List(ctx, sel)
 	if err != nil {
 		t.Fatal(err)
@@ -247,8 +347,5 @@ func assertNoKubeLeftovers(t *testing.T, kubeconfig, runID string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pods.Items)+len(maps.Items) > 0 {
-		b, _ := json.Marshal(map[string]int{"pods": len(pods.Items), "config maps": len(maps.Items)})
-		t.Errorf("the kubernetes run %s left %s behind", runID, b)
-	}
+	return len(pods.Items) + len(maps.Items)
 }

@@ -8,8 +8,11 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -34,6 +37,9 @@ const (
 const (
 	KindContainer = "container"
 	KindVolume    = "volume"
+	// On Kubernetes: a pod runs a program, config maps hold its files.
+	KindPod       = "pod"
+	KindConfigMap = "config map"
 )
 
 // Owner is the run that made a leftover, read from its labels.
@@ -94,9 +100,72 @@ type LeftoverRun struct {
 	Owner Owner
 	// Err says why the labels do not name one owner (missing, malformed, or
 	// different between the run's objects).
-	Err        error
+	Err error
+	// Containers are what ran programs (containers, pods); Volumes what
+	// held their files (volumes, config maps), removed after them.
 	Containers []LeftoverObject
 	Volumes    []LeftoverObject
+}
+
+// Found is one object a backend found carrying behaves.run-id, with the
+// labels its owner is read from (ParseOwner).
+type Found struct {
+	Labels map[string]string
+	Object LeftoverObject
+}
+
+// GroupRuns groups what a backend found by its behaves.run-id label,
+// skipping what has none and the runs only rejects (nil: all). A run whose
+// objects do not all name one owner has Err set. Runs come oldest first
+// (malformed ones first), then by ID.
+func GroupRuns(found []Found, only func(runID string) bool) []LeftoverRun {
+	byID := map[string]*LeftoverRun{}
+	var order []*LeftoverRun
+	for _, f := range found {
+		labels, l := f.Labels, f.Object
+		id := labels[LabelRunID]
+		if id == "" || only != nil && !only(id) {
+			continue
+		}
+		l.Role = labels[LabelRole]
+		o, err := ParseOwner(labels)
+		r := byID[id]
+		if r == nil {
+			r = &LeftoverRun{ID: id, Owner: o, Err: err}
+			if err != nil {
+				r.Err = fmt.Errorf("%s %s: %w", l.Kind, l.Name, err)
+			}
+			byID[id] = r
+			order = append(order, r)
+		} else if r.Err == nil {
+			switch {
+			case err != nil:
+				r.Err = fmt.Errorf("%s %s: %w", l.Kind, l.Name, err)
+			case !SameOwner(r.Owner, o):
+				r.Err = fmt.Errorf("%s %s names another owner (host %q, pid %d, started %s) than the run's other objects (host %q, pid %d, started %s)",
+					l.Kind, l.Name, o.Host, o.PID, o.StartedAt.Format(time.RFC3339), r.Owner.Host, r.Owner.PID, r.Owner.StartedAt.Format(time.RFC3339))
+			}
+		}
+		if r.Err != nil {
+			r.Owner = Owner{RunID: id}
+		}
+		if l.Kind == KindContainer || l.Kind == KindPod {
+			r.Containers = append(r.Containers, l)
+		} else {
+			r.Volumes = append(r.Volumes, l)
+		}
+	}
+	runs := make([]LeftoverRun, len(order))
+	for i, r := range order {
+		runs[i] = *r
+	}
+	slices.SortStableFunc(runs, func(a, b LeftoverRun) int {
+		if c := a.Owner.StartedAt.Compare(b.Owner.StartedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return runs
 }
 
 // Decision is what a sweep does with one run, and why.

@@ -11,7 +11,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -27,68 +26,24 @@ import (
 // DefaultRemoveTimeout bounds each removal of a sweep.
 const DefaultRemoveTimeout = 30 * time.Second
 
-// GroupRuns groups containers and volumes by their behaves.run-id label,
-// skipping those without one and those whose run ID only rejects (nil: all).
-// Runs come oldest first (malformed ones first), then by ID.
+// GroupRuns groups containers and volumes by their behaves.run-id label
+// (runner.GroupRuns), skipping those without one and those whose run ID
+// only rejects (nil: all).
 func GroupRuns(containers []container.Summary, volumes []*volume.Volume, only func(runID string) bool) []runner.LeftoverRun {
-	byID := map[string]*runner.LeftoverRun{}
-	var order []*runner.LeftoverRun
-	add := func(labels map[string]string, l runner.LeftoverObject) {
-		id := labels[runner.LabelRunID]
-		if id == "" || only != nil && !only(id) {
-			return
-		}
-		l.Role = labels[runner.LabelRole]
-		o, err := runner.ParseOwner(labels)
-		r := byID[id]
-		if r == nil {
-			r = &runner.LeftoverRun{ID: id, Owner: o, Err: err}
-			if err != nil {
-				r.Err = fmt.Errorf("%s %s: %w", l.Kind, l.Name, err)
-			}
-			byID[id] = r
-			order = append(order, r)
-		} else if r.Err == nil {
-			switch {
-			case err != nil:
-				r.Err = fmt.Errorf("%s %s: %w", l.Kind, l.Name, err)
-			case !runner.SameOwner(r.Owner, o):
-				r.Err = fmt.Errorf("%s %s names another owner (host %q, pid %d, started %s) than the run's other objects (host %q, pid %d, started %s)",
-					l.Kind, l.Name, o.Host, o.PID, o.StartedAt.Format(time.RFC3339), r.Owner.Host, r.Owner.PID, r.Owner.StartedAt.Format(time.RFC3339))
-			}
-		}
-		if r.Err != nil {
-			r.Owner = runner.Owner{RunID: id}
-		}
-		if l.Kind == runner.KindContainer {
-			r.Containers = append(r.Containers, l)
-		} else {
-			r.Volumes = append(r.Volumes, l)
-		}
-	}
+	found := make([]runner.Found, 0, len(containers)+len(volumes))
 	for _, c := range containers {
 		name := c.ID
 		if len(c.Names) > 0 {
 			name = strings.TrimPrefix(c.Names[0], "/")
 		}
-		add(c.Labels, runner.LeftoverObject{Kind: runner.KindContainer, ID: c.ID, Name: name})
+		found = append(found, runner.Found{Labels: c.Labels, Object: runner.LeftoverObject{Kind: runner.KindContainer, ID: c.ID, Name: name}})
 	}
 	for _, v := range volumes {
 		if v != nil {
-			add(v.Labels, runner.LeftoverObject{Kind: runner.KindVolume, ID: v.Name, Name: v.Name})
+			found = append(found, runner.Found{Labels: v.Labels, Object: runner.LeftoverObject{Kind: runner.KindVolume, ID: v.Name, Name: v.Name}})
 		}
 	}
-	runs := make([]runner.LeftoverRun, len(order))
-	for i, r := range order {
-		runs[i] = *r
-	}
-	slices.SortStableFunc(runs, func(a, b runner.LeftoverRun) int {
-		if c := a.Owner.StartedAt.Compare(b.Owner.StartedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	return runs
+	return runner.GroupRuns(found, only)
 }
 
 // sweepEngine is the part of the Engine API client a sweep uses;

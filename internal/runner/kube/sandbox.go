@@ -73,13 +73,23 @@ type Sandbox struct {
 // what behaves relies on, and makes the namespace and its deny-all network
 // policy when they are missing.
 func New(ctx context.Context, opt Options) (*Sandbox, error) {
+	cfg, cs, err := connect(opt.Kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	return newSandbox(ctx, cs, cfg, opt)
+}
+
+// connect reads the kubeconfig ("" finds it as kubectl does) and makes a
+// client of its cluster.
+func connect(kubeconfig string) (*rest.Config, kubernetes.Interface, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	if opt.Kubeconfig != "" {
-		rules.ExplicitPath = opt.Kubeconfig
+	if kubeconfig != "" {
+		rules.ExplicitPath = kubeconfig
 	}
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
 	if err != nil {
-		return nil, fmt.Errorf("kubernetes: reading the kubeconfig: %w", err)
+		return nil, nil, fmt.Errorf("kubernetes: reading the kubeconfig: %w", err)
 	}
 	cfg.UserAgent = "behaves"
 	// Pods come and go fast: the client's default rate limit (5 per
@@ -87,9 +97,9 @@ func New(ctx context.Context, opt Options) (*Sandbox, error) {
 	cfg.QPS, cfg.Burst = 100, 200
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("kubernetes: %w", err)
+		return nil, nil, fmt.Errorf("kubernetes: %w", err)
 	}
-	return newSandbox(ctx, cs, cfg, opt)
+	return cfg, cs, nil
 }
 
 var runIDPattern = regexp.MustCompile(`^[0-9a-f]{16}$`)
@@ -116,7 +126,33 @@ func newSandbox(ctx context.Context, cs kubernetes.Interface, cfg *rest.Config, 
 	if err := s.ensureNamespace(ctx); err != nil {
 		return nil, err
 	}
+	if err := s.checkSplitLogs(ctx); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// checkSplitLogs asks the API server for one stream of a pod that does not
+// exist. With PodLogsQuerySplitStreams on, it looks the pod up and answers
+// NotFound; with it off, it refuses the stream parameter before the
+// lookup (Invalid). behaves keeps stdout and stderr apart only through
+// that parameter, so it does not run on a cluster without it. (The
+// kubelets must have the gate too; that cannot be asked without a pod.)
+func (s *Sandbox) checkSplitLogs(ctx context.Context) error {
+	actx, cancel := s.apiCtx(ctx)
+	defer cancel()
+	stream := corev1.LogStreamStderr
+	rc, err := s.cs.CoreV1().Pods(s.opt.Namespace).GetLogs("behaves-probe-"+s.opt.RunID, &corev1.PodLogOptions{Stream: &stream}).Stream(actx)
+	switch {
+	case err == nil:
+		rc.Close()
+		return errors.New("kubernetes: the API server answered a log request for a pod that does not exist; cannot tell whether it keeps stdout and stderr apart")
+	case apierrors.IsNotFound(err):
+		return nil
+	case apierrors.IsInvalid(err) || apierrors.IsBadRequest(err):
+		return fmt.Errorf("kubernetes: the cluster does not serve stdout and stderr apart (%v): turn the PodLogsQuerySplitStreams feature gate on in the API server and every kubelet (docs/kubernetes.md)", err)
+	}
+	return fmt.Errorf("kubernetes: asking the API server whether it serves split log streams: %w", err)
 }
 
 // ensureNamespace makes the namespace and the deny-all policy in it when
