@@ -92,7 +92,7 @@ func (s *Sandbox) deliver(ctx context.Context, prog runner.Program) ([]configMap
 		}
 		cctx, cancel := s.cleanupCtx()
 		defer cancel()
-		_, err := s.cs.CoreV1().ConfigMaps(s.opt.Namespace).Create(cctx, cur, metav1.CreateOptions{})
+		err := s.api.createConfigMap(cctx, s.opt.Namespace, cur)
 		if err != nil {
 			return fmt.Errorf("kubernetes: creating the config map %s of the program's files: %w", cur.Name, err)
 		}
@@ -168,7 +168,7 @@ func (a *Attempt) Close(ctx context.Context) error {
 	var errs []error
 	for _, m := range a.maps {
 		cctx, cancel := a.sb.cleanupCtx()
-		err := a.sb.cs.CoreV1().ConfigMaps(a.sb.opt.Namespace).Delete(cctx, m.Name, metav1.DeleteOptions{})
+		err := a.sb.api.deleteConfigMap(cctx, a.sb.opt.Namespace, m.Name)
 		cancel()
 		if err != nil && !isNotFound(err) {
 			errs = append(errs, runner.Leftover(fmt.Errorf("config map %s/%s: %w", a.sb.opt.Namespace, m.Name, err)))

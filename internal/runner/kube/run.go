@@ -16,9 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/remotecommand"
 
 	"github.com/behaves-dev/behaves/internal/runner"
@@ -81,7 +79,7 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 		return ev, nil
 	}
 	cctx, cancel := s.cleanupCtx() // a signal must not cancel a creation mid-flight
-	created, err := s.cs.CoreV1().Pods(s.opt.Namespace).Create(cctx, pod, metav1.CreateOptions{})
+	created, err := s.api.createPod(cctx, s.opt.Namespace, pod)
 	cancel()
 	if err != nil {
 		ev.SandboxError = fault(ctx, "creating the pod "+name, err)
@@ -123,7 +121,7 @@ type observer struct {
 
 func (o *observer) run(ctx context.Context, rv string, ev *runner.Event) {
 	s := o.a.sb
-	w, err := s.cs.CoreV1().Pods(s.opt.Namespace).Watch(ctx, metav1.ListOptions{
+	w, err := s.api.watchPods(ctx, s.opt.Namespace, metav1.ListOptions{
 		FieldSelector: "metadata.name=" + o.name, ResourceVersion: rv})
 	if err != nil {
 		ev.SandboxError = fault(ctx, "following the pod "+o.name, err)
@@ -281,7 +279,7 @@ func (o *observer) kill(ctx context.Context, why *bool) {
 		cctx, cancel := s.cleanupCtx()
 		defer cancel()
 		patch := []byte(`{"spec":{"activeDeadlineSeconds":1}}`)
-		_, _ = s.cs.CoreV1().Pods(s.opt.Namespace).Patch(cctx, o.name, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
+		_ = s.api.patchPod(cctx, s.opt.Namespace, o.name, patch)
 	})
 }
 
@@ -320,8 +318,7 @@ func (o *observer) stopLogs() {
 // output ceiling it calls over once.
 func (o *observer) follow(ctx context.Context, stream string, ls *logStream, over func()) error {
 	s := o.a.sb
-	req := s.cs.CoreV1().Pods(s.opt.Namespace).GetLogs(o.name, &corev1.PodLogOptions{Container: ContainerName, Follow: true, Stream: &stream})
-	rc, err := req.Stream(ctx)
+	rc, err := s.api.podLogs(ctx, s.opt.Namespace, o.name, &corev1.PodLogOptions{Container: ContainerName, Follow: true, Stream: &stream})
 	if err != nil {
 		return fmt.Errorf("%s: %w", stream, err)
 	}
@@ -352,9 +349,8 @@ func (o *observer) follow(ctx context.Context, stream string, ls *logStream, ove
 // (stdinOnce). A program that exited first took none of it.
 func (o *observer) attach(ctx context.Context) {
 	s := o.a.sb
-	req := s.cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(s.opt.Namespace).Name(o.name).SubResource("attach").
-		VersionedParams(&corev1.PodAttachOptions{Container: ContainerName, Stdin: true}, scheme.ParameterCodec)
-	exec, err := remotecommand.NewSPDYExecutor(s.config, http.MethodPost, req.URL())
+	u := s.api.attachURL(s.opt.Namespace, o.name, &corev1.PodAttachOptions{Container: ContainerName, Stdin: true})
+	exec, err := remotecommand.NewSPDYExecutor(s.api.config, http.MethodPost, u)
 	if err != nil {
 		o.setStdinErr(err)
 		return
@@ -364,9 +360,25 @@ func (o *observer) attach(ctx context.Context) {
 	o.mu.Lock()
 	o.stdinBytes = r.n
 	o.mu.Unlock()
-	if err != nil && r.n < int64(len(o.inv.Stdin)) {
+	if err != nil && r.n < int64(len(o.inv.Stdin)) && !o.terminated(ctx) {
+		// A program that ended first took what it took, as on Docker;
+		// one that runs on lost its stdin.
 		o.setStdinErr(err)
 	}
+}
+
+// terminated says whether the program's container has ended, as the API
+// server says now (false when it cannot say).
+func (o *observer) terminated(ctx context.Context) bool {
+	s := o.a.sb
+	actx, cancel := s.apiCtx(ctx)
+	defer cancel()
+	pod, err := s.api.getPod(actx, s.opt.Namespace, o.name)
+	if err != nil {
+		return false
+	}
+	st := containerStatus(pod)
+	return st != nil && st.State.Terminated != nil
 }
 
 func (o *observer) setStdinErr(err error) {
@@ -414,21 +426,21 @@ func (l *logStream) fill(s *runner.Stream) {
 func (s *Sandbox) deletePod(name string) error {
 	ctx, cancel := s.cleanupCtx()
 	defer cancel()
-	pods := s.cs.CoreV1().Pods(s.opt.Namespace)
-	err := pods.Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))})
+	ns := s.opt.Namespace
+	err := s.api.deletePod(ctx, ns, name, metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))})
 	if isNotFound(err) {
 		return nil
 	}
 	if err != nil {
-		return runner.Leftover(fmt.Errorf("pod %s/%s: %w", s.opt.Namespace, name, err))
+		return runner.Leftover(fmt.Errorf("pod %s/%s: %w", ns, name, err))
 	}
 	for {
-		_, err := pods.Get(ctx, name, metav1.GetOptions{})
+		_, err := s.api.getPod(ctx, ns, name)
 		if isNotFound(err) {
 			return nil
 		}
 		if ctx.Err() != nil {
-			return runner.Leftover(fmt.Errorf("pod %s/%s: not gone within %s", s.opt.Namespace, name, s.opt.APITimeout))
+			return runner.Leftover(fmt.Errorf("pod %s/%s: not gone within %s", ns, name, s.opt.APITimeout))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -14,9 +14,6 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/behaves-dev/behaves/internal/runner"
 )
@@ -60,8 +57,7 @@ type Options struct {
 // cluster.
 type Sandbox struct {
 	opt    Options
-	cs     kubernetes.Interface
-	config *rest.Config
+	api    *client
 	seq    atomic.Uint64
 	prefix string
 
@@ -73,38 +69,16 @@ type Sandbox struct {
 // what behaves relies on, and makes the namespace and its deny-all network
 // policy when they are missing.
 func New(ctx context.Context, opt Options) (*Sandbox, error) {
-	cfg, cs, err := connect(opt.Kubeconfig)
+	api, err := connect(opt.Kubeconfig)
 	if err != nil {
 		return nil, err
 	}
-	return newSandbox(ctx, cs, cfg, opt)
-}
-
-// connect reads the kubeconfig ("" finds it as kubectl does) and makes a
-// client of its cluster.
-func connect(kubeconfig string) (*rest.Config, kubernetes.Interface, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	if kubeconfig != "" {
-		rules.ExplicitPath = kubeconfig
-	}
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
-	if err != nil {
-		return nil, nil, fmt.Errorf("kubernetes: reading the kubeconfig: %w", err)
-	}
-	cfg.UserAgent = "behaves"
-	// Pods come and go fast: the client's default rate limit (5 per
-	// second) would be the run's pace.
-	cfg.QPS, cfg.Burst = 100, 200
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, nil, fmt.Errorf("kubernetes: %w", err)
-	}
-	return cfg, cs, nil
+	return newSandbox(ctx, api, opt)
 }
 
 var runIDPattern = regexp.MustCompile(`^[0-9a-f]{16}$`)
 
-func newSandbox(ctx context.Context, cs kubernetes.Interface, cfg *rest.Config, opt Options) (*Sandbox, error) {
+func newSandbox(ctx context.Context, api *client, opt Options) (*Sandbox, error) {
 	if !runIDPattern.MatchString(opt.RunID) {
 		return nil, errors.New("kubernetes sandbox: a run ID of 16 hex digits is required")
 	}
@@ -122,7 +96,7 @@ func newSandbox(ctx context.Context, cs kubernetes.Interface, cfg *rest.Config, 
 	if opt.Cleanup == nil {
 		opt.Cleanup = context.Background()
 	}
-	s := &Sandbox{opt: opt, cs: cs, config: cfg, prefix: "behaves-" + opt.RunID[:8] + "-"}
+	s := &Sandbox{opt: opt, api: api, prefix: "behaves-" + opt.RunID[:8] + "-"}
 	if err := s.ensureNamespace(ctx); err != nil {
 		return nil, err
 	}
@@ -142,7 +116,7 @@ func (s *Sandbox) checkSplitLogs(ctx context.Context) error {
 	actx, cancel := s.apiCtx(ctx)
 	defer cancel()
 	stream := corev1.LogStreamStderr
-	rc, err := s.cs.CoreV1().Pods(s.opt.Namespace).GetLogs("behaves-probe-"+s.opt.RunID, &corev1.PodLogOptions{Stream: &stream}).Stream(actx)
+	rc, err := s.api.podLogs(actx, s.opt.Namespace, "behaves-probe-"+s.opt.RunID, &corev1.PodLogOptions{Stream: &stream})
 	switch {
 	case err == nil:
 		rc.Close()
@@ -161,8 +135,8 @@ func (s *Sandbox) ensureNamespace(ctx context.Context) error {
 	ns := s.opt.Namespace
 	actx, cancel := s.apiCtx(ctx)
 	defer cancel()
-	if _, err := s.cs.CoreV1().Namespaces().Get(actx, ns, metav1.GetOptions{}); apierrors.IsNotFound(err) {
-		_, err = s.cs.CoreV1().Namespaces().Create(actx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	if err := s.api.getNamespace(actx, ns); apierrors.IsNotFound(err) {
+		err = s.api.createNamespace(actx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("kubernetes: creating the namespace %q: %w", ns, err)
 		}
@@ -176,7 +150,7 @@ func (s *Sandbox) ensureNamespace(ctx context.Context) error {
 			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress},
 		},
 	}
-	_, err := s.cs.NetworkingV1().NetworkPolicies(ns).Create(actx, pol, metav1.CreateOptions{})
+	err := s.api.createNetworkPolicy(actx, ns, pol)
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("kubernetes: creating the network policy %s/%s: %w", ns, DenyAllPolicy, err)
 	}

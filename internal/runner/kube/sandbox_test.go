@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
 
@@ -55,12 +54,11 @@ func TestSplitLogsCheck(t *testing.T) {
 				}
 			}))
 			defer srv.Close()
-			cfg := &rest.Config{Host: srv.URL}
-			cs, err := kubernetes.NewForConfig(cfg)
+			api, err := newClient(&rest.Config{Host: srv.URL})
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = newSandbox(context.Background(), cs, cfg, Options{RunID: "0123456789abcdef"})
+			_, err = newSandbox(context.Background(), api, Options{RunID: "0123456789abcdef"})
 			switch {
 			case !sawProbe:
 				t.Errorf("no probe request reached the server (err %v)", err)

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/behaves-dev/behaves/internal/runner"
 )
@@ -20,7 +19,7 @@ import (
 // Sweeper finds what runs left in behaves' namespace and removes it: the
 // Kubernetes runner.Sweeper.
 type Sweeper struct {
-	cs  kubernetes.Interface
+	api *client
 	ns  string
 	opt runner.SweepOptions
 }
@@ -32,14 +31,14 @@ var _ runner.Sweeper = (*Sweeper)(nil)
 // opt are runner.Owner.OrThisProcess's host and PID namespace,
 // runner.LocalProcess, time.Now and 30 s per call.
 func NewSweeper(kubeconfig, namespace string, opt runner.SweepOptions) (*Sweeper, error) {
-	_, cs, err := connect(kubeconfig)
+	api, err := connect(kubeconfig)
 	if err != nil {
 		return nil, err
 	}
-	return newSweeper(cs, namespace, opt), nil
+	return newSweeper(api, namespace, opt), nil
 }
 
-func newSweeper(cs kubernetes.Interface, namespace string, opt runner.SweepOptions) *Sweeper {
+func newSweeper(api *client, namespace string, opt runner.SweepOptions) *Sweeper {
 	if namespace == "" {
 		namespace = DefaultNamespace
 	}
@@ -57,7 +56,7 @@ func newSweeper(cs kubernetes.Interface, namespace string, opt runner.SweepOptio
 	if opt.RemoveTimeout <= 0 {
 		opt.RemoveTimeout = 30 * time.Second
 	}
-	return &Sweeper{cs: cs, ns: namespace, opt: opt}
+	return &Sweeper{api: api, ns: namespace, opt: opt}
 }
 
 // Close releases nothing: the client holds no connection of its own.
@@ -69,13 +68,13 @@ func (s *Sweeper) Close() error { return nil }
 func (s *Sweeper) Plan(ctx context.Context, olderThan time.Duration) ([]runner.Planned, error) {
 	sel := metav1.ListOptions{LabelSelector: runner.LabelRunID}
 	lctx, cancel := context.WithTimeout(ctx, s.opt.ListTimeout)
-	pods, err := s.cs.CoreV1().Pods(s.ns).List(lctx, sel)
+	pods, err := s.api.listPods(lctx, s.ns, sel)
 	cancel()
 	if err != nil {
 		return nil, fmt.Errorf("listing the pods of namespace %s labelled %s: %w", s.ns, runner.LabelRunID, err)
 	}
 	lctx, cancel = context.WithTimeout(ctx, s.opt.ListTimeout)
-	cms, err := s.cs.CoreV1().ConfigMaps(s.ns).List(lctx, sel)
+	cms, err := s.api.listConfigMaps(lctx, s.ns, sel)
 	cancel()
 	if err != nil {
 		return nil, fmt.Errorf("listing the config maps of namespace %s labelled %s: %w", s.ns, runner.LabelRunID, err)
@@ -115,9 +114,9 @@ func (s *Sweeper) Remove(ctx context.Context, r runner.LeftoverRun) []runner.Rem
 		var err error
 		switch l.Kind {
 		case runner.KindPod:
-			err = s.cs.CoreV1().Pods(s.ns).Delete(rctx, l.ID, metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))})
+			err = s.api.deletePod(rctx, s.ns, l.ID, metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))})
 		case runner.KindConfigMap:
-			err = s.cs.CoreV1().ConfigMaps(s.ns).Delete(rctx, l.ID, metav1.DeleteOptions{})
+			err = s.api.deleteConfigMap(rctx, s.ns, l.ID)
 		default:
 			err = fmt.Errorf("not a kind this sweeper removes: %s", l.Kind)
 		}
