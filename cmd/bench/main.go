@@ -78,6 +78,7 @@
 //	go run ./cmd/bench -memory 10000 -json memory.json   # (7), about 30 minutes
 //	go run ./cmd/bench -memory-from memory.json -json bench.json [-reps 3] [flags]
 //	go run ./cmd/bench -folders 200 -json folders.json   # folder programs: memory, delivery, per case
+//	go run ./cmd/bench -kube /tmp/behaves-k8s/kubeconfig -json kube.json # the Kubernetes backend against Docker
 //	go run ./cmd/bench -short                            # CI: every figure, tiny
 //	go run ./cmd/bench -from bench.json                  # the table of an earlier run
 //
@@ -131,6 +132,20 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return 1
 		}
 		res.Print(stdout)
+		return 0
+	}
+	if cfg.Kube != "" {
+		res, err := bench.Kube(ctx, cfg, cfg.Kube, cfg.KubePrograms, cfg.KubeCases, stdout, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "bench: %v\n", err)
+			return 1
+		}
+		if cfg.JSONPath != "" {
+			if err := bench.WriteKubeJSON(cfg.JSONPath, res); err != nil {
+				fmt.Fprintf(stderr, "bench: writing %s: %v\n", cfg.JSONPath, err)
+				return 1
+			}
+		}
 		return 0
 	}
 	if cfg.Folders > 0 {
@@ -223,6 +238,9 @@ func parseFlags(args []string, stderr io.Writer) (bench.Options, error) {
 	fs.IntVar(&cfg.ReuseBig, "reuse-big", bench.BigReportCases, "cases of the reuse scenario's large stored report (each 64KiB of \\x01 on both streams; the default fills the report's 256MiB budget)")
 	fs.IntVar(&cfg.Folders, "folders", 0, "run only the folders scenario: this many folder programs of -folder-size (200 for the figures in docs/performance.md), one case each, for behaves' peak RSS; and a folder program of -folder-files files, -folder-size in all, against a single-file program, 10 cases each: its delivery time and its cost per case (-reps repetitions)")
 	folderSize := fs.String("folder-size", "20MiB", "the size of each folder program of the folders scenario (binary units)")
+	fs.StringVar(&cfg.Kube, "kube", "", "KUBECONFIG: run only the Kubernetes scenario: -kube-programs × -kube-cases busybox invocations on the Docker backend and on this cluster at -parallel (default 4), -reps repetitions in ABBA order, the ratio per invocation, and the cluster's throughput at --parallel 1, 2, 4 and 8")
+	fs.IntVar(&cfg.KubePrograms, "kube-programs", 10, "the programs of the Kubernetes scenario")
+	fs.IntVar(&cfg.KubeCases, "kube-cases", 4, "the cases of each program of the Kubernetes scenario")
 	fs.IntVar(&cfg.FolderFiles, "folder-files", 2000, "the files of the folders scenario's delivered folder program")
 	fs.StringVar(&cfg.MemoryFrom, "memory-from", "", "include (7) from the -json file of an earlier -memory run")
 	fs.StringVar(&cfg.JSONPath, "json", "", "write every figure as JSON to this file")

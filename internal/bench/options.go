@@ -45,6 +45,11 @@ type Options struct {
 	Folders     int
 	FolderSize  int64
 	FolderFiles int
+	// Kube, when set, runs only the Kubernetes scenario against the
+	// cluster this kubeconfig names, with KubePrograms × KubeCases
+	// invocations (see Kube).
+	Kube                    string
+	KubePrograms, KubeCases int
 }
 
 // loadAverage is the 1-minute load average (0 if unknown).

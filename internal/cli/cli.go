@@ -80,6 +80,9 @@ type specFlags struct {
 	registries registryFlag
 	// pull is set by --pull-images (run, validate) and by the pull command.
 	pull bool
+	// backend is the evidence key's backend ("" for Docker): rescore's
+	// --backend, the backend its report's evidence came from.
+	backend string
 }
 
 func (s *specFlags) register(fs *flag.FlagSet) {
@@ -104,7 +107,7 @@ func (s *specFlags) register(fs *flag.FlagSet) {
 
 func (s *specFlags) load() (*spec.Spec, error) {
 	return spec.Load(s.path, spec.Options{Ceilings: s.ceilings, Images: s.images, AllowUntracked: s.untracked, AllowNonGating: s.nonGating,
-		Pull: s.pull, AllowRegistries: s.registries})
+		Pull: s.pull, AllowRegistries: s.registries, Backend: s.backend})
 }
 
 // parse parses flags; it returns false (after printing why) on a usage error.

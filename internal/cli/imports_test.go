@@ -23,6 +23,17 @@ func TestBackendImports(t *testing.T) {
 	}
 }
 
+// TestKubeImports: kube.go is the one file of the command line that
+// imports the Kubernetes backend, to wire it, as docker.go does Docker.
+func TestKubeImports(t *testing.T) {
+	t.Parallel()
+	const kube = "github.com/behaves-dev/behaves/internal/runner/kube"
+	wiring := importersOf(t, func(path string) bool { return path == kube || strings.HasPrefix(path, kube+"/") })
+	if len(wiring) != 1 || wiring[0] != "kube.go" {
+		t.Errorf("files importing %s: %v, want only kube.go", kube, wiring)
+	}
+}
+
 // TestCredentialFiles keeps registry credentials out of run, publish and
 // the action: internal/pin is the one package that reads them (the Docker
 // config and its credential helpers), and pin.go and init.go, the

@@ -47,6 +47,8 @@ func rescoreCommand(args []string, env Env) int {
 	failOn := fs.String("fail-on", string(FailOnUndetermined), "which verdicts fail the command: false or undetermined")
 	passAt := fs.String("pass-at", "1", "K,…: the k of pass@k for each files: entry's samples, e.g. 1,5,10")
 	var programs programFlag
+	backend := backendFlag(BackendDocker)
+	fs.Var(&backend, "backend", "the backend the report's evidence came from: docker, or kubernetes for a report of run --backend kubernetes (nothing runs)")
 	fs.Var(&programs, "program", "NAME: judge only the programs NAME names (as run's --program; repeatable); the new report says it was filtered")
 	maxRead := sizeFlag(DefaultMaxReadReport)
 	fs.Var(&maxRead, "max-report-size", "the largest report read (KiB, MiB, GiB)")
@@ -87,6 +89,7 @@ func rescoreCommand(args []string, env Env) int {
 		printMessages(env.Stderr, env, "behaves: "+err.Error())
 		return ExitRunFailed
 	}
+	sf.backend = runConfig{backend: string(backend)}.specBackend()
 	sp, err := sf.load()
 	if err != nil {
 		printMessages(env.Stderr, env, specErrorLines(err)...)

@@ -190,6 +190,29 @@ echo $(($1 + $2))
 			t.Errorf("%s: settings.applied.backend %q, want kubernetes", p.Name, p.Settings.Applied.Backend)
 		}
 	}
+
+	// rescore judges the Kubernetes report's evidence again when told where
+	// it came from, and refuses it as Docker's.
+	kubeReport := filepath.Join(t.TempDir(), "kube.json")
+	writeReport(t, kubeReport, kubeRun.report)
+	specPath := filepath.Join(writeTree(t, files), "behaves.yml")
+	if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"--backend", "kubernetes"}, kubeRun.code},
+		{nil, 2},
+	} {
+		var out, errOut bytes.Buffer
+		argv := append([]string{"rescore", "--spec", specPath, "--report", kubeReport, "--report-out", filepath.Join(t.TempDir(), "r.json")}, tc.args...)
+		code := cli.Main(ctx, argv, cli.Env{Stdout: &out, Stderr: &errOut, Getenv: os.Getenv})
+		if code != tc.code || tc.code == 2 && !strings.Contains(errOut.String(), "backend") {
+			t.Errorf("behaves %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(argv, " "), code, tc.code, indent(out.String()), indent(errOut.String()))
+		}
+	}
 }
 
 // kubeCases are a report's cases by "program/case".
@@ -252,7 +275,8 @@ func TestKubernetesSignals(t *testing.T) {
 			t.Parallel()
 			runID := fmt.Sprintf("%015x%d", time.Now().UnixNano()&0xfffffffffffffff, i)
 			dir := writeTree(t, map[string]string{"behaves.yml": strings.Replace(signalSpec(img.busybox), "    memory: 32MiB\n", "    memory: 32MiB\n    cpus: 0.25\n", 1), "sleep.sh": sleepScript})
-			cmd := exec.Command(bin, "run", "--spec", filepath.Join(dir, "behaves.yml"), "--report", filepath.Join(t.TempDir(), "report.json"),
+			reportPath := filepath.Join(t.TempDir(), "report.json")
+			cmd := exec.Command(bin, "run", "--spec", filepath.Join(dir, "behaves.yml"), "--report", reportPath,
 				"--parallel", "2", "--backend", "kubernetes", "--kubeconfig", kc, "--run-id", runID)
 			var stderr syncBuffer
 			cmd.Stderr = &stderr
@@ -286,7 +310,8 @@ func TestKubernetesSignals(t *testing.T) {
 				}
 				select {
 				case err := <-exited:
-					t.Fatalf("behaves exited before two cases ran (%v)\nstderr:\n%s", err, indent(stderr.String()))
+					rep, _ := os.ReadFile(reportPath)
+					t.Fatalf("behaves exited before two cases ran (%v)\nstderr:\n%s\nreport:\n%.3000s", err, indent(stderr.String()), rep)
 				case <-time.After(200 * time.Millisecond):
 				}
 				if time.Now().After(deadline) {
@@ -310,8 +335,13 @@ func TestKubernetesSignals(t *testing.T) {
 				if code != 0 || !strings.Contains(out.String(), "removing run "+runID) {
 					t.Errorf("behaves gc --backend kubernetes: exit %d, want 0 and the killed run removed\nstdout:\n%s\nstderr:\n%s", code, indent(out.String()), indent(errOut.String()))
 				}
-			} else if code := cmd.ProcessState.ExitCode(); code != 4 {
-				t.Errorf("after SIGTERM behaves exited %d, want 4\nstderr:\n%s", code, indent(stderr.String()))
+			} else {
+				if code := cmd.ProcessState.ExitCode(); code != 4 {
+					t.Errorf("after SIGTERM behaves exited %d, want 4\nstderr:\n%s", code, indent(stderr.String()))
+				}
+				// What it observed, as on Docker: no case that did not
+				// finish judged, the running ones interrupted.
+				checkInterruptedReport(t, readReport(t, reportPath, &stderr))
 			}
 			if n := kubeObjects(t, cs, sel); n != 0 {
 				t.Errorf("after %v: %d pods and config maps of run %s are left", sig, n, runID)

@@ -96,7 +96,7 @@ func newSandbox(ctx context.Context, api *client, opt Options) (*Sandbox, error)
 	if opt.Cleanup == nil {
 		opt.Cleanup = context.Background()
 	}
-	s := &Sandbox{opt: opt, api: api, prefix: "behaves-" + opt.RunID[:8] + "-"}
+	s := &Sandbox{opt: opt, api: api, prefix: "behaves-" + opt.RunID + "-"}
 	if err := s.ensureNamespace(ctx); err != nil {
 		return nil, err
 	}
