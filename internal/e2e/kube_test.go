@@ -129,6 +129,11 @@ programs:
     profile: sh
     cases:
       - {name: hardened, expect: {stdout: {equals: "ok"}}}
+  - name: bytes
+    file: bytes.sh
+    profile: sh
+    cases:
+      - {name: exact, expect: {stdout: {equals: "a\0b\rc\n\td", normalize: exact}, stderr: {equals: "no newline", normalize: exact}}}
   - name: absent
     file: add.sh
     profile: missing
@@ -148,6 +153,9 @@ echo $(($1 + $2))
 		"bomb.sh":    "awk 'BEGIN { s = \"x\"; while (1) s = s s }'\necho survived\n",
 		"chatty.sh":  "i=0; while [ $i -lt 100 ]; do echo 'a line of twenty-nine bytes.'; i=$((i+1)); done\n",
 		"inspect.sh": kubeInspectSh,
+		// A CR right before a LF is not here: containerd's CRI log path
+		// drops it (docs/kubernetes.md).
+		"bytes.sh": "printf 'a\\000b\\rc\\n\\td'\nprintf 'no newline' >&2\n",
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -164,6 +172,7 @@ echo $(($1 + $2))
 		"add/right": verdict.True, "add/wrong": verdict.False, "add/stdin": verdict.True, "add/exit code": verdict.True,
 		"add/env allowlist": verdict.True, "syntax-error/runs": verdict.False, "sleeper/ends": verdict.False,
 		"memory-bomb/survives": verdict.False, "chatty/all of it": verdict.Undetermined, "inspect/hardened": verdict.True,
+		"bytes/exact": verdict.True,
 		"absent/runs": verdict.Undetermined,
 	}
 	docker, k8s := kubeCases(dockerRun.report), kubeCases(kubeRun.report)
