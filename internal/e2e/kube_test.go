@@ -13,9 +13,13 @@ import (
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/behaves-dev/behaves/internal/cli"
 	"github.com/behaves-dev/behaves/internal/report"
@@ -388,3 +392,118 @@ func kubeObjects(t *testing.T, cs kubernetes.Interface, sel metav1.ListOptions) 
 	}
 	return len(pods.Items) + len(maps.Items)
 }
+
+// TestKubernetesLeastPrivilege runs behaves as a service account holding
+// exactly the permissions docs/kubernetes.md lists (a Role in a namespace
+// of its own, a ClusterRole for namespaces), with a token from the
+// TokenRequest API: a run with stdin, a timeout and a memory kill, and gc,
+// work under them.
+func TestKubernetesLeastPrivilege(t *testing.T) {
+	t.Parallel()
+	kc := requireKube(t)
+	img := testImages(t)
+	admin, err := clientcmd.BuildConfigFromFlags("", kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := kubeClient(t, kc)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	ns := fmt.Sprintf("behaves-rbac-%d", time.Now().UnixNano()%1e9)
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	name := ns + "-runner"
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
+		_ = cs.RbacV1().ClusterRoles().Delete(ctx, name, metav1.DeleteOptions{})
+		_ = cs.RbacV1().ClusterRoleBindings().Delete(ctx, name, metav1.DeleteOptions{})
+	})
+	rule := func(group string, resources []string, verbs ...string) rbacv1.PolicyRule {
+		return rbacv1.PolicyRule{APIGroups: []string{group}, Resources: resources, Verbs: verbs}
+	}
+	// The list of docs/kubernetes.md, "Permissions (RBAC)".
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: []rbacv1.PolicyRule{
+		rule("", []string{"pods"}, "create", "get", "watch", "patch", "delete", "list"),
+		rule("", []string{"pods/log"}, "get"),
+		rule("", []string{"pods/attach"}, "create"),
+		rule("", []string{"configmaps"}, "create", "delete", "list"),
+		rule("networking.k8s.io", []string{"networkpolicies"}, "create"),
+	}}
+	steps := []func() error{
+		func() error {
+			_, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+			return err
+		},
+		func() error { _, err := cs.RbacV1().Roles(ns).Create(ctx, role, metav1.CreateOptions{}); return err },
+		func() error {
+			_, err := cs.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
+				Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: name, Namespace: ns}},
+				RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: name}}, metav1.CreateOptions{})
+			return err
+		},
+		func() error {
+			_, err := cs.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name},
+				Rules: []rbacv1.PolicyRule{rule("", []string{"namespaces"}, "get", "create")}}, metav1.CreateOptions{})
+			return err
+		},
+		func() error {
+			_, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
+				Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: name, Namespace: ns}},
+				RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: name}}, metav1.CreateOptions{})
+			return err
+		},
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tok, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, name, &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptrTo(int64(600))}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["c"] = &clientcmdapi.Cluster{Server: admin.Host, CertificateAuthorityData: admin.CAData, CertificateAuthority: admin.CAFile}
+	cfg.AuthInfos["u"] = &clientcmdapi.AuthInfo{Token: tok.Status.Token}
+	cfg.Contexts["x"] = &clientcmdapi.Context{Cluster: "c", AuthInfo: "u"}
+	cfg.CurrentContext = "x"
+	restricted := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, restricted); err != nil {
+		t.Fatal(err)
+	}
+
+	spec := `version: 1
+profiles:
+  sh:
+    image: ` + img.busybox + `
+    command: ["/bin/sh"]
+    timeout: 2s
+    cpus: 0.25
+    memory: 32MiB
+programs:
+  - name: echo
+    file: echo.sh
+    profile: sh
+    cases:
+      - {name: stdin, stdin: "hi\n", expect: {stdout: {equals: "hi"}}}
+      - {name: sleeps, args: ["sleep"], expect: {stdout: {equals: "hi"}}}
+`
+	files := map[string]string{"echo.sh": "[ \"$1\" = sleep ] && sleep 30\nread x; echo \"$x\"\n"}
+	o := runSpec(t, ctx, spec, files, "--backend", "kubernetes", "--kubeconfig", restricted, "--namespace", ns)
+	cases := kubeCases(o.report)
+	if c := cases["echo/stdin"]; c.Verdict != verdict.True {
+		t.Errorf("echo/stdin under the listed permissions: %s (%s; sandbox error %q)\nstderr:\n%s", c.Verdict, c.Reason, c.Event.SandboxError, indent(o.stderr))
+	}
+	if c := cases["echo/sleeps"]; c.Verdict != verdict.False || !c.Event.TimedOut {
+		t.Errorf("echo/sleeps under the listed permissions: %s, timed_out %v (%s; sandbox error %q)", c.Verdict, c.Event.TimedOut, c.Reason, c.Event.SandboxError)
+	}
+	var out, errOut bytes.Buffer
+	if code := cli.Main(ctx, []string{"gc", "--backend", "kubernetes", "--kubeconfig", restricted, "--namespace", ns}, cli.Env{Stdout: &out, Stderr: &errOut, Getenv: os.Getenv}); code != 0 {
+		t.Errorf("behaves gc under the listed permissions: exit %d\nstdout:\n%s\nstderr:\n%s", code, indent(out.String()), indent(errOut.String()))
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }

@@ -262,7 +262,7 @@ func (o *observer) finish(ctx context.Context, pod *corev1.Pod, t *corev1.Contai
 	}
 	ev.TimedOut = o.timedOut && endedByKill
 	ev.StdinBytes = o.stdinBytes
-	if ev.SandboxError == "" && o.stdinErr != nil && !killedHere {
+	if ev.SandboxError == "" && o.stdinErr != nil {
 		ev.SandboxError = "delivering stdin: " + o.stdinErr.Error()
 	}
 }
@@ -361,9 +361,16 @@ func (o *observer) attach(ctx context.Context) {
 	o.stdinBytes = r.n
 	o.mu.Unlock()
 	if err != nil && r.n < int64(len(o.inv.Stdin)) && !o.terminated(ctx) {
-		// A program that ended first took what it took, as on Docker;
-		// one that runs on lost its stdin.
-		o.setStdinErr(err)
+		// A program that ended first took what it took, as on Docker,
+		// and so did one behaves was ending already; one that runs on
+		// lost its stdin, and whatever it does next (wait for it until
+		// its timeout) is not evidence.
+		o.mu.Lock()
+		killing := o.timedOut || o.ceilingHit
+		o.mu.Unlock()
+		if !killing {
+			o.setStdinErr(err)
+		}
 	}
 }
 
