@@ -507,3 +507,82 @@ programs:
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// TestKubernetesBuilds runs programs with a build stage on Docker and on
+// the test cluster and compares them: a build that succeeds (its output,
+// a folder of files, delivered to every case at /build), one that fails
+// (a compile error: false), and one that leaves more in /build than
+// output_size (build_output). The build image is busybox: its tar is what
+// takes /build out of the build's pod.
+func TestKubernetesBuilds(t *testing.T) {
+	t.Parallel()
+	kc := requireKube(t)
+	img := testImages(t)
+	build := `["/bin/sh", "-c", "if grep -q ERROR \"$0\"; then echo 'compile error' >&2; exit 1; fi; cp \"$0\" /build/prog.sh && mkdir -p /build/lib && echo data > /build/lib/d && if grep -q BIG \"$0\"; then head -c 3000 /dev/zero > /build/big; fi; echo built", "{program}"]`
+	spec := `version: 1
+profiles:
+  sh:
+    image: ` + img.busybox + `
+    command: ["/bin/sh", "/build/prog.sh"]
+    cpus: 0.25
+    memory: 64MiB
+    build:
+      command: ` + build + `
+      cpus: 0.25
+      output_size: 2KiB
+programs:
+  - name: good
+    file: good.sh
+    profile: sh
+    cases:
+      - {name: right, args: ["2"], expect: {stdout: {equals: "2 data"}}}
+      - {name: wrong, args: ["3"], expect: {stdout: {equals: "2 data"}}}
+  - name: broken
+    file: broken.sh
+    profile: sh
+    cases:
+      - {name: runs, expect: {stdout: {equals: "x"}}}
+  - name: big
+    file: big.sh
+    profile: sh
+    cases:
+      - {name: runs, expect: {stdout: {equals: "x"}}}
+`
+	files := map[string]string{
+		"good.sh":   "echo \"$1 $(cat /build/lib/d)\"\n",
+		"broken.sh": "# ERROR\necho x\n",
+		"big.sh":    "# BIG\necho x\n",
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	dockerRun := runBehaves(t, ctx, spec, files)
+	kubeRun := runSpec(t, ctx, spec, files, "--backend", "kubernetes", "--kubeconfig", kc)
+	assertNoKubeLeftovers(t, kc, kubeRun.report.RunID)
+	want := map[string]verdict.Verdict{"good/right": verdict.True, "good/wrong": verdict.False, "broken/runs": verdict.False, "big/runs": verdict.False}
+	docker, k8s := kubeCases(dockerRun.report), kubeCases(kubeRun.report)
+	for name, v := range want {
+		d, k := docker[name], k8s[name]
+		ds, ks := kubeSummary(d, true), kubeSummary(k, true)
+		t.Logf("%s: docker %s | kubernetes %s", name, ds, ks)
+		if d.Verdict != v || ds != ks {
+			t.Errorf("%s: want verdict %s on both backends alike:\n  docker:     %s\n  kubernetes: %s (sandbox error %q)", name, v, ds, ks, k.Event.SandboxError)
+		}
+	}
+	for _, p := range kubeRun.report.Programs {
+		b := p.Build
+		if b == nil {
+			t.Errorf("%s: no build in the kubernetes report", p.Name)
+			continue
+		}
+		switch p.Name {
+		case "good":
+			if b.OutputBytes == nil || *b.OutputBytes != int64(len(files["good.sh"])+len("data\n")) {
+				t.Errorf("good: build output_bytes %v, want the bytes of /build (prog.sh and lib/d)", b.OutputBytes)
+			}
+		case "big":
+			if b.ResourceLimit != "build_output" {
+				t.Errorf("big: build resource_limit %q, want build_output", b.ResourceLimit)
+			}
+		}
+	}
+}

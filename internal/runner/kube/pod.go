@@ -33,11 +33,12 @@ const StartMargin = 60 * time.Second
 const ephemeralStorage = 64 << 20
 
 // podSpec is the pod that runs one invocation of a program whose
-// containers apply ap, with its files in the config maps maps (their
-// items by map name, see programVolume), labelled and annotated with the
-// run's owner. It is pure: everything it needs is an argument, and of the
+// containers apply ap, with its files in the config maps files (their
+// items by map name, see projectedVolume) and, after a build stage, the
+// build's output in the config maps build, read-only at /build; labelled
+// and annotated with the run's owner. It is pure: everything it needs is an argument, and of the
 // profile it reads only ap, what the evidence key compares.
-func podSpec(name string, ap runner.Applied, files []configMapFiles, inv runner.Invocation, meta owner) (*corev1.Pod, error) {
+func podSpec(name string, ap runner.Applied, files, build []configMapFiles, inv runner.Invocation, meta owner) (*corev1.Pod, error) {
 	uid, gid, err := parseUser(ap.User)
 	if err != nil {
 		return nil, err
@@ -53,7 +54,11 @@ func podSpec(name string, ap runner.Applied, files []configMapFiles, inv runner.
 		env = append(env, corev1.EnvVar{Name: k, Value: v})
 	}
 	mounts := []corev1.VolumeMount{{Name: "program", MountPath: runner.DefaultProgramDir, ReadOnly: true}}
-	volumes := []corev1.Volume{programVolume(files)}
+	volumes := []corev1.Volume{projectedVolume("program", files)}
+	if build != nil {
+		volumes = append(volumes, projectedVolume("build", build))
+		mounts = append(mounts, corev1.VolumeMount{Name: "build", MountPath: BuildDir, ReadOnly: true})
+	}
 	for i, p := range slices.Sorted(maps.Keys(ap.Tmpfs)) {
 		v := "scratch-" + strconv.Itoa(i)
 		size := resource.NewQuantity(ap.Tmpfs[p], resource.BinarySI)
@@ -126,9 +131,9 @@ type fileItem struct {
 	Executable bool
 }
 
-// programVolume projects the program's config maps read-only at /program,
-// each file at its path, 0555 when executable and 0444 otherwise.
-func programVolume(files []configMapFiles) corev1.Volume {
+// projectedVolume projects config maps of files into one volume, each
+// file at its path, 0555 when executable and 0444 otherwise.
+func projectedVolume(name string, files []configMapFiles) corev1.Volume {
 	sources := make([]corev1.VolumeProjection, 0, len(files))
 	for _, cm := range files {
 		items := make([]corev1.KeyToPath, 0, len(cm.Items))
@@ -142,7 +147,7 @@ func programVolume(files []configMapFiles) corev1.Volume {
 		sources = append(sources, corev1.VolumeProjection{ConfigMap: &corev1.ConfigMapProjection{
 			LocalObjectReference: corev1.LocalObjectReference{Name: cm.Name}, Items: items}})
 	}
-	return corev1.Volume{Name: "program", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
+	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
 		Sources: sources, DefaultMode: ptr(int32(0o444))}}}
 }
 

@@ -51,9 +51,13 @@ func (s *Sandbox) prepare(ctx context.Context, req runner.Request) (*Attempt, er
 	if err != nil {
 		return nil, err
 	}
+	var build *buildPlan
+	if prof.Build != nil {
+		if build, err = planBuild(prof, req.Program); err != nil {
+			return nil, err
+		}
+	}
 	switch {
-	case prof.Build != nil:
-		return nil, fmt.Errorf("profile %s: the kubernetes backend does not run build stages yet", prof.Name)
 	case len(req.Program.Links) > 0:
 		return nil, errors.New("the kubernetes backend cannot deliver symbolic links (a config map holds files only)")
 	case !pinPattern.MatchString(prof.Image):
@@ -67,7 +71,7 @@ func (s *Sandbox) prepare(ctx context.Context, req runner.Request) (*Attempt, er
 	if req.Checker {
 		role = RoleChecker
 	}
-	a := &Attempt{sb: s, applied: runner.Apply(prof), role: role, programSHA256: req.Program.Digest()}
+	a := &Attempt{sb: s, applied: runner.Apply(prof), role: role, programSHA256: req.Program.Digest(), build: build}
 	a.limits = runner.Limits{TimeoutMS: a.applied.Limits.TimeoutMS, MemoryBytes: prof.Memory, CPUs: prof.CPUs, Pids: prof.Pids,
 		OutputLimit: prof.OutputLimit, OutputCeiling: prof.OutputCeiling}
 	maps, err := s.deliver(ctx, prog)
@@ -166,7 +170,7 @@ func (a *Attempt) settingsOf(prof runner.Profile) runner.Settings {
 // Close deletes the attempt's config maps.
 func (a *Attempt) Close(ctx context.Context) error {
 	var errs []error
-	for _, m := range a.maps {
+	for _, m := range append(slices.Clone(a.maps), a.buildMaps...) {
 		cctx, cancel := a.sb.cleanupCtx()
 		err := a.sb.api.deleteConfigMap(cctx, a.sb.opt.Namespace, m.Name)
 		cancel()
@@ -174,6 +178,6 @@ func (a *Attempt) Close(ctx context.Context) error {
 			errs = append(errs, runner.Leftover(fmt.Errorf("config map %s/%s: %w", a.sb.opt.Namespace, m.Name, err)))
 		}
 	}
-	a.maps = nil
+	a.maps, a.buildMaps = nil, nil
 	return errors.Join(errs...)
 }

@@ -32,6 +32,10 @@ type Attempt struct {
 	limits        runner.Limits
 	settings      runner.Settings
 	maps          []configMapFiles
+	// build is the profile's build stage (nil without one); buildMaps
+	// hold its output once it ran (Build).
+	build     *buildPlan
+	buildMaps []configMapFiles
 }
 
 // Settings reports what the attempt's pods apply.
@@ -73,7 +77,7 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 		return ev, nil
 	}
 	name := s.nextName("")
-	pod, err := podSpec(name, a.applied, a.maps, inv, s.owner(a.role))
+	pod, err := podSpec(name, a.applied, a.maps, a.buildMaps, inv, s.owner(a.role))
 	if err != nil {
 		ev.SandboxError = err.Error()
 		return ev, nil
@@ -95,11 +99,20 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 	return ev, nil
 }
 
-// observer follows one pod.
+// observer follows one container of one pod: the program's, or a build
+// pod's init container.
 type observer struct {
 	a    *Attempt
 	name string
 	inv  runner.Invocation
+	// container is the container followed (ContainerName unless set);
+	// init says it is an init container.
+	container string
+	init      bool
+	// limits are what the container runs under (the attempt's unless set).
+	limits *runner.Limits
+	// timeoutMS is its timeout (the attempt's applied one unless set).
+	timeoutMS int64
 
 	startedAt time.Time
 	stdout    *logStream
@@ -167,7 +180,7 @@ func (o *observer) run(ctx context.Context, rv string, ev *runner.Event) {
 			if !ok {
 				continue
 			}
-			st := containerStatus(pod)
+			st := o.status(pod)
 			if st == nil {
 				if why := unschedulable(pod); why != "" {
 					lastWaiting = ": " + why
@@ -190,7 +203,7 @@ func (o *observer) run(ctx context.Context, rv string, ev *runner.Event) {
 				// behaves' clock starts when it sees the program run: the
 				// program gets its whole timeout, or a little more.
 				o.startedAt = time.Now()
-				timeout = time.After(time.Duration(o.a.applied.Limits.TimeoutMS) * time.Millisecond)
+				timeout = time.After(time.Duration(o.timeout()) * time.Millisecond)
 				o.startLogs(ctx)
 				if len(o.inv.Stdin) > 0 && st.State.Running != nil {
 					o.attached = make(chan struct{})
@@ -221,7 +234,7 @@ func (o *observer) finish(ctx context.Context, pod *corev1.Pod, t *corev1.Contai
 	}
 	code := int(t.ExitCode)
 	ev.ExitCode = &code
-	if st := containerStatus(pod); st != nil && st.ImageID != "" {
+	if st := o.status(pod); st != nil && st.ImageID != "" {
 		ev.ImageDigest = imageID(st.ImageID)
 	}
 	done := make(chan struct{})
@@ -289,7 +302,7 @@ func (o *observer) startLogs(ctx context.Context) {
 	o.mu.Lock()
 	o.cancelLogs = cancel
 	o.mu.Unlock()
-	lim := o.a.limits
+	lim := o.lims()
 	o.stdout = &logStream{keep: lim.OutputLimit}
 	o.stderr = &logStream{keep: lim.OutputLimit}
 	for _, st := range []struct {
@@ -318,12 +331,12 @@ func (o *observer) stopLogs() {
 // output ceiling it calls over once.
 func (o *observer) follow(ctx context.Context, stream string, ls *logStream, over func()) error {
 	s := o.a.sb
-	rc, err := s.api.podLogs(ctx, s.opt.Namespace, o.name, &corev1.PodLogOptions{Container: ContainerName, Follow: true, Stream: &stream})
+	rc, err := s.api.podLogs(ctx, s.opt.Namespace, o.name, &corev1.PodLogOptions{Container: o.containerName(), Follow: true, Stream: &stream})
 	if err != nil {
 		return fmt.Errorf("%s: %w", stream, err)
 	}
 	defer rc.Close()
-	ceiling := o.a.limits.OutputCeiling
+	ceiling := o.lims().OutputCeiling
 	buf := make([]byte, 32<<10)
 	told := false
 	for {
@@ -384,7 +397,7 @@ func (o *observer) terminated(ctx context.Context) bool {
 	if err != nil {
 		return false
 	}
-	st := containerStatus(pod)
+	st := o.status(pod)
 	return st != nil && st.State.Terminated != nil
 }
 
@@ -453,10 +466,36 @@ func (s *Sandbox) deletePod(name string) error {
 	}
 }
 
-func containerStatus(pod *corev1.Pod) *corev1.ContainerStatus {
-	for i := range pod.Status.ContainerStatuses {
-		if pod.Status.ContainerStatuses[i].Name == ContainerName {
-			return &pod.Status.ContainerStatuses[i]
+func (o *observer) containerName() string {
+	if o.container != "" {
+		return o.container
+	}
+	return ContainerName
+}
+
+func (o *observer) lims() runner.Limits {
+	if o.limits != nil {
+		return *o.limits
+	}
+	return o.a.limits
+}
+
+func (o *observer) timeout() int64 {
+	if o.timeoutMS > 0 {
+		return o.timeoutMS
+	}
+	return o.a.applied.Limits.TimeoutMS
+}
+
+// status is the followed container's status in pod (nil before it has one).
+func (o *observer) status(pod *corev1.Pod) *corev1.ContainerStatus {
+	list := pod.Status.ContainerStatuses
+	if o.init {
+		list = pod.Status.InitContainerStatuses
+	}
+	for i := range list {
+		if list[i].Name == o.containerName() {
+			return &list[i]
 		}
 	}
 	return nil
