@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"crypto/md5"
 	"fmt"
 	"os"
 	"os/exec"
@@ -583,6 +584,69 @@ programs:
 			if b.ResourceLimit != "build_output" {
 				t.Errorf("big: build resource_limit %q, want build_output", b.ResourceLimit)
 			}
+		}
+	}
+}
+
+// TestKubernetesLargeFiles: a folder program holding a file larger than a
+// config map (2.5 MiB), and a build whose output is (1.5 MiB), reach the
+// pods whole, joined from their parts by an init container of the pod's
+// own image, with the same verdicts as on Docker.
+func TestKubernetesLargeFiles(t *testing.T) {
+	t.Parallel()
+	kc := requireKube(t)
+	img := testImages(t)
+	blob := make([]byte, 5<<19)
+	x := uint64(0x9e3779b97f4a7c15)
+	for i := range blob {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		blob[i] = byte(x)
+	}
+	sum := fmt.Sprintf("%x", md5.Sum(blob))
+	spec := `version: 1
+profiles:
+  sh:
+    image: ` + img.busybox + `
+    command: ["/bin/sh"]
+    cpus: 0.25
+  built:
+    image: ` + img.busybox + `
+    command: ["/bin/sh", "-c", "wc -c < /build/blob; ls -l /build/blob | cut -c1-10"]
+    cpus: 0.25
+    build:
+      command: ["/bin/sh", "-c", "head -c 1500000 /dev/zero | tr '\\0' x > /build/blob && chmod 755 /build/blob", "{program}"]
+      cpus: 0.25
+      output_size: 4MiB
+programs:
+  - name: folder
+    dir: prog
+    entry: run.sh
+    profile: sh
+    cases:
+      - {name: whole, expect: {stdout: {equals: "` + sum + `  data/blob.bin\n-r--r--r--"}}}
+  - name: build
+    file: prog/run.sh
+    profile: built
+    cases:
+      - {name: whole, expect: {stdout: {equals: "1500000\n-rwxr-xr-x"}}}
+`
+	files := map[string]string{
+		"prog/run.sh":        "md5sum data/blob.bin\nls -l data/blob.bin | cut -c1-10\n",
+		"prog/data/blob.bin": string(blob),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	dockerRun := runBehaves(t, ctx, spec, files)
+	kubeRun := runSpec(t, ctx, spec, files, "--backend", "kubernetes", "--kubeconfig", kc)
+	assertNoKubeLeftovers(t, kc, kubeRun.report.RunID)
+	docker, k8s := kubeCases(dockerRun.report), kubeCases(kubeRun.report)
+	for _, name := range []string{"folder/whole", "build/whole"} {
+		d, k := docker[name], k8s[name]
+		t.Logf("%s: docker %s | kubernetes %s", name, kubeSummary(d, true), kubeSummary(k, true))
+		if d.Verdict != verdict.True || k.Verdict != verdict.True {
+			t.Errorf("%s: docker %s (%s), kubernetes %s (%s; sandbox error %q); want true on both", name, d.Verdict, d.Reason, k.Verdict, k.Reason, k.Event.SandboxError)
 		}
 	}
 }

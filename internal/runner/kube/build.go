@@ -70,7 +70,7 @@ func planBuild(prof runner.Profile, prog runner.Program) (*buildPlan, error) {
 // with /program read-only and /build (an emptyDir bounded by output_size)
 // writable, then the collector, from the same image and hardened alike,
 // with /build read-only.
-func buildPodSpec(name string, b *buildPlan, files []configMapFiles, meta owner) (*corev1.Pod, error) {
+func buildPodSpec(name string, b *buildPlan, files delivered, meta owner) (*corev1.Pod, error) {
 	pod, err := podSpec(name, b.applied, files, nil, runner.Invocation{}, meta)
 	if err != nil {
 		return nil, err
@@ -88,7 +88,7 @@ func buildPodSpec(name string, b *buildPlan, files []configMapFiles, meta owner)
 	collect.Name = CollectContainer
 	collect.Command = slices.Clone(collectCommand)
 	collect.VolumeMounts = []corev1.VolumeMount{{Name: "build-output", MountPath: BuildDir, ReadOnly: true}}
-	pod.Spec.InitContainers = []corev1.Container{build}
+	pod.Spec.InitContainers = append(pod.Spec.InitContainers, build) // after the program's assembly, if any
 	pod.Spec.Containers = []corev1.Container{collect}
 	pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: "build-output", VolumeSource: corev1.VolumeSource{
 		EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: resource.NewQuantity(b.outputSize, resource.BinarySI)}}})
@@ -120,7 +120,7 @@ func (a *Attempt) Build(ctx context.Context) (ev runner.Event, err error) {
 		return ev, nil
 	}
 	name := s.nextName("-build")
-	pod, err := buildPodSpec(name, b, a.maps, s.owner(RoleBuild))
+	pod, err := buildPodSpec(name, b, a.files, s.owner(RoleBuild))
 	if err != nil {
 		ev.SandboxError = err.Error()
 		return ev, nil
@@ -139,7 +139,7 @@ func (a *Attempt) Build(ctx context.Context) (ev runner.Event, err error) {
 	if ev.SandboxError != "" || ev.TimedOut || ev.ResourceLimit != runner.LimitNone || ev.ExitCode == nil || *ev.ExitCode != 0 {
 		return ev, nil // failed already: what it left does not matter
 	}
-	files, n, over, err := a.collect(ctx, name, created.ResourceVersion)
+	files, modes, n, over, err := a.collect(ctx, name, created.ResourceVersion)
 	switch {
 	case err != nil:
 		ev.SandboxError = fault(ctx, "taking "+BuildDir+" out of the build's pod", err)
@@ -150,11 +150,8 @@ func (a *Attempt) Build(ctx context.Context) (ev runner.Event, err error) {
 		return ev, nil
 	}
 	ev.BuildOutputBytes = &n
-	maps, err := s.deliver(ctx, files)
-	a.buildMaps = maps
-	if a.buildMaps == nil {
-		a.buildMaps = []configMapFiles{}
-	}
+	out, err := s.deliver(ctx, files, modes)
+	a.buildFiles = &out
 	if err != nil {
 		ev.SandboxError = "delivering " + BuildDir + ": " + err.Error()
 	}
@@ -164,34 +161,35 @@ func (a *Attempt) Build(ctx context.Context) (ev runner.Event, err error) {
 // collect waits for the build pod's collector to end and reads /build
 // from its stdout: a tar archive of regular files and folders, whose
 // files' sizes are summed against output_size (reading stops past it).
-func (a *Attempt) collect(ctx context.Context, name, rv string) (files runner.Program, n int64, over bool, err error) {
+func (a *Attempt) collect(ctx context.Context, name, rv string) (files runner.Program, modes map[string]int32, n int64, over bool, err error) {
 	s := a.sb
 	st, err := a.waitCollector(ctx, name, rv)
 	if err != nil {
-		return files, 0, false, err
+		return files, nil, 0, false, err
 	}
 	if t := st.State.Terminated; t == nil || t.ExitCode != 0 {
 		code := "no exit"
 		if t != nil {
 			code = fmt.Sprintf("exit %d (%s)", t.ExitCode, t.Reason)
 		}
-		return files, 0, false, fmt.Errorf("the collector (%s in the build's image) ended with %s: the kubernetes backend needs tar in the build image (docs/kubernetes.md)", strings.Join(collectCommand, " "), code)
+		return files, nil, 0, false, fmt.Errorf("the collector (%s in the build's image) ended with %s: the kubernetes backend needs tar in the build image (docs/kubernetes.md)", strings.Join(collectCommand, " "), code)
 	}
 	stream := corev1.LogStreamStdout
 	rc, err := s.api.podLogs(ctx, s.opt.Namespace, name, &corev1.PodLogOptions{Container: CollectContainer, Stream: &stream})
 	if err != nil {
-		return files, 0, false, err
+		return files, nil, 0, false, err
 	}
 	defer rc.Close()
 	files = runner.Program{Files: map[string]runner.File{}, Executable: map[string]bool{}, Folder: true}
+	modes = map[string]int32{}
 	tr := tar.NewReader(rc)
 	for {
 		hdr, err := tr.Next()
 		if errors.Is(err, io.EOF) {
-			return files, n, false, nil
+			return files, modes, n, false, nil
 		}
 		if err != nil {
-			return files, n, false, fmt.Errorf("reading the archive of %s: %w", BuildDir, err)
+			return files, nil, n, false, fmt.Errorf("reading the archive of %s: %w", BuildDir, err)
 		}
 		p := strings.TrimPrefix(path.Clean("/"+hdr.Name), "/")
 		switch hdr.Typeflag {
@@ -199,19 +197,30 @@ func (a *Attempt) collect(ctx context.Context, name, rv string) (files runner.Pr
 			continue
 		case tar.TypeReg:
 		default:
-			return files, n, false, fmt.Errorf("%s/%s is not a regular file or a folder: the kubernetes backend delivers neither links nor devices", BuildDir, p)
+			return files, nil, n, false, fmt.Errorf("%s/%s is not a regular file or a folder: the kubernetes backend delivers neither links nor devices", BuildDir, p)
 		}
 		n += hdr.Size
 		if n > a.build.outputSize {
-			return files, n, true, nil
+			return files, nil, n, true, nil
 		}
 		b, err := io.ReadAll(io.LimitReader(tr, hdr.Size))
 		if err != nil {
-			return files, n, false, fmt.Errorf("reading %s/%s: %w", BuildDir, p, err)
+			return files, nil, n, false, fmt.Errorf("reading %s/%s: %w", BuildDir, p, err)
 		}
 		files.Files[p] = runner.BytesFile(b)
 		if hdr.Mode&0o111 != 0 {
 			files.Executable[p] = true
+		}
+		// The mode the build gave it, as Docker's read-only /build shows
+		// it (the permission bits only: no set-id bit reaches a pod). On
+		// Docker the build's user owns the file and the program, the same
+		// user, gets the owner's bits; a projected file is root's, so the
+		// owner's read and execute bits are given to others too (0700
+		// shows as 0705; write means nothing on a read-only mount).
+		m := int32(hdr.Mode & 0o777)
+		modes[p] = m | (m>>6)&0o5
+		if modes[p] == 0 {
+			modes[p] = 0o400 | 0o004
 		}
 	}
 }

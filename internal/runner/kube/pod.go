@@ -38,26 +38,38 @@ const ephemeralStorage = 64 << 20
 // build's output in the config maps build, read-only at /build; labelled
 // and annotated with the run's owner. It is pure: everything it needs is an argument, and of the
 // profile it reads only ap, what the evidence key compares.
-func podSpec(name string, ap runner.Applied, files, build []configMapFiles, inv runner.Invocation, meta owner) (*corev1.Pod, error) {
+func podSpec(name string, ap runner.Applied, files delivered, build *delivered, inv runner.Invocation, meta owner) (*corev1.Pod, error) {
 	uid, gid, err := parseUser(ap.User)
 	if err != nil {
 		return nil, err
-	}
-	limits := corev1.ResourceList{
-		corev1.ResourceMemory:           *resource.NewQuantity(ap.Limits.MemoryBytes, resource.BinarySI),
-		corev1.ResourceCPU:              *resource.NewMilliQuantity(int64(ap.Limits.CPUs*1000+0.5), resource.DecimalSI),
-		corev1.ResourceEphemeralStorage: *resource.NewQuantity(ephemeralStorage, resource.BinarySI),
 	}
 	env := make([]corev1.EnvVar, 0, len(ap.Env))
 	for _, kv := range ap.Env {
 		k, v, _ := strings.Cut(kv, "=")
 		env = append(env, corev1.EnvVar{Name: k, Value: v})
 	}
-	mounts := []corev1.VolumeMount{{Name: "program", MountPath: runner.DefaultProgramDir, ReadOnly: true}}
-	volumes := []corev1.Volume{projectedVolume("program", files)}
+	var mounts []corev1.VolumeMount
+	var volumes []corev1.Volume
+	var inits []corev1.Container
+	storage := int64(ephemeralStorage)
+	place := func(name, target string, d delivered) {
+		mounts = append(mounts, corev1.VolumeMount{Name: name, MountPath: target, ReadOnly: true})
+		if !d.Assemble {
+			volumes = append(volumes, projectedVolume(name, d.Maps))
+			return
+		}
+		// The files are joined from their parts into an emptyDir by an
+		// init container of the pod's own image (its /bin/sh and cat).
+		storage += d.Bytes
+		volumes = append(volumes, projectedVolume(name+"-parts", d.Maps), corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{
+			EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: resource.NewQuantity(d.Bytes+1<<20, resource.BinarySI)}}})
+		inits = append(inits, corev1.Container{Name: "assemble-" + name, Image: ap.Image, ImagePullPolicy: corev1.PullNever,
+			Command: slices.Clone(assembleCommand), WorkingDir: target,
+			VolumeMounts: []corev1.VolumeMount{{Name: name + "-parts", MountPath: partsDir, ReadOnly: true}, {Name: name, MountPath: target}}})
+	}
+	place("program", runner.DefaultProgramDir, files)
 	if build != nil {
-		volumes = append(volumes, projectedVolume("build", build))
-		mounts = append(mounts, corev1.VolumeMount{Name: "build", MountPath: BuildDir, ReadOnly: true})
+		place("build", BuildDir, *build)
 	}
 	for i, p := range slices.Sorted(maps.Keys(ap.Tmpfs)) {
 		v := "scratch-" + strconv.Itoa(i)
@@ -65,6 +77,11 @@ func podSpec(name string, ap runner.Applied, files, build []configMapFiles, inv 
 		volumes = append(volumes, corev1.Volume{Name: v, VolumeSource: corev1.VolumeSource{
 			EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory, SizeLimit: size}}})
 		mounts = append(mounts, corev1.VolumeMount{Name: v, MountPath: p})
+	}
+	limits := corev1.ResourceList{
+		corev1.ResourceMemory:           *resource.NewQuantity(ap.Limits.MemoryBytes, resource.BinarySI),
+		corev1.ResourceCPU:              *resource.NewMilliQuantity(int64(ap.Limits.CPUs*1000+0.5), resource.DecimalSI),
+		corev1.ResourceEphemeralStorage: *resource.NewQuantity(storage, resource.BinarySI),
 	}
 	deadline := int64((time.Duration(ap.Limits.TimeoutMS)*time.Millisecond + StartMargin + time.Second - 1) / time.Second)
 	stdin := len(inv.Stdin) > 0
@@ -115,6 +132,14 @@ func podSpec(name string, ap runner.Applied, files, build []configMapFiles, inv 
 	if ap.Runtime != "" {
 		pod.Spec.RuntimeClassName = ptr(ap.Runtime)
 	}
+	main := pod.Spec.Containers[0]
+	for _, c := range inits {
+		// Hardened and bounded as the program's own container.
+		c.SecurityContext = main.SecurityContext.DeepCopy()
+		c.Resources = *main.Resources.DeepCopy()
+		c.TerminationMessagePolicy = main.TerminationMessagePolicy
+		pod.Spec.InitContainers = append(pod.Spec.InitContainers, c)
+	}
 	return pod, nil
 }
 
@@ -129,6 +154,20 @@ type fileItem struct {
 	Key        string
 	Path       string
 	Executable bool
+	// Mode, when not 0, is the file's mode (a build's output keeps the
+	// modes the build gave it, as on Docker); else 0555 or 0444.
+	Mode int32
+}
+
+// mode is the mode the file is delivered with.
+func (it fileItem) mode() int32 {
+	switch {
+	case it.Mode != 0:
+		return it.Mode
+	case it.Executable:
+		return 0o555
+	}
+	return 0o444
 }
 
 // projectedVolume projects config maps of files into one volume, each
@@ -138,10 +177,7 @@ func projectedVolume(name string, files []configMapFiles) corev1.Volume {
 	for _, cm := range files {
 		items := make([]corev1.KeyToPath, 0, len(cm.Items))
 		for _, it := range cm.Items {
-			mode := int32(0o444)
-			if it.Executable {
-				mode = 0o555
-			}
+			mode := it.mode()
 			items = append(items, corev1.KeyToPath{Key: it.Key, Path: it.Path, Mode: &mode})
 		}
 		sources = append(sources, corev1.VolumeProjection{ConfigMap: &corev1.ConfigMapProjection{

@@ -23,7 +23,7 @@ func TestPodSpecHardening(t *testing.T) {
 	meta := owner{Owner: runner.Owner{RunID: "0123456789abcdef", Host: "runner:[x]", PID: 42, PIDNamespace: "pid:[4026531836]",
 		StartedAt: time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)}, Role: RoleProgram}
 	files := []configMapFiles{{Name: "m1", Items: []fileItem{{Key: "f0", Path: "main.py"}, {Key: "f1", Path: "bin/run.sh", Executable: true}}}}
-	pod, err := podSpec("p1", ap, files, nil, runner.Invocation{Args: []string{"a", "b"}, Stdin: []byte("x")}, meta)
+	pod, err := podSpec("p1", ap, delivered{Maps: files}, nil, runner.Invocation{Args: []string{"a", "b"}, Stdin: []byte("x")}, meta)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestPodSpecHardening(t *testing.T) {
 	if !tmp || !prog || len(c.VolumeMounts) != 2 {
 		t.Errorf("mounts %+v: want /program read-only (0444, 0555 for executables) and /tmp a 16 MiB memory-backed emptyDir, nothing else", c.VolumeMounts)
 	}
-	pod, _ = podSpec("p2", ap, files, nil, runner.Invocation{}, meta)
+	pod, _ = podSpec("p2", ap, delivered{Maps: files}, nil, runner.Invocation{}, meta)
 	if c := pod.Spec.Containers[0]; c.Stdin || c.StdinOnce {
 		t.Errorf("no stdin: want the container's stdin closed (/dev/null), got stdin %v", c.Stdin)
 	}

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -74,8 +76,8 @@ func (s *Sandbox) prepare(ctx context.Context, req runner.Request) (*Attempt, er
 	a := &Attempt{sb: s, applied: runner.Apply(prof), role: role, programSHA256: req.Program.Digest(), build: build}
 	a.limits = runner.Limits{TimeoutMS: a.applied.Limits.TimeoutMS, MemoryBytes: prof.Memory, CPUs: prof.CPUs, Pids: prof.Pids,
 		OutputLimit: prof.OutputLimit, OutputCeiling: prof.OutputCeiling}
-	maps, err := s.deliver(ctx, prog)
-	a.maps = maps
+	files, err := s.deliver(ctx, prog, nil)
+	a.files = files
 	if err != nil {
 		return nil, errors.Join(err, a.Close(ctx))
 	}
@@ -83,10 +85,30 @@ func (s *Sandbox) prepare(ctx context.Context, req runner.Request) (*Attempt, er
 	return a, nil
 }
 
+// delivered is how a program's files (or a build's output) reach a pod:
+// config maps projected read-only where they go, or, when a file is larger
+// than a config map holds, parts of every file in config maps, joined by
+// an init container into an emptyDir that the pod's container mounts
+// read-only (Assemble).
+type delivered struct {
+	Maps []configMapFiles
+	// Assemble says that Maps hold parts and the script that joins them
+	// (assembleScript), not the files at their paths; Bytes is then what
+	// the joined files take.
+	Assemble bool
+	Bytes    int64
+}
+
+// partsDir is where an assembling init container finds the parts.
+const partsDir = "/parts"
+
 // deliver makes the config maps that hold prog's files, each at most
-// configMapBytes of them, in path order.
-func (s *Sandbox) deliver(ctx context.Context, prog runner.Program) ([]configMapFiles, error) {
-	var out []configMapFiles
+// configMapBytes of them, in path order. When a file is larger than that,
+// every file goes in parts (at most configMapBytes each) with a script
+// that joins them (see delivered). modes, when not nil, are the files'
+// modes (a build's output); else executables get 0555 and the rest 0444.
+func (s *Sandbox) deliver(ctx context.Context, prog runner.Program, modes map[string]int32) (delivered, error) {
+	d := delivered{}
 	var cur *corev1.ConfigMap
 	var curFiles *configMapFiles
 	var curBytes int
@@ -100,18 +122,14 @@ func (s *Sandbox) deliver(ctx context.Context, prog runner.Program) ([]configMap
 		if err != nil {
 			return fmt.Errorf("kubernetes: creating the config map %s of the program's files: %w", cur.Name, err)
 		}
-		out = append(out, *curFiles)
+		d.Maps = append(d.Maps, *curFiles)
 		cur, curFiles = nil, nil
 		return nil
 	}
-	for i, p := range slices.Sorted(maps.Keys(prog.Files)) {
-		f := prog.Files[p]
-		if f.Bytes > configMapBytes {
-			return out, fmt.Errorf("file %q is %d bytes: the kubernetes backend delivers files of at most %d bytes (a config map's limit)", p, f.Bytes, configMapBytes)
-		}
-		if cur != nil && curBytes+int(f.Bytes) > configMapBytes {
+	add := func(key, path string, b []byte, executable bool, mode int32) error {
+		if cur != nil && curBytes+len(b) > configMapBytes {
 			if err := flush(); err != nil {
-				return out, err
+				return err
 			}
 		}
 		if cur == nil {
@@ -121,22 +139,79 @@ func (s *Sandbox) deliver(ctx context.Context, prog runner.Program) ([]configMap
 			curFiles = &configMapFiles{Name: name}
 			curBytes = 0
 		}
+		cur.BinaryData[key] = b
+		curFiles.Items = append(curFiles.Items, fileItem{Key: key, Path: path, Executable: executable, Mode: mode})
+		curBytes += len(b)
+		return nil
+	}
+	paths := slices.Sorted(maps.Keys(prog.Files))
+	for _, p := range paths {
+		d.Bytes += prog.Files[p].Bytes
+		if prog.Files[p].Bytes > configMapBytes {
+			d.Assemble = true
+		}
+	}
+	var script strings.Builder
+	script.WriteString("set -e\n")
+	dirs := map[string]bool{}
+	for i, p := range paths {
+		f := prog.Files[p]
 		b, err := f.ReadAll()
 		if err != nil {
-			return out, err
+			return d, err
 		}
 		key := "f" + strconv.Itoa(i)
-		cur.BinaryData[key] = b
-		curFiles.Items = append(curFiles.Items, fileItem{Key: key, Path: p, Executable: prog.Executable[p]})
-		curBytes += len(b)
+		if !d.Assemble {
+			if err := add(key, p, b, prog.Executable[p], modes[p]); err != nil {
+				return d, err
+			}
+			continue
+		}
+		for dir := path.Dir(p); dir != "." && !dirs[dir]; dir = path.Dir(dir) {
+			dirs[dir] = true
+		}
+		var parts []string
+		for k := 0; k == 0 || len(b) > 0; k++ {
+			n := min(len(b), configMapBytes)
+			part := fmt.Sprintf("%s-%04d", key, k)
+			if err := add(part, part, b[:n], false, 0); err != nil {
+				return d, err
+			}
+			parts = append(parts, partsDir+"/"+part)
+			b = b[n:]
+		}
+		mode := fileItem{Executable: prog.Executable[p], Mode: modes[p]}.mode()
+		fmt.Fprintf(&script, "cat %s > %s\nchmod %o %s\n", strings.Join(parts, " "), shQuote(p), mode, shQuote(p))
+	}
+	if d.Assemble {
+		var mk strings.Builder
+		for _, dir := range slices.Sorted(maps.Keys(dirs)) {
+			fmt.Fprintf(&mk, "mkdir -p %s\n", shQuote(dir))
+		}
+		text := []byte("set -e\n" + mk.String() + strings.TrimPrefix(script.String(), "set -e\n"))
+		for k := 0; k == 0 || len(text) > 0; k++ {
+			n := min(len(text), configMapBytes)
+			part := fmt.Sprintf("s-%04d", k)
+			if err := add(part, part, text[:n], false, 0); err != nil {
+				return d, err
+			}
+			text = text[n:]
+		}
 	}
 	if cur == nil { // a folder program may have no file at all: an empty map
 		name := s.nextName("-files")
 		cur = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: s.owner(RoleFiles).labels(), Annotations: s.owner(RoleFiles).annotations()}, Immutable: ptr(true)}
 		curFiles = &configMapFiles{Name: name}
 	}
-	return out, flush()
+	return d, flush()
 }
+
+// assembleCommand joins the parts (run in the folder the files go to):
+// the script's own parts, in order, piped to the image's shell.
+var assembleCommand = []string{"/bin/sh", "-c", "cat " + partsDir + "/s-* | /bin/sh"}
+
+// shQuote quotes s for a POSIX shell.
+func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // settingsOf is what the attempt's pods apply, for the report.
 func (a *Attempt) settingsOf(prof runner.Profile) runner.Settings {
@@ -170,7 +245,11 @@ func (a *Attempt) settingsOf(prof runner.Profile) runner.Settings {
 // Close deletes the attempt's config maps.
 func (a *Attempt) Close(ctx context.Context) error {
 	var errs []error
-	for _, m := range append(slices.Clone(a.maps), a.buildMaps...) {
+	all := slices.Clone(a.files.Maps)
+	if a.buildFiles != nil {
+		all = append(all, a.buildFiles.Maps...)
+	}
+	for _, m := range all {
 		cctx, cancel := a.sb.cleanupCtx()
 		err := a.sb.api.deleteConfigMap(cctx, a.sb.opt.Namespace, m.Name)
 		cancel()
@@ -178,6 +257,6 @@ func (a *Attempt) Close(ctx context.Context) error {
 			errs = append(errs, runner.Leftover(fmt.Errorf("config map %s/%s: %w", a.sb.opt.Namespace, m.Name, err)))
 		}
 	}
-	a.maps, a.buildMaps = nil, nil
+	a.files, a.buildFiles = delivered{}, nil
 	return errors.Join(errs...)
 }

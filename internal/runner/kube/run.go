@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,11 +32,11 @@ type Attempt struct {
 	programSHA256 string
 	limits        runner.Limits
 	settings      runner.Settings
-	maps          []configMapFiles
-	// build is the profile's build stage (nil without one); buildMaps
+	files         delivered
+	// build is the profile's build stage (nil without one); buildFiles
 	// hold its output once it ran (Build).
-	build     *buildPlan
-	buildMaps []configMapFiles
+	build      *buildPlan
+	buildFiles *delivered
 }
 
 // Settings reports what the attempt's pods apply.
@@ -77,7 +78,7 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 		return ev, nil
 	}
 	name := s.nextName("")
-	pod, err := podSpec(name, a.applied, a.maps, a.buildMaps, inv, s.owner(a.role))
+	pod, err := podSpec(name, a.applied, a.files, a.buildFiles, inv, s.owner(a.role))
 	if err != nil {
 		ev.SandboxError = err.Error()
 		return ev, nil
@@ -179,6 +180,10 @@ func (o *observer) run(ctx context.Context, rv string, ev *runner.Event) {
 			pod, ok := e.Object.(*corev1.Pod)
 			if !ok {
 				continue
+			}
+			if why := initFailure(pod, o.containerName()); why != "" {
+				ev.SandboxError = why
+				return
 			}
 			st := o.status(pod)
 			if st == nil {
@@ -499,6 +504,31 @@ func (o *observer) status(pod *corev1.Pod) *corev1.ContainerStatus {
 		}
 	}
 	return nil
+}
+
+// initFailure says which init container of pod, other than the one
+// followed, ended without success ("" when none did): an assembling one
+// whose image has no /bin/sh or cat, for example. The pod never runs its
+// program then.
+func initFailure(pod *corev1.Pod, followed string) string {
+	for _, st := range pod.Status.InitContainerStatuses {
+		if st.Name == followed {
+			continue
+		}
+		if t := st.State.Terminated; t != nil && t.ExitCode != 0 {
+			why := fmt.Sprintf("the pod's init container %s ended with exit %d (%s)", st.Name, t.ExitCode, t.Reason)
+			if strings.HasPrefix(st.Name, "assemble-") {
+				why += ": joining files over a config map's size needs /bin/sh and cat in the image (docs/kubernetes.md)"
+			}
+			return why
+		}
+		if wt := st.State.Waiting; wt != nil {
+			if why, fatal := waitingFaults[wt.Reason]; fatal {
+				return fmt.Sprintf("the pod's init container %s: %s (%s: %s)", st.Name, why, wt.Reason, wt.Message)
+			}
+		}
+	}
+	return ""
 }
 
 // unschedulable says why the scheduler has not placed the pod ("" when it
