@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"os/exec"
 	"slices"
 	"testing"
 	"time"
@@ -84,5 +85,18 @@ func TestPodSpecHardening(t *testing.T) {
 	pod, _ = podSpec("p2", ap, delivered{Maps: files}, nil, runner.Invocation{}, meta)
 	if c := pod.Spec.Containers[0]; c.Stdin || c.StdinOnce {
 		t.Errorf("no stdin: want the container's stdin closed (/dev/null), got stdin %v", c.Stdin)
+	}
+}
+
+// TestShQuote: a program's paths go into the script that joins its parts
+// (prepare.go); quoted, each reaches the shell as the path itself,
+// whatever it holds.
+func TestShQuote(t *testing.T) {
+	t.Parallel()
+	for _, p := range []string{"a b", "it's", "-rf", "$(id)", "`id`", "a\nb", "x'; rm -rf /; '", `back\slash`, "*"} {
+		out, err := exec.Command("/bin/sh", "-c", "printf %s "+shQuote(p)).Output()
+		if err != nil || string(out) != p {
+			t.Errorf("shQuote(%q) = %s: the shell read %q (%v)", p, shQuote(p), out, err)
+		}
 	}
 }

@@ -181,12 +181,12 @@ func (s *Sandbox) deliver(ctx context.Context, prog runner.Program, modes map[st
 			b = b[n:]
 		}
 		mode := fileItem{Executable: prog.Executable[p], Mode: modes[p]}.mode()
-		fmt.Fprintf(&script, "cat %s > %s\nchmod %o %s\n", strings.Join(parts, " "), shQuote(p), mode, shQuote(p))
+		fmt.Fprintf(&script, "cat %s > %s\nchmod %o %s\n", strings.Join(parts, " "), shQuote("./"+p), mode, shQuote("./"+p))
 	}
 	if d.Assemble {
 		var mk strings.Builder
 		for _, dir := range slices.Sorted(maps.Keys(dirs)) {
-			fmt.Fprintf(&mk, "mkdir -p %s\n", shQuote(dir))
+			fmt.Fprintf(&mk, "mkdir -p %s\n", shQuote("./"+dir))
 		}
 		text := []byte("set -e\n" + mk.String() + strings.TrimPrefix(script.String(), "set -e\n"))
 		for k := 0; k == 0 || len(text) > 0; k++ {
