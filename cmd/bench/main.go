@@ -134,56 +134,39 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		res.Print(stdout)
 		return 0
 	}
-	if cfg.Kube != "" {
-		res, err := bench.Kube(ctx, cfg, cfg.Kube, cfg.KubePrograms, cfg.KubeCases, stdout, stderr)
+	// The scenarios that are runs of their own: the first one asked for
+	// runs, and its result is written as JSON with -json.
+	for _, sc := range []struct {
+		asked bool
+		run   func() (write func(path string) error, err error)
+	}{
+		{cfg.Kube != "", func() (func(string) error, error) {
+			res, err := bench.Kube(ctx, cfg, cfg.Kube, cfg.KubePrograms, cfg.KubeCases, stdout, stderr)
+			return func(p string) error { return bench.WriteKubeJSON(p, res) }, err
+		}},
+		{cfg.Folders > 0, func() (func(string) error, error) {
+			res, err := bench.Folders(ctx, cfg, cfg.Folders, cfg.FolderSize, cfg.FolderFiles, stdout, stderr)
+			return func(p string) error { return bench.WriteFoldersJSON(p, res) }, err
+		}},
+		{cfg.Reuse > 0, func() (func(string) error, error) {
+			res, err := bench.Reuse(ctx, cfg, cfg.Reuse, stdout, stderr)
+			return func(p string) error { return bench.WriteReuseJSON(p, res) }, err
+		}},
+		{cfg.Memory > 0, func() (func(string) error, error) {
+			res, err := bench.Memory(ctx, cfg, cfg.Memory, stdout, stderr)
+			return func(p string) error { return bench.WriteMemoryJSON(p, res) }, err
+		}},
+	} {
+		if !sc.asked {
+			continue
+		}
+		write, err := sc.run()
 		if err != nil {
 			fmt.Fprintf(stderr, "bench: %v\n", err)
 			return 1
 		}
 		if cfg.JSONPath != "" {
-			if err := bench.WriteKubeJSON(cfg.JSONPath, res); err != nil {
-				fmt.Fprintf(stderr, "bench: writing %s: %v\n", cfg.JSONPath, err)
-				return 1
-			}
-		}
-		return 0
-	}
-	if cfg.Folders > 0 {
-		res, err := bench.Folders(ctx, cfg, cfg.Folders, cfg.FolderSize, cfg.FolderFiles, stdout, stderr)
-		if err != nil {
-			fmt.Fprintf(stderr, "bench: %v\n", err)
-			return 1
-		}
-		if cfg.JSONPath != "" {
-			if err := bench.WriteFoldersJSON(cfg.JSONPath, res); err != nil {
-				fmt.Fprintf(stderr, "bench: writing %s: %v\n", cfg.JSONPath, err)
-				return 1
-			}
-		}
-		return 0
-	}
-	if cfg.Reuse > 0 {
-		res, err := bench.Reuse(ctx, cfg, cfg.Reuse, stdout, stderr)
-		if err != nil {
-			fmt.Fprintf(stderr, "bench: %v\n", err)
-			return 1
-		}
-		if cfg.JSONPath != "" {
-			if err := bench.WriteReuseJSON(cfg.JSONPath, res); err != nil {
-				fmt.Fprintf(stderr, "bench: writing %s: %v\n", cfg.JSONPath, err)
-				return 1
-			}
-		}
-		return 0
-	}
-	if cfg.Memory > 0 {
-		res, err := bench.Memory(ctx, cfg, cfg.Memory, stdout, stderr)
-		if err != nil {
-			fmt.Fprintf(stderr, "bench: %v\n", err)
-			return 1
-		}
-		if cfg.JSONPath != "" {
-			if err := bench.WriteMemoryJSON(cfg.JSONPath, res); err != nil {
+			if err := write(cfg.JSONPath); err != nil {
 				fmt.Fprintf(stderr, "bench: writing %s: %v\n", cfg.JSONPath, err)
 				return 1
 			}
