@@ -56,6 +56,12 @@ grep -q '^NoNewPrivs:[[:space:]]*1$' /proc/self/status || fail "$(grep NoNewPriv
 touch /root-write 2>/dev/null && fail "the root is writable"
 touch /program/x 2>/dev/null && fail "/program is writable"
 echo scratch >/tmp/s && [ "$(cat /tmp/s)" = scratch ] || fail "/tmp is not writable"
+# The mounts the program can write to: the profile's /tmp, and what the
+# IPC namespace brings on both backends (/dev/shm, /dev/mqueue); on
+# Kubernetes also /dev/termination-log (docs/kubernetes.md). /proc's masked
+# paths are the runtime's.
+w=$(awk '$4 ~ /^rw/ {print $2}' /proc/mounts | sort | while read -r p; do case "$p" in /proc/*|/dev/termination-log) continue ;; esac; [ -w "$p" ] && echo "$p"; done | tr '\n' ' ')
+[ "$w" = "/dev/mqueue /dev/shm /tmp " ] || fail "writable mounts: $w"
 [ -e /var/run/secrets/kubernetes.io ] && fail "a service-account token is mounted"
 ip route 2>/dev/null | grep -q default && fail "a default route: $(ip route)"
 env | grep -q '^BEHAVES_\|^KUBECONFIG=\|^HOME=/root' && fail "behaves' environment: $(env | grep '^BEHAVES_\|^KUBECONFIG')"
