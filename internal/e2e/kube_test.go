@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -208,6 +209,18 @@ echo $(($1 + $2))
 	for _, p := range kubeRun.report.Programs {
 		if p.Settings.Applied.Image != "" && p.Settings.Applied.Backend != "kubernetes" {
 			t.Errorf("%s: settings.applied.backend %q, want kubernetes", p.Name, p.Settings.Applied.Backend)
+		}
+		// What a pod does otherwise than a container is said, never
+		// dropped: once per program that ran (not the absent image's).
+		if p.Settings.Applied.Image != "" && !slices.ContainsFunc(p.SandboxWarnings, func(w string) bool {
+			return strings.HasPrefix(w, "kubernetes: the profile's pids") && strings.Contains(w, "KUBERNETES_*")
+		}) {
+			t.Errorf("%s: sandbox warnings %q do not name what Kubernetes does differently", p.Name, p.SandboxWarnings)
+		}
+	}
+	for _, p := range dockerRun.report.Programs {
+		if len(p.SandboxWarnings) > 0 {
+			t.Errorf("%s on docker: sandbox warnings %q, want none", p.Name, p.SandboxWarnings)
 		}
 	}
 

@@ -402,6 +402,14 @@ type Builder interface {
 	Build(ctx context.Context) (Event, error)
 }
 
+// Warner is an Attempt whose sandbox applies something otherwise than the
+// profile asks (a backend that cannot enforce a setting the way Docker
+// does): its warnings go into the program's sandbox warnings, so that
+// nothing a reader relies on is dropped silently.
+type Warner interface {
+	Warnings() []string
+}
+
 // LeftoverError marks a failure to remove something the sandbox made. When
 // Prepare's error holds one (alone or within errors.Join), the scheduler
 // lists it in the program's sandbox warnings rather than as a case's reason.

@@ -31,7 +31,9 @@ type Observation struct {
 	Acquisition Acquisition
 	// Reasons say why acquisition is not complete.
 	Reasons []string
-	// SandboxWarnings list cleanup failures (containers or volumes left).
+	// SandboxWarnings list cleanup failures (containers or volumes left),
+	// and what the sandbox applied otherwise than the profile asks
+	// (Warner).
 	SandboxWarnings []string
 	// Settings are the container settings applied (zero when Prepare failed).
 	Settings Settings

@@ -296,6 +296,9 @@ func (s *jobState) settle(ctx context.Context, r Prepared) {
 		if ap := s.obs.Settings.Applied; ap.Image != "" {
 			s.applied = &ap
 		}
+		if w, ok := a.(Warner); ok {
+			s.obs.SandboxWarnings = append(s.obs.SandboxWarnings, w.Warnings()...)
+		}
 	}
 	if err != nil && s.job.Profile.Build != nil {
 		// The build was due but never ran: the report says why.

@@ -42,6 +42,12 @@ type Attempt struct {
 // Settings reports what the attempt's pods apply.
 func (a *Attempt) Settings() runner.Settings { return a.settings }
 
+// Warnings name what a pod does otherwise than a Docker container under
+// the same profile (docs/kubernetes.md), once per program.
+func (a *Attempt) Warnings() []string {
+	return []string{fmt.Sprintf("kubernetes: the profile's pids %d is not enforced (the node's pod pids limit is); the kubelet adds KUBERNETES_* variables to the environment; /dev/termination-log is writable; the image's VOLUMEs are left to the node's runtime", a.limits.Pids)}
+}
+
 // waitingFaults are the reasons a container waits that no waiting ends:
 // the case is undetermined at once.
 var waitingFaults = map[string]string{
