@@ -82,8 +82,16 @@ func runSpec(tb testing.TB, ctx context.Context, spec string, files map[string]s
 	if files == nil {
 		files = map[string]string{}
 	}
-	files["behaves.yml"] = spec
-	dir := writeTree(tb, files)
+	return runSpecIn(tb, ctx, writeTree(tb, files), spec, args...)
+}
+
+// runSpecIn is runSpec in dir, a folder that holds the spec's files
+// already: the spec is written there as behaves.yml.
+func runSpecIn(tb testing.TB, ctx context.Context, dir, spec string, args ...string) outcome {
+	tb.Helper()
+	if err := os.WriteFile(filepath.Join(dir, "behaves.yml"), []byte(spec), 0o644); err != nil {
+		tb.Fatal(err)
+	}
 	reportPath := filepath.Join(tb.TempDir(), "report.json")
 	var stdout, stderr bytes.Buffer
 	argv := append([]string{"run", "--spec", filepath.Join(dir, "behaves.yml"), "--report", reportPath}, args...)

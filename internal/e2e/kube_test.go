@@ -24,6 +24,8 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/behaves-dev/behaves/internal/cli"
+	"github.com/behaves-dev/behaves/internal/dockertest"
+	"github.com/behaves-dev/behaves/internal/gittest"
 	"github.com/behaves-dev/behaves/internal/report"
 	"github.com/behaves-dev/behaves/internal/reportschema/schematest"
 	"github.com/behaves-dev/behaves/internal/runner"
@@ -632,10 +634,10 @@ profiles:
     cpus: 0.25
   built:
     image: ` + img.busybox + `
-    command: ["/bin/sh", "-c", "wc -c < /build/blob; ls -l /build/blob | cut -c1-10"]
+    command: ["/bin/sh", "-c", "wc -c < /build/alias; ls -l /build/blob | cut -c1-10"]
     cpus: 0.25
     build:
-      command: ["/bin/sh", "-c", "head -c 1500000 /dev/zero | tr '\\0' x > /build/blob && chmod 755 /build/blob", "{program}"]
+      command: ["/bin/sh", "-c", "head -c 1500000 /dev/zero | tr '\\0' x > /build/blob && chmod 755 /build/blob && ln -s blob /build/alias", "{program}"]
       cpus: 0.25
       output_size: 4MiB
 programs:
@@ -644,7 +646,7 @@ programs:
     entry: run.sh
     profile: sh
     cases:
-      - {name: whole, expect: {stdout: {equals: "` + sum + `  data/blob.bin\n-r--r--r--"}}}
+      - {name: whole, expect: {stdout: {equals: "` + sum + `  data/blob.bin\n-r--r--r--\nthrough a link"}}}
   - name: build
     file: prog/run.sh
     profile: built
@@ -652,13 +654,23 @@ programs:
       - {name: whole, expect: {stdout: {equals: "1500000\n-rwxr-xr-x"}}}
 `
 	files := map[string]string{
-		"prog/run.sh":        "md5sum data/blob.bin\nls -l data/blob.bin | cut -c1-10\n",
+		"prog/run.sh":        "md5sum data/blob.bin\nls -l data/blob.bin | cut -c1-10\ncat link/d.txt\n",
 		"prog/data/blob.bin": string(blob),
+		"prog/data/d.txt":    "through a link\n",
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	dockerRun := runBehaves(t, ctx, spec, files)
-	kubeRun := runSpec(t, ctx, spec, files, "--backend", "kubernetes", "--kubeconfig", kc)
+	dir := writeTree(t, files)
+	// A link of the folder program: git records it, as the spec reads
+	// folders from git.
+	if err := os.Symlink("data", filepath.Join(dir, "prog", "link")); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Init(t, dir)
+	gittest.Commit(t, dir, "a folder program with a link")
+	dockerRun := runSpecIn(t, ctx, dir, spec)
+	dockertest.AssertNothingLeft(t, dockertest.Client(t), dockerRun.report.RunID)
+	kubeRun := runSpecIn(t, ctx, dir, spec, "--backend", "kubernetes", "--kubeconfig", kc)
 	assertNoKubeLeftovers(t, kc, kubeRun.report.RunID)
 	docker, k8s := kubeCases(dockerRun.report), kubeCases(kubeRun.report)
 	for _, name := range []string{"folder/whole", "build/whole"} {

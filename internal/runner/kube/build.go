@@ -195,9 +195,15 @@ func (a *Attempt) collect(ctx context.Context, name, rv string) (files runner.Pr
 		switch hdr.Typeflag {
 		case tar.TypeDir:
 			continue
+		case tar.TypeSymlink:
+			if files.Links == nil {
+				files.Links = map[string]string{}
+			}
+			files.Links[p] = hdr.Linkname
+			continue
 		case tar.TypeReg:
 		default:
-			return files, nil, n, false, fmt.Errorf("%s/%s is not a regular file or a folder: the kubernetes backend delivers neither links nor devices", BuildDir, p)
+			return files, nil, n, false, fmt.Errorf("%s/%s is not a regular file, a folder or a symbolic link: the kubernetes backend delivers no devices", BuildDir, p)
 		}
 		n += hdr.Size
 		if n > a.build.outputSize {

@@ -60,8 +60,6 @@ func (s *Sandbox) prepare(ctx context.Context, req runner.Request) (*Attempt, er
 		}
 	}
 	switch {
-	case len(req.Program.Links) > 0:
-		return nil, errors.New("the kubernetes backend cannot deliver symbolic links (a config map holds files only)")
 	case !pinPattern.MatchString(prof.Image):
 		return nil, fmt.Errorf("profile %s: image %q is not pinned by ID (sha256:…) or digest (name@sha256:…): a node cannot resolve a tag", prof.Name, prof.Image)
 	}
@@ -151,6 +149,22 @@ func (s *Sandbox) deliver(ctx context.Context, prog runner.Program, modes map[st
 			d.Assemble = true
 		}
 	}
+	// A config map holds files only: links are made by the joining script.
+	links := slices.Sorted(maps.Keys(prog.Links))
+	for _, p := range links {
+		if err := runner.CheckRelPath(p); err != nil {
+			return d, err
+		}
+		// A program's links must stay inside it (the spec checked them;
+		// checked again as on Docker); a build's output (modes given) is
+		// delivered as the build left it, as Docker's /build volume is.
+		if modes == nil {
+			if err := runner.CheckLink(p, prog.Links[p], prog.Links); err != nil {
+				return d, err
+			}
+		}
+		d.Assemble = true
+	}
 	var script strings.Builder
 	script.WriteString("set -e\n")
 	dirs := map[string]bool{}
@@ -182,6 +196,12 @@ func (s *Sandbox) deliver(ctx context.Context, prog runner.Program, modes map[st
 		}
 		mode := fileItem{Executable: prog.Executable[p], Mode: modes[p]}.mode()
 		fmt.Fprintf(&script, "cat %s > %s\nchmod %o %s\n", strings.Join(parts, " "), shQuote("./"+p), mode, shQuote("./"+p))
+	}
+	for _, p := range links {
+		for dir := path.Dir(p); dir != "." && !dirs[dir]; dir = path.Dir(dir) {
+			dirs[dir] = true
+		}
+		fmt.Fprintf(&script, "ln -s %s %s\n", shQuote(prog.Links[p]), shQuote("./"+p))
 	}
 	if d.Assemble {
 		var mk strings.Builder
