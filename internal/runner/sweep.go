@@ -168,6 +168,19 @@ func GroupRuns(found []Found, only func(runID string) bool) []LeftoverRun {
 	return runs
 }
 
+// Plan groups what a backend found by run (GroupRuns, restricted to
+// opt.Only) and decides each run (Decide) as this host sees it (opt's
+// host, PID namespace, process lookup and clock), with olderThan (0: off).
+func Plan(found []Found, opt SweepOptions, olderThan time.Duration) []Planned {
+	p := Policy{Host: opt.Host, PIDNamespace: opt.PIDNamespace, Now: opt.Now(), OlderThan: olderThan, Process: opt.Process}
+	runs := GroupRuns(found, opt.Only)
+	plan := make([]Planned, len(runs))
+	for i, r := range runs {
+		plan[i] = Planned{LeftoverRun: r, Decision: Decide(r, p)}
+	}
+	return plan
+}
+
 // Decision is what a sweep does with one run, and why.
 type Decision struct {
 	Remove bool

@@ -30,6 +30,11 @@ const DefaultRemoveTimeout = 30 * time.Second
 // (runner.GroupRuns), skipping those without one and those whose run ID
 // only rejects (nil: all).
 func GroupRuns(containers []container.Summary, volumes []*volume.Volume, only func(runID string) bool) []runner.LeftoverRun {
+	return runner.GroupRuns(foundOf(containers, volumes), only)
+}
+
+// foundOf is what a sweep found, as runner's sweep reads it.
+func foundOf(containers []container.Summary, volumes []*volume.Volume) []runner.Found {
 	found := make([]runner.Found, 0, len(containers)+len(volumes))
 	for _, c := range containers {
 		name := c.ID
@@ -43,7 +48,7 @@ func GroupRuns(containers []container.Summary, volumes []*volume.Volume, only fu
 			found = append(found, runner.Found{Labels: v.Labels, Object: runner.LeftoverObject{Kind: runner.KindVolume, ID: v.Name, Name: v.Name}})
 		}
 	}
-	return runner.GroupRuns(found, only)
+	return found
 }
 
 // sweepEngine is the part of the Engine API client a sweep uses;
@@ -132,13 +137,7 @@ func (s *Sweeper) Plan(ctx context.Context, olderThan time.Duration) ([]runner.P
 	if err != nil {
 		return nil, fmt.Errorf("listing volumes labelled %s: %w", runner.LabelRunID, err)
 	}
-	p := runner.Policy{Host: s.opt.Host, PIDNamespace: s.opt.PIDNamespace, Now: s.opt.Now(), OlderThan: olderThan, Process: s.opt.Process}
-	runs := GroupRuns(cs, vs.Volumes, s.opt.Only)
-	plan := make([]runner.Planned, len(runs))
-	for i, r := range runs {
-		plan[i] = runner.Planned{LeftoverRun: r, Decision: runner.Decide(r, p)}
-	}
-	return plan, nil
+	return runner.Plan(foundOf(cs, vs.Volumes), s.opt, olderThan), nil
 }
 
 // Remove removes a run's containers (forced, so a running one is killed

@@ -94,13 +94,7 @@ func (s *Sweeper) Plan(ctx context.Context, olderThan time.Duration) ([]runner.P
 	for _, c := range cms.Items {
 		add(c.ObjectMeta, runner.KindConfigMap)
 	}
-	p := runner.Policy{Host: s.opt.Host, PIDNamespace: s.opt.PIDNamespace, Now: s.opt.Now(), OlderThan: olderThan, Process: s.opt.Process}
-	runs := runner.GroupRuns(found, s.opt.Only)
-	plan := make([]runner.Planned, len(runs))
-	for i, r := range runs {
-		plan[i] = runner.Planned{LeftoverRun: r, Decision: runner.Decide(r, p)}
-	}
-	return plan, nil
+	return runner.Plan(found, s.opt, olderThan), nil
 }
 
 // Remove deletes a run's pods (no grace: a running program is killed),
