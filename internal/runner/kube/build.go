@@ -39,7 +39,6 @@ var collectCommand = []string{"tar", "-c", "-f", "-", "-C", BuildDir, "."}
 // buildPlan is a profile's build stage, checked.
 type buildPlan struct {
 	applied    runner.Applied
-	limits     runner.Limits
 	outputSize int64
 }
 
@@ -62,8 +61,7 @@ func planBuild(prof runner.Profile, prog runner.Program) (*buildPlan, error) {
 		}
 	}
 	ap := *runner.Apply(prof).Build
-	return &buildPlan{applied: ap, outputSize: b.OutputSize, limits: runner.Limits{TimeoutMS: ap.Limits.TimeoutMS, MemoryBytes: b.Memory,
-		CPUs: b.CPUs, Pids: b.Pids, OutputLimit: b.OutputLimit, OutputCeiling: b.OutputCeiling}}, nil
+	return &buildPlan{applied: ap, outputSize: b.OutputSize}, nil
 }
 
 // buildPodSpec is the build's pod: the build command in an init container
@@ -105,16 +103,7 @@ func (a *Attempt) Build(ctx context.Context) (ev runner.Event, err error) {
 	if b == nil {
 		return runner.Event{SandboxError: "the profile has no build stage"}, nil
 	}
-	ev = runner.Event{
-		Stdout:        runner.Stream{Data: []byte{}},
-		Stderr:        runner.Stream{Data: []byte{}},
-		StdinSHA256:   sha256Hex(nil),
-		Command:       slices.Clone(b.applied.Command),
-		ImageDigest:   b.applied.Image,
-		ProgramSHA256: a.programSHA256,
-		Limits:        b.limits,
-		Applied:       &b.applied,
-	}
+	ev = a.newEvent(&b.applied, runner.Invocation{})
 	if ctx.Err() != nil {
 		ev.SandboxError = "interrupted"
 		return ev, nil
@@ -134,7 +123,7 @@ func (a *Attempt) Build(ctx context.Context) (ev runner.Event, err error) {
 	}
 	defer func() { err = errors.Join(err, s.deletePod(name)) }()
 
-	o := &observer{a: a, name: name, container: BuildContainer, init: true, limits: &b.limits, timeoutMS: b.applied.Limits.TimeoutMS}
+	o := &observer{a: a, name: name, container: BuildContainer, init: true, limits: b.applied.Limits}
 	o.run(ctx, created.ResourceVersion, &ev)
 	if ev.SandboxError != "" || ev.TimedOut || ev.ResourceLimit != runner.LimitNone || ev.ExitCode == nil || *ev.ExitCode != 0 {
 		return ev, nil // failed already: what it left does not matter

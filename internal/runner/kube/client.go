@@ -11,6 +11,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
@@ -72,21 +73,21 @@ func connect(kubeconfig string) (*client, error) {
 // newClient makes the REST clients of the two groups for cfg.
 func newClient(cfg *rest.Config) (*client, error) {
 	initScheme()
-	group := func(apiPath string, gv *runtime.Scheme, version func(*rest.Config)) (rest.Interface, error) {
+	group := func(apiPath string, gv schema.GroupVersion) (rest.Interface, error) {
 		c := rest.CopyConfig(cfg)
 		c.APIPath = apiPath
+		c.GroupVersion = &gv
 		c.NegotiatedSerializer = apiCodecs.WithoutConversion()
-		version(c)
 		if c.UserAgent == "" {
 			c.UserAgent = rest.DefaultKubernetesUserAgent()
 		}
 		return rest.RESTClientFor(c)
 	}
-	core, err := group("/api", apiScheme, func(c *rest.Config) { c.GroupVersion = &corev1.SchemeGroupVersion })
+	core, err := group("/api", corev1.SchemeGroupVersion)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes: %w", err)
 	}
-	netc, err := group("/apis", apiScheme, func(c *rest.Config) { c.GroupVersion = &networkingv1.SchemeGroupVersion })
+	netc, err := group("/apis", networkingv1.SchemeGroupVersion)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes: %w", err)
 	}

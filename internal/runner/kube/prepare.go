@@ -21,8 +21,8 @@ import (
 // configMapBytes is how many bytes of files one config map holds at most.
 // The API refuses a config map over 1 MiB of data, and a request carries
 // binary data base64-encoded (4/3 larger) within etcd's default request
-// limit of 1.5 MiB. A file larger than this cannot be delivered: a
-// projected volume cannot join a file from two maps.
+// limit of 1.5 MiB. A projected volume cannot join a file from two maps:
+// a larger file is delivered in parts (delivered.Assemble).
 const configMapBytes = 768 << 10
 
 // pinPattern is an image pinned as behaves runs it: an image ID or a
@@ -59,8 +59,7 @@ func (s *Sandbox) prepare(ctx context.Context, req runner.Request) (*Attempt, er
 			return nil, err
 		}
 	}
-	switch {
-	case !pinPattern.MatchString(prof.Image):
+	if !pinPattern.MatchString(prof.Image) {
 		return nil, fmt.Errorf("profile %s: image %q is not pinned by ID (sha256:…) or digest (name@sha256:…): a node cannot resolve a tag", prof.Name, prof.Image)
 	}
 	prog, err := runner.ProgramFiles(req.Program, prof.ProgramName)
@@ -72,8 +71,6 @@ func (s *Sandbox) prepare(ctx context.Context, req runner.Request) (*Attempt, er
 		role = RoleChecker
 	}
 	a := &Attempt{sb: s, applied: runner.Apply(prof), role: role, programSHA256: req.Program.Digest(), build: build}
-	a.limits = runner.Limits{TimeoutMS: a.applied.Limits.TimeoutMS, MemoryBytes: prof.Memory, CPUs: prof.CPUs, Pids: prof.Pids,
-		OutputLimit: prof.OutputLimit, OutputCeiling: prof.OutputCeiling}
 	files, err := s.deliver(ctx, prog, nil)
 	a.files = files
 	if err != nil {
@@ -91,7 +88,7 @@ func (s *Sandbox) prepare(ctx context.Context, req runner.Request) (*Attempt, er
 type delivered struct {
 	Maps []configMapFiles
 	// Assemble says that Maps hold parts and the script that joins them
-	// (assembleScript), not the files at their paths; Bytes is then what
+	// (run by assembleCommand), not the files at their paths; Bytes is then what
 	// the joined files take.
 	Assemble bool
 	Bytes    int64
@@ -114,6 +111,11 @@ func (s *Sandbox) deliver(ctx context.Context, prog runner.Program, modes map[st
 		if cur == nil {
 			return nil
 		}
+		if ctx.Err() != nil { // no more maps for a run that is ending
+			return fmt.Errorf("interrupted: %w", ctx.Err())
+		}
+		// A map's creation itself is not cancelled mid-flight: it could
+		// then exist without anyone to delete it.
 		cctx, cancel := s.cleanupCtx()
 		defer cancel()
 		err := s.api.createConfigMap(cctx, s.opt.Namespace, cur)

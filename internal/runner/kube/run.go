@@ -30,7 +30,6 @@ type Attempt struct {
 	applied       runner.Applied
 	role          string
 	programSHA256 string
-	limits        runner.Limits
 	settings      runner.Settings
 	files         delivered
 	// build is the profile's build stage (nil without one); buildFiles
@@ -45,7 +44,7 @@ func (a *Attempt) Settings() runner.Settings { return a.settings }
 // Warnings name what a pod does otherwise than a Docker container under
 // the same profile (docs/kubernetes.md), once per program.
 func (a *Attempt) Warnings() []string {
-	return []string{fmt.Sprintf("kubernetes: the profile's pids %d is not enforced (the node's pod pids limit is); the kubelet adds KUBERNETES_* variables to the environment; /dev/termination-log is writable; the image's VOLUMEs are left to the node's runtime", a.limits.Pids)}
+	return []string{fmt.Sprintf("kubernetes: the profile's pids %d is not enforced (the node's pod pids limit is); the kubelet adds KUBERNETES_* variables to the environment; /dev/termination-log is writable; the image's VOLUMEs are left to the node's runtime", a.applied.Limits.Pids)}
 }
 
 // waitingFaults are the reasons a container waits that no waiting ends:
@@ -69,16 +68,7 @@ var waitingFaults = map[string]string{
 // failed.
 func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Event, err error) {
 	s := a.sb
-	ev = runner.Event{
-		Stdout:        runner.Stream{Data: []byte{}},
-		Stderr:        runner.Stream{Data: []byte{}},
-		StdinSHA256:   sha256Hex(inv.Stdin),
-		Command:       append(slices.Clone(a.applied.Command), inv.Args...),
-		ImageDigest:   a.applied.Image,
-		ProgramSHA256: a.programSHA256,
-		Limits:        a.limits,
-		Applied:       &a.settings.Applied,
-	}
+	ev = a.newEvent(&a.settings.Applied, inv)
 	if ctx.Err() != nil {
 		ev.SandboxError = "interrupted"
 		return ev, nil
@@ -101,9 +91,24 @@ func (a *Attempt) Run(ctx context.Context, inv runner.Invocation) (ev runner.Eve
 	}
 	defer func() { err = s.deletePod(name) }()
 
-	o := &observer{a: a, name: name, inv: inv}
+	o := &observer{a: a, name: name, inv: inv, container: ContainerName, limits: a.applied.Limits}
 	o.run(ctx, created.ResourceVersion, &ev)
 	return ev, nil
+}
+
+// newEvent is the event of an invocation of a container built from ap
+// (the program's, or its build's), before anything is observed.
+func (a *Attempt) newEvent(ap *runner.Applied, inv runner.Invocation) runner.Event {
+	return runner.Event{
+		Stdout:        runner.Stream{Data: []byte{}},
+		Stderr:        runner.Stream{Data: []byte{}},
+		StdinSHA256:   sha256Hex(inv.Stdin),
+		Command:       append(slices.Clone(ap.Command), inv.Args...),
+		ImageDigest:   ap.Image,
+		ProgramSHA256: a.programSHA256,
+		Limits:        ap.Limits,
+		Applied:       ap,
+	}
 }
 
 // observer follows one container of one pod: the program's, or a build
@@ -112,14 +117,12 @@ type observer struct {
 	a    *Attempt
 	name string
 	inv  runner.Invocation
-	// container is the container followed (ContainerName unless set);
-	// init says it is an init container.
+	// container is the container followed; init says it is an init
+	// container.
 	container string
 	init      bool
-	// limits are what the container runs under (the attempt's unless set).
-	limits *runner.Limits
-	// timeoutMS is its timeout (the attempt's applied one unless set).
-	timeoutMS int64
+	// limits are what the container runs under.
+	limits runner.Limits
 
 	startedAt time.Time
 	stdout    *logStream
@@ -187,7 +190,7 @@ func (o *observer) run(ctx context.Context, rv string, ev *runner.Event) {
 			if !ok {
 				continue
 			}
-			if why := initFailure(pod, o.containerName()); why != "" {
+			if why := initFailure(pod, o.container); why != "" {
 				ev.SandboxError = why
 				return
 			}
@@ -214,7 +217,7 @@ func (o *observer) run(ctx context.Context, rv string, ev *runner.Event) {
 				// behaves' clock starts when it sees the program run: the
 				// program gets its whole timeout, or a little more.
 				o.startedAt = time.Now()
-				timeout = time.After(time.Duration(o.timeout()) * time.Millisecond)
+				timeout = time.After(time.Duration(o.limits.TimeoutMS) * time.Millisecond)
 				o.startLogs(ctx)
 				if len(o.inv.Stdin) > 0 && st.State.Running != nil {
 					o.attached = make(chan struct{})
@@ -313,9 +316,8 @@ func (o *observer) startLogs(ctx context.Context) {
 	o.mu.Lock()
 	o.cancelLogs = cancel
 	o.mu.Unlock()
-	lim := o.lims()
-	o.stdout = &logStream{keep: lim.OutputLimit}
-	o.stderr = &logStream{keep: lim.OutputLimit}
+	o.stdout = &logStream{keep: o.limits.OutputLimit}
+	o.stderr = &logStream{keep: o.limits.OutputLimit}
 	for _, st := range []struct {
 		name string
 		ls   *logStream
@@ -342,12 +344,12 @@ func (o *observer) stopLogs() {
 // output ceiling it calls over once.
 func (o *observer) follow(ctx context.Context, stream string, ls *logStream, over func()) error {
 	s := o.a.sb
-	rc, err := s.api.podLogs(ctx, s.opt.Namespace, o.name, &corev1.PodLogOptions{Container: o.containerName(), Follow: true, Stream: &stream})
+	rc, err := s.api.podLogs(ctx, s.opt.Namespace, o.name, &corev1.PodLogOptions{Container: o.container, Follow: true, Stream: &stream})
 	if err != nil {
 		return fmt.Errorf("%s: %w", stream, err)
 	}
 	defer rc.Close()
-	ceiling := o.lims().OutputCeiling
+	ceiling := o.limits.OutputCeiling
 	buf := make([]byte, 32<<10)
 	told := false
 	for {
@@ -477,27 +479,6 @@ func (s *Sandbox) deletePod(name string) error {
 	}
 }
 
-func (o *observer) containerName() string {
-	if o.container != "" {
-		return o.container
-	}
-	return ContainerName
-}
-
-func (o *observer) lims() runner.Limits {
-	if o.limits != nil {
-		return *o.limits
-	}
-	return o.a.limits
-}
-
-func (o *observer) timeout() int64 {
-	if o.timeoutMS > 0 {
-		return o.timeoutMS
-	}
-	return o.a.applied.Limits.TimeoutMS
-}
-
 // status is the followed container's status in pod (nil before it has one).
 func (o *observer) status(pod *corev1.Pod) *corev1.ContainerStatus {
 	list := pod.Status.ContainerStatuses
@@ -505,7 +486,7 @@ func (o *observer) status(pod *corev1.Pod) *corev1.ContainerStatus {
 		list = pod.Status.InitContainerStatuses
 	}
 	for i := range list {
-		if list[i].Name == o.containerName() {
+		if list[i].Name == o.container {
 			return &list[i]
 		}
 	}
@@ -551,7 +532,7 @@ func unschedulable(pod *corev1.Pod) string {
 // imageID is the ID the runtime reports ("sha256:…"), without the
 // "docker-pullable://" or a repository's prefix when it names a digest.
 func imageID(id string) string {
-	if i := bytes.LastIndexByte([]byte(id), '@'); i >= 0 {
+	if i := strings.LastIndexByte(id, '@'); i >= 0 {
 		return id[i+1:]
 	}
 	return id
