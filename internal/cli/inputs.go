@@ -199,8 +199,8 @@ func readInputs(env Env) (actionInputs, error) {
 	if err := readBackendInputs(env, in.command, setFlag); err != nil {
 		return in, err
 	}
-	if in.run.backend != BackendKubernetes && (in.run.kubeconfig != "" || in.run.namespace != "") {
-		return in, errors.New("inputs kubeconfig and namespace: they need backend kubernetes")
+	if err := in.run.checkBackend(); err != nil {
+		return in, err
 	}
 
 	// The run's config is checked as a whole by the one check behaves

@@ -89,7 +89,7 @@ func rescoreCommand(args []string, env Env) int {
 		printMessages(env.Stderr, env, "behaves: "+err.Error())
 		return ExitRunFailed
 	}
-	sf.backend = runConfig{backend: string(backend)}.specBackend()
+	sf.backend = keyBackend(string(backend))
 	sp, err := sf.load()
 	if err != nil {
 		printMessages(env.Stderr, env, specErrorLines(err)...)

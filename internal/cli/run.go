@@ -130,8 +130,8 @@ func runCommand(ctx context.Context, args []string, env Env) int {
 		return usageErr("%v", err)
 	}
 	cfg.pullTimeout, cfg.runID = *pullTimeout, string(*chosenID)
-	if cfg.backend != BackendKubernetes && (cfg.kubeconfig != "" || cfg.namespace != "") {
-		return usageErr("--kubeconfig and --namespace need --backend kubernetes")
+	if err := cfg.checkBackend(); err != nil {
+		return usageErr("%v", err)
 	}
 	if err := cfg.library().Validate(); err != nil {
 		if errors.Is(err, run.ErrPullNeedsRegistry) {
@@ -232,7 +232,7 @@ func (cfg runConfig) library() run.Config {
 	return run.Config{
 		SpecPath: cfg.spec.path,
 		Spec: spec.Options{Ceilings: cfg.spec.ceilings, Images: cfg.spec.images, AllowUntracked: cfg.spec.untracked, AllowNonGating: cfg.spec.nonGating,
-			Pull: cfg.spec.pull, AllowRegistries: cfg.spec.registries, Backend: cfg.specBackend()},
+			Pull: cfg.spec.pull, AllowRegistries: cfg.spec.registries, Backend: keyBackend(cfg.backend)},
 		PullTimeout: cfg.pullTimeout,
 		RunID:       cfg.runID,
 		ReportPath:  cfg.reportPath, JUnitPath: cfg.junitPath, HTMLPath: cfg.htmlPath,
@@ -246,13 +246,22 @@ func (cfg runConfig) library() run.Config {
 	}
 }
 
-// specBackend is the backend as the evidence key names it: "" for Docker
+// keyBackend is a backend as the evidence key names it: "" for Docker
 // (as every report before a second backend), else the backend's name.
-func (cfg runConfig) specBackend() string {
-	if cfg.backend == BackendDocker {
+func keyBackend(backend string) string {
+	if backend == BackendDocker {
 		return ""
 	}
-	return cfg.backend
+	return backend
+}
+
+// checkBackend refuses the cluster's settings without the cluster: the
+// one check for run's flags and the action's inputs.
+func (cfg runConfig) checkBackend() error {
+	if cfg.backend != BackendKubernetes && (cfg.kubeconfig != "" || cfg.namespace != "") {
+		return errors.New("kubeconfig and namespace need the kubernetes backend (--backend kubernetes, or the input backend: kubernetes)")
+	}
+	return nil
 }
 
 // runEnv is what package run takes from env.
